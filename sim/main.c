@@ -1,0 +1,220 @@
+/* main.c — the sim command line.
+ *
+ *   sim --topology dgx8x4.xml --tp 8 --pp 4 --dp 2 [plan flags] [--json FILE|-]
+ *
+ * stdout carries results only; errors are one line on stderr and exit
+ * status 2.  Output files are written whole or not at all
+ * (g_file_set_contents writes a temporary file and renames it). */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim-error.h"
+#include "sim-memory.h"
+#include "sim-model.h"
+#include "sim-paths.h"
+#include "sim-plan.h"
+#include "sim-report.h"
+#include "sim-topology.h"
+
+#define DEFAULT_MODEL "llama3-70b"
+
+typedef struct {
+  char *topology;
+  char *model;
+  int nodes;
+  char *json;
+  gboolean help;
+  gboolean version;
+} Cli;
+
+static void
+cli_clear (Cli *cli)
+{
+  g_free (cli->topology);
+  g_free (cli->model);
+  g_free (cli->json);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cli, cli_clear)
+
+static void
+print_help (void)
+{
+  g_autofree char *plan_help = sim_plan_help ();
+  printf ("usage: sim --topology FILE|NAME [--model FILE|NAME] [--nodes N] [plan flags] [--json FILE|-]\n"
+          "\n"
+          "Does a transformer training layout fit in GPU memory, and why not?\n"
+          "\n"
+          "  --topology NAME                    cluster XML (a path, or a name in topologies/)\n"
+          "  --model NAME                       model XML (default " DEFAULT_MODEL ")\n"
+          "  --nodes N                          override the cluster's node count\n"
+          "  --json FILE                        write the result as JSON (- for stdout alone)\n"
+          "  --help, --version\n"
+          "\n"
+          "plan flags (also usable as key=value in plan strings):\n%s",
+          plan_help);
+}
+
+static gboolean
+parse_int_arg (const char *flag, const char *value, int min, int max, int *out, GError **error)
+{
+  guint64 v = 0;
+  if (value == NULL || !g_ascii_string_to_unsigned (value, 10, (guint64) min, (guint64) max, &v, NULL)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a whole number from %d to %d, got '%s'",
+                 flag, min, max, value != NULL ? value : "nothing");
+    return FALSE;
+  }
+  *out = (int) v;
+  return TRUE;
+}
+
+static gboolean
+parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
+{
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    g_autofree char *key = NULL;
+    const char *value = NULL;
+    const char *eq = NULL;
+    gboolean takes_value = FALSE;
+    gboolean is_plan = FALSE;
+
+    if (!g_str_has_prefix (arg, "--") || arg[2] == '\0') {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unexpected argument '%s'; see sim --help", arg);
+      return FALSE;
+    }
+    eq = strchr (arg, '=');
+    key = eq != NULL ? g_strndup (arg + 2, (gsize) (eq - arg - 2)) : g_strdup (arg + 2);
+    takes_value = g_str_equal (key, "topology") || g_str_equal (key, "model") ||
+                  g_str_equal (key, "nodes") || g_str_equal (key, "json") ||
+                  sim_plan_key_takes_value (key);
+    if (eq != NULL)
+      value = eq + 1;
+    else if (takes_value) {
+      if (i + 1 >= argc) {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a value after it", key);
+        return FALSE;
+      }
+      value = argv[++i];
+    }
+
+    if (g_str_equal (key, "help"))
+      cli->help = TRUE;
+    else if (g_str_equal (key, "version"))
+      cli->version = TRUE;
+    else if (g_str_equal (key, "topology"))
+      g_free (cli->topology), cli->topology = g_strdup (value);
+    else if (g_str_equal (key, "model"))
+      g_free (cli->model), cli->model = g_strdup (value);
+    else if (g_str_equal (key, "json"))
+      g_free (cli->json), cli->json = g_strdup (value);
+    else if (g_str_equal (key, "nodes")) {
+      if (!parse_int_arg ("nodes", value, 1, 65536, &cli->nodes, error))
+        return FALSE;
+    } else if (!sim_plan_set (plan, key, value, &is_plan, error)) {
+      if (!is_plan) {
+        g_clear_error (error);
+        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unknown option '--%s'; see sim --help", key);
+      }
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static int
+run (int argc, char **argv, GError **error)
+{
+  g_auto (Cli) cli = { 0 };
+  g_autoptr (SimPlan) plan = sim_plan_new ();
+  g_autofree char *topo_path = NULL;
+  g_autofree char *model_path = NULL;
+  g_autoptr (SimTopology) topo = NULL;
+  g_autoptr (SimModel) model = NULL;
+  g_autoptr (SimMemory) mem = NULL;
+  g_autoptr (GPtrArray) remedies = NULL;
+  SimReportInput in = { 0 };
+
+  if (!parse_args (argc, argv, &cli, plan, error))
+    return 2;
+  if (cli.help) {
+    print_help ();
+    return 0;
+  }
+  if (cli.version) {
+    printf ("sim %s\n", SIM_VERSION);
+    return 0;
+  }
+  if (cli.topology == NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "expected --topology FILE (for example --topology dgx8x4.xml); see sim --help");
+    return 2;
+  }
+  topo_path = sim_paths_resolve (cli.topology, "topologies", error);
+  if (topo_path == NULL)
+    return 2;
+  model_path = sim_paths_resolve (cli.model != NULL ? cli.model : DEFAULT_MODEL, "models", error);
+  if (model_path == NULL)
+    return 2;
+  topo = sim_topology_load (topo_path, cli.nodes, error);
+  if (topo == NULL)
+    return 2;
+  model = sim_model_load (model_path, error);
+  if (model == NULL)
+    return 2;
+  {
+    /* resolve() resets the list; keep the model default in front */
+    gboolean model_default = cli.model == NULL;
+    if (!sim_plan_resolve (plan, topo, model, error))
+      return 2;
+    if (model_default)
+      g_ptr_array_insert (plan->defaults, 0, g_strdup ("--model " DEFAULT_MODEL));
+  }
+  if (!sim_topology_is_homogeneous (topo)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
+                 "%s: expected one GPU type for the whole cluster (mixed GPUs are not modelled yet)",
+                 topo_path);
+    return 2;
+  }
+
+  mem = sim_memory_compute (topo, model, plan);
+  remedies = sim_memory_remedies (topo, model, plan, mem);
+  in.topo = topo;
+  in.model = model;
+  in.plan = plan;
+  in.memory = mem;
+  in.remedies = remedies;
+
+  if (cli.json != NULL) {
+    g_autofree char *json = sim_report_json (&in);
+    if (g_str_equal (cli.json, "-")) {
+      fputs (json, stdout);
+      return 0;
+    }
+    if (!g_file_set_contents (cli.json, json, -1, error)) {
+      g_prefix_error (error, "--json: ");
+      return 2;
+    }
+  }
+  {
+    g_autofree char *text = sim_report_text (&in);
+    fputs (text, stdout);
+  }
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  int rc = 0;
+
+  setlocale (LC_ALL, "C");
+  rc = run (argc, argv, &error);
+  if (error != NULL) {
+    fprintf (stderr, "sim: %s\n", error->message);
+    return 2;
+  }
+  return fflush (stdout) == 0 ? rc : 2;
+}

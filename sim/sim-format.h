@@ -1,0 +1,15 @@
+/* sim-format.h — display units, for reports only.
+ * GB is 10^9 bytes and GiB is 2^30 bytes; both are always labelled. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+char *sim_format_gb (guint64 bytes);     /* "58.83 GB" */
+char *sim_format_gib (guint64 bytes);    /* "54.79 GiB" */
+char *sim_format_count (guint64 n);      /* "70,553,706,496" */
+char *sim_format_billions (guint64 n);   /* "70.55 B" */
+char *sim_format_rate (double bytes_per_s); /* "450 GB/s" */
+
+G_END_DECLS

@@ -1,0 +1,336 @@
+/* sim-memory.c — see sim-memory.h for the ledger and its sources */
+#include "sim-memory.h"
+
+#include <math.h>
+
+#include "sim-activation.h"
+#include "sim-format.h"
+
+void
+sim_recipe_bytes (SimRecipe recipe, int *params, int *grads, int *master, int *optimizer,
+                  int *accum)
+{
+  /* see the table in sim-memory.h */
+  *params = 2, *grads = 2, *master = 4, *optimizer = 8, *accum = 0;
+  switch (recipe) {
+  case SIM_RECIPE_BF16_ADAM: break;
+  case SIM_RECIPE_BF16_ADAM_FP32_ACCUM: *accum = 4; break;
+  case SIM_RECIPE_FP32_ADAM: *params = 4, *grads = 4, *master = 0; break;
+  case SIM_RECIPE_BF16_ADAM8BIT: *optimizer = 2; break;
+  case SIM_RECIPE_BF16_SGD: *optimizer = 0; break;
+  }
+}
+
+const char *
+sim_oom_case_name (SimOomCase c)
+{
+  switch (c) {
+  case SIM_OOM_A: return "A";
+  case SIM_OOM_B: return "B";
+  case SIM_OOM_C: return "C";
+  case SIM_OOM_NONE: break;
+  }
+  return NULL;
+}
+
+guint64
+sim_memory_in_flight (SimSchedule schedule, int pp, int stage, guint64 m, int v)
+{
+  switch (schedule) {
+  case SIM_SCHEDULE_GPIPE:
+    return m;
+  case SIM_SCHEDULE_1F1B:
+    return MIN ((guint64) (pp - stage), m);
+  case SIM_SCHEDULE_INTERLEAVED: {
+    /* Megatron's interleaved schedule: warm-up forwards, then one more
+     * before the first backward (schedules.py, num_warmup_microbatches) */
+    guint64 warmup = (guint64) (pp - stage - 1) * 2 + (guint64) (v - 1) * (guint64) pp;
+    return MIN (warmup + 1, m * (guint64) v);
+  }
+  }
+  return m;
+}
+
+static guint64
+div_up (guint64 a, guint64 b)
+{
+  return (a + b - 1) / b;
+}
+
+/* QLoRA NF4 weights: 4 bits plus double-quantised constants of 8 bits per
+ * 64-weight block and 32 bits per 256 blocks (Dettmers et al. 2023, 3):
+ * 4 + 8/64 + 32/(64*256) = 4.127 bits per weight */
+static guint64
+nf4_bytes (guint64 weights)
+{
+  return (guint64) ceil ((double) weights * (4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0);
+}
+
+SimMemory *
+sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPlan *plan)
+{
+  SimMemory *mem = g_new0 (SimMemory, 1);
+  const SimGpuType *gpu = sim_topology_gpu_type (topo, 0);
+  SimActivationConfig cfg;
+  g_autoptr (SimActivations) layer_act = NULL;
+  g_autoptr (SimActivations) emb_act = NULL;
+  g_autoptr (SimActivations) out_act = NULL;
+  guint64 tp = (guint64) plan->tp, shards = (guint64) plan->dp * (guint64) plan->cp;
+  guint64 layers = model->layers / (guint64) plan->pp;
+  guint64 layer_gpu = div_up (sim_model_layer_params_sharded (model), tp) +
+                      sim_model_layer_params_replicated (model);
+  guint64 vocab_gpu = div_up (sim_model_embedding_params (model), tp);
+  guint64 lora_layer_gpu = plan->lora_rank > 0
+                               ? div_up (sim_model_lora_params_per_layer (model, plan->lora_rank, plan->lora_targets), tp)
+                               : 0;
+  int pb, gb, mb, ob, ab;
+  guint64 usable_left = 0;
+
+  sim_recipe_bytes (plan->recipe, &pb, &gb, &mb, &ob, &ab);
+  mem->stages = g_array_new (FALSE, TRUE, sizeof (SimStageMemory));
+  mem->hbm_capacity_bytes = gpu->hbm_capacity_bytes;
+  mem->capacity_bytes = gpu->hbm_visible_bytes;
+  mem->context_reserve_bytes = (guint64) plan->context_reserve_bytes;
+  usable_left = mem->capacity_bytes > mem->context_reserve_bytes
+                    ? mem->capacity_bytes - mem->context_reserve_bytes : 0;
+  mem->fragmentation = plan->fragmentation;
+  mem->fragmentation_bytes = (guint64) llround ((double) usable_left * plan->fragmentation);
+  mem->usable_bytes = usable_left - mem->fragmentation_bytes;
+
+  if (plan->lora_rank > 0) {
+    mem->trainable_params = model->layers * sim_model_lora_params_per_layer (model, plan->lora_rank,
+                                                                           plan->lora_targets);
+    mem->frozen_params = sim_model_param_count (model);
+  } else {
+    mem->trainable_params = sim_model_param_count (model);
+  }
+
+  sim_activation_config_from_plan (&cfg, plan);
+  layer_act = sim_activations_layer (model, &cfg);
+  emb_act = sim_activations_embedding (model, &cfg);
+  out_act = sim_activations_output (model, &cfg);
+
+  for (int s = 0; s < plan->pp; s++) {
+    SimStageMemory st = { 0 };
+    gboolean first = s == 0, last = s == plan->pp - 1;
+    guint64 params = layers * layer_gpu;
+    guint64 linear = layers * div_up (sim_model_layer_linear_weights (model), tp);
+    guint64 trainable = 0, frozen_bytes = 0;
+    guint64 edge_mbs = 0;
+    guint64 layer_states = 0;
+    gboolean zero3 = plan->zero >= 3;
+
+    if (first)
+      params += vocab_gpu + sim_model_position_params (model);
+    if (last) {
+      params += sim_model_final_norm_params (model);
+      /* untied: the output layer; tied with pp > 1: Megatron's copy of the
+       * embedding on the last stage, kept in sync by an all-reduce */
+      if (!model->tied_embeddings || plan->pp > 1)
+        params += vocab_gpu;
+    }
+    st.stage = s;
+    st.layers = layers;
+
+    if (plan->lora_rank > 0) {
+      trainable = layers * lora_layer_gpu;
+      frozen_bytes = plan->qlora ? nf4_bytes (linear) + 2 * (params - linear) : 2 * params;
+      st.params = params + trainable;
+    } else {
+      trainable = params;
+      st.params = params;
+    }
+    st.params_bytes = frozen_bytes + trainable * (guint64) pb;
+    if (zero3) {
+      st.params_bytes = div_up (st.params_bytes, shards);
+      st.params = div_up (st.params, shards);
+    }
+    st.grads_bytes = trainable * (guint64) gb;
+    st.grad_accum_bytes = trainable * (guint64) ab;
+    if (plan->zero >= 2) {
+      st.grads_bytes = div_up (st.grads_bytes, shards);
+      st.grad_accum_bytes = div_up (st.grad_accum_bytes, shards);
+    }
+    st.master_bytes = trainable * (guint64) mb;
+    st.optimizer_bytes = trainable * (guint64) ob;
+    if (plan->zero >= 1) {
+      st.master_bytes = div_up (st.master_bytes, shards);
+      st.optimizer_bytes = div_up (st.optimizer_bytes, shards);
+    }
+    /* ZeRO-3 gathers a layer's parameters before use and prefetches the
+     * next: two layers' worth of full (TP-sharded) bf16 weights */
+    if (zero3 && shards > 1)
+      st.buffer_bytes = 2 * layer_gpu * 2;
+    st.states_bytes = st.params_bytes + st.grads_bytes + st.master_bytes + st.optimizer_bytes +
+                      st.grad_accum_bytes + st.buffer_bytes;
+
+    st.activation_bytes_per_layer = layer_act->saved_bytes;
+    st.in_flight_chunks = sim_memory_in_flight (plan->schedule, plan->pp, s, plan->micro_batches,
+                                                plan->virtual_stages);
+    st.in_flight_micro_batches = (double) st.in_flight_chunks / plan->virtual_stages;
+    edge_mbs = div_up (st.in_flight_chunks, (guint64) plan->virtual_stages);
+    st.activations_peak_bytes = st.in_flight_chunks * (layers / (guint64) plan->virtual_stages) *
+                                    layer_act->saved_bytes + layer_act->transient_bytes;
+    if (first)
+      st.activations_peak_bytes += edge_mbs * emb_act->saved_bytes;
+    if (last)
+      st.activations_peak_bytes += edge_mbs * out_act->saved_bytes;
+    st.peak_bytes = st.states_bytes + st.activations_peak_bytes;
+
+    /* case C: the largest single layer with one micro-batch of its
+     * activations, states as sharded now (ZeRO-3: the gathered layer) */
+    {
+      guint64 per_param = (guint64) (gb + mb + ob + ab);
+      guint64 lt = plan->lora_rank > 0 ? lora_layer_gpu : layer_gpu;
+      guint64 lstates = (plan->lora_rank > 0 ? 2 * layer_gpu : 0) + lt * (guint64) pb +
+                        lt * per_param / (plan->zero >= 1 ? shards : 1);
+      guint64 lact = layer_act->saved_bytes + layer_act->transient_bytes;
+      layer_states = lstates;
+      st.largest_layer_name = "one transformer layer";
+      st.largest_layer_states_bytes = layer_states;
+      st.largest_layer_activation_bytes = lact;
+      if (first || last) {
+        guint64 vt = plan->lora_rank > 0 ? 0 : vocab_gpu;
+        guint64 vstates = (plan->lora_rank > 0 ? 2 * vocab_gpu : 0) + vt * (guint64) pb +
+                          vt * per_param / (plan->zero >= 1 ? shards : 1);
+        guint64 vact = last ? out_act->saved_bytes : emb_act->saved_bytes;
+        if (vstates + vact > lstates + lact) {
+          st.largest_layer_name = last ? "the output layer and loss" : "the embedding";
+          st.largest_layer_states_bytes = vstates;
+          st.largest_layer_activation_bytes = vact;
+        }
+      }
+    }
+    g_array_append_val (mem->stages, st);
+  }
+
+  mem->fits = TRUE;
+  for (guint i = 0; i < mem->stages->len; i++) {
+    SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
+    if (st->peak_bytes > mem->peak_bytes) {
+      mem->peak_bytes = st->peak_bytes;
+      mem->peak_stage = st->stage;
+    }
+  }
+  if (mem->peak_bytes > mem->usable_bytes) {
+    mem->fits = FALSE;
+    mem->oom_case = SIM_OOM_B;
+    for (guint i = 0; i < mem->stages->len; i++) {
+      SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
+      if (st->states_bytes > mem->usable_bytes && mem->oom_case == SIM_OOM_B)
+        mem->oom_case = SIM_OOM_A;
+      if (st->largest_layer_states_bytes + st->largest_layer_activation_bytes > mem->usable_bytes)
+        mem->oom_case = SIM_OOM_C;
+    }
+  }
+  return mem;
+}
+
+void
+sim_memory_free (SimMemory *mem)
+{
+  if (mem == NULL)
+    return;
+  g_clear_pointer (&mem->stages, g_array_unref);
+  g_free (mem);
+}
+
+/* ---- remedies: try each change, keep the ones that are valid plans ---- */
+
+typedef void (*Change) (SimPlan *p);
+
+static void
+try_remedy (GPtrArray *out, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+            const SimMemory *mem, const char *flags, const char *why, Change change)
+{
+  g_autoptr (SimPlan) p = sim_plan_copy (plan);
+  g_autoptr (SimMemory) m = NULL;
+  g_autofree char *gb = NULL;
+  g_autofree char *gib = NULL;
+  change (p);
+  if (!sim_plan_resolve (p, topo, model, NULL))
+    return;
+  m = sim_memory_compute (topo, model, p);
+  if (m->peak_bytes >= mem->peak_bytes)
+    return; /* a remedy that does not help is not a remedy */
+  gb = sim_format_gb (m->peak_bytes);
+  gib = sim_format_gib (m->peak_bytes);
+  g_ptr_array_add (out, g_strdup_printf ("%-34s %s: peak %s (%s) on stage %d, %s", flags, why,
+                                         gb, gib, m->peak_stage,
+                                         m->fits ? "fits" : "still out of memory"));
+}
+
+static void zero1 (SimPlan *p) { p->zero = MAX (p->zero, 1); }
+static void zero2 (SimPlan *p) { p->zero = MAX (p->zero, 2); }
+static void zero3 (SimPlan *p) { p->zero = 3; }
+static void adam8 (SimPlan *p) { p->recipe = SIM_RECIPE_BF16_ADAM8BIT; p->recipe_given = TRUE; }
+static void tp2 (SimPlan *p) { p->tp *= 2; p->dp /= 2; }
+static void pp2 (SimPlan *p) { p->pp *= 2; p->dp /= 2; }
+static void cp2 (SimPlan *p) { p->cp *= 2; p->dp /= 2; }
+static void mb1 (SimPlan *p) { p->micro_batch = 1; }
+static void sel (SimPlan *p) { p->recompute = SIM_RECOMPUTE_SELECTIVE; }
+static void full (SimPlan *p) { p->recompute = SIM_RECOMPUTE_FULL; }
+static void sp_on (SimPlan *p) { p->sequence_parallel = 1; }
+static void flash_on (SimPlan *p) { p->flash_attention = 1; }
+
+GPtrArray *
+sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+                     const SimMemory *mem)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  gboolean even_dp = plan->dp % 2 == 0;
+  g_autofree char *tpf = g_strdup_printf ("--tp %d --dp %d", plan->tp * 2, plan->dp / 2);
+  g_autofree char *ppf = g_strdup_printf ("--pp %d --dp %d", plan->pp * 2, plan->dp / 2);
+  g_autofree char *cpf = g_strdup_printf ("--cp %d --dp %d", plan->cp * 2, plan->dp / 2);
+  gboolean shardable = plan->dp * plan->cp > 1;
+
+  if (mem->fits)
+    return out;
+  /* the order of the course notes' decision table: cheapest remedy first */
+  switch (mem->oom_case) {
+  case SIM_OOM_A:
+    if (shardable && plan->zero < 1)
+      try_remedy (out, topo, model, plan, mem, "--zero 1", "shard optimizer states over dp", zero1);
+    if (shardable && plan->zero < 2)
+      try_remedy (out, topo, model, plan, mem, "--zero 2", "also shard gradients", zero2);
+    if (shardable && plan->zero < 3)
+      try_remedy (out, topo, model, plan, mem, "--zero 3", "also shard parameters (FSDP)", zero3);
+    if (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM_FP32_ACCUM)
+      try_remedy (out, topo, model, plan, mem, "--recipe bf16-adam8bit", "8-bit optimizer states", adam8);
+    if (even_dp)
+      try_remedy (out, topo, model, plan, mem, ppf, "split layers over more pipeline stages", pp2);
+    if (even_dp)
+      try_remedy (out, topo, model, plan, mem, tpf, "split every layer over more GPUs", tp2);
+    break;
+  case SIM_OOM_B:
+    if (plan->micro_batch > 1)
+      try_remedy (out, topo, model, plan, mem, "--micro-batch 1",
+                  "smaller micro-batches, same global batch by accumulation", mb1);
+    if (!plan->flash_attention)
+      try_remedy (out, topo, model, plan, mem, "--flash-attention", "never store the s*s scores", flash_on);
+    if (plan->recompute == SIM_RECOMPUTE_NONE && !plan->flash_attention)
+      try_remedy (out, topo, model, plan, mem, "--recompute selective", "recompute the attention core", sel);
+    if (plan->recompute != SIM_RECOMPUTE_FULL)
+      try_remedy (out, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
+    if (plan->tp > 1 && !plan->sequence_parallel)
+      try_remedy (out, topo, model, plan, mem, "--sequence-parallel", "split norm/dropout activations over tp", sp_on);
+    if (even_dp)
+      try_remedy (out, topo, model, plan, mem, cpf, "split the sequence over more GPUs", cp2);
+    if (even_dp)
+      try_remedy (out, topo, model, plan, mem, tpf, "split every layer over more GPUs", tp2);
+    if (shardable && plan->zero < 3)
+      try_remedy (out, topo, model, plan, mem, "--zero 3", "free room for activations by sharding states", zero3);
+    break;
+  case SIM_OOM_C:
+    if (even_dp)
+      try_remedy (out, topo, model, plan, mem, tpf, "split every layer over more GPUs", tp2);
+    if (plan->recompute != SIM_RECOMPUTE_FULL)
+      try_remedy (out, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
+    if (even_dp)
+      try_remedy (out, topo, model, plan, mem, cpf, "split the sequence over more GPUs", cp2);
+    break;
+  case SIM_OOM_NONE:
+    break;
+  }
+  return out;
+}

@@ -1,0 +1,121 @@
+/* sim-memory.h — the per-GPU memory ledger and the out-of-memory verdict.
+ *
+ * Model states per parameter, in bytes (Megatron-style mixed precision;
+ * course notes ../shared/seeds, DESIGN.md section 4):
+ *
+ *   recipe                 params grads master  m    v   fp32 accum   total
+ *   bf16-adam                2      2     4     4    4       -          16
+ *   bf16-adam-fp32-accum     2      2     4     4    4       4          20
+ *   fp32-adam                4      4     -     4    4       -          16
+ *   bf16-adam8bit            2      2     4     1    1       -          10
+ *   bf16-sgd                 2      2     4     -    -       -           8
+ *
+ * Worked checks (tests/test-memory.c): 7e9 params x 16 B = 112 GB = 104.3 GiB;
+ * Llama-3-8B full fine-tune 128.5 GB; LoRA r=16 on all seven projections
+ * 41.9 M trainable, 8.03e9 x 2 + 41.9e6 x 16 = 16.7 GB.
+ *
+ * Sharding: TP and PP divide the layers' parameters (norms and row-parallel
+ * biases are replicated over TP); the first stage holds the embedding, the
+ * last the final norm and output layer (a tied embedding is duplicated on the
+ * last stage when pp > 1, as Megatron does).  ZeRO-1 shards master weights
+ * and optimizer state over the dp*cp ranks that hold the same parameters,
+ * ZeRO-2 also the gradients (and the fp32 accumulation buffer), ZeRO-3 also
+ * the parameters, and then keeps two layers' gathered parameters as buffers.
+ *
+ * LoRA: the frozen base keeps only its weights (2 B/param, or 4-bit NF4 for
+ * QLoRA: 0.5 B plus 0.127 bit/param of double-quantised constants,
+ * Dettmers et al. 2023 section 3, on the linear layers; embeddings and norms
+ * stay bf16); the adapters carry full recipe states.
+ *
+ * Activations at the peak: per-layer saved bytes (sim-activation.h) times
+ * the layers of a stage times the micro-batches the schedule keeps in
+ * flight on it (sim_memory_in_flight), plus the embedding / output-layer
+ * activations on the first / last stage and one layer's transient
+ * recomputation working set.
+ *
+ * Usable capacity: the driver-visible memory, minus the CUDA context and
+ * library workspaces (SIM_CONTEXT_RESERVE_BYTES), minus a fragmentation
+ * allowance (SIM_FRAGMENTATION_FRACTION of what is left).
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-model.h"
+#include "sim-plan.h"
+#include "sim-topology.h"
+
+G_BEGIN_DECLS
+
+/* "CUDA context and runtime residency: cuBLAS, NCCL ... usually ~1-2 GB"
+ * (course notes, ../shared/seeds/001, section 3): the midpoint */
+#define SIM_CONTEXT_RESERVE_BYTES 1.5e9
+/* "the caching allocator ... usually 10%-25% fragmentation" (same notes):
+ * the low end, since Megatron allocates its big buffers once */
+#define SIM_FRAGMENTATION_FRACTION 0.10
+
+typedef enum { SIM_OOM_NONE, SIM_OOM_A, SIM_OOM_B, SIM_OOM_C } SimOomCase;
+
+typedef struct {
+  int stage;
+  guint64 layers;                 /* transformer layers on this stage */
+  guint64 params;                 /* parameters held per GPU (after TP/ZeRO-3) */
+  guint64 params_bytes;
+  guint64 grads_bytes;
+  guint64 master_bytes;
+  guint64 optimizer_bytes;
+  guint64 grad_accum_bytes;
+  guint64 buffer_bytes;           /* ZeRO-3 gathered parameters */
+  guint64 states_bytes;           /* sum of the six above */
+  guint64 activation_bytes_per_layer;
+  guint64 in_flight_chunks;       /* model-chunk forward passes held at the peak */
+  double in_flight_micro_batches; /* the same in micro-batches of the whole stage */
+  guint64 activations_peak_bytes;
+  guint64 peak_bytes;
+  /* the largest single layer, for case C */
+  guint64 largest_layer_states_bytes;
+  guint64 largest_layer_activation_bytes;
+  const char *largest_layer_name;
+} SimStageMemory;
+
+typedef struct {
+  guint64 hbm_capacity_bytes;     /* the label */
+  guint64 capacity_bytes;         /* driver-visible */
+  guint64 context_reserve_bytes;
+  guint64 fragmentation_bytes;
+  guint64 usable_bytes;
+  double fragmentation;
+  guint64 trainable_params;       /* whole model */
+  guint64 frozen_params;          /* whole model (LoRA base) */
+  GArray *stages;                 /* SimStageMemory */
+  int peak_stage;
+  guint64 peak_bytes;
+  gboolean fits;
+  SimOomCase oom_case;
+} SimMemory;
+
+/* plan must be resolved */
+SimMemory *sim_memory_compute (const SimTopology *topo, const SimModel *model,
+                               const SimPlan *plan);
+void sim_memory_free (SimMemory *mem);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimMemory, sim_memory_free)
+
+/* Model-chunk forward passes whose activations a pipeline stage holds at its
+ * peak: GPipe all m; 1F1B min(p - stage, m); interleaved (Megatron)
+ * min((p - stage - 1) * 2 + (v - 1) * p + 1, m * v).  The one function a
+ * later, timeline-based count replaces. */
+guint64 sim_memory_in_flight (SimSchedule schedule, int pp, int stage, guint64 micro_batches,
+                              int virtual_stages);
+
+/* bytes of model state per parameter for a recipe, split by kind */
+void sim_recipe_bytes (SimRecipe recipe, int *params, int *grads, int *master, int *optimizer,
+                       int *accum);
+
+const char *sim_oom_case_name (SimOomCase c); /* NULL for NONE, "A", "B", "C" */
+
+/* Remedies for a plan that does not fit: each is a tried plan change with
+ * the peak it gives.  Returns an array of char* lines (empty if it fits). */
+GPtrArray *sim_memory_remedies (const SimTopology *topo, const SimModel *model,
+                                const SimPlan *plan, const SimMemory *mem);
+
+G_END_DECLS

@@ -1,0 +1,607 @@
+/* sim-plan.c — plan options, defaults, validation and rank placement */
+#include "sim-plan.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim-error.h"
+#include "sim-memory.h"
+#include "sim-units.h"
+
+typedef enum {
+  KEY_TP, KEY_CP, KEY_PP, KEY_DP, KEY_MICRO_BATCH, KEY_GLOBAL_BATCH, KEY_SEQ_LEN,
+  KEY_SCHEDULE, KEY_VIRTUAL_STAGES, KEY_RECOMPUTE, KEY_SEQUENCE_PARALLEL,
+  KEY_FLASH_ATTENTION, KEY_ZERO, KEY_RECIPE, KEY_ORDER, KEY_LORA_RANK, KEY_LORA_TARGETS,
+  KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION,
+} Key;
+
+typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
+
+typedef struct {
+  const char *name;
+  const char *alias;   /* short form for plan strings, or NULL */
+  Key key;
+  ArgKind arg;
+  const char *choices; /* "|"-separated for ARG_CHOICE */
+  const char *help;
+} Option;
+
+static const Option options[] = {
+  { "tp", NULL, KEY_TP, ARG_INT, NULL, "tensor-parallel degree" },
+  { "cp", NULL, KEY_CP, ARG_INT, NULL, "context-parallel degree (default 1)" },
+  { "pp", NULL, KEY_PP, ARG_INT, NULL, "pipeline-parallel degree" },
+  { "dp", NULL, KEY_DP, ARG_INT, NULL, "data-parallel degree (default: GPUs / (tp*cp*pp))" },
+  { "micro-batch", "mb", KEY_MICRO_BATCH, ARG_INT, NULL, "sequences per micro-batch (default 1)" },
+  { "global-batch", "gb", KEY_GLOBAL_BATCH, ARG_UINT, NULL,
+    "sequences per optimizer step (default: the model's published batch)" },
+  { "seq-len", "seq", KEY_SEQ_LEN, ARG_UINT, NULL, "tokens per sequence (default: the model's)" },
+  { "schedule", NULL, KEY_SCHEDULE, ARG_CHOICE, "gpipe|1f1b|interleaved",
+    "pipeline schedule (default 1f1b)" },
+  { "virtual-stages", "v", KEY_VIRTUAL_STAGES, ARG_INT, NULL,
+    "model chunks per pipeline rank for the interleaved schedule" },
+  { "recompute", NULL, KEY_RECOMPUTE, ARG_CHOICE, "none|selective|full",
+    "activation recomputation (default none)" },
+  { "sequence-parallel", "sp", KEY_SEQUENCE_PARALLEL, ARG_BOOL, NULL,
+    "Megatron sequence parallelism (default: on when tp > 1)" },
+  { "flash-attention", "flash", KEY_FLASH_ATTENTION, ARG_BOOL, NULL,
+    "fused attention that never stores the s*s scores (default on)" },
+  { "zero", NULL, KEY_ZERO, ARG_CHOICE, "0|1|2|3",
+    "ZeRO stage over the data-parallel group (default 1 when dp*cp > 1)" },
+  { "recipe", NULL, KEY_RECIPE, ARG_CHOICE,
+    "bf16-adam|bf16-adam-fp32-accum|fp32-adam|bf16-adam8bit|bf16-sgd",
+    "precision and optimizer (default bf16-adam)" },
+  { "order", NULL, KEY_ORDER, ARG_STRING, NULL,
+    "rank placement, fastest first (default tp-cp-dp-pp, as Megatron)" },
+  { "lora-rank", NULL, KEY_LORA_RANK, ARG_UINT, NULL, "fine-tune with LoRA adapters of this rank" },
+  { "lora-targets", NULL, KEY_LORA_TARGETS, ARG_STRING, NULL,
+    "projections with adapters: q,k,v,o,gate,up,down,attention,mlp,all (default all)" },
+  { "qlora", NULL, KEY_QLORA, ARG_BOOL, NULL, "4-bit (NF4) frozen base weights, with --lora-rank" },
+  { "context-reserve", NULL, KEY_CONTEXT_RESERVE, ARG_BYTES, NULL,
+    "memory taken by the CUDA context and library workspaces (default 1.5GB)" },
+  { "fragmentation", NULL, KEY_FRAGMENTATION, ARG_FRACTION, NULL,
+    "allocator fragmentation allowance, fraction or percent (default 10%)" },
+};
+
+SimPlan *
+sim_plan_new (void)
+{
+  SimPlan *p = g_new0 (SimPlan, 1);
+  p->schedule = SIM_SCHEDULE_1F1B;
+  p->recompute = SIM_RECOMPUTE_NONE;
+  p->sequence_parallel = -1;
+  p->flash_attention = -1;
+  p->zero = -1;
+  p->recipe = SIM_RECIPE_BF16_ADAM;
+  p->order[0] = SIM_DIM_TP;
+  p->order[1] = SIM_DIM_CP;
+  p->order[2] = SIM_DIM_DP;
+  p->order[3] = SIM_DIM_PP;
+  p->lora_targets = SIM_LORA_ALL;
+  p->context_reserve_bytes = -1;
+  p->fragmentation = -1;
+  p->defaults = g_ptr_array_new_with_free_func (g_free);
+  return p;
+}
+
+SimPlan *
+sim_plan_copy (const SimPlan *plan)
+{
+  SimPlan *p = g_new0 (SimPlan, 1);
+  *p = *plan;
+  p->defaults = g_ptr_array_new_with_free_func (g_free);
+  return p;
+}
+
+void
+sim_plan_free (SimPlan *plan)
+{
+  if (plan == NULL)
+    return;
+  g_clear_pointer (&plan->defaults, g_ptr_array_unref);
+  g_free (plan);
+}
+
+static const Option *
+find_option (const char *key, gboolean *negated)
+{
+  *negated = FALSE;
+  if (g_str_has_prefix (key, "no-")) {
+    for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+      if (options[i].arg == ARG_BOOL &&
+          (g_str_equal (key + 3, options[i].name) ||
+           (options[i].alias != NULL && g_str_equal (key + 3, options[i].alias)))) {
+        *negated = TRUE;
+        return &options[i];
+      }
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    if (g_str_equal (key, options[i].name) ||
+        (options[i].alias != NULL && g_str_equal (key, options[i].alias)))
+      return &options[i];
+  return NULL;
+}
+
+gboolean
+sim_plan_key_takes_value (const char *key)
+{
+  gboolean neg = FALSE;
+  const Option *o = find_option (key, &neg);
+  return o != NULL && o->arg != ARG_BOOL;
+}
+
+static int
+choice_index (const char *choices, const char *value)
+{
+  g_auto (GStrv) parts = g_strsplit (choices, "|", -1);
+  for (int i = 0; parts[i] != NULL; i++)
+    if (g_str_equal (parts[i], value))
+      return i;
+  return -1;
+}
+
+static gboolean
+parse_order (SimPlan *plan, const char *value, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (value, "-", -1);
+  guint seen = 0;
+  if (g_strv_length (parts) != SIM_DIM_COUNT)
+    goto bad;
+  for (int i = 0; i < SIM_DIM_COUNT; i++) {
+    int d = -1;
+    for (int k = 0; k < SIM_DIM_COUNT; k++)
+      if (g_str_equal (parts[i], sim_dim_name (k)))
+        d = k;
+    if (d < 0 || (seen & (1u << d)))
+      goto bad;
+    seen |= 1u << d;
+    plan->order[i] = d;
+  }
+  return TRUE;
+bad:
+  g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+               "--order: expected a permutation of tp, cp, dp and pp such as tp-cp-dp-pp, got '%s'",
+               value);
+  return FALSE;
+}
+
+gboolean
+sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_plan_key,
+              GError **error)
+{
+  gboolean negated = FALSE;
+  const Option *o = find_option (key, &negated);
+  guint64 u = 0;
+  int b = 1;
+
+  if (is_plan_key != NULL)
+    *is_plan_key = (o != NULL);
+  if (o == NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unknown option '%s'", key);
+    return FALSE;
+  }
+
+  switch (o->arg) {
+  case ARG_INT:
+  case ARG_UINT:
+    if (value == NULL ||
+        !g_ascii_string_to_unsigned (value, 10, 1,
+                                     o->arg == ARG_INT ? (1u << 20) : (G_GUINT64_CONSTANT (1) << 40),
+                                     &u, NULL)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--%s: expected a whole number of at least 1, got '%s'", o->name,
+                   value != NULL ? value : "nothing");
+      return FALSE;
+    }
+    break;
+  case ARG_BOOL:
+    if (value != NULL) {
+      if (g_str_equal (value, "true") || g_str_equal (value, "on") || g_str_equal (value, "1"))
+        b = 1;
+      else if (g_str_equal (value, "false") || g_str_equal (value, "off") ||
+               g_str_equal (value, "0"))
+        b = 0;
+      else {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected true or false, got '%s'",
+                     o->name, value);
+        return FALSE;
+      }
+    }
+    if (negated)
+      b = !b;
+    break;
+  case ARG_CHOICE:
+    if (value == NULL || choice_index (o->choices, value) < 0) {
+      g_autofree char *list = g_strdelimit (g_strdup (o->choices), "|", ',');
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected one of %s, got '%s'",
+                   o->name, list, value != NULL ? value : "nothing");
+      return FALSE;
+    }
+    u = (guint64) choice_index (o->choices, value);
+    break;
+  case ARG_STRING:
+  case ARG_BYTES:
+  case ARG_FRACTION:
+    if (value == NULL) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a value", o->name);
+      return FALSE;
+    }
+    break;
+  }
+
+  switch (o->key) {
+  case KEY_TP: plan->tp = (int) u; break;
+  case KEY_CP: plan->cp = (int) u; break;
+  case KEY_PP: plan->pp = (int) u; break;
+  case KEY_DP: plan->dp = (int) u; break;
+  case KEY_MICRO_BATCH: plan->micro_batch = (int) u; break;
+  case KEY_GLOBAL_BATCH: plan->global_batch = u; break;
+  case KEY_SEQ_LEN: plan->seq_len = u; break;
+  case KEY_SCHEDULE: plan->schedule = (SimSchedule) u; plan->schedule_given = TRUE; break;
+  case KEY_VIRTUAL_STAGES: plan->virtual_stages = (int) u; break;
+  case KEY_RECOMPUTE: plan->recompute = (SimRecompute) u; break;
+  case KEY_SEQUENCE_PARALLEL: plan->sequence_parallel = b; break;
+  case KEY_FLASH_ATTENTION: plan->flash_attention = b; break;
+  case KEY_ZERO: plan->zero = (int) u; break;
+  case KEY_RECIPE: plan->recipe = (SimRecipe) u; plan->recipe_given = TRUE; break;
+  case KEY_ORDER:
+    if (!parse_order (plan, value, error))
+      return FALSE;
+    break;
+  case KEY_LORA_RANK: plan->lora_rank = u; break;
+  case KEY_LORA_TARGETS:
+    if (!sim_lora_targets_parse (value, &plan->lora_targets, error))
+      return FALSE;
+    break;
+  case KEY_QLORA: plan->qlora = b; break;
+  case KEY_CONTEXT_RESERVE: {
+    guint64 bytes = 0;
+    g_autoptr (GError) local = NULL;
+    if (!sim_units_parse_bytes (value, &bytes, &local)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--context-reserve: %s", local->message);
+      return FALSE;
+    }
+    plan->context_reserve_bytes = (double) bytes;
+    break;
+  }
+  case KEY_FRAGMENTATION: {
+    char *end = NULL;
+    double f = g_ascii_strtod (value, &end);
+    if (end != value && g_str_equal (end, "%"))
+      f /= 100.0;
+    else if (end == value || *end != '\0')
+      f = NAN;
+    if (!isfinite (f) || f < 0.0 || f > 0.9) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--fragmentation: expected a fraction from 0 to 0.9 or a percentage such as 10%%, got '%s'",
+                   value);
+      return FALSE;
+    }
+    plan->fragmentation = f;
+    break;
+  }
+  }
+  plan->given |= G_GUINT64_CONSTANT (1) << o->key;
+  return TRUE;
+}
+
+gboolean
+sim_plan_parse_string (SimPlan *plan, const char *text, GError **error)
+{
+  g_auto (GStrv) items = g_strsplit (text, ",", -1);
+  for (guint i = 0; items[i] != NULL; i++) {
+    g_autofree char *item = g_strstrip (g_strdup (items[i]));
+    char *eq = strchr (item, '=');
+    if (*item == '\0')
+      continue;
+    if (eq != NULL)
+      *eq = '\0';
+    if (!sim_plan_set (plan, item, eq != NULL ? eq + 1 : NULL, NULL, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+char *
+sim_plan_help (void)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++) {
+    const Option *o = &options[i];
+    g_autofree char *flag = NULL;
+    if (o->arg == ARG_BOOL)
+      flag = g_strdup_printf ("--[no-]%s", o->name);
+    else if (o->arg == ARG_CHOICE)
+      flag = g_strdup_printf ("--%s %s", o->name, o->choices);
+    else
+      flag = g_strdup_printf ("--%s N", o->name);
+    g_string_append_printf (s, "  %-34s %s\n", flag, o->help);
+  }
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+given (const SimPlan *plan, Key k)
+{
+  return (plan->given & (G_GUINT64_CONSTANT (1) << k)) != 0;
+}
+
+G_GNUC_PRINTF (2, 3) static void
+note_default (SimPlan *plan, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_ptr_array_add (plan->defaults, g_strdup_vprintf (fmt, ap));
+  va_end (ap);
+}
+
+/* layouts of world GPUs that keep tp and cp, for the mismatch message */
+static char *
+suggest_layouts (const SimPlan *plan, int world, const SimModel *model)
+{
+  GString *s = g_string_new (NULL);
+  int tc = plan->tp * plan->cp;
+  int shown = 0;
+  if (world % tc != 0)
+    return g_string_free (s, FALSE);
+  for (int pp = 1; pp <= world / tc && shown < 8; pp++) {
+    if ((world / tc) % pp != 0 || model->layers % (guint64) pp != 0)
+      continue;
+    g_string_append_printf (s, "%s--tp %d", shown ? "; " : "", plan->tp);
+    if (plan->cp > 1)
+      g_string_append_printf (s, " --cp %d", plan->cp);
+    g_string_append_printf (s, " --pp %d --dp %d", pp, world / tc / pp);
+    shown++;
+  }
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError **error)
+{
+  int world = sim_topology_n_gpus (topo);
+  guint64 mbdp = 0;
+
+  g_ptr_array_set_size (plan->defaults, 0);
+  if (plan->tp == 0) {
+    plan->tp = 1;
+    note_default (plan, "--tp 1");
+  }
+  if (plan->cp == 0)
+    plan->cp = 1;
+  if (plan->pp == 0) {
+    plan->pp = 1;
+    note_default (plan, "--pp 1");
+  }
+  if (plan->dp == 0) {
+    int mp = plan->tp * plan->cp * plan->pp;
+    if (mp > 0 && world % mp == 0) {
+      plan->dp = world / mp;
+      note_default (plan, "--dp %d (the %d GPUs of %s / (tp %d x cp %d x pp %d))", plan->dp,
+                    world, topo->name, plan->tp, plan->cp, plan->pp);
+    } else {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "tp %d x cp %d x pp %d = %d does not divide the %d GPUs of %s, so no data-parallel degree fits",
+                   plan->tp, plan->cp, plan->pp, mp, world, topo->name);
+      return FALSE;
+    }
+  }
+  if ((gint64) plan->tp * plan->cp * plan->pp * plan->dp != world) {
+    g_autofree char *alts = suggest_layouts (plan, world, model);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "tp %d x cp %d x pp %d x dp %d = %" G_GINT64_FORMAT " GPUs, but %s has %d (%d nodes)%s%s",
+                 plan->tp, plan->cp, plan->pp, plan->dp,
+                 (gint64) plan->tp * plan->cp * plan->pp * plan->dp, topo->name, world,
+                 topo->n_nodes, *alts ? "; layouts that fit: " : "", alts);
+    return FALSE;
+  }
+  if (model->heads % (guint64) plan->tp != 0 || model->kv_heads % (guint64) plan->tp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "tp %d must divide the %" G_GUINT64_FORMAT " attention heads and %" G_GUINT64_FORMAT
+                 " KV heads of %s, so each tensor-parallel rank holds whole heads",
+                 plan->tp, model->heads, model->kv_heads, model->name);
+    return FALSE;
+  }
+  if (model->layers % (guint64) plan->pp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "pp %d must divide the %" G_GUINT64_FORMAT " layers of %s, so every stage holds the same number of layers",
+                 plan->pp, model->layers, model->name);
+    return FALSE;
+  }
+
+  if (plan->seq_len == 0)
+    plan->seq_len = model->seq_len; /* the model's own length is not a guess: not listed */
+  if (plan->seq_len % (guint64) plan->cp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "cp %d must divide the sequence length %" G_GUINT64_FORMAT, plan->cp,
+                 plan->seq_len);
+    return FALSE;
+  }
+
+  if (plan->micro_batch == 0) {
+    plan->micro_batch = 1;
+    note_default (plan, "--micro-batch 1");
+  }
+  mbdp = (guint64) plan->micro_batch * (guint64) plan->dp;
+  if (plan->global_batch == 0) {
+    if (model->default_global_batch > 0) {
+      plan->global_batch = (model->default_global_batch + mbdp - 1) / mbdp * mbdp;
+      note_default (plan, "--global-batch %" G_GUINT64_FORMAT " (%s's published batch%s)",
+                    plan->global_batch, model->name,
+                    plan->global_batch != model->default_global_batch ? ", rounded up to a multiple of micro-batch x dp" : "");
+    } else {
+      /* 8 micro-batches per stage keeps the 1F1B bubble (p-1)/m under 1/8 */
+      plan->global_batch = mbdp * 8 * (guint64) plan->pp;
+      note_default (plan, "--global-batch %" G_GUINT64_FORMAT " (8 micro-batches per pipeline stage)",
+                    plan->global_batch);
+    }
+  }
+  if (plan->global_batch % mbdp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "global batch %" G_GUINT64_FORMAT " must be a multiple of micro-batch %d x dp %d = %"
+                 G_GUINT64_FORMAT, plan->global_batch, plan->micro_batch, plan->dp, mbdp);
+    return FALSE;
+  }
+  plan->micro_batches = plan->global_batch / mbdp;
+
+  if (!plan->schedule_given) {
+    plan->schedule = plan->virtual_stages > 1 ? SIM_SCHEDULE_INTERLEAVED : SIM_SCHEDULE_1F1B;
+    note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));
+  }
+  if (plan->schedule == SIM_SCHEDULE_INTERLEAVED) {
+    if (plan->pp < 2) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "the interleaved schedule needs pp of at least 2, got pp %d", plan->pp);
+      return FALSE;
+    }
+    if (plan->virtual_stages == 0) {
+      guint64 per_stage = model->layers / (guint64) plan->pp;
+      plan->virtual_stages = per_stage % 2 == 0 ? 2 : (int) per_stage;
+      note_default (plan, "--virtual-stages %d", plan->virtual_stages);
+    }
+    if (plan->virtual_stages < 2 ||
+        model->layers % ((guint64) plan->pp * (guint64) plan->virtual_stages) != 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "the interleaved schedule needs pp %d x virtual stages %d to divide the %" G_GUINT64_FORMAT
+                   " layers of %s, with at least 2 virtual stages",
+                   plan->pp, plan->virtual_stages, model->layers, model->name);
+      return FALSE;
+    }
+    if (plan->micro_batches % (guint64) plan->pp != 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "the interleaved schedule needs the %" G_GUINT64_FORMAT
+                   " micro-batches per replica to be a multiple of pp %d (as Megatron requires)",
+                   plan->micro_batches, plan->pp);
+      return FALSE;
+    }
+  } else {
+    if (plan->virtual_stages > 1) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--virtual-stages %d needs --schedule interleaved, got --schedule %s",
+                   plan->virtual_stages, sim_schedule_name (plan->schedule));
+      return FALSE;
+    }
+    plan->virtual_stages = 1;
+  }
+
+  if (!given (plan, KEY_RECOMPUTE))
+    note_default (plan, "--recompute none");
+  if (plan->flash_attention < 0) {
+    plan->flash_attention = 1;
+    note_default (plan, "--flash-attention");
+  }
+  if (plan->sequence_parallel < 0) {
+    plan->sequence_parallel = plan->tp > 1;
+    note_default (plan, "--%ssequence-parallel%s", plan->tp > 1 ? "" : "no-",
+                  plan->tp > 1 ? " (tp > 1)" : " (tp 1)");
+  } else if (plan->sequence_parallel && plan->tp == 1) {
+    plan->sequence_parallel = 0;
+    note_default (plan, "--no-sequence-parallel (sequence parallelism needs tp > 1)");
+  }
+  if (plan->sequence_parallel && (plan->seq_len / (guint64) plan->cp) % (guint64) plan->tp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "sequence parallelism needs tp %d to divide the %" G_GUINT64_FORMAT
+                 " tokens each context-parallel rank holds", plan->tp,
+                 plan->seq_len / (guint64) plan->cp);
+    return FALSE;
+  }
+  if (plan->zero < 0) {
+    plan->zero = plan->dp * plan->cp > 1 ? 1 : 0;
+    note_default (plan, "--zero %d%s", plan->zero,
+                  plan->zero ? " (distributed optimizer over dp x cp, as Megatron-Core and NeMo recipes use)" : " (no data-parallel group to shard over)");
+  }
+  if (!plan->recipe_given)
+    note_default (plan, "--recipe %s", sim_recipe_name (plan->recipe));
+  if (plan->qlora && plan->lora_rank == 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--qlora needs --lora-rank R (for example 16)");
+    return FALSE;
+  }
+  if (plan->lora_rank > model->hidden) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--lora-rank %" G_GUINT64_FORMAT " exceeds the hidden size %" G_GUINT64_FORMAT
+                 " of %s", plan->lora_rank, model->hidden, model->name);
+    return FALSE;
+  }
+  if (plan->context_reserve_bytes < 0) {
+    plan->context_reserve_bytes = SIM_CONTEXT_RESERVE_BYTES;
+    note_default (plan, "--context-reserve 1.5GB (CUDA context and library workspaces)");
+  }
+  if (plan->fragmentation < 0) {
+    plan->fragmentation = SIM_FRAGMENTATION_FRACTION;
+    note_default (plan, "--fragmentation 10%% (allocator fragmentation allowance)");
+  }
+  return TRUE;
+}
+
+int
+sim_plan_world_size (const SimPlan *plan)
+{
+  return plan->tp * plan->cp * plan->pp * plan->dp;
+}
+
+static int
+dim_size (const SimPlan *plan, SimDim d)
+{
+  switch (d) {
+  case SIM_DIM_TP: return plan->tp;
+  case SIM_DIM_CP: return plan->cp;
+  case SIM_DIM_DP: return plan->dp;
+  case SIM_DIM_PP: return plan->pp;
+  default: return 1;
+  }
+}
+
+void
+sim_plan_rank_coords (const SimPlan *plan, int rank, int coords[SIM_DIM_COUNT])
+{
+  for (int i = 0; i < SIM_DIM_COUNT; i++) {
+    int n = dim_size (plan, plan->order[i]);
+    coords[plan->order[i]] = rank % n;
+    rank /= n;
+  }
+}
+
+int
+sim_plan_rank_of (const SimPlan *plan, const int coords[SIM_DIM_COUNT])
+{
+  int rank = 0;
+  for (int i = SIM_DIM_COUNT - 1; i >= 0; i--)
+    rank = rank * dim_size (plan, plan->order[i]) + coords[plan->order[i]];
+  return rank;
+}
+
+const char *
+sim_schedule_name (SimSchedule s)
+{
+  static const char *names[] = { "gpipe", "1f1b", "interleaved" };
+  return names[s];
+}
+
+const char *
+sim_recompute_name (SimRecompute r)
+{
+  static const char *names[] = { "none", "selective", "full" };
+  return names[r];
+}
+
+const char *
+sim_recipe_name (SimRecipe r)
+{
+  static const char *names[] = { "bf16-adam", "bf16-adam-fp32-accum", "fp32-adam",
+                                 "bf16-adam8bit", "bf16-sgd" };
+  return names[r];
+}
+
+const char *
+sim_dim_name (SimDim d)
+{
+  static const char *names[] = { "tp", "cp", "dp", "pp" };
+  return d < SIM_DIM_COUNT ? names[d] : "?";
+}
+
+char *
+sim_plan_order_string (const SimPlan *plan)
+{
+  return g_strdup_printf ("%s-%s-%s-%s", sim_dim_name (plan->order[0]),
+                          sim_dim_name (plan->order[1]), sim_dim_name (plan->order[2]),
+                          sim_dim_name (plan->order[3]));
+}

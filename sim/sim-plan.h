@@ -1,0 +1,96 @@
+/* sim-plan.h — a parallel layout of one training job and its validation.
+ *
+ * A plan is filled from command-line flags or "key=value" plan strings
+ * through one table of options (sim_plan_set), then sealed by
+ * sim_plan_resolve(), which applies defaults (recording each one it applied),
+ * checks the layout against the topology and the model, and places ranks.
+ *
+ * Rank placement follows Megatron: TP varies fastest, then CP, then DP, then
+ * PP ("tp-cp-dp-pp"), unless --order names another permutation.  Global rank
+ * r runs on GPU number r of the topology.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-model.h"
+#include "sim-topology.h"
+
+G_BEGIN_DECLS
+
+typedef enum { SIM_SCHEDULE_GPIPE, SIM_SCHEDULE_1F1B, SIM_SCHEDULE_INTERLEAVED } SimSchedule;
+typedef enum { SIM_RECOMPUTE_NONE, SIM_RECOMPUTE_SELECTIVE, SIM_RECOMPUTE_FULL } SimRecompute;
+typedef enum {
+  SIM_RECIPE_BF16_ADAM,
+  SIM_RECIPE_BF16_ADAM_FP32_ACCUM,
+  SIM_RECIPE_FP32_ADAM,
+  SIM_RECIPE_BF16_ADAM8BIT,
+  SIM_RECIPE_BF16_SGD,
+} SimRecipe;
+
+/* the four parallel dimensions, in the names --order uses */
+typedef enum { SIM_DIM_TP, SIM_DIM_CP, SIM_DIM_DP, SIM_DIM_PP, SIM_DIM_COUNT } SimDim;
+
+typedef struct {
+  /* layout; 0 means "not given" until resolved */
+  int tp, cp, pp, dp;
+  int micro_batch;
+  guint64 global_batch;
+  guint64 seq_len;
+  SimSchedule schedule;
+  int virtual_stages;
+  SimRecompute recompute;
+  int sequence_parallel;   /* -1 unset, 0 off, 1 on */
+  int flash_attention;     /* -1 unset, 0 off, 1 on */
+  int zero;                /* -1 unset, else 0..3 */
+  SimRecipe recipe;
+  SimDim order[SIM_DIM_COUNT]; /* fastest first */
+  guint64 lora_rank;       /* 0: full training */
+  guint lora_targets;      /* SimLoraTargets */
+  gboolean qlora;
+  double context_reserve_bytes; /* < 0 unset */
+  double fragmentation;         /* < 0 unset; fraction of what is left */
+
+  /* which options the user gave (bit per SimPlanKey) */
+  guint64 given;
+  /* derived by sim_plan_resolve */
+  guint64 micro_batches;   /* per DP replica: global / (micro_batch * dp) */
+  GPtrArray *defaults;     /* char*: one line per default applied */
+  gboolean schedule_given, recipe_given;
+} SimPlan;
+
+SimPlan *sim_plan_new (void);
+SimPlan *sim_plan_copy (const SimPlan *plan); /* unresolved copy of the user's choices */
+void sim_plan_free (SimPlan *plan);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPlan, sim_plan_free)
+
+/* Set option key (without "--") to value (NULL for a bare boolean flag such
+ * as "sequence-parallel" or "no-flash-attention").  Returns FALSE with
+ * SIM_ERROR_USAGE on an unknown key or a bad value.  *is_plan_key is set to
+ * FALSE (and nothing is changed) when key is not a plan option at all, so a
+ * CLI can try other tables. */
+gboolean sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_plan_key,
+                       GError **error);
+/* whether the option key takes a value ("tp" does, "sequence-parallel" does not) */
+gboolean sim_plan_key_takes_value (const char *key);
+/* parse "tp=8,pp=4,dp=2,schedule=interleaved" into plan */
+gboolean sim_plan_parse_string (SimPlan *plan, const char *text, GError **error);
+/* a help text listing every plan option, for --help */
+char *sim_plan_help (void);
+
+/* Apply defaults and validate against topology and model (SIM_ERROR_PLAN). */
+gboolean sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
+                           GError **error);
+
+/* coordinates of a global rank, and back */
+void sim_plan_rank_coords (const SimPlan *plan, int rank, int coords[SIM_DIM_COUNT]);
+int sim_plan_rank_of (const SimPlan *plan, const int coords[SIM_DIM_COUNT]);
+int sim_plan_world_size (const SimPlan *plan);
+
+const char *sim_schedule_name (SimSchedule s);
+const char *sim_recompute_name (SimRecompute r);
+const char *sim_recipe_name (SimRecipe r);
+const char *sim_dim_name (SimDim d);
+char *sim_plan_order_string (const SimPlan *plan);
+
+G_END_DECLS

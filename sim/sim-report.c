@@ -1,0 +1,292 @@
+/* sim-report.c — text and JSON views of a run */
+#include "sim-report.h"
+
+#include "sim-activation.h"
+#include "sim-format.h"
+#include "sim-json.h"
+
+#ifndef SIM_VERSION
+#define SIM_VERSION "0"
+#endif
+
+static const char *
+case_explanation (SimOomCase c)
+{
+  /* the course notes' table of the three kinds of "does not fit"
+   * (../shared/seeds/000, 9.1.5) */
+  switch (c) {
+  case SIM_OOM_A:
+    return "case A, model states alone exceed the usable memory: shard them (ZeRO/FSDP, more "
+           "TP or PP) or shrink them (8-bit optimizer); smaller micro-batches and recomputation "
+           "cannot help";
+  case SIM_OOM_B:
+    return "case B, the model states fit but the activations do not: keep fewer tokens in flight "
+           "(smaller micro-batch with gradient accumulation, recomputation, sequence or context "
+           "parallelism); sharding states only helps by freeing room";
+  case SIM_OOM_C:
+    return "case C, a single layer with one micro-batch does not fit: only splitting inside the "
+           "layer helps (tensor or context parallelism); ZeRO and pipelining work a whole layer "
+           "at a time";
+  case SIM_OOM_NONE:
+    break;
+  }
+  return "";
+}
+
+static char *
+gb (guint64 b)
+{
+  return g_strdup_printf ("%.2f", (double) b / 1e9);
+}
+
+char *
+sim_report_text (const SimReportInput *in)
+{
+  const SimTopology *t = in->topo;
+  const SimModel *m = in->model;
+  const SimPlan *p = in->plan;
+  const SimMemory *mem = in->memory;
+  const SimGpuType *gpu = sim_topology_gpu_type (t, 0);
+  GString *s = g_string_new (NULL);
+  g_autofree char *params = sim_format_billions (sim_model_param_count (m));
+  g_autofree char *params_exact = sim_format_count (sim_model_param_count (m));
+  g_autofree char *order = sim_plan_order_string (p);
+  guint64 layers_per_stage = m->layers / (guint64) p->pp;
+
+  g_string_append_printf (s, "sim %s: %s on %s\n\n", SIM_VERSION, m->name, t->name);
+
+  g_string_append_printf (s, "Cluster   %d GPUs: ", sim_topology_n_gpus (t));
+  if (t->gpus_per_node > 0)
+    g_string_append_printf (s, "%d nodes x %d %s\n", t->n_nodes, t->gpus_per_node, gpu->name);
+  else
+    g_string_append_printf (s, "%d nodes of %s\n", t->n_nodes, gpu->name);
+  if (t->cluster.present) {
+    g_string_append_printf (s, "          %s", t->cluster.node_name);
+    if (t->cluster.nvlink_bw_bytes_per_s > 0)
+      g_string_append_printf (s, ", NVLink %.0f GB/s per GPU per direction", t->cluster.nvlink_bw_bytes_per_s / 1e9);
+    g_string_append_printf (s, ", %d x %.0f Gb/s %s per node, %s\n", t->cluster.nics_per_node,
+                            t->cluster.nic_bw_bytes_per_s * 8 / 1e9, t->cluster.nic_name,
+                            t->cluster.fabric_name);
+  }
+
+  g_string_append_printf (s, "Model     %s: %s parameters (%s), %" G_GUINT64_FORMAT
+                          " layers, hidden %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " heads",
+                          m->name, params, params_exact, m->layers, m->hidden, m->heads);
+  if (m->kv_heads != m->heads)
+    g_string_append_printf (s, " (%" G_GUINT64_FORMAT " KV)", m->kv_heads);
+  g_string_append_printf (s, ", ffn %" G_GUINT64_FORMAT " %s, vocab %" G_GUINT64_FORMAT "\n",
+                          m->ffn_hidden, sim_mlp_name (m->mlp), m->vocab);
+  if (p->lora_rank > 0) {
+    g_autofree char *tr = sim_format_count (mem->trainable_params);
+    g_string_append_printf (s, "          %s rank %" G_GUINT64_FORMAT ": %s trainable adapter parameters, frozen %s base\n",
+                            p->qlora ? "QLoRA" : "LoRA", p->lora_rank, tr,
+                            p->qlora ? "4-bit NF4" : "bf16");
+  }
+
+  g_string_append_printf (s, "Plan      tp %d x cp %d x pp %d x dp %d = %d GPUs, ranks placed %s (fastest first)\n",
+                          p->tp, p->cp, p->pp, p->dp, sim_plan_world_size (p), order);
+  g_string_append_printf (s, "          seq %" G_GUINT64_FORMAT ", micro-batch %d, global batch %"
+                          G_GUINT64_FORMAT " = %" G_GUINT64_FORMAT " micro-batches per replica (%.2f M tokens per step)\n",
+                          p->seq_len, p->micro_batch, p->global_batch, p->micro_batches,
+                          (double) (p->global_batch * p->seq_len) / 1e6);
+  g_string_append_printf (s, "          schedule %s", sim_schedule_name (p->schedule));
+  if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
+    g_string_append_printf (s, " (%d virtual stages)", p->virtual_stages);
+  g_string_append_printf (s, ", recompute %s, flash attention %s, sequence parallel %s, ZeRO %d, recipe %s\n",
+                          sim_recompute_name (p->recompute), p->flash_attention ? "on" : "off",
+                          p->sequence_parallel ? "on" : "off", p->zero, sim_recipe_name (p->recipe));
+  if (p->defaults->len > 0) {
+    g_string_append (s, "Defaults  ");
+    for (guint i = 0; i < p->defaults->len; i++)
+      g_string_append_printf (s, "%s%s", i ? "\n          " : "",
+                              (const char *) g_ptr_array_index (p->defaults, i));
+    g_string_append_c (s, '\n');
+  }
+
+  g_string_append (s, "\nMemory per GPU by pipeline stage, in GB (10^9 bytes); GiB = 2^30 bytes\n");
+  g_string_append (s, "  stage  layers    params   grads  master   optim   accum  buffers  act/layer  in flight  activations  peak GB  peak GiB\n");
+  for (guint i = 0; i < mem->stages->len; i++) {
+    const SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
+    g_autofree char *c1 = gb (st->params_bytes), *c2 = gb (st->grads_bytes);
+    g_autofree char *c3 = gb (st->master_bytes), *c4 = gb (st->optimizer_bytes);
+    g_autofree char *c5 = gb (st->grad_accum_bytes), *c6 = gb (st->buffer_bytes);
+    g_autofree char *c7 = g_strdup_printf ("%.3f", (double) st->activation_bytes_per_layer / 1e9);
+    g_autofree char *c8 = gb (st->activations_peak_bytes), *c9 = gb (st->peak_bytes);
+    g_autofree char *range = NULL;
+    g_autofree char *flight = NULL;
+    guint64 first = (guint64) st->stage * layers_per_stage;
+    if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
+      range = g_strdup_printf ("%" G_GUINT64_FORMAT " in %d", st->layers, p->virtual_stages);
+    else
+      range = g_strdup_printf ("%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT, first, first + st->layers - 1);
+    if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
+      flight = g_strdup_printf ("%.2f mb", st->in_flight_micro_batches);
+    else
+      flight = g_strdup_printf ("%" G_GUINT64_FORMAT " mb", st->in_flight_chunks);
+    g_string_append_printf (s, "  %5d  %-7s %8s %7s %7s %7s %7s %8s %10s %10s %12s %8s %9.2f%s\n",
+                            st->stage, range, c1, c2, c3, c4, c5, c6, c7, flight, c8, c9,
+                            (double) st->peak_bytes / 1073741824.0,
+                            st->stage == mem->peak_stage ? " <- peak" : "");
+  }
+
+  {
+    g_autofree char *lab_gib = sim_format_gib (mem->hbm_capacity_bytes);
+    g_autofree char *lab_gb = sim_format_gb (mem->hbm_capacity_bytes);
+    g_autofree char *vis_gb = sim_format_gb (mem->capacity_bytes);
+    g_autofree char *vis_gib = sim_format_gib (mem->capacity_bytes);
+    g_autofree char *ctx = sim_format_gb (mem->context_reserve_bytes);
+    g_autofree char *frag = sim_format_gb (mem->fragmentation_bytes);
+    g_autofree char *use_gb = sim_format_gb (mem->usable_bytes);
+    g_autofree char *use_gib = sim_format_gib (mem->usable_bytes);
+    g_string_append_printf (s, "\nCapacity  %s: %s (%s) of HBM; the driver exposes %s (%s)\n",
+                            gpu->name, lab_gib, lab_gb, vis_gb, vis_gib);
+    g_string_append_printf (s, "          - %s CUDA context and workspaces - %s fragmentation allowance (%.0f%%) = usable %s (%s)\n",
+                            ctx, frag, mem->fragmentation * 100, use_gb, use_gib);
+  }
+  {
+    g_autofree char *pk_gb = sim_format_gb (mem->peak_bytes);
+    g_autofree char *pk_gib = sim_format_gib (mem->peak_bytes);
+    if (mem->fits) {
+      g_autofree char *room = sim_format_gb (mem->usable_bytes - mem->peak_bytes);
+      g_string_append_printf (s, "Verdict   fits: peak %s (%s) on stage %d is %.0f%% of usable; %s headroom\n",
+                              pk_gb, pk_gib, mem->peak_stage,
+                              100.0 * (double) mem->peak_bytes / (double) mem->usable_bytes, room);
+    } else {
+      const SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, mem->peak_stage);
+      g_autofree char *over = sim_format_gb (mem->peak_bytes - mem->usable_bytes);
+      g_autofree char *states = sim_format_gb (st->states_bytes);
+      g_autofree char *acts = sim_format_gb (st->activations_peak_bytes);
+      g_string_append_printf (s, "Verdict   OUT OF MEMORY: peak %s (%s) on stage %d is %s over usable\n",
+                              pk_gb, pk_gib, mem->peak_stage, over);
+      g_string_append_printf (s, "          (model states %s + activations %s)\n", states, acts);
+      g_string_append_printf (s, "          %s", case_explanation (mem->oom_case));
+      if (mem->oom_case == SIM_OOM_C) {
+        const SimStageMemory *worst = NULL;
+        for (guint i = 0; i < mem->stages->len; i++) {
+          const SimStageMemory *x = &g_array_index (mem->stages, SimStageMemory, i);
+          if (worst == NULL || x->largest_layer_states_bytes + x->largest_layer_activation_bytes >
+                                   worst->largest_layer_states_bytes + worst->largest_layer_activation_bytes)
+            worst = x;
+        }
+        {
+          g_autofree char *ls = sim_format_gb (worst->largest_layer_states_bytes);
+          g_autofree char *la = sim_format_gb (worst->largest_layer_activation_bytes);
+          g_string_append_printf (s, "; %s on stage %d alone needs %s of states + %s of activations",
+                                  worst->largest_layer_name, worst->stage, ls, la);
+        }
+      }
+      g_string_append (s, "\n");
+      if (in->remedies != NULL && in->remedies->len > 0) {
+        g_string_append (s, "Remedies  (each tried on this plan)\n");
+        for (guint i = 0; i < in->remedies->len; i++)
+          g_string_append_printf (s, "          %s\n", (const char *) g_ptr_array_index (in->remedies, i));
+      } else {
+        g_string_append (s, "Remedies  none of the usual plan changes helps on this cluster: more GPUs or a smaller model\n");
+      }
+    }
+  }
+  return g_string_free (s, FALSE);
+}
+
+char *
+sim_report_json (const SimReportInput *in)
+{
+  const SimTopology *t = in->topo;
+  const SimModel *m = in->model;
+  const SimPlan *p = in->plan;
+  const SimMemory *mem = in->memory;
+  g_autofree char *order = sim_plan_order_string (p);
+  SimJson j;
+
+  sim_json_init (&j, TRUE);
+  sim_json_begin_object (&j, NULL);
+  sim_json_string (&j, "schema", "sim-result/1");
+  sim_json_string (&j, "version", SIM_VERSION);
+
+  sim_json_begin_object (&j, "topology");
+  sim_json_string (&j, "name", t->name);
+  sim_json_int (&j, "gpus", sim_topology_n_gpus (t));
+  sim_json_int (&j, "nodes", t->n_nodes);
+  sim_json_string (&j, "gpu", sim_topology_gpu_type (t, 0)->name);
+  sim_json_end_object (&j);
+
+  sim_json_begin_object (&j, "model");
+  sim_json_string (&j, "name", m->name);
+  sim_json_uint (&j, "params", sim_model_param_count (m));
+  sim_json_uint (&j, "layers", m->layers);
+  sim_json_uint (&j, "hidden", m->hidden);
+  sim_json_uint (&j, "heads", m->heads);
+  sim_json_uint (&j, "kv_heads", m->kv_heads);
+  sim_json_uint (&j, "ffn_hidden", m->ffn_hidden);
+  sim_json_uint (&j, "vocab", m->vocab);
+  sim_json_uint (&j, "seq_len", p->seq_len);
+  sim_json_end_object (&j);
+
+  sim_json_begin_object (&j, "plan");
+  sim_json_int (&j, "tp", p->tp);
+  sim_json_int (&j, "cp", p->cp);
+  sim_json_int (&j, "pp", p->pp);
+  sim_json_int (&j, "dp", p->dp);
+  sim_json_int (&j, "micro_batch", p->micro_batch);
+  sim_json_uint (&j, "global_batch", p->global_batch);
+  sim_json_uint (&j, "micro_batches", p->micro_batches);
+  sim_json_string (&j, "schedule", sim_schedule_name (p->schedule));
+  sim_json_int (&j, "virtual_stages", p->virtual_stages);
+  sim_json_string (&j, "recompute", sim_recompute_name (p->recompute));
+  sim_json_bool (&j, "sequence_parallel", p->sequence_parallel > 0);
+  sim_json_bool (&j, "flash_attention", p->flash_attention > 0);
+  sim_json_int (&j, "zero", p->zero);
+  sim_json_string (&j, "recipe", sim_recipe_name (p->recipe));
+  sim_json_string (&j, "order", order);
+  sim_json_uint (&j, "lora_rank", p->lora_rank);
+  sim_json_bool (&j, "qlora", p->qlora);
+  sim_json_begin_array (&j, "defaults_applied");
+  for (guint i = 0; i < p->defaults->len; i++)
+    sim_json_string (&j, NULL, g_ptr_array_index (p->defaults, i));
+  sim_json_end_array (&j);
+  sim_json_end_object (&j);
+
+  sim_json_begin_object (&j, "memory");
+  sim_json_uint (&j, "hbm_capacity_bytes", mem->hbm_capacity_bytes);
+  sim_json_uint (&j, "capacity_bytes", mem->capacity_bytes);
+  sim_json_uint (&j, "context_reserve_bytes", mem->context_reserve_bytes);
+  sim_json_uint (&j, "fragmentation_bytes", mem->fragmentation_bytes);
+  sim_json_uint (&j, "usable_bytes", mem->usable_bytes);
+  sim_json_uint (&j, "peak_bytes", mem->peak_bytes);
+  sim_json_int (&j, "peak_stage", mem->peak_stage);
+  sim_json_bool (&j, "fits", mem->fits);
+  sim_json_string (&j, "oom_case", sim_oom_case_name (mem->oom_case));
+  sim_json_uint (&j, "trainable_params", mem->trainable_params);
+  sim_json_uint (&j, "frozen_params", mem->frozen_params);
+  sim_json_begin_array (&j, "stages");
+  for (guint i = 0; i < mem->stages->len; i++) {
+    const SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
+    sim_json_begin_object (&j, NULL);
+    sim_json_int (&j, "stage", st->stage);
+    sim_json_uint (&j, "layers", st->layers);
+    sim_json_uint (&j, "params", st->params);
+    sim_json_uint (&j, "params_bytes", st->params_bytes);
+    sim_json_uint (&j, "grads_bytes", st->grads_bytes);
+    sim_json_uint (&j, "master_bytes", st->master_bytes);
+    sim_json_uint (&j, "optimizer_bytes", st->optimizer_bytes);
+    sim_json_uint (&j, "grad_accum_bytes", st->grad_accum_bytes);
+    sim_json_uint (&j, "buffer_bytes", st->buffer_bytes);
+    sim_json_uint (&j, "states_bytes", st->states_bytes);
+    sim_json_uint (&j, "activation_bytes_per_layer", st->activation_bytes_per_layer);
+    sim_json_double (&j, "in_flight_micro_batches", st->in_flight_micro_batches);
+    sim_json_uint (&j, "in_flight_chunks", st->in_flight_chunks);
+    sim_json_uint (&j, "activations_peak_bytes", st->activations_peak_bytes);
+    sim_json_uint (&j, "peak_bytes", st->peak_bytes);
+    sim_json_end_object (&j);
+  }
+  sim_json_end_array (&j);
+  sim_json_begin_array (&j, "remedies");
+  if (in->remedies != NULL)
+    for (guint i = 0; i < in->remedies->len; i++)
+      sim_json_string (&j, NULL, g_ptr_array_index (in->remedies, i));
+  sim_json_end_array (&j);
+  sim_json_end_object (&j);
+
+  sim_json_end_object (&j);
+  return sim_json_finish (&j);
+}

@@ -1,0 +1,26 @@
+/* sim-report.h — the text report and the JSON document of one run.
+ * Both read finished inputs and results; neither writes files. */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-memory.h"
+#include "sim-model.h"
+#include "sim-plan.h"
+#include "sim-topology.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const SimTopology *topo;
+  const SimModel *model;
+  const SimPlan *plan;      /* resolved */
+  const SimMemory *memory;
+  GPtrArray *remedies;      /* char*, may be empty */
+} SimReportInput;
+
+char *sim_report_text (const SimReportInput *in);
+/* schema "sim-result/1", pretty-printed, ends with a newline */
+char *sim_report_json (const SimReportInput *in);
+
+G_END_DECLS

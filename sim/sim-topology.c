@@ -1,0 +1,565 @@
+/* sim-topology.c — load topologies/NAME.xml into a graph (see sim-topology.h) */
+#include "sim-topology.h"
+
+#include <math.h>
+
+#include "sim-error.h"
+#include "sim-xml.h"
+
+/* 65,536 nodes is 4x the largest cluster anyone has described to us
+ * (16,384 GPUs); above it the file is a typo, not a cluster */
+#define MAX_NODES 65536
+#define MAX_GPUS_PER_NODE 1024
+
+static void
+gpu_type_free (gpointer p)
+{
+  SimGpuType *t = p;
+  g_free (t->id);
+  g_free (t->name);
+  g_free (t);
+}
+
+static void
+vertex_clear (gpointer p)
+{
+  SimVertex *v = p;
+  g_free (v->id);
+}
+
+void
+sim_topology_free (SimTopology *topo)
+{
+  if (topo == NULL)
+    return;
+  g_free (topo->name);
+  g_free (topo->description);
+  g_free (topo->path);
+  g_clear_pointer (&topo->gpu_types, g_ptr_array_unref);
+  g_clear_pointer (&topo->vertices, g_array_unref);
+  g_clear_pointer (&topo->links, g_array_unref);
+  g_clear_pointer (&topo->gpus, g_array_unref);
+  g_free (topo->cluster.node_name);
+  g_free (topo->cluster.nic_name);
+  g_free (topo->cluster.fabric_name);
+  g_free (topo);
+}
+
+static const char *dtype_names[SIM_DTYPE_COUNT] = {
+  "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
+};
+
+const char *
+sim_dtype_name (SimDtype dtype)
+{
+  return dtype < SIM_DTYPE_COUNT ? dtype_names[dtype] : "?";
+}
+
+const char *
+sim_link_kind_name (SimLinkKind kind)
+{
+  switch (kind) {
+  case SIM_LINK_NVLINK: return "nvlink";
+  case SIM_LINK_PCIE: return "pcie";
+  case SIM_LINK_INFINIBAND: return "infiniband";
+  case SIM_LINK_ETHERNET: return "ethernet";
+  }
+  return "?";
+}
+
+static int
+find_gpu_type (SimTopology *topo, const char *id)
+{
+  for (guint i = 0; i < topo->gpu_types->len; i++) {
+    SimGpuType *t = g_ptr_array_index (topo->gpu_types, i);
+    if (g_str_equal (t->id, id))
+      return (int) i;
+  }
+  return -1;
+}
+
+static gboolean
+read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  SimGpuType *t = g_new0 (SimGpuType, 1);
+  xmlNode *mem = NULL;
+
+  g_ptr_array_add (topo->gpu_types, t);
+  if (!sim_xml_get_string (path, node, "id", &t->id, error) ||
+      !sim_xml_get_string (path, node, "name", &t->name, error))
+    return FALSE;
+  mem = sim_xml_first_element (node, "memory");
+  if (!sim_xml_get_bytes (path, mem, "capacity", &t->hbm_capacity_bytes, error) ||
+      !sim_xml_get_bytes (path, mem, "visible", &t->hbm_visible_bytes, error) ||
+      !sim_xml_get_bandwidth (path, mem, "bandwidth", &t->hbm_bw_bytes_per_s, error))
+    return FALSE;
+  if (t->hbm_visible_bytes > t->hbm_capacity_bytes) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: attribute visible of <memory>: expected at most the capacity (the driver cannot expose more than the HBM holds)",
+                 path, xmlGetLineNo (mem));
+    return FALSE;
+  }
+  for (xmlNode *p = sim_xml_first_element (node, "peak"); p != NULL;
+       p = sim_xml_next_element (p, "peak")) {
+    g_autofree char *dtype = NULL;
+    double rate = 0;
+    int d = -1;
+    if (!sim_xml_get_string (path, p, "dtype", &dtype, error) ||
+        !sim_xml_get_flop_rate (path, p, "rate", &rate, error))
+      return FALSE;
+    for (int i = 0; i < SIM_DTYPE_COUNT; i++)
+      if (g_str_equal (dtype, dtype_names[i]))
+        d = i;
+    if (d < 0 || t->peak_flop_per_s[d] > 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                   "%s:%ld: attribute dtype of <peak>: expected a dtype not given before, got '%s'",
+                   path, xmlGetLineNo (p), dtype);
+      return FALSE;
+    }
+    t->peak_flop_per_s[d] = rate;
+  }
+  if (t->peak_flop_per_s[SIM_DTYPE_BF16] <= 0 && t->peak_flop_per_s[SIM_DTYPE_FP16] <= 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: <gpu-type id=\"%s\">: expected a <peak dtype=\"bf16\"> or fp16 rate",
+                 path, xmlGetLineNo (node), t->id);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static int
+add_vertex (SimTopology *topo, SimVertexKind kind, char *id, int node, double latency_s)
+{
+  SimVertex v = { kind, id, node, -1, -1, FALSE, latency_s };
+  g_array_append_val (topo->vertices, v);
+  return (int) topo->vertices->len - 1;
+}
+
+static void
+add_link (SimTopology *topo, int a, int b, SimLinkKind kind, double bw, double lat)
+{
+  SimLink l = { a, b, kind, bw, lat };
+  g_array_append_val (topo->links, l);
+}
+
+typedef struct {
+  double nvlink_bw, nvlink_lat, nvswitch_lat;
+  gboolean has_nvlink, sharp;
+  double pcie_bw, pcie_lat;
+  double nic_bw, nic_lat;
+  guint64 nics, gpus;
+  double switch_lat, cable_lat, oversub;
+  guint64 nodes_per_leaf;
+  gboolean rail;
+} ClusterSpec;
+
+static void
+expand_cluster (SimTopology *topo, const ClusterSpec *c, int gpu_type, int n_nodes)
+{
+  int n_groups = (int) ((n_nodes + c->nodes_per_leaf - 1) / c->nodes_per_leaf);
+  int rails = c->rail ? (int) c->nics : 1;
+  int n_leaves = n_groups * rails;
+  g_autofree int *leaf = g_new0 (int, n_leaves);
+  int spine = -1;
+
+  for (int g = 0; g < n_groups; g++)
+    for (int r = 0; r < rails; r++)
+      leaf[g * rails + r] =
+          add_vertex (topo, SIM_VERTEX_LEAF,
+                      c->rail ? g_strdup_printf ("leaf-g%d-rail%d", g, r) : g_strdup_printf ("leaf-g%d", g),
+                      -1, c->switch_lat);
+  if (n_leaves > 1)
+    spine = add_vertex (topo, SIM_VERTEX_SPINE, g_strdup ("spine"), -1, c->switch_lat);
+
+  for (int n = 0; n < n_nodes; n++) {
+    int hub = -1;
+    g_autofree int *nic = g_new0 (int, c->nics);
+    int g = n / (int) c->nodes_per_leaf;
+
+    if (c->has_nvlink) {
+      hub = add_vertex (topo, SIM_VERTEX_NVSWITCH, g_strdup_printf ("n%d-nvswitch", n), n,
+                        c->nvswitch_lat);
+      g_array_index (topo->vertices, SimVertex, hub).sharp = c->sharp;
+    } else {
+      hub = add_vertex (topo, SIM_VERTEX_PCIE_SWITCH, g_strdup_printf ("n%d-pcie", n), n, 0.0);
+    }
+    for (guint64 k = 0; k < c->nics; k++) {
+      nic[k] = add_vertex (topo, SIM_VERTEX_NIC, g_strdup_printf ("n%d-nic%" G_GUINT64_FORMAT, n, k),
+                           n, c->nic_lat);
+      add_link (topo, nic[k], leaf[g * rails + (c->rail ? (int) k : 0)], SIM_LINK_INFINIBAND,
+                c->nic_bw, c->cable_lat);
+      if (!c->has_nvlink)
+        add_link (topo, nic[k], hub, SIM_LINK_PCIE, c->pcie_bw, c->pcie_lat);
+    }
+    for (guint64 i = 0; i < c->gpus; i++) {
+      int v = add_vertex (topo, SIM_VERTEX_GPU, g_strdup_printf ("n%d-gpu%" G_GUINT64_FORMAT, n, i),
+                          n, 0.0);
+      SimVertex *vx = &g_array_index (topo->vertices, SimVertex, v);
+      vx->gpu_type = gpu_type;
+      vx->gpu_index = (int) topo->gpus->len;
+      g_array_append_val (topo->gpus, v);
+      if (c->has_nvlink) {
+        add_link (topo, v, hub, SIM_LINK_NVLINK, c->nvlink_bw, c->nvlink_lat);
+        /* each GPU reaches the NIC that shares its PCIe switch */
+        add_link (topo, v, nic[i * c->nics / c->gpus], SIM_LINK_PCIE, c->pcie_bw, c->pcie_lat);
+      } else {
+        add_link (topo, v, hub, SIM_LINK_PCIE, c->pcie_bw, c->pcie_lat);
+      }
+    }
+  }
+
+  /* leaf uplinks carry what the leaf's downlinks can, divided by the
+   * oversubscription ratio */
+  if (spine >= 0)
+    for (int g = 0; g < n_groups; g++) {
+      int nodes_here = MIN ((int) c->nodes_per_leaf, n_nodes - g * (int) c->nodes_per_leaf);
+      double down = nodes_here * (c->rail ? 1.0 : (double) c->nics) * c->nic_bw;
+      for (int r = 0; r < rails; r++)
+        add_link (topo, leaf[g * rails + r], spine, SIM_LINK_INFINIBAND, down / c->oversub,
+                  c->cable_lat);
+    }
+}
+
+static gboolean
+read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_override,
+              GError **error)
+{
+  g_autofree char *gpu_type_id = NULL;
+  g_autofree char *kind = NULL;
+  ClusterSpec c = { 0 };
+  guint64 nodes = 0;
+  xmlNode *node = sim_xml_first_element (cl, "node");
+  xmlNode *nvl = sim_xml_first_element (node, "nvlink");
+  xmlNode *nvs = sim_xml_first_element (node, "nvswitch");
+  xmlNode *pcie = sim_xml_first_element (node, "pcie");
+  xmlNode *nic = sim_xml_first_element (node, "nic");
+  xmlNode *fab = sim_xml_first_element (cl, "fabric");
+  guint64 chips = 0;
+  int gt = -1;
+
+  if (!sim_xml_get_uint (path, cl, "nodes", 1, MAX_NODES, &nodes, error) ||
+      !sim_xml_get_string (path, node, "name", &topo->cluster.node_name, error) ||
+      !sim_xml_get_string (path, node, "gpu-type", &gpu_type_id, error) ||
+      !sim_xml_get_uint (path, node, "gpus", 1, MAX_GPUS_PER_NODE, &c.gpus, error))
+    return FALSE;
+  gt = find_gpu_type (topo, gpu_type_id);
+  if (gt < 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: attribute gpu-type of <node>: expected the id of a <gpu-type>, got '%s'",
+                 path, xmlGetLineNo (node), gpu_type_id);
+    return FALSE;
+  }
+  if (nvl != NULL) {
+    c.has_nvlink = TRUE;
+    if (!sim_xml_get_bandwidth (path, nvl, "bandwidth", &c.nvlink_bw, error) ||
+        !sim_xml_get_time (path, nvl, "latency", &c.nvlink_lat, error) ||
+        !sim_xml_get_uint (path, nvs, "chips", 1, 1024, &chips, error) ||
+        !sim_xml_get_bool (path, nvs, "sharp", &c.sharp, error) ||
+        !sim_xml_get_time (path, nvs, "latency", &c.nvswitch_lat, error))
+      return FALSE;
+  }
+  topo->cluster.nvswitch_chips = (int) chips;
+  if (!sim_xml_get_bandwidth (path, pcie, "bandwidth", &c.pcie_bw, error) ||
+      !sim_xml_get_time (path, pcie, "latency", &c.pcie_lat, error) ||
+      !sim_xml_get_string (path, nic, "name", &topo->cluster.nic_name, error) ||
+      !sim_xml_get_uint (path, nic, "count", 1, MAX_GPUS_PER_NODE, &c.nics, error) ||
+      !sim_xml_get_bandwidth (path, nic, "bandwidth", &c.nic_bw, error) ||
+      !sim_xml_get_time (path, nic, "latency", &c.nic_lat, error) ||
+      !sim_xml_get_string (path, fab, "kind", &kind, error) ||
+      !sim_xml_get_string (path, fab, "name", &topo->cluster.fabric_name, error) ||
+      !sim_xml_get_uint (path, fab, "nodes-per-leaf", 1, MAX_NODES, &c.nodes_per_leaf, error) ||
+      !sim_xml_get_double (path, fab, "oversubscription", 1.0, 1024.0, &c.oversub, error) ||
+      !sim_xml_get_time (path, fab, "switch-latency", &c.switch_lat, error) ||
+      !sim_xml_get_time (path, fab, "cable-latency", &c.cable_lat, error))
+    return FALSE;
+  c.rail = g_str_equal (kind, "rail-optimized");
+
+  if (nodes_override > 0)
+    nodes = (guint64) nodes_override;
+  if (nodes > MAX_NODES) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--nodes: expected at most %d nodes",
+                 MAX_NODES);
+    return FALSE;
+  }
+  topo->n_nodes = (int) nodes;
+  topo->gpus_per_node = (int) c.gpus;
+  topo->cluster.present = TRUE;
+  topo->cluster.nics_per_node = (int) c.nics;
+  topo->cluster.nic_bw_bytes_per_s = c.nic_bw;
+  topo->cluster.nvlink_bw_bytes_per_s = c.has_nvlink ? c.nvlink_bw : 0.0;
+  topo->cluster.rail_optimized = c.rail;
+  expand_cluster (topo, &c, gt, (int) nodes);
+  return TRUE;
+}
+
+static gboolean
+read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_override,
+            GError **error)
+{
+  g_autoptr (GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GArray) gpu_nodes = g_array_new (FALSE, FALSE, sizeof (int));
+  int max_node = -1;
+
+  if (nodes_override > 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--nodes: %s is an explicit graph; expected a <cluster> topology to resize",
+                 path);
+    return FALSE;
+  }
+  /* vertices first, so links may name devices declared after them */
+  for (xmlNode *n = sim_xml_first_element (graph, NULL); n != NULL;
+       n = sim_xml_next_element (n, NULL)) {
+    g_autofree char *id = NULL;
+    guint64 node = 0;
+    double lat = 0.0;
+    int v = -1;
+
+    if (sim_xml_is (n, "link"))
+      continue;
+    if (!sim_xml_get_string (path, n, "id", &id, error))
+      return FALSE;
+    if (g_hash_table_contains (ids, id)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                   "%s:%ld: attribute id of <%s>: expected a unique id, '%s' is used twice", path,
+                   xmlGetLineNo (n), (const char *) n->name, id);
+      return FALSE;
+    }
+    if (xmlHasProp (n, (const xmlChar *) "node") &&
+        !sim_xml_get_uint (path, n, "node", 0, MAX_NODES - 1, &node, error))
+      return FALSE;
+    if (xmlHasProp (n, (const xmlChar *) "latency") &&
+        !sim_xml_get_time (path, n, "latency", &lat, error))
+      return FALSE;
+
+    if (sim_xml_is (n, "gpu")) {
+      g_autofree char *type = NULL;
+      int gt = -1;
+      if (!sim_xml_get_string (path, n, "type", &type, error))
+        return FALSE;
+      gt = find_gpu_type (topo, type);
+      if (gt < 0) {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                     "%s:%ld: attribute type of <gpu>: expected the id of a <gpu-type>, got '%s'",
+                     path, xmlGetLineNo (n), type);
+        return FALSE;
+      }
+      v = add_vertex (topo, SIM_VERTEX_GPU, g_strdup (id), (int) node, 0.0);
+      g_array_index (topo->vertices, SimVertex, v).gpu_type = gt;
+      g_array_append_val (gpu_nodes, v);
+      max_node = MAX (max_node, (int) node);
+    } else if (sim_xml_is (n, "nic")) {
+      v = add_vertex (topo, SIM_VERTEX_NIC, g_strdup (id), (int) node, lat);
+    } else {
+      g_autofree char *kind = NULL;
+      SimVertexKind k = SIM_VERTEX_LEAF;
+      gboolean sharp = FALSE;
+      if (!sim_xml_get_string (path, n, "kind", &kind, error))
+        return FALSE;
+      if (g_str_equal (kind, "nvswitch"))
+        k = SIM_VERTEX_NVSWITCH;
+      else if (g_str_equal (kind, "pcie"))
+        k = SIM_VERTEX_PCIE_SWITCH;
+      else if (g_str_equal (kind, "spine"))
+        k = SIM_VERTEX_SPINE;
+      if (xmlHasProp (n, (const xmlChar *) "sharp") &&
+          !sim_xml_get_bool (path, n, "sharp", &sharp, error))
+        return FALSE;
+      v = add_vertex (topo, k, g_strdup (id),
+                      xmlHasProp (n, (const xmlChar *) "node") ? (int) node : -1, lat);
+      g_array_index (topo->vertices, SimVertex, v).sharp = sharp;
+    }
+    g_hash_table_insert (ids, g_array_index (topo->vertices, SimVertex, v).id,
+                         GINT_TO_POINTER (v + 1));
+  }
+
+  for (xmlNode *n = sim_xml_first_element (graph, "link"); n != NULL;
+       n = sim_xml_next_element (n, "link")) {
+    g_autofree char *a = NULL;
+    g_autofree char *b = NULL;
+    g_autofree char *kind = NULL;
+    double bw = 0, lat = 0;
+    int va = 0, vb = 0;
+    SimLinkKind k = SIM_LINK_NVLINK;
+
+    if (!sim_xml_get_string (path, n, "a", &a, error) ||
+        !sim_xml_get_string (path, n, "b", &b, error) ||
+        !sim_xml_get_string (path, n, "kind", &kind, error) ||
+        !sim_xml_get_bandwidth (path, n, "bandwidth", &bw, error) ||
+        !sim_xml_get_time (path, n, "latency", &lat, error))
+      return FALSE;
+    va = GPOINTER_TO_INT (g_hash_table_lookup (ids, a)) - 1;
+    vb = GPOINTER_TO_INT (g_hash_table_lookup (ids, b)) - 1;
+    if (va < 0 || vb < 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                   "%s:%ld: attribute %s of <link>: expected the id of a device, got unknown '%s'",
+                   path, xmlGetLineNo (n), va < 0 ? "a" : "b", va < 0 ? a : b);
+      return FALSE;
+    }
+    if (va == vb) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                   "%s:%ld: <link>: expected two different devices, got '%s' twice", path,
+                   xmlGetLineNo (n), a);
+      return FALSE;
+    }
+    if (g_str_equal (kind, "pcie"))
+      k = SIM_LINK_PCIE;
+    else if (g_str_equal (kind, "infiniband"))
+      k = SIM_LINK_INFINIBAND;
+    else if (g_str_equal (kind, "ethernet"))
+      k = SIM_LINK_ETHERNET;
+    add_link (topo, va, vb, k, bw, lat);
+  }
+
+  /* GPUs are numbered in node order, then in document order */
+  for (int node = 0; node <= max_node; node++)
+    for (guint i = 0; i < gpu_nodes->len; i++) {
+      int v = g_array_index (gpu_nodes, int, i);
+      SimVertex *vx = &g_array_index (topo->vertices, SimVertex, v);
+      if (vx->node != node)
+        continue;
+      vx->gpu_index = (int) topo->gpus->len;
+      g_array_append_val (topo->gpus, v);
+    }
+  if (topo->gpus->len == 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY, "%s:%ld: <graph>: expected at least one <gpu>",
+                 path, xmlGetLineNo (graph));
+    return FALSE;
+  }
+  topo->n_nodes = max_node + 1;
+  {
+    g_autofree int *count = g_new0 (int, topo->n_nodes);
+    for (guint i = 0; i < topo->gpus->len; i++)
+      count[g_array_index (topo->vertices, SimVertex, g_array_index (topo->gpus, int, i)).node]++;
+    topo->gpus_per_node = count[0];
+    for (int n = 0; n < topo->n_nodes; n++)
+      if (count[n] != count[0])
+        topo->gpus_per_node = 0;
+  }
+  return TRUE;
+}
+
+/* every GPU must reach GPU 0; a GPU that cannot is a topology error */
+static gboolean
+check_connected (SimTopology *topo, GError **error)
+{
+  guint nv = topo->vertices->len;
+  g_autofree int *head = g_new (int, nv);
+  g_autofree int *next = g_new (int, 2 * topo->links->len);
+  g_autofree int *to = g_new (int, 2 * topo->links->len);
+  g_autofree gboolean *seen = g_new0 (gboolean, nv);
+  g_autofree int *queue = g_new (int, nv);
+  int qh = 0, qt = 0;
+
+  for (guint i = 0; i < nv; i++)
+    head[i] = -1;
+  for (guint i = 0; i < topo->links->len; i++) {
+    SimLink *l = &g_array_index (topo->links, SimLink, i);
+    to[2 * i] = l->b;
+    next[2 * i] = head[l->a];
+    head[l->a] = (int) (2 * i);
+    to[2 * i + 1] = l->a;
+    next[2 * i + 1] = head[l->b];
+    head[l->b] = (int) (2 * i + 1);
+  }
+  queue[qt++] = g_array_index (topo->gpus, int, 0);
+  seen[queue[0]] = TRUE;
+  while (qh < qt) {
+    int v = queue[qh++];
+    for (int e = head[v]; e >= 0; e = next[e])
+      if (!seen[to[e]]) {
+        seen[to[e]] = TRUE;
+        queue[qt++] = to[e];
+      }
+  }
+  for (guint i = 0; i < topo->gpus->len; i++) {
+    int v = g_array_index (topo->gpus, int, i);
+    if (!seen[v]) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
+                   "%s: expected every GPU to reach every other, but there is no route from %s to %s",
+                   topo->path, g_array_index (topo->vertices, SimVertex, queue[0]).id,
+                   g_array_index (topo->vertices, SimVertex, v).id);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+SimTopology *
+sim_topology_load (const char *path, int nodes_override, GError **error)
+{
+  g_autoptr (xmlDoc) doc = NULL;
+  g_autoptr (SimTopology) topo = g_new0 (SimTopology, 1);
+  xmlNode *root = NULL;
+  xmlNode *form = NULL;
+
+  topo->path = g_strdup (path);
+  topo->gpu_types = g_ptr_array_new_with_free_func (gpu_type_free);
+  topo->vertices = g_array_new (FALSE, TRUE, sizeof (SimVertex));
+  g_array_set_clear_func (topo->vertices, vertex_clear);
+  topo->links = g_array_new (FALSE, TRUE, sizeof (SimLink));
+  topo->gpus = g_array_new (FALSE, FALSE, sizeof (int));
+
+  doc = sim_xml_load (path, "/sim/topology.rng", error);
+  if (doc == NULL)
+    return NULL;
+  root = xmlDocGetRootElement (doc);
+  if (!sim_xml_get_string (path, root, "name", &topo->name, error) ||
+      !sim_xml_get_string (path, root, "description", &topo->description, error))
+    return NULL;
+  for (xmlNode *g = sim_xml_first_element (root, "gpu-type"); g != NULL;
+       g = sim_xml_next_element (g, "gpu-type")) {
+    g_autofree char *id = NULL;
+    if (!sim_xml_get_string (path, g, "id", &id, error))
+      return NULL;
+    if (find_gpu_type (topo, id) >= 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                   "%s:%ld: attribute id of <gpu-type>: expected a unique id, '%s' is used twice",
+                   path, xmlGetLineNo (g), id);
+      return NULL;
+    }
+    if (!read_gpu_type (topo, path, g, error))
+      return NULL;
+  }
+  form = sim_xml_first_element (root, "cluster");
+  if (form != NULL) {
+    if (!read_cluster (topo, path, form, nodes_override, error))
+      return NULL;
+  } else if (!read_graph (topo, path, sim_xml_first_element (root, "graph"), nodes_override,
+                          error)) {
+    return NULL;
+  }
+  if (!check_connected (topo, error))
+    return NULL;
+  return g_steal_pointer (&topo);
+}
+
+int
+sim_topology_n_gpus (const SimTopology *topo)
+{
+  return (int) topo->gpus->len;
+}
+
+const SimVertex *
+sim_topology_gpu (const SimTopology *topo, int gpu)
+{
+  g_return_val_if_fail (gpu >= 0 && (guint) gpu < topo->gpus->len, NULL);
+  return &g_array_index (topo->vertices, SimVertex, g_array_index (topo->gpus, int, gpu));
+}
+
+const SimGpuType *
+sim_topology_gpu_type (const SimTopology *topo, int gpu)
+{
+  const SimVertex *v = sim_topology_gpu (topo, gpu);
+  return v != NULL ? g_ptr_array_index (topo->gpu_types, v->gpu_type) : NULL;
+}
+
+gboolean
+sim_topology_is_homogeneous (const SimTopology *topo)
+{
+  int first = sim_topology_gpu (topo, 0)->gpu_type;
+  for (int i = 1; i < sim_topology_n_gpus (topo); i++)
+    if (sim_topology_gpu (topo, i)->gpu_type != first)
+      return FALSE;
+  return TRUE;
+}

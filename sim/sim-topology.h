@@ -1,0 +1,112 @@
+/* sim-topology.h — the cluster: GPU types and a graph of devices and links.
+ *
+ * Read from topologies/NAME.xml (format and expansion in
+ * topologies/README.md).  Both forms of the file end up as the same graph:
+ * vertices (GPUs, NICs, switches) and full-duplex links, each with a
+ * bandwidth per direction in bytes/s and a latency in seconds.  GPUs are
+ * numbered 0..n_gpus-1 in node order; that number is the global rank a plan
+ * places on it.
+ *
+ * A SimTopology is built by sim_topology_load() and read-only afterwards.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SIM_DTYPE_FP64,
+  SIM_DTYPE_FP32,
+  SIM_DTYPE_TF32,
+  SIM_DTYPE_FP16,
+  SIM_DTYPE_BF16,
+  SIM_DTYPE_FP8,
+  SIM_DTYPE_INT8,
+  SIM_DTYPE_COUNT
+} SimDtype;
+
+typedef struct {
+  char *id;
+  char *name;
+  guint64 hbm_capacity_bytes;   /* physical HBM: the label (80 GiB) */
+  guint64 hbm_visible_bytes;    /* what the driver exposes (nvidia-smi Total) */
+  double hbm_bw_bytes_per_s;
+  double peak_flop_per_s[SIM_DTYPE_COUNT]; /* dense; 0 where not given */
+} SimGpuType;
+
+typedef enum {
+  SIM_VERTEX_GPU,
+  SIM_VERTEX_NIC,
+  SIM_VERTEX_NVSWITCH,
+  SIM_VERTEX_PCIE_SWITCH,
+  SIM_VERTEX_LEAF,
+  SIM_VERTEX_SPINE,
+} SimVertexKind;
+
+typedef struct {
+  SimVertexKind kind;
+  char *id;
+  int node;          /* -1 for fabric switches */
+  int gpu_type;      /* index into gpu_types, GPUs only, else -1 */
+  int gpu_index;     /* 0..n_gpus-1 for GPUs, else -1 */
+  gboolean sharp;    /* NVSwitch with in-network reduction (NVLink SHARP) */
+  double latency_s;  /* traversal latency of a switch / NIC; 0 for GPUs */
+} SimVertex;
+
+typedef enum {
+  SIM_LINK_NVLINK,
+  SIM_LINK_PCIE,
+  SIM_LINK_INFINIBAND,
+  SIM_LINK_ETHERNET,
+} SimLinkKind;
+
+typedef struct {
+  int a, b;                 /* vertex indices */
+  SimLinkKind kind;
+  double bw_bytes_per_s;    /* per direction */
+  double latency_s;
+} SimLink;
+
+/* what the cluster form said, for reports; zeroed for the graph form */
+typedef struct {
+  gboolean present;
+  char *node_name;
+  char *nic_name;
+  char *fabric_name;
+  int nics_per_node;
+  double nic_bw_bytes_per_s;
+  double nvlink_bw_bytes_per_s;
+  int nvswitch_chips;
+  gboolean rail_optimized;
+} SimClusterInfo;
+
+typedef struct {
+  char *name;
+  char *description;
+  char *path;
+  GPtrArray *gpu_types;   /* SimGpuType* */
+  GArray *vertices;       /* SimVertex */
+  GArray *links;          /* SimLink */
+  GArray *gpus;           /* int vertex index, by GPU number */
+  int n_nodes;
+  int gpus_per_node;      /* 0 when nodes differ in GPU count */
+  SimClusterInfo cluster;
+} SimTopology;
+
+/* nodes_override > 0 replaces the cluster form's node count (--nodes) */
+SimTopology *sim_topology_load (const char *path, int nodes_override, GError **error);
+void sim_topology_free (SimTopology *topo);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTopology, sim_topology_free)
+
+int sim_topology_n_gpus (const SimTopology *topo);
+const SimVertex *sim_topology_gpu (const SimTopology *topo, int gpu);
+/* the GPU type of GPU number gpu */
+const SimGpuType *sim_topology_gpu_type (const SimTopology *topo, int gpu);
+/* true when every GPU has the same type */
+gboolean sim_topology_is_homogeneous (const SimTopology *topo);
+
+const char *sim_dtype_name (SimDtype dtype);
+const char *sim_link_kind_name (SimLinkKind kind);
+
+G_END_DECLS

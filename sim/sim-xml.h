@@ -1,0 +1,50 @@
+/* sim-xml.h — safe loading of the project's XML inputs.
+ *
+ * libxml2 runs with no network (XML_PARSE_NONET), without DTD loading and
+ * without entity substitution; a document that declares a DTD at all is
+ * refused, which closes the door on external entities and on entity-expansion
+ * bombs.  Files larger than SIM_XML_MAX_BYTES are refused before parsing.
+ * Every document is validated against a RELAX NG schema compiled into the
+ * binary (GResource), so the readers can rely on the structure and only check
+ * values.  All errors are "file:line: what was expected".
+ */
+#pragma once
+
+#include <glib.h>
+#include <libxml/tree.h>
+
+G_BEGIN_DECLS
+
+#define SIM_XML_MAX_BYTES (16u * 1024u * 1024u)
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
+
+/* Parse path and validate it against the schema resource schema_path
+ * (e.g. "/sim/topology.rng").  Returns a new document or NULL with error set. */
+xmlDoc *sim_xml_load (const char *path, const char *schema_path, GError **error);
+
+/* Attribute readers: each reports "file:line: attribute NAME of <elem> ..."
+ * on failure.  file is the path used in messages. */
+gboolean sim_xml_get_string (const char *file, xmlNode *node, const char *name,
+                             char **out, GError **error);
+gboolean sim_xml_get_uint (const char *file, xmlNode *node, const char *name, guint64 min,
+                           guint64 max, guint64 *out, GError **error);
+gboolean sim_xml_get_bool (const char *file, xmlNode *node, const char *name, gboolean *out,
+                           GError **error);
+gboolean sim_xml_get_double (const char *file, xmlNode *node, const char *name, double min,
+                             double max, double *out, GError **error);
+gboolean sim_xml_get_bytes (const char *file, xmlNode *node, const char *name, guint64 *out,
+                            GError **error);
+gboolean sim_xml_get_bandwidth (const char *file, xmlNode *node, const char *name, double *out,
+                                GError **error);
+gboolean sim_xml_get_flop_rate (const char *file, xmlNode *node, const char *name, double *out,
+                                GError **error);
+gboolean sim_xml_get_time (const char *file, xmlNode *node, const char *name, double *out,
+                           GError **error);
+
+/* iteration helpers over element children */
+xmlNode *sim_xml_first_element (xmlNode *parent, const char *name);
+xmlNode *sim_xml_next_element (xmlNode *node, const char *name);
+gboolean sim_xml_is (xmlNode *node, const char *name);
+
+G_END_DECLS
