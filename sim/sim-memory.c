@@ -184,7 +184,10 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
       guint64 lt = plan->lora_rank > 0 ? lora_layer_gpu : layer_gpu;
       guint64 lstates = (plan->lora_rank > 0 ? 2 * layer_gpu : 0) + lt * (guint64) pb +
                         lt * per_param / (plan->zero >= 1 ? shards : 1);
-      guint64 lact = layer_act->saved_bytes + layer_act->transient_bytes;
+      /* per sequence: a smaller micro-batch is case B's remedy, so case C
+       * asks whether one layer fails even with a single sequence */
+      guint64 lact = (layer_act->saved_bytes + layer_act->transient_bytes) /
+                     (guint64) plan->micro_batch;
       layer_states = lstates;
       st.largest_layer_name = "one transformer layer";
       st.largest_layer_states_bytes = layer_states;
@@ -193,7 +196,8 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
         guint64 vt = plan->lora_rank > 0 ? 0 : vocab_gpu;
         guint64 vstates = (plan->lora_rank > 0 ? 2 * vocab_gpu : 0) + vt * (guint64) pb +
                           vt * per_param / (plan->zero >= 1 ? shards : 1);
-        guint64 vact = last ? out_act->saved_bytes : emb_act->saved_bytes;
+        guint64 vact = (last ? out_act->saved_bytes : emb_act->saved_bytes) /
+                       (guint64) plan->micro_batch;
         if (vstates + vact > lstates + lact) {
           st.largest_layer_name = last ? "the output layer and loss" : "the embedding";
           st.largest_layer_states_bytes = vstates;

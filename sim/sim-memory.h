@@ -72,7 +72,7 @@ typedef struct {
   double in_flight_micro_batches; /* the same in micro-batches of the whole stage */
   guint64 activations_peak_bytes;
   guint64 peak_bytes;
-  /* the largest single layer, for case C */
+  /* the largest single layer with one sequence, for case C */
   guint64 largest_layer_states_bytes;
   guint64 largest_layer_activation_bytes;
   const char *largest_layer_name;

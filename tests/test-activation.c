@@ -1,0 +1,128 @@
+/* tests for sim-activation: the per-op list against Korthikanti et al. 2022 */
+#include <glib.h>
+
+#include "sim-activation.h"
+
+static SimModel *
+load (const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (SIM_SOURCE_DIR, "models", name, NULL);
+  SimModel *m = sim_model_load (path, &error);
+  g_assert_no_error (error);
+  return m;
+}
+
+static guint64
+layer_bytes (const SimModel *m, guint64 tp, gboolean sp, gboolean flash, SimRecompute rc,
+             guint64 *transient)
+{
+  SimActivationConfig c = { m->seq_len, 1, tp, 1, sp, flash, rc };
+  g_autoptr (SimActivations) a = sim_activations_layer (m, &c);
+  guint64 sum = 0;
+  for (guint i = 0; i < a->tensors->len; i++)
+    sum += g_array_index (a->tensors, SimSavedTensor, i).bytes;
+  g_assert_cmpuint (sum, ==, a->saved_bytes);
+  if (transient != NULL)
+    *transient = a->transient_bytes;
+  return a->saved_bytes;
+}
+
+/* GPT-3 175B: s = 2048, b = 1, h = 12288, a = 96, t = 8.
+ * sbh = 25,165,824 and a*s^2*b = 402,653,184.
+ *   no parallelism  sbh*34 + 5*a*s^2*b        = 855,638,016 + 2,013,265,920 = 2,868,903,936
+ *   TP              sbh*(10 + 24/8) + 5as^2b/8 = 327,155,712 + 251,658,240 = 578,813,952
+ *   TP + SP         sbh*34/8 + 5as^2b/8        = 106,954,752 + 251,658,240 = 358,612,992 */
+static void
+test_korthikanti (void)
+{
+  g_autoptr (SimModel) m = load ("gpt3-175b.xml");
+  guint64 sbh = 2048ull * 12288, as2b = 96ull * 2048 * 2048;
+  g_assert_cmpuint (sbh, ==, 25165824);
+  g_assert_cmpuint (layer_bytes (m, 1, FALSE, FALSE, SIM_RECOMPUTE_NONE, NULL), ==,
+                    sbh * 34 + 5 * as2b);
+  g_assert_cmpuint (layer_bytes (m, 1, FALSE, FALSE, SIM_RECOMPUTE_NONE, NULL), ==, 2868903936ull);
+  g_assert_cmpuint (layer_bytes (m, 8, FALSE, FALSE, SIM_RECOMPUTE_NONE, NULL), ==,
+                    sbh * 10 + sbh * 24 / 8 + 5 * as2b / 8);
+  g_assert_cmpuint (layer_bytes (m, 8, FALSE, FALSE, SIM_RECOMPUTE_NONE, NULL), ==, 578813952ull);
+  g_assert_cmpuint (layer_bytes (m, 8, TRUE, FALSE, SIM_RECOMPUTE_NONE, NULL), ==,
+                    sbh * 34 / 8 + 5 * as2b / 8);
+  g_assert_cmpuint (layer_bytes (m, 8, TRUE, FALSE, SIM_RECOMPUTE_NONE, NULL), ==, 358612992ull);
+}
+
+/* selective recomputation and flash attention both drop the 5as^2b/t term:
+ * TP + SP + selective = sbh*34/t = 106,954,752 (Korthikanti eq. 6); the
+ * recomputed scores of one layer (5as^2b/t) live through its backward */
+static void
+test_selective_flash (void)
+{
+  g_autoptr (SimModel) m = load ("gpt3-175b.xml");
+  guint64 sbh = 2048ull * 12288, as2b = 96ull * 2048 * 2048, transient = 0;
+  g_assert_cmpuint (layer_bytes (m, 8, TRUE, FALSE, SIM_RECOMPUTE_SELECTIVE, &transient), ==,
+                    sbh * 34 / 8);
+  g_assert_cmpuint (transient, ==, 5 * as2b / 8);
+  g_assert_cmpuint (layer_bytes (m, 8, TRUE, TRUE, SIM_RECOMPUTE_NONE, &transient), ==,
+                    sbh * 34 / 8);
+  g_assert_cmpuint (transient, ==, 0);
+  g_assert_cmpuint (layer_bytes (m, 8, FALSE, TRUE, SIM_RECOMPUTE_NONE, NULL), ==,
+                    sbh * 10 + sbh * 24 / 8);
+}
+
+/* full recomputation keeps the layer input, 2sbh (/t under SP), and holds
+ * the whole layer once while recomputing it */
+static void
+test_full (void)
+{
+  g_autoptr (SimModel) m = load ("gpt3-175b.xml");
+  guint64 sbh = 2048ull * 12288, as2b = 96ull * 2048 * 2048, transient = 0;
+  g_assert_cmpuint (layer_bytes (m, 8, TRUE, FALSE, SIM_RECOMPUTE_FULL, &transient), ==,
+                    2 * sbh / 8);
+  g_assert_cmpuint (transient, ==, sbh * 34 / 8 + 5 * as2b / 8);
+  g_assert_cmpuint (layer_bytes (m, 8, FALSE, FALSE, SIM_RECOMPUTE_FULL, NULL), ==, 2 * sbh);
+}
+
+/* Llama-3-8B (SwiGLU, GQA 8 of 32 heads, RMSNorm, no dropout), s = 8192,
+ * b = 1, flash attention, no TP.  Saved per layer:
+ *   norm inputs 2 x 2sbh, QKV and gate/up inputs 2 x 2sbh     = 8 sbh
+ *   Q 2sbh, K and V 2sb*1024 each (= 0.5 sbh each)           = 3 sbh
+ *   attention output (proj input) 2sbh                       = 2 sbh
+ *   gate and up outputs 4sbf, down input 2sbf, f = 3.5h       = 21 sbh
+ * total 34 sbh, sbh = 8192 * 4096 = 33,554,432 -> 1,140,850,688 bytes.
+ * Context parallel over 2 ranks halves s. */
+static void
+test_llama_cp (void)
+{
+  g_autoptr (SimModel) m = load ("llama3-8b.xml");
+  guint64 sbh = 8192ull * 4096;
+  SimActivationConfig c = { 8192, 1, 1, 2, FALSE, TRUE, SIM_RECOMPUTE_NONE };
+  g_autoptr (SimActivations) a = sim_activations_layer (m, &c);
+  g_assert_cmpuint (layer_bytes (m, 1, FALSE, TRUE, SIM_RECOMPUTE_NONE, NULL), ==,
+                    sbh * 34);
+  g_assert_cmpuint (layer_bytes (m, 1, FALSE, TRUE, SIM_RECOMPUTE_NONE, NULL), ==, 1140850688ull);
+  g_assert_cmpuint (a->saved_bytes, ==, sbh * 17);
+}
+
+/* the last stage keeps the final norm input and output-GEMM input (2sbh
+ * each) and the fp32 logits of its vocabulary shard (4sbV/t):
+ * Korthikanti's 4sbh/t * (1 + V/h) under SP.  GPT-3, t = 8, SP:
+ * 4 * 2048 * 12288 / 8 + 4 * 2048 * 51200 / 8 = 12,582,912 + 52,428,800 */
+static void
+test_output (void)
+{
+  g_autoptr (SimModel) m = load ("gpt3-175b.xml");
+  SimActivationConfig c = { 2048, 1, 8, 1, TRUE, TRUE, SIM_RECOMPUTE_NONE };
+  g_autoptr (SimActivations) a = sim_activations_output (m, &c);
+  g_assert_cmpuint (a->saved_bytes, ==, 12582912ull + 52428800ull);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/activation/korthikanti", test_korthikanti);
+  g_test_add_func ("/activation/selective-flash", test_selective_flash);
+  g_test_add_func ("/activation/full", test_full);
+  g_test_add_func ("/activation/llama-cp", test_llama_cp);
+  g_test_add_func ("/activation/output", test_output);
+  return g_test_run ();
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""The headline command, run as a new user would: from another directory,
+by name.  Checks the JSON document against hand-derived values.
+
+Llama-3-70B, tp 8 x pp 4 x dp 2 on dgx8x4 (64 H100s), 1F1B, flash
+attention, sequence parallel, ZeRO-1, bf16-adam:
+  per GPU, stage 1/2: 20 layers x ((855,654,400 - 16,384 norms) / 8 + 16,384)
+      = 20 x 106,971,136 = 2,139,422,720 params (RMSNorm weights are replicated)
+  stage 0 adds the vocab shard 128,256 x 8192 / 8 = 131,334,144
+  bf16 params 2 B, grads 2 B; master 4 B and m, v 8 B sharded over dp 2
+  activations per layer 33.5 sbh / 8 = 281,018,368 B (s = h = 8192; norm and
+  GEMM inputs 8, Q 2, K and V 0.25 each, attention output 2, SwiGLU 14 + 7)
+  stage 0 holds 4 micro-batches x 20 layers of them at its peak.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sim, src = os.path.abspath(sys.argv[1]), sys.argv[2]
+failures = []
+
+
+def check(name, got, want):
+    ok = got == want
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: expected {want!r}, got {got!r}")
+    if not ok:
+        failures.append(name)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    args = [sim, "--topology", "dgx8x4.xml", "--tp", "8", "--pp", "4", "--dp", "2"]
+    text = subprocess.run(args, cwd=tmp, capture_output=True, text=True, timeout=60)
+    check("text exit status", text.returncode, 0)
+    check("text stderr", text.stderr, "")
+    check("verdict line", any(l.startswith("Verdict   fits") for l in text.stdout.splitlines()), True)
+    check("memory table header", "peak GB  peak GiB" in text.stdout, True)
+
+    out = subprocess.run(args + ["--json", "-"], cwd=tmp, capture_output=True, text=True, timeout=60)
+    check("json exit status", out.returncode, 0)
+    doc = json.loads(out.stdout)
+    again = subprocess.run(args + ["--json", "-"], cwd=tmp, capture_output=True, text=True, timeout=60)
+    check("same inputs, same bytes", again.stdout == out.stdout, True)
+    path = os.path.join(tmp, "r.json")
+    written = subprocess.run(args + ["--json", path], cwd=tmp, capture_output=True, text=True, timeout=60)
+    check("--json FILE exit status", written.returncode, 0)
+    with open(path) as f:
+        check("--json FILE equals --json -", f.read() == out.stdout, True)
+    check("--json FILE keeps the text report on stdout", "Verdict" in written.stdout, True)
+
+check("schema", doc["schema"], "sim-result/1")
+check("topology", {k: doc["topology"][k] for k in ("name", "gpus", "nodes")},
+      {"name": "dgx8x4", "gpus": 64, "nodes": 8})
+check("gpu", doc["topology"]["gpu"].startswith("NVIDIA H100"), True)
+check("model", {k: doc["model"][k] for k in ("name", "params", "layers", "hidden", "heads", "seq_len")},
+      {"name": "llama3-70b", "params": 70553706496, "layers": 80, "hidden": 8192, "heads": 64,
+       "seq_len": 8192})
+plan = doc["plan"]
+check("plan", {k: plan[k] for k in ("tp", "cp", "pp", "dp", "micro_batch", "global_batch",
+                                    "micro_batches", "schedule", "virtual_stages", "recompute",
+                                    "sequence_parallel", "zero", "recipe")},
+      {"tp": 8, "cp": 1, "pp": 4, "dp": 2, "micro_batch": 1, "global_batch": 1024,
+       "micro_batches": 512, "schedule": "1f1b", "virtual_stages": 1, "recompute": "none",
+       "sequence_parallel": True, "zero": 1, "recipe": "bf16-adam"})
+mem = doc["memory"]
+check("capacity_bytes (81559 MiB)", mem["capacity_bytes"], 81559 * 2**20)
+check("fits", mem["fits"], True)
+check("oom_case", mem["oom_case"], None)
+check("stages", len(mem["stages"]), 4)
+s0, s1 = mem["stages"][0], mem["stages"][1]
+p1 = 2139422720
+p0 = p1 + 131334144
+check("stage 1 params_bytes", s1["params_bytes"], 2 * p1)
+check("stage 1 grads_bytes", s1["grads_bytes"], 2 * p1)
+check("stage 1 master_bytes (ZeRO-1 over dp 2)", s1["master_bytes"], 4 * p1 // 2)
+check("stage 1 optimizer_bytes", s1["optimizer_bytes"], 8 * p1 // 2)
+check("stage 0 params_bytes", s0["params_bytes"], 2 * p0)
+check("activation_bytes_per_layer", s0["activation_bytes_per_layer"], 281018368)
+check("stage 0 in flight", s0["in_flight_micro_batches"], 4)
+check("stage 3 in flight", mem["stages"][3]["in_flight_micro_batches"], 1)
+check("stage 0 activations", s0["activations_peak_bytes"], 4 * 20 * 281018368)
+check("peak is the largest stage", mem["peak_bytes"], max(s["peak_bytes"] for s in mem["stages"]))
+check("peak <= usable", mem["peak_bytes"] <= mem["usable_bytes"], True)
+for s in mem["stages"]:
+    parts = (s["params_bytes"] + s["grads_bytes"] + s["master_bytes"] + s["optimizer_bytes"]
+             + s["grad_accum_bytes"] + s["buffer_bytes"] + s["activations_peak_bytes"])
+    check(f"stage {s['stage']} peak is the sum of its parts", s["peak_bytes"], parts)
+
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,202 @@
+/* tests for sim-memory: the course notes' worked numbers and the verdicts */
+#include <glib.h>
+
+#include <math.h>
+
+#include "sim-memory.h"
+
+typedef struct {
+  SimTopology *topo;
+  SimModel *model;
+  SimPlan *plan;
+  SimMemory *mem;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  sim_memory_free (r->mem);
+  sim_plan_free (r->plan);
+  sim_model_free (r->model);
+  sim_topology_free (r->topo);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+run (Run *r, const char *topo, int nodes, const char *model, const char *plan)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tpath = g_str_has_prefix (topo, "tests/")
+                               ? g_build_filename (SIM_SOURCE_DIR, topo, NULL)
+                               : g_build_filename (SIM_SOURCE_DIR, "topologies", topo, NULL);
+  g_autofree char *mpath = g_build_filename (SIM_SOURCE_DIR, "models", model, NULL);
+  r->topo = sim_topology_load (tpath, nodes, &error);
+  g_assert_no_error (error);
+  r->model = sim_model_load (mpath, &error);
+  g_assert_no_error (error);
+  r->plan = sim_plan_new ();
+  g_assert_true (sim_plan_parse_string (r->plan, plan, &error));
+  g_assert_no_error (error);
+  g_assert_true (sim_plan_resolve (r->plan, r->topo, r->model, &error));
+  g_assert_no_error (error);
+  r->mem = sim_memory_compute (r->topo, r->model, r->plan);
+}
+
+static const SimStageMemory *
+stage (const Run *r, int s)
+{
+  return &g_array_index (r->mem->stages, SimStageMemory, s);
+}
+
+static void
+test_recipes (void)
+{
+  /* bytes per parameter: 2+2+4+4+4 = 16; +4 fp32 accumulation = 20;
+   * fp32 4+4+4+4 = 16; 8-bit m, v: 2+2+4+1+1 = 10; SGD: 2+2+4 = 8.
+   * 7e9 params x 16 B = 112e9 B = 112 GB = 104.3 GiB (course notes) */
+  struct { SimRecipe r; int total; } cases[] = {
+    { SIM_RECIPE_BF16_ADAM, 16 }, { SIM_RECIPE_BF16_ADAM_FP32_ACCUM, 20 },
+    { SIM_RECIPE_FP32_ADAM, 16 }, { SIM_RECIPE_BF16_ADAM8BIT, 10 }, { SIM_RECIPE_BF16_SGD, 8 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    int p, g, m, o, a;
+    sim_recipe_bytes (cases[i].r, &p, &g, &m, &o, &a);
+    g_assert_cmpint (p + g + m + o + a, ==, cases[i].total);
+  }
+  {
+    int p, g, m, o, a;
+    guint64 bytes;
+    sim_recipe_bytes (SIM_RECIPE_BF16_ADAM, &p, &g, &m, &o, &a);
+    bytes = G_GUINT64_CONSTANT (7000000000) * (guint64) (p + g + m + o + a);
+    g_assert_cmpuint (bytes, ==, G_GUINT64_CONSTANT (112000000000));
+    g_assert_cmpfloat_with_epsilon ((double) bytes / 1073741824.0, 104.3, 0.05);
+  }
+}
+
+/* Llama-3-8B full fine-tune on one GPU: 8,030,261,248 x 16 =
+ * 128,484,179,968 B = 128.5 GB: case A on an 80 GB H100 */
+static void
+test_llama8b_full (void)
+{
+  g_auto (Run) r = { 0 };
+  run (&r, "tests/data/h100x1.xml", 0, "llama3-8b.xml", "tp=1,pp=1,dp=1,gb=1");
+  g_assert_cmpuint (stage (&r, 0)->states_bytes, ==, G_GUINT64_CONSTANT (128484179968));
+  g_assert_false (r.mem->fits);
+  g_assert_cmpint (r.mem->oom_case, ==, SIM_OOM_A);
+}
+
+/* ... and with fp32 accumulation 20 B/param, with 8-bit Adam 10 B/param */
+static void
+test_llama8b_recipes (void)
+{
+  g_auto (Run) a = { 0 };
+  g_auto (Run) b = { 0 };
+  run (&a, "tests/data/h100x1.xml", 0, "llama3-8b.xml", "gb=1,recipe=bf16-adam-fp32-accum");
+  g_assert_cmpuint (stage (&a, 0)->states_bytes, ==, G_GUINT64_CONSTANT (8030261248) * 20);
+  run (&b, "tests/data/h100x1.xml", 0, "llama3-8b.xml", "gb=1,recipe=bf16-adam8bit");
+  g_assert_cmpuint (stage (&b, 0)->states_bytes, ==, G_GUINT64_CONSTANT (8030261248) * 10);
+}
+
+/* LoRA r = 16 on all seven projections: 41,943,040 trainable;
+ * 8,030,261,248 x 2 + 41,943,040 x 16 = 16,731,611,136 B = 16.7 GB: fits */
+static void
+test_llama8b_lora (void)
+{
+  g_auto (Run) r = { 0 };
+  run (&r, "tests/data/h100x1.xml", 0, "llama3-8b.xml", "gb=1,lora-rank=16");
+  g_assert_cmpuint (r.mem->trainable_params, ==, 41943040);
+  g_assert_cmpuint (stage (&r, 0)->states_bytes, ==, G_GUINT64_CONSTANT (16731611136));
+  g_assert_true (r.mem->fits);
+}
+
+/* FSDP / ZeRO-3 over 8 GPUs: 128.5 GB / 8 = 16.06 GB of states per GPU
+ * (course notes: "128.5 GB -> 16 GB per card"), plus two gathered layers
+ * of bf16 weights: 2 x 218,112,000 x 2 B = 872,448,000 B */
+static void
+test_zero3 (void)
+{
+  g_auto (Run) r = { 0 };
+  run (&r, "dgx8x4.xml", 1, "llama3-8b.xml", "tp=1,pp=1,dp=8,zero=3,gb=8");
+  g_assert_cmpuint (stage (&r, 0)->states_bytes - stage (&r, 0)->buffer_bytes, ==,
+                    G_GUINT64_CONSTANT (128484179968) / 8);
+  g_assert_cmpuint (stage (&r, 0)->buffer_bytes, ==, G_GUINT64_CONSTANT (872448000));
+}
+
+/* in-flight micro-batches per stage: GPipe m; 1F1B p - stage;
+ * interleaved (Megatron) (p - s - 1)*2 + (v - 1)*p + 1 chunks: with p = 4,
+ * v = 2 stage 0 holds 11 chunks of L/8 layers = L*(1 + (p-1)/(p*v)), the
+ * factor Korthikanti et al. give for the interleaved schedule */
+static void
+test_in_flight (void)
+{
+  g_assert_cmpuint (sim_memory_in_flight (SIM_SCHEDULE_GPIPE, 4, 0, 32, 1), ==, 32);
+  g_assert_cmpuint (sim_memory_in_flight (SIM_SCHEDULE_1F1B, 4, 0, 32, 1), ==, 4);
+  g_assert_cmpuint (sim_memory_in_flight (SIM_SCHEDULE_1F1B, 4, 3, 32, 1), ==, 1);
+  g_assert_cmpuint (sim_memory_in_flight (SIM_SCHEDULE_1F1B, 8, 0, 2, 1), ==, 2);
+  g_assert_cmpuint (sim_memory_in_flight (SIM_SCHEDULE_INTERLEAVED, 4, 0, 32, 2), ==, 11);
+  g_assert_cmpuint (sim_memory_in_flight (SIM_SCHEDULE_INTERLEAVED, 4, 3, 32, 2), ==, 5);
+  g_assert_cmpfloat_with_epsilon (11.0 / 8.0, 1.0 + 3.0 / 8.0, 1e-12);
+}
+
+/* The headline: Llama-3-70B, tp 8, pp 4, dp 2 on dgx8x4, 1F1B, flash, SP.
+ * Stage 0 holds 20 layers x 4 micro-batches of 33.5 sbh/8 bytes per layer
+ * (SwiGLU f = 3.5h, GQA kvd = h/8 so K and V are 0.25 sbh each:
+ * 8 + 2.5 + 2 + 21 = 33.5 sbh), s = 8192, h = 8192:
+ * 33.5 * 67,108,864 / 8 = 281,018,368 B per layer, and the
+ * first stage is the peak (Korthikanti: it holds p x L/p = L layers). */
+static void
+test_headline (void)
+{
+  g_auto (Run) r = { 0 };
+  run (&r, "dgx8x4.xml", 0, "llama3-70b.xml", "tp=8,pp=4,dp=2");
+  g_assert_cmpuint (stage (&r, 0)->activation_bytes_per_layer, ==, 281018368ull);
+  g_assert_cmpuint (stage (&r, 0)->in_flight_chunks, ==, 4);
+  g_assert_cmpuint (stage (&r, 0)->activations_peak_bytes, ==, 4ull * 20 * 281018368ull);
+  g_assert_cmpint (r.mem->peak_stage, ==, 0);
+  g_assert_true (r.mem->fits);
+  /* usable: 81559 MiB - 1.5 GB, less 10% */
+  g_assert_cmpuint (r.mem->usable_bytes, ==,
+                    (guint64) ((81559ull * 1048576 - 1500000000ull) -
+                               (guint64) llround ((81559.0 * 1048576 - 1.5e9) * 0.10)));
+}
+
+/* case B: states fit but 16 x 8192-token micro-batches without flash do not */
+static void
+test_case_b (void)
+{
+  g_auto (Run) r = { 0 };
+  g_autoptr (GPtrArray) remedies = NULL;
+  run (&r, "dgx8x4.xml", 1, "llama3-8b.xml", "tp=1,pp=1,dp=8,zero=3,mb=16,gb=128,no-flash-attention");
+  g_assert_false (r.mem->fits);
+  g_assert_cmpint (r.mem->oom_case, ==, SIM_OOM_B);
+  remedies = sim_memory_remedies (r.topo, r.model, r.plan, r.mem);
+  g_assert_cmpuint (remedies->len, >, 0);
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (remedies, 0), "--micro-batch 1"));
+}
+
+/* case C: GPT-3 at 64k tokens without flash: one layer's scores alone,
+ * 5*a*s^2*b = 5 * 96 * 65536^2 = 2.06e12 B, exceed any GPU */
+static void
+test_case_c (void)
+{
+  g_auto (Run) r = { 0 };
+  run (&r, "dgx8x4.xml", 0, "gpt3-175b.xml", "tp=8,pp=8,dp=1,seq=65536,gb=8,no-flash-attention,zero=0");
+  g_assert_false (r.mem->fits);
+  g_assert_cmpint (r.mem->oom_case, ==, SIM_OOM_C);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/memory/recipes", test_recipes);
+  g_test_add_func ("/memory/llama8b-full", test_llama8b_full);
+  g_test_add_func ("/memory/llama8b-recipes", test_llama8b_recipes);
+  g_test_add_func ("/memory/llama8b-lora", test_llama8b_lora);
+  g_test_add_func ("/memory/zero3", test_zero3);
+  g_test_add_func ("/memory/in-flight", test_in_flight);
+  g_test_add_func ("/memory/headline", test_headline);
+  g_test_add_func ("/memory/case-b", test_case_b);
+  g_test_add_func ("/memory/case-c", test_case_c);
+  return g_test_run ();
+}

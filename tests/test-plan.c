@@ -1,0 +1,123 @@
+/* tests for sim-plan: defaults, validation and Megatron rank placement */
+#include <glib.h>
+#include <string.h>
+
+#include "sim-error.h"
+#include "sim-plan.h"
+
+static SimTopology *
+dgx8x4 (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *p = g_build_filename (SIM_SOURCE_DIR, "topologies", "dgx8x4.xml", NULL);
+  SimTopology *t = sim_topology_load (p, 0, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+static SimModel *
+model (const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *p = g_build_filename (SIM_SOURCE_DIR, "models", name, NULL);
+  SimModel *m = sim_model_load (p, &error);
+  g_assert_no_error (error);
+  return m;
+}
+
+/* Megatron order, TP fastest then CP, DP, PP: with tp 8, pp 4, dp 2 rank 9
+ * is tp 1 of dp replica 1 on stage 0; rank 16 starts stage 1 */
+static void
+test_ranks (void)
+{
+  g_autoptr (SimTopology) t = dgx8x4 ();
+  g_autoptr (SimModel) m = model ("llama3-70b.xml");
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (GError) error = NULL;
+  int c[SIM_DIM_COUNT];
+  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=4,dp=2", &error));
+  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_no_error (error);
+  sim_plan_rank_coords (p, 9, c);
+  g_assert_cmpint (c[SIM_DIM_TP], ==, 1);
+  g_assert_cmpint (c[SIM_DIM_DP], ==, 1);
+  g_assert_cmpint (c[SIM_DIM_PP], ==, 0);
+  sim_plan_rank_coords (p, 16, c);
+  g_assert_cmpint (c[SIM_DIM_TP], ==, 0);
+  g_assert_cmpint (c[SIM_DIM_DP], ==, 0);
+  g_assert_cmpint (c[SIM_DIM_PP], ==, 1);
+  for (int r = 0; r < 64; r++) {
+    sim_plan_rank_coords (p, r, c);
+    g_assert_cmpint (sim_plan_rank_of (p, c), ==, r);
+  }
+}
+
+/* --order tp-pp-cp-dp puts the stages of one replica next to each other */
+static void
+test_order (void)
+{
+  g_autoptr (SimTopology) t = dgx8x4 ();
+  g_autoptr (SimModel) m = model ("llama3-70b.xml");
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (GError) error = NULL;
+  int c[SIM_DIM_COUNT];
+  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=4,dp=2,order=tp-pp-cp-dp", &error));
+  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  sim_plan_rank_coords (p, 8, c);
+  g_assert_cmpint (c[SIM_DIM_PP], ==, 1);
+  g_assert_cmpint (c[SIM_DIM_DP], ==, 0);
+}
+
+/* dp is derived (64 / (8 x 4) = 2) and every default is recorded;
+ * llama3-70b's file gives a global batch of 1024 */
+static void
+test_defaults (void)
+{
+  g_autoptr (SimTopology) t = dgx8x4 ();
+  g_autoptr (SimModel) m = model ("llama3-70b.xml");
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=4", &error));
+  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_cmpint (p->dp, ==, 2);
+  g_assert_cmpuint (p->global_batch, ==, 1024);
+  g_assert_cmpuint (p->micro_batches, ==, 512);
+  g_assert_cmpint (p->zero, ==, 1);
+  g_assert_cmpint (p->sequence_parallel, ==, 1);
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (p->defaults, 0), "--dp 2"));
+}
+
+static void
+test_errors (void)
+{
+  g_autoptr (SimTopology) t = dgx8x4 ();
+  g_autoptr (SimModel) m = model ("llama3-70b.xml");
+  struct { const char *plan; const char *substring; } cases[] = {
+    { "tp=8,pp=4,dp=3", "layouts that fit: --tp 8 --pp 1 --dp 8; --tp 8 --pp 2 --dp 4" },
+    { "tp=16,pp=2,dp=2", "must divide the 64 attention heads and 8 KV heads" },
+    { "tp=8,pp=8,dp=1,schedule=interleaved,v=3", "virtual stages" },
+    { "tp=8,pp=4,dp=2,gb=7", "must be a multiple of micro-batch 1 x dp 2" },
+    { "tp=8,pp=4,dp=2,v=2,schedule=1f1b", "needs --schedule interleaved" },
+    { "tp=8,pp=4,dp=2,qlora", "--qlora needs --lora-rank" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (GError) error = NULL;
+    g_assert_true (sim_plan_parse_string (p, cases[i].plan, &error));
+    g_assert_false (sim_plan_resolve (p, t, m, &error));
+    g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
+    if (strstr (error->message, cases[i].substring) == NULL)
+      g_error ("plan %s: '%s' lacks '%s'", cases[i].plan, error->message, cases[i].substring);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/plan/ranks", test_ranks);
+  g_test_add_func ("/plan/order", test_order);
+  g_test_add_func ("/plan/defaults", test_defaults);
+  g_test_add_func ("/plan/errors", test_errors);
+  return g_test_run ();
+}

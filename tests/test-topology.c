@@ -1,0 +1,105 @@
+/* tests for sim-topology: both forms, the expansion, --nodes */
+#include <glib.h>
+
+#include "sim-error.h"
+#include "sim-topology.h"
+
+static SimTopology *
+load (const char *name, int nodes)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *p = g_build_filename (SIM_SOURCE_DIR, "topologies", name, NULL);
+  SimTopology *t = sim_topology_load (p, nodes, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+static int
+count_links (const SimTopology *t, SimLinkKind k)
+{
+  int n = 0;
+  for (guint i = 0; i < t->links->len; i++)
+    n += g_array_index (t->links, SimLink, i).kind == k;
+  return n;
+}
+
+/* dgx8x4: 8 nodes x (8 GPUs + 1 NVSwitch + 8 NICs) = 136 vertices, plus
+ * 8 rail leaves (one group: 8 <= 32 nodes per leaf) and a spine = 145.
+ * Links: 64 NVLink, 64 PCIe, 64 NIC-leaf, 8 leaf-spine.  A leaf uplink
+ * carries 8 nodes x 50 GB/s = 400 GB/s at oversubscription 1. */
+static void
+test_dgx8x4 (void)
+{
+  g_autoptr (SimTopology) t = load ("dgx8x4.xml", 0);
+  const SimGpuType *g = sim_topology_gpu_type (t, 0);
+  g_assert_cmpint (sim_topology_n_gpus (t), ==, 64);
+  g_assert_cmpint (t->n_nodes, ==, 8);
+  g_assert_cmpint (t->gpus_per_node, ==, 8);
+  g_assert_cmpuint (t->vertices->len, ==, 145);
+  g_assert_cmpint (count_links (t, SIM_LINK_NVLINK), ==, 64);
+  g_assert_cmpint (count_links (t, SIM_LINK_PCIE), ==, 64);
+  g_assert_cmpint (count_links (t, SIM_LINK_INFINIBAND), ==, 72);
+  g_assert_cmpuint (g->hbm_capacity_bytes, ==, G_GUINT64_CONSTANT (80) << 30);
+  g_assert_cmpuint (g->hbm_visible_bytes, ==, G_GUINT64_CONSTANT (81559) << 20);
+  g_assert_cmpfloat_with_epsilon (g->peak_flop_per_s[SIM_DTYPE_BF16], 989.4e12, 1e6);
+  g_assert_cmpfloat_with_epsilon (t->cluster.nic_bw_bytes_per_s, 50e9, 1.0);
+  for (guint i = 0; i < t->links->len; i++) {
+    const SimLink *l = &g_array_index (t->links, SimLink, i);
+    const SimVertex *b = &g_array_index (t->vertices, SimVertex, l->b);
+    if (b->kind == SIM_VERTEX_SPINE)
+      g_assert_cmpfloat_with_epsilon (l->bw_bytes_per_s, 400e9, 1.0);
+  }
+  /* GPU numbers follow nodes: GPU 9 is the second GPU of node 1 */
+  g_assert_cmpint (sim_topology_gpu (t, 9)->node, ==, 1);
+}
+
+/* --nodes 2048 turns the same node into a 16,384-GPU cluster:
+ * 64 leaf groups x 8 rails = 512 leaves under the spine */
+static void
+test_nodes_override (void)
+{
+  g_autoptr (SimTopology) t = load ("dgx8x4.xml", 2048);
+  int leaves = 0;
+  g_assert_cmpint (sim_topology_n_gpus (t), ==, 16384);
+  for (guint i = 0; i < t->vertices->len; i++)
+    leaves += g_array_index (t->vertices, SimVertex, i).kind == SIM_VERTEX_LEAF;
+  g_assert_cmpint (leaves, ==, 512);
+}
+
+static void
+test_graph (void)
+{
+  g_autoptr (SimTopology) t = load ("example-graph.xml", 0);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *p = g_build_filename (SIM_SOURCE_DIR, "topologies", "example-graph.xml", NULL);
+  g_assert_cmpint (sim_topology_n_gpus (t), ==, 4);
+  g_assert_cmpint (t->n_nodes, ==, 2);
+  g_assert_cmpint (t->gpus_per_node, ==, 2);
+  g_assert_false (t->cluster.present);
+  /* an explicit graph cannot be resized */
+  g_assert_null (sim_topology_load (p, 4, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
+}
+
+/* every shipped topology loads */
+static void
+test_shipped (void)
+{
+  const char *names[] = { "dgx8x4.xml", "dgx-a100.xml", "dgx-h100.xml", "dgx-h200.xml" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    g_autoptr (SimTopology) t = load (names[i], 0);
+    g_assert_cmpint (sim_topology_n_gpus (t), >, 0);
+    g_assert_true (sim_topology_is_homogeneous (t));
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/topology/dgx8x4", test_dgx8x4);
+  g_test_add_func ("/topology/nodes-override", test_nodes_override);
+  g_test_add_func ("/topology/graph", test_graph);
+  g_test_add_func ("/topology/shipped", test_shipped);
+  return g_test_run ();
+}
