@@ -243,27 +243,6 @@ sim_memory_free (SimMemory *mem)
 
 typedef void (*Change) (SimPlan *p);
 
-static void
-try_remedy (GPtrArray *out, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
-            const SimMemory *mem, const char *flags, const char *why, Change change)
-{
-  g_autoptr (SimPlan) p = sim_plan_copy (plan);
-  g_autoptr (SimMemory) m = NULL;
-  g_autofree char *gb = NULL;
-  g_autofree char *gib = NULL;
-  change (p);
-  if (!sim_plan_resolve (p, topo, model, NULL))
-    return;
-  m = sim_memory_compute (topo, model, p);
-  if (m->peak_bytes >= mem->peak_bytes)
-    return; /* a remedy that does not help is not a remedy */
-  gb = sim_format_gb (m->peak_bytes);
-  gib = sim_format_gib (m->peak_bytes);
-  g_ptr_array_add (out, g_strdup_printf ("%-34s %s: peak %s (%s) on stage %d, %s", flags, why,
-                                         gb, gib, m->peak_stage,
-                                         m->fits ? "fits" : "still out of memory"));
-}
-
 static void zero1 (SimPlan *p) { p->zero = MAX (p->zero, 1); }
 static void zero2 (SimPlan *p) { p->zero = MAX (p->zero, 2); }
 static void zero3 (SimPlan *p) { p->zero = 3; }
@@ -271,70 +250,155 @@ static void adam8 (SimPlan *p) { p->recipe = SIM_RECIPE_BF16_ADAM8BIT; p->recipe
 static void tp2 (SimPlan *p) { p->tp *= 2; p->dp /= 2; }
 static void pp2 (SimPlan *p) { p->pp *= 2; p->dp /= 2; }
 static void cp2 (SimPlan *p) { p->cp *= 2; p->dp /= 2; }
+static void tp2_pp (SimPlan *p) { p->tp *= 2; p->pp /= 2; }
+static void cp2_pp (SimPlan *p) { p->cp *= 2; p->pp /= 2; }
 static void mb1 (SimPlan *p) { p->micro_batch = 1; }
 static void sel (SimPlan *p) { p->recompute = SIM_RECOMPUTE_SELECTIVE; }
 static void full (SimPlan *p) { p->recompute = SIM_RECOMPUTE_FULL; }
 static void sp_on (SimPlan *p) { p->sequence_parallel = 1; }
 static void flash_on (SimPlan *p) { p->flash_attention = 1; }
+static void lora (SimPlan *p) { p->lora_rank = 16; }
+static void qlora (SimPlan *p) { p->lora_rank = 16; p->qlora = TRUE; }
+
+typedef struct {
+  GPtrArray *lines;
+  GString *flags;          /* the helpful changes so far, for the combination */
+  GPtrArray *changes;      /* Change, in the same order */
+  gboolean any_fits;
+} Remedies;
+
+static char *
+outcome (const SimMemory *m)
+{
+  g_autofree char *gb = sim_format_gb (m->peak_bytes);
+  g_autofree char *gib = sim_format_gib (m->peak_bytes);
+  return g_strdup_printf ("peak %s (%s) on stage %d, %s", gb, gib, m->peak_stage,
+                          m->fits ? "fits" : "still out of memory");
+}
+
+static void
+try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+            const SimMemory *mem, const char *flags, const char *why, Change change)
+{
+  /* layout changes (tp, pp, cp, dp) and fine-tuning are alternatives, not
+   * knobs to stack, and selective recomputation and ZeRO 1/2 are subsumed
+   * by full recomputation and ZeRO 3: only the others join the combination */
+  gboolean combinable = change != tp2 && change != pp2 && change != cp2 && change != tp2_pp &&
+                        change != cp2_pp && change != lora &&
+                        change != qlora && change != sel && change != zero1 && change != zero2;
+  g_autoptr (SimPlan) p = sim_plan_copy (plan);
+  g_autoptr (SimMemory) m = NULL;
+  g_autofree char *result = NULL;
+  change (p);
+  if (!sim_plan_resolve (p, topo, model, NULL))
+    return;
+  m = sim_memory_compute (topo, model, p);
+  if (m->peak_bytes >= mem->peak_bytes)
+    return; /* a remedy that does not help is not a remedy */
+  result = outcome (m);
+  g_ptr_array_add (r->lines, g_strdup_printf ("%-24s %s: %s", flags, why, result));
+  r->any_fits |= m->fits;
+  if (!combinable)
+    return;
+  g_string_append_printf (r->flags, "%s%s", r->flags->len ? " " : "", flags);
+  g_ptr_array_add (r->changes, (gpointer) change);
+}
+
+/* when no single change is enough, say what all of them do together */
+static void
+try_together (Remedies *r, const SimTopology *topo, const SimModel *model, const SimPlan *plan)
+{
+  g_autoptr (SimPlan) p = sim_plan_copy (plan);
+  g_autoptr (SimMemory) m = NULL;
+  g_autofree char *result = NULL;
+  if (r->any_fits || r->changes->len < 2)
+    return;
+  for (guint i = 0; i < r->changes->len; i++)
+    ((Change) g_ptr_array_index (r->changes, i)) (p);
+  if (!sim_plan_resolve (p, topo, model, NULL))
+    return;
+  m = sim_memory_compute (topo, model, p);
+  result = outcome (m);
+  g_ptr_array_add (r->lines, g_strdup_printf ("together: %s: %s", r->flags->str,
+                                              result));
+}
+
 
 GPtrArray *
 sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
                      const SimMemory *mem)
 {
-  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  Remedies r = { g_ptr_array_new_with_free_func (g_free), g_string_new (NULL),
+                  g_ptr_array_new (), FALSE };
   gboolean even_dp = plan->dp % 2 == 0;
   g_autofree char *tpf = g_strdup_printf ("--tp %d --dp %d", plan->tp * 2, plan->dp / 2);
   g_autofree char *ppf = g_strdup_printf ("--pp %d --dp %d", plan->pp * 2, plan->dp / 2);
   g_autofree char *cpf = g_strdup_printf ("--cp %d --dp %d", plan->cp * 2, plan->dp / 2);
+  g_autofree char *tppf = g_strdup_printf ("--tp %d --pp %d", plan->tp * 2, plan->pp / 2);
+  g_autofree char *cppf = g_strdup_printf ("--cp %d --pp %d", plan->cp * 2, plan->pp / 2);
   gboolean shardable = plan->dp * plan->cp > 1;
 
   if (mem->fits)
-    return out;
+    goto done;
   /* the order of the course notes' decision table: cheapest remedy first */
   switch (mem->oom_case) {
   case SIM_OOM_A:
     if (shardable && plan->zero < 1)
-      try_remedy (out, topo, model, plan, mem, "--zero 1", "shard optimizer states over dp", zero1);
+      try_remedy (&r, topo, model, plan, mem, "--zero 1", "shard optimizer states over dp", zero1);
     if (shardable && plan->zero < 2)
-      try_remedy (out, topo, model, plan, mem, "--zero 2", "also shard gradients", zero2);
+      try_remedy (&r, topo, model, plan, mem, "--zero 2", "also shard gradients", zero2);
     if (shardable && plan->zero < 3)
-      try_remedy (out, topo, model, plan, mem, "--zero 3", "also shard parameters (FSDP)", zero3);
+      try_remedy (&r, topo, model, plan, mem, "--zero 3", "also shard parameters (FSDP)", zero3);
     if (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM_FP32_ACCUM)
-      try_remedy (out, topo, model, plan, mem, "--recipe bf16-adam8bit", "8-bit optimizer states", adam8);
+      try_remedy (&r, topo, model, plan, mem, "--recipe bf16-adam8bit", "8-bit optimizer states", adam8);
     if (even_dp)
-      try_remedy (out, topo, model, plan, mem, ppf, "split layers over more pipeline stages", pp2);
+      try_remedy (&r, topo, model, plan, mem, ppf, "split layers over more pipeline stages", pp2);
     if (even_dp)
-      try_remedy (out, topo, model, plan, mem, tpf, "split every layer over more GPUs", tp2);
+      try_remedy (&r, topo, model, plan, mem, tpf, "split every layer over more GPUs", tp2);
+    if (plan->lora_rank == 0)
+      try_remedy (&r, topo, model, plan, mem, "--lora-rank 16", "fine-tuning only: train adapters, freeze the base", lora);
+    if (!plan->qlora)
+      try_remedy (&r, topo, model, plan, mem, "--lora-rank 16 --qlora", "fine-tuning only: 4-bit frozen base", qlora);
     break;
   case SIM_OOM_B:
     if (plan->micro_batch > 1)
-      try_remedy (out, topo, model, plan, mem, "--micro-batch 1",
+      try_remedy (&r, topo, model, plan, mem, "--micro-batch 1",
                   "smaller micro-batches, same global batch by accumulation", mb1);
     if (!plan->flash_attention)
-      try_remedy (out, topo, model, plan, mem, "--flash-attention", "never store the s*s scores", flash_on);
+      try_remedy (&r, topo, model, plan, mem, "--flash-attention", "never store the s*s scores", flash_on);
     if (plan->recompute == SIM_RECOMPUTE_NONE && !plan->flash_attention)
-      try_remedy (out, topo, model, plan, mem, "--recompute selective", "recompute the attention core", sel);
+      try_remedy (&r, topo, model, plan, mem, "--recompute selective", "recompute the attention core", sel);
     if (plan->recompute != SIM_RECOMPUTE_FULL)
-      try_remedy (out, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
+      try_remedy (&r, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
     if (plan->tp > 1 && !plan->sequence_parallel)
-      try_remedy (out, topo, model, plan, mem, "--sequence-parallel", "split norm/dropout activations over tp", sp_on);
+      try_remedy (&r, topo, model, plan, mem, "--sequence-parallel", "split norm/dropout activations over tp", sp_on);
     if (even_dp)
-      try_remedy (out, topo, model, plan, mem, cpf, "split the sequence over more GPUs", cp2);
+      try_remedy (&r, topo, model, plan, mem, cpf, "split the sequence over more GPUs", cp2);
     if (even_dp)
-      try_remedy (out, topo, model, plan, mem, tpf, "split every layer over more GPUs", tp2);
+      try_remedy (&r, topo, model, plan, mem, tpf, "split every layer over more GPUs", tp2);
     if (shardable && plan->zero < 3)
-      try_remedy (out, topo, model, plan, mem, "--zero 3", "free room for activations by sharding states", zero3);
+      try_remedy (&r, topo, model, plan, mem, "--zero 3", "free room for activations by sharding states", zero3);
     break;
   case SIM_OOM_C:
+    if (!plan->flash_attention)
+      try_remedy (&r, topo, model, plan, mem, "--flash-attention", "never store the s*s scores", flash_on);
     if (even_dp)
-      try_remedy (out, topo, model, plan, mem, tpf, "split every layer over more GPUs", tp2);
+      try_remedy (&r, topo, model, plan, mem, tpf, "split every layer over more GPUs", tp2);
+    else if (plan->pp % 2 == 0)
+      try_remedy (&r, topo, model, plan, mem, tppf, "split every layer over more GPUs", tp2_pp);
+    if (!even_dp && plan->pp % 2 == 0)
+      try_remedy (&r, topo, model, plan, mem, cppf, "split the sequence over more GPUs", cp2_pp);
     if (plan->recompute != SIM_RECOMPUTE_FULL)
-      try_remedy (out, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
+      try_remedy (&r, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
     if (even_dp)
-      try_remedy (out, topo, model, plan, mem, cpf, "split the sequence over more GPUs", cp2);
+      try_remedy (&r, topo, model, plan, mem, cpf, "split the sequence over more GPUs", cp2);
     break;
   case SIM_OOM_NONE:
     break;
   }
-  return out;
+  try_together (&r, topo, model, plan);
+done:
+  g_string_free (r.flags, TRUE);
+  g_ptr_array_unref (r.changes);
+  return r.lines;
 }

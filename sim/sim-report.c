@@ -1,6 +1,8 @@
 /* sim-report.c — text and JSON views of a run */
 #include "sim-report.h"
 
+#include <string.h>
+
 #include "sim-activation.h"
 #include "sim-format.h"
 #include "sim-json.h"
@@ -33,6 +35,26 @@ case_explanation (SimOomCase c)
   return "";
 }
 
+/* append text wrapped at 100 columns, continuation lines indented 10 */
+static void
+append_wrapped (GString *s, const char *text)
+{
+  g_auto (GStrv) words = g_strsplit (text, " ", -1);
+  gsize col = 10;
+  for (guint i = 0; words[i] != NULL; i++) {
+    gsize len = strlen (words[i]);
+    if (i > 0 && col + 1 + len > 100) {
+      g_string_append (s, "\n          ");
+      col = 10;
+    } else if (i > 0) {
+      g_string_append_c (s, ' ');
+      col++;
+    }
+    g_string_append (s, words[i]);
+    col += len;
+  }
+}
+
 static char *
 gb (guint64 b)
 {
@@ -55,9 +77,11 @@ sim_report_text (const SimReportInput *in)
 
   g_string_append_printf (s, "sim %s: %s on %s\n\n", SIM_VERSION, m->name, t->name);
 
-  g_string_append_printf (s, "Cluster   %d GPUs: ", sim_topology_n_gpus (t));
+  g_string_append_printf (s, "Cluster   %d GPU%s: ", sim_topology_n_gpus (t),
+                          sim_topology_n_gpus (t) == 1 ? "" : "s");
   if (t->gpus_per_node > 0)
-    g_string_append_printf (s, "%d nodes x %d %s\n", t->n_nodes, t->gpus_per_node, gpu->name);
+    g_string_append_printf (s, "%d node%s x %d %s\n", t->n_nodes, t->n_nodes == 1 ? "" : "s",
+                            t->gpus_per_node, gpu->name);
   else
     g_string_append_printf (s, "%d nodes of %s\n", t->n_nodes, gpu->name);
   if (t->cluster.present) {
@@ -83,7 +107,7 @@ sim_report_text (const SimReportInput *in)
                             p->qlora ? "4-bit NF4" : "bf16");
   }
 
-  g_string_append_printf (s, "Plan      tp %d x cp %d x pp %d x dp %d = %d GPUs, ranks placed %s (fastest first)\n",
+  g_string_append_printf (s, "Plan      tp %d x cp %d x pp %d x dp %d = %d GPU(s), ranks placed %s (fastest first)\n",
                           p->tp, p->cp, p->pp, p->dp, sim_plan_world_size (p), order);
   g_string_append_printf (s, "          seq %" G_GUINT64_FORMAT ", micro-batch %d, global batch %"
                           G_GUINT64_FORMAT " = %" G_GUINT64_FORMAT " micro-batches per replica (%.2f M tokens per step)\n",
@@ -96,10 +120,19 @@ sim_report_text (const SimReportInput *in)
                           sim_recompute_name (p->recompute), p->flash_attention ? "on" : "off",
                           p->sequence_parallel ? "on" : "off", p->zero, sim_recipe_name (p->recipe));
   if (p->defaults->len > 0) {
+    /* one paragraph, wrapped at about 100 columns */
+    gsize line_start = s->len;
     g_string_append (s, "Defaults  ");
-    for (guint i = 0; i < p->defaults->len; i++)
-      g_string_append_printf (s, "%s%s", i ? "\n          " : "",
-                              (const char *) g_ptr_array_index (p->defaults, i));
+    for (guint i = 0; i < p->defaults->len; i++) {
+      const char *d = g_ptr_array_index (p->defaults, i);
+      if (i > 0 && s->len - line_start + strlen (d) + 2 > 100) {
+        g_string_append (s, ";\n          ");
+        line_start = s->len - 10;
+      } else if (i > 0) {
+        g_string_append (s, "; ");
+      }
+      g_string_append (s, d);
+    }
     g_string_append_c (s, '\n');
   }
 
@@ -159,7 +192,7 @@ sim_report_text (const SimReportInput *in)
       g_string_append_printf (s, "Verdict   OUT OF MEMORY: peak %s (%s) on stage %d is %s over usable\n",
                               pk_gb, pk_gib, mem->peak_stage, over);
       g_string_append_printf (s, "          (model states %s + activations %s)\n", states, acts);
-      g_string_append_printf (s, "          %s", case_explanation (mem->oom_case));
+      g_autoptr (GString) why = g_string_new (case_explanation (mem->oom_case));
       if (mem->oom_case == SIM_OOM_C) {
         const SimStageMemory *worst = NULL;
         for (guint i = 0; i < mem->stages->len; i++) {
@@ -171,10 +204,12 @@ sim_report_text (const SimReportInput *in)
         {
           g_autofree char *ls = sim_format_gb (worst->largest_layer_states_bytes);
           g_autofree char *la = sim_format_gb (worst->largest_layer_activation_bytes);
-          g_string_append_printf (s, "; %s on stage %d alone needs %s of states + %s of activations",
+          g_string_append_printf (why, "; %s on stage %d alone needs %s of states + %s of activations per sequence",
                                   worst->largest_layer_name, worst->stage, ls, la);
         }
       }
+      g_string_append (s, "          ");
+      append_wrapped (s, why->str);
       g_string_append (s, "\n");
       if (in->remedies != NULL && in->remedies->len > 0) {
         g_string_append (s, "Remedies  (each tried on this plan)\n");
