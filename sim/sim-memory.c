@@ -300,29 +300,38 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
   r->any_fits |= m->fits;
   if (!combinable)
     return;
-  g_string_append_printf (r->flags, "%s%s", r->flags->len ? " " : "", flags);
+  g_string_append_printf (r->flags, "%s%s", r->flags->len ? "\t" : "", flags);
   g_ptr_array_add (r->changes, (gpointer) change);
 }
 
-/* when no single change is enough, say what all of them do together */
+/* when no single change is enough, stack the helpful knobs in the order of
+ * the table, cheapest first, and stop at the first stack that fits */
 static void
 try_together (Remedies *r, const SimTopology *topo, const SimModel *model, const SimPlan *plan)
 {
   g_autoptr (SimPlan) p = sim_plan_copy (plan);
-  g_autoptr (SimMemory) m = NULL;
-  g_autofree char *result = NULL;
+  g_autoptr (GString) flags = g_string_new (NULL);
+  g_auto (GStrv) names = g_strsplit (r->flags->str, "\t", -1);
   if (r->any_fits || r->changes->len < 2)
     return;
-  for (guint i = 0; i < r->changes->len; i++)
+  for (guint i = 0; i < r->changes->len; i++) {
+    g_autoptr (SimPlan) q = NULL;
+    g_autoptr (SimMemory) m = NULL;
     ((Change) g_ptr_array_index (r->changes, i)) (p);
-  if (!sim_plan_resolve (p, topo, model, NULL))
-    return;
-  m = sim_memory_compute (topo, model, p);
-  result = outcome (m);
-  g_ptr_array_add (r->lines, g_strdup_printf ("together: %s: %s", r->flags->str,
-                                              result));
+    g_string_append_printf (flags, "%s%s", i ? " " : "", names[i]);
+    if (i == 0)
+      continue;
+    q = sim_plan_copy (p);
+    if (!sim_plan_resolve (q, topo, model, NULL))
+      return;
+    m = sim_memory_compute (topo, model, q);
+    if (m->fits || i + 1 == r->changes->len) {
+      g_autofree char *result = outcome (m);
+      g_ptr_array_add (r->lines, g_strdup_printf ("together: %s: %s", flags->str, result));
+      return;
+    }
+  }
 }
-
 
 GPtrArray *
 sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPlan *plan,

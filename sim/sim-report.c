@@ -85,12 +85,15 @@ sim_report_text (const SimReportInput *in)
   else
     g_string_append_printf (s, "%d nodes of %s\n", t->n_nodes, gpu->name);
   if (t->cluster.present) {
-    g_string_append_printf (s, "          %s", t->cluster.node_name);
+    g_autoptr (GString) line = g_string_new (t->cluster.node_name);
     if (t->cluster.nvlink_bw_bytes_per_s > 0)
-      g_string_append_printf (s, ", NVLink %.0f GB/s per GPU per direction", t->cluster.nvlink_bw_bytes_per_s / 1e9);
-    g_string_append_printf (s, ", %d x %.0f Gb/s %s per node, %s\n", t->cluster.nics_per_node,
+      g_string_append_printf (line, ", NVLink %.0f GB/s per GPU per direction", t->cluster.nvlink_bw_bytes_per_s / 1e9);
+    g_string_append_printf (line, ", %d x %.0f Gb/s %s per node, %s", t->cluster.nics_per_node,
                             t->cluster.nic_bw_bytes_per_s * 8 / 1e9, t->cluster.nic_name,
                             t->cluster.fabric_name);
+    g_string_append (s, "          ");
+    append_wrapped (s, line->str);
+    g_string_append_c (s, '\n');
   }
 
   g_string_append_printf (s, "Model     %s: %s parameters (%s), %" G_GUINT64_FORMAT
@@ -107,8 +110,9 @@ sim_report_text (const SimReportInput *in)
                             p->qlora ? "4-bit NF4" : "bf16");
   }
 
-  g_string_append_printf (s, "Plan      tp %d x cp %d x pp %d x dp %d = %d GPU(s), ranks placed %s (fastest first)\n",
-                          p->tp, p->cp, p->pp, p->dp, sim_plan_world_size (p), order);
+  g_string_append_printf (s, "Plan      tp %d x cp %d x pp %d x dp %d = %d GPU%s, ranks placed %s (fastest first)\n",
+                          p->tp, p->cp, p->pp, p->dp, sim_plan_world_size (p),
+                          sim_plan_world_size (p) == 1 ? "" : "s", order);
   g_string_append_printf (s, "          seq %" G_GUINT64_FORMAT ", micro-batch %d, global batch %"
                           G_GUINT64_FORMAT " = %" G_GUINT64_FORMAT " micro-batches per replica (%.2f M tokens per step)\n",
                           p->seq_len, p->micro_batch, p->global_batch, p->micro_batches,
