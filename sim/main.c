@@ -5,6 +5,7 @@
  * stdout carries results only; errors are one line on stderr and exit
  * status 2.  Output files are written whole or not at all
  * (g_file_set_contents writes a temporary file and renames it). */
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "sim-error.h"
 #include "sim-memory.h"
 #include "sim-model.h"
+#include "sim-io.h"
 #include "sim-paths.h"
 #include "sim-plan.h"
 #include "sim-report.h"
@@ -99,6 +101,10 @@ parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
       value = argv[++i];
     }
 
+    if ((g_str_equal (key, "help") || g_str_equal (key, "version")) && eq != NULL) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected no value", key);
+      return FALSE;
+    }
     if (g_str_equal (key, "help"))
       cli->help = TRUE;
     else if (g_str_equal (key, "version"))
@@ -172,9 +178,13 @@ run (int argc, char **argv, GError **error)
       g_ptr_array_insert (plan->defaults, 0, g_strdup ("--model " DEFAULT_MODEL));
   }
   if (!sim_topology_is_homogeneous (topo)) {
+    const SimVertex *odd = NULL;
+    for (int g = 1; g < sim_topology_n_gpus (topo) && odd == NULL; g++)
+      if (sim_topology_gpu (topo, g)->gpu_type != sim_topology_gpu (topo, 0)->gpu_type)
+        odd = sim_topology_gpu (topo, g);
     g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
-                 "%s: expected one GPU type for the whole cluster (mixed GPUs are not modelled yet)",
-                 topo_path);
+                 "%s:%d: expected one GPU type for the whole cluster, but %s differs from %s (mixed GPUs are not modelled yet)",
+                 topo_path, odd->line > 0 ? odd->line : 1, odd->id, sim_topology_gpu (topo, 0)->id);
     return 2;
   }
 
@@ -192,7 +202,7 @@ run (int argc, char **argv, GError **error)
       fputs (json, stdout);
       return 0;
     }
-    if (!g_file_set_contents (cli.json, json, -1, error)) {
+    if (!sim_write_file (cli.json, json, error)) {
       g_prefix_error (error, "--json: ");
       return 2;
     }
@@ -216,5 +226,9 @@ main (int argc, char **argv)
     fprintf (stderr, "sim: %s\n", error->message);
     return 2;
   }
-  return fflush (stdout) == 0 ? rc : 2;
+  if (fflush (stdout) != 0 || ferror (stdout)) {
+    fprintf (stderr, "sim: cannot write to standard output: %s\n", g_strerror (errno));
+    return 2;
+  }
+  return rc;
 }

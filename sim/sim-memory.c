@@ -253,6 +253,7 @@ static void cp2 (SimPlan *p) { p->cp *= 2; p->dp /= 2; }
 static void tp2_pp (SimPlan *p) { p->tp *= 2; p->pp /= 2; }
 static void cp2_pp (SimPlan *p) { p->cp *= 2; p->pp /= 2; }
 static void mb1 (SimPlan *p) { p->micro_batch = 1; }
+static void one_f1b (SimPlan *p) { p->schedule = SIM_SCHEDULE_1F1B; p->schedule_given = TRUE; }
 static void sel (SimPlan *p) { p->recompute = SIM_RECOMPUTE_SELECTIVE; }
 static void full (SimPlan *p) { p->recompute = SIM_RECOMPUTE_FULL; }
 static void sp_on (SimPlan *p) { p->sequence_parallel = 1; }
@@ -370,6 +371,9 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
       try_remedy (&r, topo, model, plan, mem, "--lora-rank 16 --qlora", "fine-tuning only: 4-bit frozen base", qlora);
     break;
   case SIM_OOM_B:
+    if (plan->schedule == SIM_SCHEDULE_GPIPE)
+      try_remedy (&r, topo, model, plan, mem, "--schedule 1f1b",
+                  "hold at most p micro-batches, not all of them", one_f1b);
     if (plan->micro_batch > 1)
       try_remedy (&r, topo, model, plan, mem, "--micro-batch 1",
                   "smaller micro-batches, same global batch by accumulation", mb1);

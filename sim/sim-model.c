@@ -35,7 +35,7 @@ get_enum (const char *file, xmlNode *node, const char *name, const char *a, cons
   else {
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: attribute %s of <%s>: expected %s or %s, got '%s'", file,
-                 xmlGetLineNo (node), name, (const char *) node->name, a, b, v);
+                 sim_xml_attr_line (node, name), name, (const char *) node->name, a, b, v);
     return FALSE;
   }
   return TRUE;
@@ -51,16 +51,23 @@ sim_model_load (const char *path, GError **error)
   xmlNode *training = NULL;
   int mlp = 0, norm = 0, pos = 0;
 
-  doc = sim_xml_load (path, "/sim/model.rng", error);
+  doc = sim_xml_load (path, error);
   if (doc == NULL)
     return NULL;
   root = xmlDocGetRootElement (doc);
+  if (!sim_xml_is (root, "model")) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:%ld: expected a <model> document, got <%s>",
+                 path, sim_xml_attr_line (root, NULL), (const char *) root->name);
+    return NULL;
+  }
   m->path = g_strdup (path);
   if (!sim_xml_get_string (path, root, "name", &m->name, error) ||
       !sim_xml_get_string (path, root, "description", &m->description, error))
     return NULL;
 
-  t = sim_xml_first_element (root, "transformer");
+  t = sim_xml_require (path, root, "transformer", error);
+  if (t == NULL)
+    return NULL;
   if (!sim_xml_get_uint (path, t, "layers", 1, 100000, &m->layers, error) ||
       !sim_xml_get_uint (path, t, "hidden", 1, MAX_DIM, &m->hidden, error) ||
       !sim_xml_get_uint (path, t, "heads", 1, MAX_DIM, &m->heads, error) ||
@@ -82,13 +89,13 @@ sim_model_load (const char *path, GError **error)
   if (m->hidden % m->heads != 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL,
                  "%s:%ld: expected hidden (%" G_GUINT64_FORMAT ") to be a multiple of heads (%"
-                 G_GUINT64_FORMAT ")", path, xmlGetLineNo (t), m->hidden, m->heads);
+                 G_GUINT64_FORMAT ")", path, sim_xml_attr_line (t, "hidden"), m->hidden, m->heads);
     return NULL;
   }
   if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL,
                  "%s:%ld: expected heads (%" G_GUINT64_FORMAT ") to be a multiple of kv-heads (%"
-                 G_GUINT64_FORMAT ")", path, xmlGetLineNo (t), m->heads, m->kv_heads);
+                 G_GUINT64_FORMAT ")", path, sim_xml_attr_line (t, "kv-heads"), m->heads, m->kv_heads);
     return NULL;
   }
 
@@ -96,6 +103,8 @@ sim_model_load (const char *path, GError **error)
   if (training != NULL &&
       !sim_xml_get_uint (path, training, "global-batch", 1, G_GUINT64_CONSTANT (1) << 32,
                          &m->default_global_batch, error))
+    return NULL;
+  if (!sim_xml_validate (doc, path, "/sim/model.rng", error))
     return NULL;
   return g_steal_pointer (&m);
 }

@@ -19,9 +19,21 @@ sim_paths_resolve (const char *name, const char *folder, GError **error)
                                                                : g_strconcat (name, ".xml", NULL);
   const char *bases[] = { SIM_SOURCE_DIR, SIM_DATA_DIR };
   g_autofree char *joined = NULL;
+  const char *kind = g_str_equal (folder, "models") ? "model" : "topology";
 
+  if (*name == '\0') {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a file name or a name such as %s",
+                 kind, g_str_equal (folder, "models") ? "llama3-70b" : "dgx8x4");
+    return NULL;
+  }
+  if (g_file_test (name, G_FILE_TEST_IS_DIR)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: is a directory, expected a %s XML file",
+                 name, kind);
+    return NULL;
+  }
   g_ptr_array_add (tried, g_strdup (name));
-  g_ptr_array_add (tried, g_strdup (with_ext));
+  if (!g_str_equal (name, with_ext))
+    g_ptr_array_add (tried, g_strdup (with_ext));
   /* a bare name (no directory part) is also looked up in the project folders */
   if (strchr (name, G_DIR_SEPARATOR) == NULL)
     for (guint i = 0; i < G_N_ELEMENTS (bases); i++)
@@ -34,7 +46,7 @@ sim_paths_resolve (const char *name, const char *folder, GError **error)
   }
   g_ptr_array_add (tried, NULL);
   joined = g_strjoinv (", ", (char **) tried->pdata);
-  g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: no such %s file (tried %s)", name,
-               g_str_equal (folder, "models") ? "model" : "topology", joined);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: no such %s file (tried %s)", name, kind,
+               joined);
   return NULL;
 }

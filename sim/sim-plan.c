@@ -188,7 +188,8 @@ sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_pl
                                      o->arg == ARG_INT ? (1u << 20) : (G_GUINT64_CONSTANT (1) << 40),
                                      &u, NULL)) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "--%s: expected a whole number of at least 1, got '%s'", o->name,
+                   "--%s: expected a whole number from 1 to %" G_GUINT64_FORMAT ", got '%s'",
+                   o->name, o->arg == ARG_INT ? (guint64) (1u << 20) : (G_GUINT64_CONSTANT (1) << 40),
                    value != NULL ? value : "nothing");
       return FALSE;
     }

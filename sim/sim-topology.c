@@ -89,7 +89,9 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
   if (!sim_xml_get_string (path, node, "id", &t->id, error) ||
       !sim_xml_get_string (path, node, "name", &t->name, error))
     return FALSE;
-  mem = sim_xml_first_element (node, "memory");
+  mem = sim_xml_require (path, node, "memory", error);
+  if (mem == NULL)
+    return FALSE;
   if (!sim_xml_get_bytes (path, mem, "capacity", &t->hbm_capacity_bytes, error) ||
       !sim_xml_get_bytes (path, mem, "visible", &t->hbm_visible_bytes, error) ||
       !sim_xml_get_bandwidth (path, mem, "bandwidth", &t->hbm_bw_bytes_per_s, error))
@@ -97,7 +99,7 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
   if (t->hbm_visible_bytes > t->hbm_capacity_bytes) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: attribute visible of <memory>: expected at most the capacity (the driver cannot expose more than the HBM holds)",
-                 path, xmlGetLineNo (mem));
+                 path, sim_xml_attr_line (mem, "visible"));
     return FALSE;
   }
   for (xmlNode *p = sim_xml_first_element (node, "peak"); p != NULL;
@@ -114,7 +116,7 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
     if (d < 0 || t->peak_flop_per_s[d] > 0) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                    "%s:%ld: attribute dtype of <peak>: expected a dtype not given before, got '%s'",
-                   path, xmlGetLineNo (p), dtype);
+                   path, sim_xml_attr_line (p, "dtype"), dtype);
       return FALSE;
     }
     t->peak_flop_per_s[d] = rate;
@@ -122,7 +124,7 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
   if (t->peak_flop_per_s[SIM_DTYPE_BF16] <= 0 && t->peak_flop_per_s[SIM_DTYPE_FP16] <= 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: <gpu-type id=\"%s\">: expected a <peak dtype=\"bf16\"> or fp16 rate",
-                 path, xmlGetLineNo (node), t->id);
+                 path, sim_xml_attr_line (node, NULL), t->id);
     return FALSE;
   }
   return TRUE;
@@ -131,7 +133,7 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
 static int
 add_vertex (SimTopology *topo, SimVertexKind kind, char *id, int node, double latency_s)
 {
-  SimVertex v = { kind, id, node, -1, -1, FALSE, latency_s };
+  SimVertex v = { kind, id, node, -1, -1, FALSE, latency_s, 0 };
   g_array_append_val (topo->vertices, v);
   return (int) topo->vertices->len - 1;
 }
@@ -229,14 +231,18 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
   g_autofree char *kind = NULL;
   ClusterSpec c = { 0 };
   guint64 nodes = 0;
-  xmlNode *node = sim_xml_first_element (cl, "node");
-  xmlNode *nvl = sim_xml_first_element (node, "nvlink");
-  xmlNode *nvs = sim_xml_first_element (node, "nvswitch");
-  xmlNode *pcie = sim_xml_first_element (node, "pcie");
-  xmlNode *nic = sim_xml_first_element (node, "nic");
-  xmlNode *fab = sim_xml_first_element (cl, "fabric");
+  xmlNode *node = NULL, *nvl = NULL, *nvs = NULL, *pcie = NULL, *nic = NULL, *fab = NULL;
   guint64 chips = 0;
   int gt = -1;
+
+  if ((node = sim_xml_require (path, cl, "node", error)) == NULL ||
+      (pcie = sim_xml_require (path, node, "pcie", error)) == NULL ||
+      (nic = sim_xml_require (path, node, "nic", error)) == NULL ||
+      (fab = sim_xml_require (path, cl, "fabric", error)) == NULL)
+    return FALSE;
+  nvl = sim_xml_first_element (node, "nvlink");
+  if (nvl != NULL && (nvs = sim_xml_require (path, node, "nvswitch", error)) == NULL)
+    return FALSE;
 
   if (!sim_xml_get_uint (path, cl, "nodes", 1, MAX_NODES, &nodes, error) ||
       !sim_xml_get_string (path, node, "name", &topo->cluster.node_name, error) ||
@@ -247,7 +253,7 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
   if (gt < 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: attribute gpu-type of <node>: expected the id of a <gpu-type>, got '%s'",
-                 path, xmlGetLineNo (node), gpu_type_id);
+                 path, sim_xml_attr_line (node, "gpu-type"), gpu_type_id);
     return FALSE;
   }
   if (nvl != NULL) {
@@ -322,7 +328,7 @@ read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_overr
     if (g_hash_table_contains (ids, id)) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                    "%s:%ld: attribute id of <%s>: expected a unique id, '%s' is used twice", path,
-                   xmlGetLineNo (n), (const char *) n->name, id);
+                   sim_xml_attr_line (n, "id"), (const char *) n->name, id);
       return FALSE;
     }
     if (xmlHasProp (n, (const xmlChar *) "node") &&
@@ -341,11 +347,12 @@ read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_overr
       if (gt < 0) {
         g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                      "%s:%ld: attribute type of <gpu>: expected the id of a <gpu-type>, got '%s'",
-                     path, xmlGetLineNo (n), type);
+                     path, sim_xml_attr_line (n, "type"), type);
         return FALSE;
       }
       v = add_vertex (topo, SIM_VERTEX_GPU, g_strdup (id), (int) node, 0.0);
       g_array_index (topo->vertices, SimVertex, v).gpu_type = gt;
+      g_array_index (topo->vertices, SimVertex, v).line = (int) sim_xml_attr_line (n, NULL);
       g_array_append_val (gpu_nodes, v);
       max_node = MAX (max_node, (int) node);
     } else if (sim_xml_is (n, "nic")) {
@@ -393,13 +400,13 @@ read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_overr
     if (va < 0 || vb < 0) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                    "%s:%ld: attribute %s of <link>: expected the id of a device, got unknown '%s'",
-                   path, xmlGetLineNo (n), va < 0 ? "a" : "b", va < 0 ? a : b);
+                   path, sim_xml_attr_line (n, va < 0 ? "a" : "b"), va < 0 ? "a" : "b", va < 0 ? a : b);
       return FALSE;
     }
     if (va == vb) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                    "%s:%ld: <link>: expected two different devices, got '%s' twice", path,
-                   xmlGetLineNo (n), a);
+                   sim_xml_attr_line (n, "b"), a);
       return FALSE;
     }
     if (g_str_equal (kind, "pcie"))
@@ -423,7 +430,7 @@ read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_overr
     }
   if (topo->gpus->len == 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY, "%s:%ld: <graph>: expected at least one <gpu>",
-                 path, xmlGetLineNo (graph));
+                 path, sim_xml_attr_line (graph, NULL));
     return FALSE;
   }
   topo->n_nodes = max_node + 1;
@@ -475,10 +482,11 @@ check_connected (SimTopology *topo, GError **error)
   for (guint i = 0; i < topo->gpus->len; i++) {
     int v = g_array_index (topo->gpus, int, i);
     if (!seen[v]) {
+      const SimVertex *lost = &g_array_index (topo->vertices, SimVertex, v);
       g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
-                   "%s: expected every GPU to reach every other, but there is no route from %s to %s",
-                   topo->path, g_array_index (topo->vertices, SimVertex, queue[0]).id,
-                   g_array_index (topo->vertices, SimVertex, v).id);
+                   "%s:%d: expected every GPU to reach every other, but there is no route from %s to %s",
+                   topo->path, lost->line > 0 ? lost->line : 1,
+                   g_array_index (topo->vertices, SimVertex, queue[0]).id, lost->id);
       return FALSE;
     }
   }
@@ -500,10 +508,15 @@ sim_topology_load (const char *path, int nodes_override, GError **error)
   topo->links = g_array_new (FALSE, TRUE, sizeof (SimLink));
   topo->gpus = g_array_new (FALSE, FALSE, sizeof (int));
 
-  doc = sim_xml_load (path, "/sim/topology.rng", error);
+  doc = sim_xml_load (path, error);
   if (doc == NULL)
     return NULL;
   root = xmlDocGetRootElement (doc);
+  if (!sim_xml_is (root, "topology")) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:%ld: expected a <topology> document, got <%s>",
+                 path, sim_xml_attr_line (root, NULL), (const char *) root->name);
+    return NULL;
+  }
   if (!sim_xml_get_string (path, root, "name", &topo->name, error) ||
       !sim_xml_get_string (path, root, "description", &topo->description, error))
     return NULL;
@@ -515,21 +528,29 @@ sim_topology_load (const char *path, int nodes_override, GError **error)
     if (find_gpu_type (topo, id) >= 0) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                    "%s:%ld: attribute id of <gpu-type>: expected a unique id, '%s' is used twice",
-                   path, xmlGetLineNo (g), id);
+                   path, sim_xml_attr_line (g, "id"), id);
       return NULL;
     }
     if (!read_gpu_type (topo, path, g, error))
       return NULL;
   }
+  if (topo->gpu_types->len == 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:%ld: <topology>: expected a <gpu-type> element inside",
+                 path, sim_xml_attr_line (root, NULL));
+    return NULL;
+  }
   form = sim_xml_first_element (root, "cluster");
   if (form != NULL) {
     if (!read_cluster (topo, path, form, nodes_override, error))
       return NULL;
-  } else if (!read_graph (topo, path, sim_xml_first_element (root, "graph"), nodes_override,
-                          error)) {
-    return NULL;
+  } else {
+    form = sim_xml_require (path, root, "graph", error);
+    if (form == NULL || !read_graph (topo, path, form, nodes_override, error))
+      return NULL;
   }
   if (!check_connected (topo, error))
+    return NULL;
+  if (!sim_xml_validate (doc, path, "/sim/topology.rng", error))
     return NULL;
   return g_steal_pointer (&topo);
 }

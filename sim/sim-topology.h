@@ -52,6 +52,7 @@ typedef struct {
   int gpu_index;     /* 0..n_gpus-1 for GPUs, else -1 */
   gboolean sharp;    /* NVSwitch with in-network reduction (NVLink SHARP) */
   double latency_s;  /* traversal latency of a switch / NIC; 0 for GPUs */
+  int line;          /* line in the file (graph form), 0 when generated */
 } SimVertex;
 
 typedef enum {

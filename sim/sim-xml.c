@@ -15,6 +15,25 @@ typedef struct {
   GString *first; /* the first error only: later ones are usually fallout */
 } ErrorSink;
 
+/* libxml2's wording, made to read like ours: one line, lowercase, no
+ * advice about parser flags the user cannot set */
+static char *
+tidy_message (const char *raw)
+{
+  g_autofree char *msg = g_strstrip (g_strdup (raw != NULL ? raw : "malformed XML"));
+  char *nl = strchr (msg, '\n');
+  if (nl != NULL)
+    *nl = '\0';
+  g_strstrip (msg);
+  if (strstr (msg, "xcessive depth") != NULL)
+    return g_strdup ("expected at most 256 levels of nested elements");
+  if (g_str_equal (msg, "Document is empty") || g_str_has_prefix (msg, "Start tag expected"))
+    return g_strdup ("expected an XML document starting with '<'");
+  if (msg[0] != '\0' && g_ascii_isupper (msg[0]) && !g_ascii_isupper (msg[1]))
+    msg[0] = g_ascii_tolower (msg[0]);
+  return g_steal_pointer (&msg);
+}
+
 static void
 collect_error (void *data, const xmlError *err)
 {
@@ -23,12 +42,16 @@ collect_error (void *data, const xmlError *err)
 
   if (sink->first != NULL || err == NULL)
     return;
-  msg = g_strstrip (g_strdup (err->message != NULL ? err->message : "malformed XML"));
-  /* libxml2 capitalises some messages; ours are lowercase */
-  if (msg[0] != '\0' && g_ascii_isupper (msg[0]) && !g_ascii_isupper (msg[1]))
-    msg[0] = g_ascii_tolower (msg[0]);
+  msg = tidy_message (err->message);
   sink->first = g_string_new (NULL);
   g_string_printf (sink->first, "%s:%d: %s", sink->file, err->line > 0 ? err->line : 1, msg);
+}
+
+/* libxml2 also reports some errors through its generic handler, which
+ * prints to stderr: stdout and stderr belong to sim */
+static void
+silent (void *data, const char *fmt, ...)
+{
 }
 
 static void
@@ -79,20 +102,31 @@ load_schema (const char *schema_path, GError **error)
   return schema;
 }
 
+void
+sim_xml_free (xmlDoc *doc)
+{
+  if (doc == NULL)
+    return;
+  g_free (doc->_private);
+  xmlFreeDoc (doc);
+}
+
 xmlDoc *
-sim_xml_load (const char *path, const char *schema_path, GError **error)
+sim_xml_load (const char *path, GError **error)
 {
   g_autofree char *buf = NULL;
   g_autoptr (GError) local = NULL;
-  g_autoptr (xmlDoc) doc = NULL;
+  xmlDoc *doc = NULL;
   gsize len = 0;
   ErrorSink sink = { path, NULL };
   xmlParserCtxt *ctxt = NULL;
-  xmlRelaxNG *schema = NULL;
-  xmlRelaxNGValidCtxt *vctxt = NULL;
   int dtd_line = 0;
-  int rc = 0;
+  gsize lead = 0;
 
+  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: is a directory, expected an XML file", path);
+    return NULL;
+  }
   if (!g_file_get_contents (path, &buf, &len, &local)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot read: %s", path, local->message);
     return NULL;
@@ -102,8 +136,15 @@ sim_xml_load (const char *path, const char *schema_path, GError **error)
                  path, SIM_XML_MAX_BYTES >> 20);
     return NULL;
   }
-  if (len == 0) {
+  while (lead < len && g_ascii_isspace (buf[lead]))
+    lead++;
+  if (lead == len) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:1: expected an XML document, got an empty file", path);
+    return NULL;
+  }
+  if (buf[lead] != '<' && !(len >= 3 && (guchar) buf[0] == 0xef && (guchar) buf[1] == 0xbb)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:1: expected an XML document starting with '<', this is not XML", path);
     return NULL;
   }
   dtd_line = find_dtd_line (buf, len);
@@ -120,9 +161,11 @@ sim_xml_load (const char *path, const char *schema_path, GError **error)
     return NULL;
   }
   xmlSetStructuredErrorFunc (&sink, collect_error_compat);
+  xmlSetGenericErrorFunc (NULL, silent);
   doc = xmlCtxtReadMemory (ctxt, buf, (int) len, path, NULL,
                            XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR);
   xmlSetStructuredErrorFunc (NULL, NULL);
+  xmlSetGenericErrorFunc (NULL, NULL);
   xmlFreeParserCtxt (ctxt);
   if (doc == NULL || sink.first != NULL) {
     if (sink.first != NULL)
@@ -131,28 +174,77 @@ sim_xml_load (const char *path, const char *schema_path, GError **error)
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:1: expected well-formed XML", path);
     if (sink.first != NULL)
       g_string_free (sink.first, TRUE);
+    sim_xml_free (doc);
     return NULL;
   }
+  /* the text, for finding the line of an attribute in a multi-line tag */
+  doc->_private = g_steal_pointer (&buf);
+  return doc;
+}
+
+gboolean
+sim_xml_validate (xmlDoc *doc, const char *path, const char *schema_path, GError **error)
+{
+  ErrorSink sink = { path, NULL };
+  xmlRelaxNG *schema = NULL;
+  xmlRelaxNGValidCtxt *vctxt = NULL;
+  int rc = 0;
 
   schema = load_schema (schema_path, error);
   if (schema == NULL)
-    return NULL;
+    return FALSE;
   vctxt = xmlRelaxNGNewValidCtxt (schema);
   xmlRelaxNGSetValidStructuredErrors (vctxt, collect_error_compat, &sink);
+  xmlSetGenericErrorFunc (NULL, silent);
   rc = xmlRelaxNGValidateDoc (vctxt, doc);
+  xmlSetGenericErrorFunc (NULL, NULL);
   xmlRelaxNGFreeValidCtxt (vctxt);
   xmlRelaxNGFree (schema);
-  if (rc != 0) {
-    if (sink.first != NULL) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s", sink.first->str);
-      g_string_free (sink.first, TRUE);
-    } else {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:1: expected a document that matches %s",
-                   path, schema_path);
-    }
-    return NULL;
+  if (rc == 0)
+    return TRUE;
+  if (sink.first != NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s", sink.first->str);
+    g_string_free (sink.first, TRUE);
+  } else {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:1: expected a document in the documented format",
+                 path);
   }
-  return g_steal_pointer (&doc);
+  return FALSE;
+}
+
+/* The line of attribute name in node's start tag.  libxml2 numbers a node
+ * by the line where its start tag ends; a tag spread over several lines
+ * should report the line that holds the attribute. */
+long
+sim_xml_attr_line (xmlNode *node, const char *name)
+{
+  long end = xmlGetLineNo (node);
+  const char *text = node->doc != NULL ? node->doc->_private : NULL;
+  g_autofree char *tag = NULL;
+  g_autofree char *attr = NULL;
+  g_auto (GStrv) lines = NULL;
+  long start = end;
+
+  if (text == NULL || end <= 0)
+    return end;
+  lines = g_strsplit (text, "\n", (int) end + 1);
+  if (g_strv_length (lines) < (guint) end)
+    return end;
+  tag = g_strconcat ("<", (const char *) node->name, NULL);
+  while (start > 1 && start > end - 64 && strstr (lines[start - 1], tag) == NULL)
+    start--;
+  if (name == NULL)
+    return start;
+  attr = g_strconcat (name, "=", NULL);
+  for (long l = start; l <= end; l++) {
+    const char *hit = strstr (lines[l - 1], attr);
+    /* a whole attribute name, not the tail of a longer one */
+    while (hit != NULL && hit > lines[l - 1] && !g_ascii_isspace (hit[-1]))
+      hit = strstr (hit + 1, attr);
+    if (hit != NULL)
+      return l;
+  }
+  return start;
 }
 
 static void
@@ -160,7 +252,7 @@ attr_error (GError **error, const char *file, xmlNode *node, const char *name, c
             const char *detail)
 {
   g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:%ld: attribute %s of <%s>: expected %s%s%s",
-               file, xmlGetLineNo (node), name, (const char *) node->name, what,
+               file, sim_xml_attr_line (node, name), name, (const char *) node->name, what,
                detail != NULL ? ", " : "", detail != NULL ? detail : "");
 }
 
@@ -186,7 +278,7 @@ sim_xml_get_uint (const char *file, xmlNode *node, const char *name, guint64 min
   g_autofree char *what = NULL;
   if (!sim_xml_get_string (file, node, name, &v, error))
     return FALSE;
-  if (!g_ascii_string_to_unsigned (v, 10, min, max, out, NULL)) {
+  if (!g_ascii_string_to_unsigned (g_strstrip (v), 10, min, max, out, NULL)) {
     what = g_strdup_printf ("a whole number from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT,
                             min, max);
     g_autofree char *got = g_strdup_printf ("got '%s'", v);
@@ -247,7 +339,7 @@ get_quantity (const char *file, xmlNode *node, const char *name, QuantityParser 
     return FALSE;
   if (!parse (v, out, &local)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_UNIT, "%s:%ld: attribute %s of <%s>: %s", file,
-                 xmlGetLineNo (node), name, (const char *) node->name, local->message);
+                 sim_xml_attr_line (node, name), name, (const char *) node->name, local->message);
     return FALSE;
   }
   if (!allow_zero && *out <= 0.0) {
@@ -268,7 +360,7 @@ sim_xml_get_bytes (const char *file, xmlNode *node, const char *name, guint64 *o
     return FALSE;
   if (!sim_units_parse_bytes (v, out, &local)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_UNIT, "%s:%ld: attribute %s of <%s>: %s", file,
-                 xmlGetLineNo (node), name, (const char *) node->name, local->message);
+                 sim_xml_attr_line (node, name), name, (const char *) node->name, local->message);
     return FALSE;
   }
   if (*out == 0) {
@@ -298,6 +390,16 @@ sim_xml_get_time (const char *file, xmlNode *node, const char *name, double *out
                   GError **error)
 {
   return get_quantity (file, node, name, sim_units_parse_time, TRUE, out, error);
+}
+
+xmlNode *
+sim_xml_require (const char *file, xmlNode *parent, const char *name, GError **error)
+{
+  xmlNode *n = sim_xml_first_element (parent, name);
+  if (n == NULL)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:%ld: <%s>: expected a <%s> element inside",
+                 file, sim_xml_attr_line (parent, NULL), (const char *) parent->name, name);
+  return n;
 }
 
 gboolean

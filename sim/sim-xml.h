@@ -4,9 +4,12 @@
  * without entity substitution; a document that declares a DTD at all is
  * refused, which closes the door on external entities and on entity-expansion
  * bombs.  Files larger than SIM_XML_MAX_BYTES are refused before parsing.
- * Every document is validated against a RELAX NG schema compiled into the
- * binary (GResource), so the readers can rely on the structure and only check
- * values.  All errors are "file:line: what was expected".
+ *
+ * Readers check what they read themselves (so a message names the attribute,
+ * its line and what was expected), then sim_xml_validate() checks the whole
+ * document against the RELAX NG schema compiled into the binary (GResource),
+ * which catches what no reader looks at: unknown elements and attributes.
+ * All errors are "file:line: what was expected".
  */
 #pragma once
 
@@ -17,11 +20,19 @@ G_BEGIN_DECLS
 
 #define SIM_XML_MAX_BYTES (16u * 1024u * 1024u)
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
+/* Parse path.  Returns a new document (free with sim_xml_free) or NULL. */
+xmlDoc *sim_xml_load (const char *path, GError **error);
+void sim_xml_free (xmlDoc *doc);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, sim_xml_free)
 
-/* Parse path and validate it against the schema resource schema_path
- * (e.g. "/sim/topology.rng").  Returns a new document or NULL with error set. */
-xmlDoc *sim_xml_load (const char *path, const char *schema_path, GError **error);
+/* Check doc against the schema resource schema_path ("/sim/topology.rng"). */
+gboolean sim_xml_validate (xmlDoc *doc, const char *path, const char *schema_path, GError **error);
+
+/* the line of attribute name (or, for NULL, of the start of the tag) */
+long sim_xml_attr_line (xmlNode *node, const char *name);
+
+/* the first child element called name, or a "file:line: expected" error */
+xmlNode *sim_xml_require (const char *file, xmlNode *parent, const char *name, GError **error);
 
 /* Attribute readers: each reports "file:line: attribute NAME of <elem> ..."
  * on failure.  file is the path used in messages. */
