@@ -81,7 +81,6 @@ find_gpu_type (SimTopology *topo, const char *id)
 static gboolean
 read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **error)
 {
-  g_autoptr (GError) local = NULL;
   SimGpuType *t = g_new0 (SimGpuType, 1);
   xmlNode *mem = NULL;
 
