@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "sim-memory.h"
+#include "test-util.h"
 
 typedef struct {
   SimTopology *topo;
@@ -26,14 +27,8 @@ static void
 run (Run *r, const char *topo, int nodes, const char *model, const char *plan)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *tpath = g_str_has_prefix (topo, "tests/")
-                               ? g_build_filename (SIM_SOURCE_DIR, topo, NULL)
-                               : g_build_filename (SIM_SOURCE_DIR, "topologies", topo, NULL);
-  g_autofree char *mpath = g_build_filename (SIM_SOURCE_DIR, "models", model, NULL);
-  r->topo = sim_topology_load (tpath, nodes, &error);
-  g_assert_no_error (error);
-  r->model = sim_model_load (mpath, &error);
-  g_assert_no_error (error);
+  r->topo = test_load_topology (topo, nodes);
+  r->model = test_load_model (model);
   r->plan = sim_plan_new ();
   g_assert_true (sim_plan_parse_string (r->plan, plan, &error));
   g_assert_no_error (error);

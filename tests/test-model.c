@@ -3,16 +3,12 @@
 
 #include "sim-error.h"
 #include "sim-model.h"
+#include "test-util.h"
 
 static SimModel *
 load (const char *name)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (SIM_SOURCE_DIR, "models", name, NULL);
-  SimModel *m = sim_model_load (path, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (m);
-  return m;
+  return test_load_model (name);
 }
 
 static void

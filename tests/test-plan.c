@@ -4,25 +4,18 @@
 
 #include "sim-error.h"
 #include "sim-plan.h"
+#include "test-util.h"
 
 static SimTopology *
 dgx8x4 (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *p = g_build_filename (SIM_SOURCE_DIR, "topologies", "dgx8x4.xml", NULL);
-  SimTopology *t = sim_topology_load (p, 0, &error);
-  g_assert_no_error (error);
-  return t;
+  return test_load_topology ("dgx8x4.xml", 0);
 }
 
 static SimModel *
 model (const char *name)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *p = g_build_filename (SIM_SOURCE_DIR, "models", name, NULL);
-  SimModel *m = sim_model_load (p, &error);
-  g_assert_no_error (error);
-  return m;
+  return test_load_model (name);
 }
 
 /* Megatron order, TP fastest then CP, DP, PP: with tp 8, pp 4, dp 2 rank 9

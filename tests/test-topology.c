@@ -3,15 +3,12 @@
 
 #include "sim-error.h"
 #include "sim-topology.h"
+#include "test-util.h"
 
 static SimTopology *
 load (const char *name, int nodes)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *p = g_build_filename (SIM_SOURCE_DIR, "topologies", name, NULL);
-  SimTopology *t = sim_topology_load (p, nodes, &error);
-  g_assert_no_error (error);
-  return t;
+  return test_load_topology (name, nodes);
 }
 
 static int

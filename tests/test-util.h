@@ -1,0 +1,34 @@
+/* test-util.h — loading the shipped inputs in tests (header only) */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-model.h"
+#include "sim-topology.h"
+
+/* models/NAME (with .xml), asserting it loads */
+static inline SimModel *
+test_load_model (const char *file)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (SIM_SOURCE_DIR, "models", file, NULL);
+  SimModel *m = sim_model_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  return m;
+}
+
+/* topologies/NAME, or a path under the source root when it starts with
+ * "tests/"; nodes > 0 overrides the node count */
+static inline SimTopology *
+test_load_topology (const char *file, int nodes)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_str_has_prefix (file, "tests/")
+                              ? g_build_filename (SIM_SOURCE_DIR, file, NULL)
+                              : g_build_filename (SIM_SOURCE_DIR, "topologies", file, NULL);
+  SimTopology *t = sim_topology_load (path, nodes, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (t);
+  return t;
+}
