@@ -1,0 +1,64 @@
+/* sim-engine.h — the discrete-event kernel.
+ *
+ * The engine knows activities, resources and events, nothing about
+ * transformers or NCCL.  Three kinds of activity:
+ *   compute  occupies one stream for a fixed duration; a stream runs one
+ *            activity at a time, in the order they became ready (ties by
+ *            creation order);
+ *   delay    takes a fixed time and no resource (latencies, joins);
+ *   flow     moves bytes over a path of directed links, then waits the
+ *            path latency.  Every link's bandwidth is shared max-min fairly
+ *            (progressive filling) among the flows crossing it; a flow may
+ *            also carry its own rate cap.  Shares are recomputed when a flow
+ *            starts or ends, for the connected set of flows that share links
+ *            with it, and only there.
+ * An activity starts when all its predecessors have finished (and, for
+ * compute, its stream is free).  Events are ordered by (time, insertion
+ * sequence), so a run is deterministic; stale flow completions are dropped
+ * by a version check when popped (as ns-3 cancels events).
+ *
+ * Build a graph with the add functions, then sim_engine_run() once; the
+ * run owns its arrays and allocates nothing per event beyond amortised
+ * growth of the event heap.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-time.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SimEngine SimEngine;
+typedef guint32 SimActivityId;
+
+SimEngine *sim_engine_new (void);
+void sim_engine_free (SimEngine *e);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimEngine, sim_engine_free)
+
+/* resources */
+int sim_engine_add_stream (SimEngine *e);
+int sim_engine_add_link (SimEngine *e, double bw_bytes_per_s); /* one direction */
+int sim_engine_n_links (const SimEngine *e);
+
+/* activities; tag is free for the caller (results, charts) */
+SimActivityId sim_engine_add_compute (SimEngine *e, int stream, SimTime duration, guint32 tag);
+SimActivityId sim_engine_add_delay (SimEngine *e, SimTime duration, guint32 tag);
+/* links[] is copied; max_rate_bytes_per_s <= 0 means no cap of its own */
+SimActivityId sim_engine_add_flow (SimEngine *e, const int *links, int n_links, double bytes,
+                                   double max_rate_bytes_per_s, SimTime latency, guint32 tag);
+/* `after` starts only once `before` has finished */
+void sim_engine_add_dep (SimEngine *e, SimActivityId after, SimActivityId before);
+
+gboolean sim_engine_run (SimEngine *e, GError **error);
+
+/* results */
+guint32 sim_engine_n_activities (const SimEngine *e);
+SimTime sim_engine_start (const SimEngine *e, SimActivityId a);
+SimTime sim_engine_end (const SimEngine *e, SimActivityId a);
+guint32 sim_engine_tag (const SimEngine *e, SimActivityId a);
+SimTime sim_engine_now (const SimEngine *e);
+guint64 sim_engine_events (const SimEngine *e);       /* events processed */
+guint64 sim_engine_reshares (const SimEngine *e);     /* flows whose rate was recomputed */
+
+G_END_DECLS
