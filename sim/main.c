@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim-commands.h"
 #include "sim-error.h"
 #include "sim-memory.h"
 #include "sim-model.h"
@@ -45,6 +46,8 @@ print_help (void)
 {
   g_autofree char *plan_help = sim_plan_help ();
   printf ("usage: sim --topology FILE|NAME [--model FILE|NAME] [--nodes N] [plan flags] [--json FILE|-]\n"
+          "       sim collective --topology T --op OP --gpus N ...   (see sim collective --help)\n"
+          "       sim validate --nccl FILE --topology T ...          (see sim validate --help)\n"
           "\n"
           "Does a transformer training layout fit in GPU memory, and why not?\n"
           "\n"
@@ -221,7 +224,12 @@ main (int argc, char **argv)
   int rc = 0;
 
   setlocale (LC_ALL, "C");
-  rc = run (argc, argv, &error);
+  if (argc > 1 && g_str_equal (argv[1], "collective"))
+    rc = sim_cmd_collective (argc, argv, &error);
+  else if (argc > 1 && g_str_equal (argv[1], "validate"))
+    rc = sim_cmd_validate (argc, argv, &error);
+  else
+    rc = run (argc, argv, &error);
   if (error != NULL) {
     fprintf (stderr, "sim: %s\n", error->message);
     return 2;

@@ -132,7 +132,7 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
 static int
 add_vertex (SimTopology *topo, SimVertexKind kind, char *id, int node, double latency_s)
 {
-  SimVertex v = { kind, id, node, -1, -1, FALSE, latency_s, 0 };
+  SimVertex v = { kind, id, node, -1, -1, FALSE, 0.0, latency_s, 0 };
   g_array_append_val (topo->vertices, v);
   return (int) topo->vertices->len - 1;
 }
@@ -145,7 +145,7 @@ add_link (SimTopology *topo, int a, int b, SimLinkKind kind, double bw, double l
 }
 
 typedef struct {
-  double nvlink_bw, nvlink_lat, nvswitch_lat;
+  double nvlink_bw, nvlink_lat, nvswitch_lat, sharp_bw;
   gboolean has_nvlink, sharp;
   double pcie_bw, pcie_lat;
   double nic_bw, nic_lat;
@@ -182,6 +182,7 @@ expand_cluster (SimTopology *topo, const ClusterSpec *c, int gpu_type, int n_nod
       hub = add_vertex (topo, SIM_VERTEX_NVSWITCH, g_strdup_printf ("n%d-nvswitch", n), n,
                         c->nvswitch_lat);
       g_array_index (topo->vertices, SimVertex, hub).sharp = c->sharp;
+      g_array_index (topo->vertices, SimVertex, hub).sharp_bw_bytes_per_s = c->sharp ? c->sharp_bw : 0.0;
     } else {
       hub = add_vertex (topo, SIM_VERTEX_PCIE_SWITCH, g_strdup_printf ("n%d-pcie", n), n, 0.0);
     }
@@ -262,6 +263,9 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
         !sim_xml_get_uint (path, nvs, "chips", 1, 1024, &chips, error) ||
         !sim_xml_get_bool (path, nvs, "sharp", &c.sharp, error) ||
         !sim_xml_get_time (path, nvs, "latency", &c.nvswitch_lat, error))
+      return FALSE;
+    if (xmlHasProp (nvs, (const xmlChar *) "sharp-bandwidth") &&
+        !sim_xml_get_bandwidth (path, nvs, "sharp-bandwidth", &c.sharp_bw, error))
       return FALSE;
   }
   topo->cluster.nvswitch_chips = (int) chips;
@@ -360,6 +364,7 @@ read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_overr
       g_autofree char *kind = NULL;
       SimVertexKind k = SIM_VERTEX_LEAF;
       gboolean sharp = FALSE;
+      double sharp_bw = 0.0;
       if (!sim_xml_get_string (path, n, "kind", &kind, error))
         return FALSE;
       if (g_str_equal (kind, "nvswitch"))
@@ -371,9 +376,13 @@ read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_overr
       if (xmlHasProp (n, (const xmlChar *) "sharp") &&
           !sim_xml_get_bool (path, n, "sharp", &sharp, error))
         return FALSE;
+      if (xmlHasProp (n, (const xmlChar *) "sharp-bandwidth") &&
+          !sim_xml_get_bandwidth (path, n, "sharp-bandwidth", &sharp_bw, error))
+        return FALSE;
       v = add_vertex (topo, k, g_strdup (id),
                       xmlHasProp (n, (const xmlChar *) "node") ? (int) node : -1, lat);
       g_array_index (topo->vertices, SimVertex, v).sharp = sharp;
+      g_array_index (topo->vertices, SimVertex, v).sharp_bw_bytes_per_s = sharp ? sharp_bw : 0.0;
     }
     g_hash_table_insert (ids, g_array_index (topo->vertices, SimVertex, v).id,
                          GINT_TO_POINTER (v + 1));

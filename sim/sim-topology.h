@@ -51,6 +51,7 @@ typedef struct {
   int gpu_type;      /* index into gpu_types, GPUs only, else -1 */
   int gpu_index;     /* 0..n_gpus-1 for GPUs, else -1 */
   gboolean sharp;    /* NVSwitch with in-network reduction (NVLink SHARP) */
+  double sharp_bw_bytes_per_s; /* NVLS all-reduce algbw per GPU, 0 when unknown */
   double latency_s;  /* traversal latency of a switch / NIC; 0 for GPUs */
   int line;          /* line in the file (graph form), 0 when generated */
 } SimVertex;

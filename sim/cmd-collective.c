@@ -1,0 +1,179 @@
+/* cmd-collective.c — `sim collective`: a simulated nccl-tests sweep */
+#include <stdio.h>
+
+#include "sim-collective.h"
+#include "sim-commands.h"
+#include "sim-error.h"
+#include "sim-io.h"
+#include "sim-json.h"
+#include "sim-paths.h"
+#include "sim-units.h"
+
+static const char *usage =
+    "usage: sim collective --topology T [--nodes N] --op all_reduce|all_gather|reduce_scatter|broadcast|sendrecv\n"
+    "                      --gpus N [--min-bytes 8B] [--max-bytes 16GiB] [--algo ring|tree|nvls|auto]\n"
+    "                      [--proto LL|LL128|Simple|auto] [--json FILE|-]\n"
+    "\n"
+    "Simulates the collective on the first N GPUs of the topology at every size from\n"
+    "min to max, doubling, and prints a table in the layout of nccl-tests (time in us,\n"
+    "algbw and busbw in GB/s with GB = 10^9 bytes, busbw with nccl-tests' factors).\n";
+
+typedef struct {
+  guint64 size;
+  double time_s;
+  SimCollChoice choice;
+} Row;
+
+int
+sim_cmd_collective (int argc, char **argv, GError **error)
+{
+  g_autofree char *topology = NULL, *nodes_s = NULL, *op_s = NULL, *gpus_s = NULL;
+  g_autofree char *min_s = NULL, *max_s = NULL, *algo_s = NULL, *proto_s = NULL, *json = NULL;
+  g_autofree char *topo_path = NULL;
+  g_autoptr (SimTopology) topo = NULL;
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (Row));
+  g_autofree int *gpus = NULL;
+  gboolean help = FALSE;
+  const SimCliOption options[] = {
+    { "topology", TRUE, &topology, NULL }, { "nodes", TRUE, &nodes_s, NULL },
+    { "op", TRUE, &op_s, NULL }, { "gpus", TRUE, &gpus_s, NULL },
+    { "min-bytes", TRUE, &min_s, NULL }, { "max-bytes", TRUE, &max_s, NULL },
+    { "algo", TRUE, &algo_s, NULL }, { "proto", TRUE, &proto_s, NULL },
+    { "json", TRUE, &json, NULL }, { "help", FALSE, NULL, &help }, { NULL, FALSE, NULL, NULL },
+  };
+  int nodes = 0, n = 0;
+  guint64 min_bytes = 8, max_bytes = G_GUINT64_CONSTANT (16) << 30;
+  SimCollOp op = SIM_OP_ALL_REDUCE;
+  SimAlgo algo = SIM_ALGO_AUTO;
+  SimProto proto = SIM_PROTO_AUTO;
+
+  if (!sim_cli_parse (argc, argv, 2, options, "collective", error))
+    return 2;
+  if (help) {
+    fputs (usage, stdout);
+    return 0;
+  }
+  if (topology == NULL || op_s == NULL || gpus_s == NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "collective: expected --topology, --op and --gpus; see sim collective --help");
+    return 2;
+  }
+  if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error))
+    return 2;
+  if (!sim_coll_op_parse (op_s, &op)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--op: expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv, got '%s'", op_s);
+    return 2;
+  }
+  if (algo_s != NULL && !sim_algo_parse (algo_s, &algo)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, nvls or auto, got '%s'", algo_s);
+    return 2;
+  }
+  if (proto_s != NULL) {
+    if (g_ascii_strcasecmp (proto_s, "LL") == 0) proto = SIM_PROTO_LL;
+    else if (g_ascii_strcasecmp (proto_s, "LL128") == 0) proto = SIM_PROTO_LL128;
+    else if (g_ascii_strcasecmp (proto_s, "Simple") == 0) proto = SIM_PROTO_SIMPLE;
+    else if (g_ascii_strcasecmp (proto_s, "auto") == 0) proto = SIM_PROTO_AUTO;
+    else {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--proto: expected LL, LL128, Simple or auto, got '%s'", proto_s);
+      return 2;
+    }
+  }
+  {
+    g_autoptr (GError) local = NULL;
+    if (min_s != NULL && !sim_units_parse_bytes (min_s, &min_bytes, &local)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--min-bytes: %s", local->message);
+      return 2;
+    }
+    if (max_s != NULL && !sim_units_parse_bytes (max_s, &max_bytes, &local)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--max-bytes: %s", local->message);
+      return 2;
+    }
+  }
+  if (min_bytes == 0 || min_bytes > max_bytes || max_bytes > (G_GUINT64_CONSTANT (1) << 40)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--min-bytes/--max-bytes: expected 0 < min <= max <= 1TiB");
+    return 2;
+  }
+  topo_path = sim_paths_resolve (topology, "topologies", error);
+  if (topo_path == NULL)
+    return 2;
+  topo = sim_topology_load (topo_path, nodes, error);
+  if (topo == NULL)
+    return 2;
+  if (!sim_cli_int ("gpus", gpus_s, op == SIM_OP_SENDRECV ? 2 : 1,
+                    op == SIM_OP_SENDRECV ? 2 : sim_topology_n_gpus (topo), &n, error))
+    return 2;
+  gpus = g_new (int, n);
+  for (int i = 0; i < n; i++)
+    gpus[i] = op == SIM_OP_SENDRECV && i == 1 ? sim_topology_n_gpus (topo) > 1 ? 1 : 0 : i;
+
+  for (guint64 size = min_bytes; size <= max_bytes; size *= 2) {
+    g_autoptr (SimEngine) e = sim_engine_new ();
+    g_autoptr (SimNetwork) net = sim_network_new (topo, e);
+    Row r = { size, 0, { 0 } };
+    if (!sim_collective_choose (net, op, gpus, n, (double) size, algo, proto, &r.choice, error))
+      return 2;
+    r.time_s = r.choice.predicted_s;
+    g_array_append_val (rows, r);
+    if (size > G_MAXUINT64 / 2)
+      break;
+  }
+
+  if (json != NULL) {
+    SimJson j;
+    g_autofree char *text = NULL;
+    sim_json_init (&j, TRUE);
+    sim_json_begin_object (&j, NULL);
+    sim_json_string (&j, "op", sim_coll_op_name (op));
+    sim_json_int (&j, "gpus", n);
+    sim_json_string (&j, "topology", topo->name);
+    sim_json_begin_array (&j, "rows");
+    for (guint i = 0; i < rows->len; i++) {
+      Row *r = &g_array_index (rows, Row, i);
+      double algbw = (double) r->size / r->time_s / 1e9;
+      g_autofree char *algo_name = g_strdup_printf ("%s/%s", sim_algo_name (r->choice.algo),
+                                                    sim_proto_name (r->choice.proto));
+      sim_json_begin_object (&j, NULL);
+      sim_json_uint (&j, "size_bytes", r->size);
+      sim_json_double (&j, "time_us", r->time_s * 1e6);
+      sim_json_double (&j, "algbw_GBps", algbw);
+      sim_json_double (&j, "busbw_GBps", algbw * sim_collective_busbw_factor (op, n));
+      sim_json_string (&j, "algo", algo_name);
+      sim_json_end_object (&j);
+    }
+    sim_json_end_array (&j);
+    sim_json_end_object (&j);
+    text = sim_json_finish (&j);
+    if (g_str_equal (json, "-")) {
+      fputs (text, stdout);
+      return 0;
+    }
+    if (!sim_write_file (json, text, error)) {
+      g_prefix_error (error, "--json: ");
+      return 2;
+    }
+  }
+
+  printf ("# sim collective: %s on %d GPU%s of %s (%d node%s), algo %s, proto %s\n", sim_coll_op_name (op), n,
+          n == 1 ? "" : "s", topo->name, topo->n_nodes, topo->n_nodes == 1 ? "" : "s",
+          sim_algo_name (algo), sim_proto_name (proto));
+  printf ("#\n");
+  printf ("#%12s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %s\n", "size", "count", "type", "redop",
+          "root", "time", "algbw", "busbw", "algo/proto");
+  printf ("#%12s  %12s  %8s  %6s  %6s  %7s  %6s  %6s\n", "(B)", "(elements)", "", "", "", "(us)",
+          "(GB/s)", "(GB/s)");
+  for (guint i = 0; i < rows->len; i++) {
+    Row *r = &g_array_index (rows, Row, i);
+    double algbw = (double) r->size / r->time_s / 1e9;
+    guint64 count = r->size / 4;
+    if (op == SIM_OP_ALL_GATHER || op == SIM_OP_REDUCE_SCATTER)
+      count /= (guint64) n;
+    printf (" %12" G_GUINT64_FORMAT "  %12" G_GUINT64_FORMAT "  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %s/%s\n",
+            r->size, count, "float", op == SIM_OP_ALL_GATHER || op == SIM_OP_BROADCAST || op == SIM_OP_SENDRECV ? "none" : "sum",
+            op == SIM_OP_BROADCAST ? 0 : -1, r->time_s * 1e6, algbw,
+            algbw * sim_collective_busbw_factor (op, n), sim_algo_name (r->choice.algo),
+            sim_proto_name (r->choice.proto));
+  }
+  return 0;
+}

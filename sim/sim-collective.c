@@ -1,0 +1,467 @@
+/* sim-collective.c — see sim-collective.h for the model and its sources */
+#include "sim-collective.h"
+
+#include <string.h>
+
+#include "sim-error.h"
+
+/* ---- NCCL's tuning constants (tuning.cc @b6475625), microseconds ---- */
+
+enum { A_TREE, A_RING, A_NVLS, N_A };
+enum { P_LL, P_LL128, P_SIMPLE, N_P };
+enum { HW_NVLINK, HW_PCI, HW_NET, N_HW };
+
+static const double base_lat_us[N_A][N_P] = {
+  { 6.8, 14.0, 0 },   /* tree */
+  { 6.6, 14.0, 8.4 }, /* ring */
+  { 0, 0, 0 },        /* nvls */
+};
+
+static const double hw_lat_us[N_HW][N_A][N_P] = {
+  { { .6, 1.25, 28 }, { .6, 1.9, 3.4 }, { 0, 0, 23 } },  /* NVLink */
+  { { 1.0, 1.9, 28 }, { 1.0, 2.5, 5.7 }, { 0, 0, 0 } },  /* PCI */
+  { { 5.0, 8.5, 28 }, { 2.7, 4.0, 14.0 }, { 0, 0, 18 } }, /* network */
+};
+
+/* LL's ceiling in bus bandwidth, GB/s, by node count 1 / 2 / more
+ * (llMaxBws, Ampere and Hopper rows) */
+static const double ll_max_bw_GBps[3] = { 87.7, 22.5, 19.0 };
+
+/* a network send costs the CPU proxy ~1 us (Intel) per step, three times
+ * that with Simple (getNetOverhead) */
+#define NET_OVERHEAD_US 1.0
+
+/* ---- the group: which node each rank is on ---- */
+
+typedef struct {
+  int n;
+  int n_nodes;
+  int per_node;        /* GPUs of the group in each node, 0 if they differ */
+  int *node_start;     /* n_nodes + 1 offsets into by_node */
+  int *by_node;        /* gpus grouped by node, in group order */
+  int hw_intra;
+} Group;
+
+static void
+group_clear (Group *g)
+{
+  g_free (g->node_start);
+  g_free (g->by_node);
+}
+
+static void
+group_init (Group *g, SimNetwork *net, const int *gpus, int n)
+{
+  const SimTopology *t = sim_network_topology (net);
+  g_autoptr (GArray) nodes = g_array_new (FALSE, FALSE, sizeof (int));
+  int fill = 0;
+
+  memset (g, 0, sizeof *g);
+  g->n = n;
+  for (int i = 0; i < n; i++) {
+    int node = sim_topology_gpu (t, gpus[i])->node;
+    gboolean seen = FALSE;
+    for (guint k = 0; k < nodes->len && !seen; k++)
+      seen = g_array_index (nodes, int, k) == node;
+    if (!seen)
+      g_array_append_val (nodes, node);
+  }
+  g->n_nodes = (int) nodes->len;
+  g->node_start = g_new0 (int, g->n_nodes + 1);
+  g->by_node = g_new (int, n);
+  for (int k = 0; k < g->n_nodes; k++) {
+    g->node_start[k] = fill;
+    for (int i = 0; i < n; i++)
+      if (sim_topology_gpu (t, gpus[i])->node == g_array_index (nodes, int, k))
+        g->by_node[fill++] = gpus[i];
+  }
+  g->node_start[g->n_nodes] = fill;
+  g->per_node = g->node_start[1] - g->node_start[0];
+  for (int k = 1; k < g->n_nodes; k++)
+    if (g->node_start[k + 1] - g->node_start[k] != g->per_node)
+      g->per_node = 0;
+  g->hw_intra = sim_network_gpu_switch (net, gpus[0]) != NULL ? HW_NVLINK : HW_PCI;
+}
+
+static int
+log2i (int x)
+{
+  int l = 0;
+  while (x > 1) {
+    x >>= 1;
+    l++;
+  }
+  return l;
+}
+
+static int
+algo_index (SimAlgo a)
+{
+  return a == SIM_ALGO_TREE ? A_TREE : a == SIM_ALGO_NVLS ? A_NVLS : A_RING;
+}
+
+static int
+proto_index (SimProto p)
+{
+  return p == SIM_PROTO_LL ? P_LL : p == SIM_PROTO_LL128 ? P_LL128 : P_SIMPLE;
+}
+
+static double
+latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto)
+{
+  int a = algo_index (algo), p = proto_index (proto);
+  int n = g->n, nn = g->n_nodes;
+  double intra = hw_lat_us[g->hw_intra][a][p];
+  double inter = hw_lat_us[HW_NET][a][p];
+  double lat = base_lat_us[a][p];
+
+  if (op == SIM_OP_SENDRECV)
+    return (nn > 1 ? hw_lat_us[HW_NET][A_RING][P_SIMPLE] : hw_lat_us[g->hw_intra][A_RING][P_SIMPLE]) * 1e-6;
+  switch (algo) {
+  case SIM_ALGO_TREE:
+    lat += 2.0 * ((n / nn - 1) * intra + log2i (nn) * inter);
+    break;
+  case SIM_ALGO_NVLS:
+    lat = intra + (nn > 1 ? inter : 0.0);
+    break;
+  default: {
+    int nsteps = op == SIM_OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
+    int ninter = op == SIM_OP_ALL_REDUCE ? (nn > 1 ? 2 * nn : 0) : nn - 1;
+    if (nn > 1)
+      intra = MAX (intra, NET_OVERHEAD_US * (p == P_SIMPLE ? 3.0 : 1.0));
+    lat += (nsteps - ninter) * intra + ninter * inter;
+    break;
+  }
+  }
+  return lat * 1e-6;
+}
+
+/* bytes on the wire per payload byte, and the payload ceiling per GPU */
+static void
+protocol_costs (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, double *wire,
+                double *cap_bytes_per_s)
+{
+  int nn_index = g->n_nodes <= 2 ? g->n_nodes - 1 : 2;
+  double ppn = (double) g->n / g->n_nodes;
+  *wire = 1.0;
+  *cap_bytes_per_s = 0.0;
+  if (algo == SIM_ALGO_RING) {
+    if (proto == SIM_PROTO_LL) {
+      *wire = (g->n_nodes > 1 || op == SIM_OP_ALL_REDUCE) ? 4.0 : 3.0;
+      *cap_bytes_per_s = ll_max_bw_GBps[nn_index] * 1e9;
+    } else if (proto == SIM_PROTO_LL128) {
+      *wire = 1.0 / (ppn < 2 ? 0.7 : 0.92);
+    }
+  } else if (algo == SIM_ALGO_TREE) {
+    *wire = 1.0 / 0.92;
+    if (proto == SIM_PROTO_LL) {
+      *wire *= 3.8;
+      *cap_bytes_per_s = ll_max_bw_GBps[nn_index] * 1e9;
+    } else if (proto == SIM_PROTO_LL128) {
+      *wire *= g->n_nodes == 1 ? 9.0 / 7.0 : 128.0 / 120.0;
+    }
+  }
+}
+
+gboolean
+sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpus, int n, SimAlgo algo,
+                          SimProto proto)
+{
+  Group g;
+  gboolean ok = TRUE;
+
+  if (n < 1 || (op == SIM_OP_SENDRECV && n != 2))
+    return FALSE;
+  group_init (&g, net, gpus, n);
+  if (proto == SIM_PROTO_LL128 && g.hw_intra != HW_NVLINK)
+    ok = FALSE; /* NCCL enables LL128 only over NVLink */
+  switch (algo) {
+  case SIM_ALGO_RING:
+    ok = ok && op != SIM_OP_SENDRECV;
+    break;
+  case SIM_ALGO_TREE:
+    ok = ok && op == SIM_OP_ALL_REDUCE;
+    break;
+  case SIM_ALGO_NVLS: {
+    const SimVertex *sw = sim_network_gpu_switch (net, gpus[0]);
+    ok = ok && op == SIM_OP_ALL_REDUCE && proto == SIM_PROTO_SIMPLE && g.n_nodes == 1 &&
+         sw != NULL && sw->sharp && sw->sharp_bw_bytes_per_s > 0;
+    break;
+  }
+  case SIM_ALGO_AUTO:
+    ok = FALSE;
+    break;
+  }
+  group_clear (&g);
+  return ok;
+}
+
+/* ---- building the flows ---- */
+
+typedef struct {
+  SimNetwork *net;
+  SimEngine *e;
+  SimActivityId start;
+  GArray *flows; /* SimActivityId */
+  guint32 tag;
+} Builder;
+
+static void
+add_flow (Builder *b, int src, int dst, double bytes, double cap)
+{
+  const int *links = NULL;
+  int hops = sim_network_route (b->net, src, dst, &links, NULL);
+  SimActivityId f;
+  if (hops < 0 || bytes <= 0)
+    return;
+  f = sim_engine_add_flow (b->e, links, hops, bytes, cap, 0, b->tag);
+  sim_engine_add_dep (b->e, f, b->start);
+  g_array_append_val (b->flows, f);
+}
+
+static void
+add_switch_flow (Builder *b, int link, double bytes, double cap)
+{
+  SimActivityId f;
+  if (link < 0)
+    return;
+  f = sim_engine_add_flow (b->e, &link, 1, bytes, cap, 0, b->tag);
+  sim_engine_add_dep (b->e, f, b->start);
+  g_array_append_val (b->flows, f);
+}
+
+/* the i-th GPU of the c-th ring within node k: rings enter each node on the
+ * rail they leave the previous one by, so node k starts at local (c - k) */
+static int
+ring_gpu (const Group *g, int c, int k, int i)
+{
+  int m = g->per_node;
+  int s = (((c - k) % m) + m) % m;
+  return g->by_node[g->node_start[k] + (s + i) % m];
+}
+
+static void
+build_ring (Builder *b, const Group *g, const int *gpus, SimCollOp op, double bytes,
+            double wire, double cap)
+{
+  int n = g->n;
+  double per_rank = op == SIM_OP_ALL_REDUCE ? 2.0 * (n - 1) / n * bytes
+                    : op == SIM_OP_BROADCAST ? bytes
+                                             : (double) (n - 1) / n * bytes;
+  int rings = 1;
+
+  if (g->n_nodes > 1 && g->per_node > 0) {
+    const SimTopology *t = sim_network_topology (b->net);
+    int nics = t->cluster.present ? t->cluster.nics_per_node : g->per_node;
+    rings = MAX (1, MIN (g->per_node, nics));
+  }
+  if (op == SIM_OP_BROADCAST) {
+    /* a pipeline from the root along the ring, no wrap-around */
+    for (int i = 0; i + 1 < n; i++)
+      add_flow (b, gpus[i], gpus[i + 1], per_rank * wire, cap > 0 ? cap * wire : 0);
+    return;
+  }
+  if (g->n_nodes == 1 || g->per_node == 0) {
+    for (int i = 0; i < n; i++)
+      add_flow (b, gpus[i], gpus[(i + 1) % n], per_rank * wire, cap > 0 ? cap * wire : 0);
+    return;
+  }
+  for (int c = 0; c < rings; c++)
+    for (int k = 0; k < g->n_nodes; k++)
+      for (int i = 0; i < g->per_node; i++) {
+        int from = ring_gpu (g, c, k, i);
+        int to = i + 1 < g->per_node ? ring_gpu (g, c, k, i + 1)
+                                     : ring_gpu (g, c, (k + 1) % g->n_nodes, 0);
+        add_flow (b, from, to, per_rank * wire / rings, cap > 0 ? cap * wire / rings : 0);
+      }
+}
+
+static void
+build_tree (Builder *b, const Group *g, double bytes, double wire, double cap)
+{
+  int nn = g->n_nodes;
+  double d = bytes / 2.0 * wire; /* each of the two trees carries half */
+  double fc = cap > 0 ? cap * wire / 2.0 : 0;
+  for (int t = 0; t < 2; t++) {
+    for (int k = 0; k < nn; k++) {
+      int m = g->node_start[k + 1] - g->node_start[k];
+      int rot = t * m / 2;
+      for (int j = 1; j < m; j++) {
+        int up = g->by_node[g->node_start[k] + (rot + j) % m];
+        int down = g->by_node[g->node_start[k] + (rot + j - 1) % m];
+        add_flow (b, up, down, d, fc);
+        add_flow (b, down, up, d, fc);
+      }
+    }
+    /* double binary tree over nodes: tree 1 is tree 0 mirrored */
+    for (int k = 1; k < nn; k++) {
+      int child = t == 0 ? k : nn - 1 - k;
+      int parent = t == 0 ? (k - 1) / 2 : nn - 1 - (k - 1) / 2;
+      int mc = g->node_start[child + 1] - g->node_start[child];
+      int mp = g->node_start[parent + 1] - g->node_start[parent];
+      int lc = g->by_node[g->node_start[child] + (t * mc / 2) % mc];
+      int lp = g->by_node[g->node_start[parent] + (t * mp / 2) % mp];
+      add_flow (b, lc, lp, d, fc);
+      add_flow (b, lp, lc, d, fc);
+    }
+  }
+}
+
+static void
+build_nvls (Builder *b, const Group *g, double bytes)
+{
+  const SimVertex *sw = sim_network_gpu_switch (b->net, g->by_node[0]);
+  double cap = sw->sharp_bw_bytes_per_s;
+  for (int i = 0; i < g->n; i++) {
+    add_switch_flow (b, sim_network_gpu_to_switch (b->net, g->by_node[i]), bytes, cap);
+    add_switch_flow (b, sim_network_switch_to_gpu (b->net, g->by_node[i]), bytes, cap);
+  }
+}
+
+SimActivityId
+sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                    const SimCollChoice *choice, guint32 tag, SimActivityId *start)
+{
+  SimEngine *e = sim_network_engine (net);
+  Builder b = { net, e, 0, g_array_new (FALSE, FALSE, sizeof (SimActivityId)), tag };
+  SimActivityId join;
+  double wire = 1.0, cap = 0.0;
+  Group g;
+
+  group_init (&g, net, gpus, n);
+  b.start = sim_engine_add_delay (e, sim_time_from_s (choice->latency_s), tag);
+  protocol_costs (&g, op, choice->algo, choice->proto, &wire, &cap);
+  if (n > 1) {
+    if (op == SIM_OP_SENDRECV)
+      add_flow (&b, gpus[0], gpus[1], bytes, 0);
+    else if (choice->algo == SIM_ALGO_TREE)
+      build_tree (&b, &g, bytes, wire, cap);
+    else if (choice->algo == SIM_ALGO_NVLS)
+      build_nvls (&b, &g, bytes);
+    else
+      build_ring (&b, &g, gpus, op, bytes, wire, cap);
+  }
+  join = sim_engine_add_delay (e, 0, tag);
+  sim_engine_add_dep (e, join, b.start);
+  for (guint i = 0; i < b.flows->len; i++)
+    sim_engine_add_dep (e, join, g_array_index (b.flows, SimActivityId, i));
+  g_array_unref (b.flows);
+  group_clear (&g);
+  if (start != NULL)
+    *start = b.start;
+  return join;
+}
+
+/* the collective alone on an idle copy of the network */
+static double
+simulate_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                const SimCollChoice *choice)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) idle = sim_network_new (sim_network_topology (net), e);
+  SimActivityId end = sim_collective_add (idle, op, gpus, n, bytes, choice, 0, NULL);
+  if (!sim_engine_run (e, NULL))
+    return G_MAXDOUBLE;
+  return sim_time_to_s (sim_engine_end (e, end));
+}
+
+gboolean
+sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                       SimAlgo algo, SimProto proto, SimCollChoice *out, GError **error)
+{
+  static const SimAlgo algos[] = { SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NVLS };
+  static const SimProto protos[] = { SIM_PROTO_LL, SIM_PROTO_LL128, SIM_PROTO_SIMPLE };
+  gboolean found = FALSE;
+  Group g;
+
+  group_init (&g, net, gpus, n);
+  for (guint i = 0; i < G_N_ELEMENTS (algos); i++) {
+    if (algo != SIM_ALGO_AUTO && algo != algos[i])
+      continue;
+    /* NVLS only on request: see "NVLS and auto" in sim-collective.h */
+    if (algo == SIM_ALGO_AUTO && algos[i] == SIM_ALGO_NVLS)
+      continue;
+    for (guint j = 0; j < G_N_ELEMENTS (protos); j++) {
+      SimCollChoice c = { algos[i], protos[j], 0, 0 };
+      SimProto want = op == SIM_OP_SENDRECV ? SIM_PROTO_SIMPLE : proto;
+      if (want != SIM_PROTO_AUTO && want != protos[j])
+        continue;
+      if (op == SIM_OP_SENDRECV ? algos[i] != SIM_ALGO_RING
+                                : !sim_collective_supported (net, op, gpus, n, algos[i], protos[j]))
+        continue;
+      c.latency_s = latency_s (&g, op, c.algo, c.proto);
+      c.predicted_s = simulate_alone (net, op, gpus, n, bytes, &c);
+      if (!found || c.predicted_s < out->predicted_s) {
+        *out = c;
+        found = TRUE;
+      }
+    }
+  }
+  group_clear (&g);
+  if (!found) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--algo %s%s%s: expected an algorithm this group supports (%s over %d GPUs; tree is all_reduce only, nvls needs one node with an NVLink SHARP switch)",
+                 sim_algo_name (algo), proto != SIM_PROTO_AUTO ? "/" : "",
+                 proto != SIM_PROTO_AUTO ? sim_proto_name (proto) : "", sim_coll_op_name (op), n);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+double
+sim_collective_busbw_factor (SimCollOp op, int n)
+{
+  switch (op) {
+  case SIM_OP_ALL_REDUCE: return 2.0 * (n - 1) / n;
+  case SIM_OP_ALL_GATHER:
+  case SIM_OP_REDUCE_SCATTER: return (double) (n - 1) / n;
+  case SIM_OP_BROADCAST:
+  case SIM_OP_SENDRECV: return 1.0;
+  }
+  return 1.0;
+}
+
+static const char *op_names[] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast", "sendrecv" };
+
+const char *
+sim_coll_op_name (SimCollOp op)
+{
+  return op_names[op];
+}
+
+gboolean
+sim_coll_op_parse (const char *name, SimCollOp *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (op_names); i++)
+    if (g_str_equal (name, op_names[i])) {
+      *out = (SimCollOp) i;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static const char *algo_names[] = { "auto", "ring", "tree", "nvls" };
+
+const char *
+sim_algo_name (SimAlgo a)
+{
+  return algo_names[a];
+}
+
+gboolean
+sim_algo_parse (const char *name, SimAlgo *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (algo_names); i++)
+    if (g_str_equal (name, algo_names[i])) {
+      *out = (SimAlgo) i;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+const char *
+sim_proto_name (SimProto p)
+{
+  static const char *names[] = { "auto", "LL", "LL128", "Simple" };
+  return names[p];
+}

@@ -1,0 +1,98 @@
+/* sim-collective.h — NCCL-like collectives as flows over the network.
+ *
+ * A collective over a group of GPUs becomes, in the engine: a start delay
+ * carrying the algorithm's latency, the flows that move its bytes (sharing
+ * links with everything else running), and a zero-length join that
+ * finishes when the last flow has.  Algorithms, as NCCL runs them:
+ *
+ *   ring   every rank sends to the next: all_reduce moves 2(n-1)/n*S bytes
+ *          out of each rank, all_gather and reduce_scatter (n-1)/n*S,
+ *          broadcast S.  Groups spanning nodes use one ring per GPU of a
+ *          node (at most one per NIC), entering and leaving each node on
+ *          the same rail, so a DGX's 8 NICs carry 8 rings in parallel.
+ *   tree   all_reduce only: a chain inside each node and NCCL's double
+ *          binary tree between nodes, each tree carrying half the data up
+ *          (reduce) and down (broadcast).
+ *   nvls   all_reduce inside one node whose NVSwitch reduces in-network
+ *          (NVLink SHARP): each GPU sends S to the switch and receives S,
+ *          at most at the switch's measured sharp-bandwidth.
+ *
+ * Protocols (LL, LL128, Simple) and latencies follow NCCL's tuning model
+ * (src/graph/tuning.cc at NVIDIA/nccl b6475625, "Latencies in us"):
+ *   latency = baseLat[algo][proto] + per-step hwLat[link class][algo][proto]
+ *             x the algorithm's steps (ring: nsteps, inter-node steps at the
+ *             network's hwLat; tree: 2 x (chain + log2 nodes); nvls: one)
+ *   bandwidth: Simple at link speed; LL128 with 120/128-byte lines (NCCL's
+ *   0.92); LL with 8-byte lines half flags, NCCL's 1/4 (all_reduce) or 1/3
+ *   and at most llMaxBw (87.7 GB/s on one node, 22.5 on two, 19.0 beyond).
+ * The per-step latencies already include the links' own latencies, so
+ * collective flows carry no path latency of their own.
+ *
+ * `auto` simulates every candidate alone on an idle network and keeps the
+ * fastest, as NCCL's tuner picks the minimum of its own model.
+ *
+ * NVLS and auto: the only NVLS figure we have is its large-message bus
+ * bandwidth (480 GB/s on 8 H100s, NVIDIA GTC).  With NCCL's 23 us NVLS
+ * latency that figure predicts 2-64 MiB all-reduces 21-55 % faster than the
+ * published DGX H100 sweep (tests/validation/data/nccl-tests/
+ * h100x8-allreduce-dgxc-benchmarking.txt), whose 64-512 MiB rows follow the
+ * ring exactly (450 GB/s NVLink, 56 us Simple latency) and only pass 450
+ * from 1 GiB.  So auto chooses among ring and tree, and NVLS is used when
+ * asked for (--algo nvls), until a measured NVLS ramp is available.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-network.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SIM_OP_ALL_REDUCE,
+  SIM_OP_ALL_GATHER,
+  SIM_OP_REDUCE_SCATTER,
+  SIM_OP_BROADCAST,
+  SIM_OP_SENDRECV,
+} SimCollOp;
+
+typedef enum { SIM_ALGO_AUTO, SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NVLS } SimAlgo;
+typedef enum { SIM_PROTO_AUTO, SIM_PROTO_LL, SIM_PROTO_LL128, SIM_PROTO_SIMPLE } SimProto;
+
+typedef struct {
+  SimAlgo algo;
+  SimProto proto;
+  double latency_s;
+  double predicted_s;  /* alone on an idle network */
+} SimCollChoice;
+
+/* Is algo usable for op on this group?  (tree: all_reduce; nvls: all_reduce
+ * in one node with a SHARP switch whose bandwidth is known) */
+gboolean sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpus, int n,
+                                   SimAlgo algo, SimProto proto);
+
+/* Pick algorithm and protocol (either may be AUTO) for bytes on gpus[0..n).
+ * bytes follows nccl-tests: the whole buffer (all_gather: all ranks'
+ * pieces; reduce_scatter: the input). */
+gboolean sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n,
+                                double bytes, SimAlgo algo, SimProto proto, SimCollChoice *out,
+                                GError **error);
+
+/* Add the collective to the network's engine.  *start is the activity that
+ * must depend on whatever precedes the collective; the return value is the
+ * activity that finishes with it.  tag is given to every activity. */
+SimActivityId sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n,
+                                  double bytes, const SimCollChoice *choice, guint32 tag,
+                                  SimActivityId *start);
+
+/* nccl-tests' bus-bandwidth factor: all_reduce 2(n-1)/n; all_gather,
+ * reduce_scatter (n-1)/n; broadcast, sendrecv 1 */
+double sim_collective_busbw_factor (SimCollOp op, int n);
+
+const char *sim_coll_op_name (SimCollOp op);
+gboolean sim_coll_op_parse (const char *name, SimCollOp *out);
+const char *sim_algo_name (SimAlgo a);
+gboolean sim_algo_parse (const char *name, SimAlgo *out);
+const char *sim_proto_name (SimProto p);
+
+G_END_DECLS

@@ -1,0 +1,232 @@
+/* sim-network.c — see sim-network.h */
+#include "sim-network.h"
+
+#include <string.h>
+
+struct _SimNetwork {
+  const SimTopology *topo;
+  SimEngine *engine;
+  int link_base;           /* engine id of topology link 0, direction a->b */
+  /* adjacency in CSR: for vertex v, arcs [adj_off[v], adj_off[v+1]) */
+  int *adj_off;
+  int *adj_to;
+  int *adj_link;           /* engine link id in the direction v -> to */
+  GHashTable *cache;       /* (src << 32 | dst) -> offset + 1 into routes */
+  GArray *routes;          /* int: [hops, latency bits (2 ints), link ids...] */
+  /* BFS scratch */
+  int *prev_arc;
+  int *queue;
+  guint32 *seen;
+  guint32 gen;
+};
+
+static void
+build (SimNetwork *net)
+{
+  const SimTopology *t = net->topo;
+  int nv = (int) t->vertices->len;
+  int nl = (int) t->links->len;
+  g_autofree int *deg = g_new0 (int, nv + 1);
+  g_autofree int *fill = g_new0 (int, nv);
+
+  net->link_base = sim_engine_n_links (net->engine);
+  for (int i = 0; i < nl; i++) {
+    const SimLink *l = &g_array_index (t->links, SimLink, i);
+    sim_engine_add_link (net->engine, l->bw_bytes_per_s);
+    sim_engine_add_link (net->engine, l->bw_bytes_per_s);
+    deg[l->a]++;
+    deg[l->b]++;
+  }
+  net->adj_off = g_new0 (int, nv + 1);
+  for (int v = 0; v < nv; v++)
+    net->adj_off[v + 1] = net->adj_off[v] + deg[v];
+  net->adj_to = g_new (int, 2 * nl + 1);
+  net->adj_link = g_new (int, 2 * nl + 1);
+  for (int i = 0; i < nl; i++) {
+    const SimLink *l = &g_array_index (t->links, SimLink, i);
+    int pa = net->adj_off[l->a] + fill[l->a]++;
+    int pb = net->adj_off[l->b] + fill[l->b]++;
+    net->adj_to[pa] = l->b;
+    net->adj_link[pa] = net->link_base + 2 * i;
+    net->adj_to[pb] = l->a;
+    net->adj_link[pb] = net->link_base + 2 * i + 1;
+  }
+  net->prev_arc = g_new (int, nv);
+  net->queue = g_new (int, nv);
+  net->seen = g_new0 (guint32, nv);
+}
+
+SimNetwork *
+sim_network_new (const SimTopology *topo, SimEngine *engine)
+{
+  SimNetwork *net = g_new0 (SimNetwork, 1);
+  net->topo = topo;
+  net->engine = engine;
+  net->cache = g_hash_table_new (g_int64_hash, g_int64_equal);
+  net->routes = g_array_new (FALSE, FALSE, sizeof (int));
+  build (net);
+  return net;
+}
+
+static void
+key_free (gpointer p)
+{
+  g_free (p);
+}
+
+void
+sim_network_free (SimNetwork *net)
+{
+  if (net == NULL)
+    return;
+  {
+    GHashTableIter it;
+    gpointer k;
+    g_hash_table_iter_init (&it, net->cache);
+    while (g_hash_table_iter_next (&it, &k, NULL))
+      key_free (k);
+  }
+  g_hash_table_unref (net->cache);
+  g_array_unref (net->routes);
+  g_free (net->adj_off);
+  g_free (net->adj_to);
+  g_free (net->adj_link);
+  g_free (net->prev_arc);
+  g_free (net->queue);
+  g_free (net->seen);
+  g_free (net);
+}
+
+const SimTopology *
+sim_network_topology (const SimNetwork *net)
+{
+  return net->topo;
+}
+
+SimEngine *
+sim_network_engine (const SimNetwork *net)
+{
+  return net->engine;
+}
+
+static const SimVertex *
+vertex (const SimNetwork *net, int v)
+{
+  return &g_array_index (net->topo->vertices, SimVertex, v);
+}
+
+int
+sim_network_route (SimNetwork *net, int src, int dst, const int **links, double *latency_s)
+{
+  gint64 key = ((gint64) src << 32) | (guint32) dst;
+  gpointer hit = g_hash_table_lookup (net->cache, &key);
+  int vs = g_array_index (net->topo->gpus, int, src);
+  int vd = g_array_index (net->topo->gpus, int, dst);
+  int qh = 0, qt = 0, off = 0, hops = 0;
+  double lat = 0.0;
+  guint32 gen;
+
+  if (hit == NULL) {
+    gen = ++net->gen;
+    net->queue[qt++] = vs;
+    net->seen[vs] = gen;
+    net->prev_arc[vs] = -1;
+    while (qh < qt && net->seen[vd] != gen) {
+      int v = net->queue[qh++];
+      /* only the source may send through its own links: GPUs do not forward */
+      if (v != vs && vertex (net, v)->kind == SIM_VERTEX_GPU)
+        continue;
+      for (int a = net->adj_off[v]; a < net->adj_off[v + 1]; a++) {
+        int w = net->adj_to[a];
+        if (net->seen[w] == gen)
+          continue;
+        net->seen[w] = gen;
+        net->prev_arc[w] = a;
+        net->queue[qt++] = w;
+      }
+    }
+    if (src != dst && net->seen[vd] != gen)
+      return -1;
+    /* walk back from dst to count hops and sum latencies */
+    for (int v = vd; v != vs; ) {
+      int a = net->prev_arc[v];
+      int from = 0;
+      const SimLink *l = &g_array_index (net->topo->links, SimLink, (net->adj_link[a] - net->link_base) / 2);
+      hops++;
+      lat += l->latency_s;
+      from = l->a == v ? l->b : l->a;
+      if (from != vs)
+        lat += vertex (net, from)->latency_s;
+      v = from;
+    }
+    off = (int) net->routes->len;
+    {
+      int header[3] = { hops, 0, 0 };
+      memcpy (&header[1], &lat, sizeof (double));
+      g_array_append_vals (net->routes, header, 3);
+    }
+    g_array_set_size (net->routes, net->routes->len + (guint) hops);
+    {
+      int i = hops;
+      for (int v = vd; v != vs; ) {
+        int a = net->prev_arc[v];
+        const SimLink *l = &g_array_index (net->topo->links, SimLink, (net->adj_link[a] - net->link_base) / 2);
+        g_array_index (net->routes, int, off + 3 + --i) = net->adj_link[a];
+        v = l->a == v ? l->b : l->a;
+      }
+    }
+    {
+      gint64 *k = g_new (gint64, 1);
+      *k = key;
+      g_hash_table_insert (net->cache, k, GINT_TO_POINTER (off + 1));
+    }
+  } else {
+    off = GPOINTER_TO_INT (hit) - 1;
+  }
+  hops = g_array_index (net->routes, int, off);
+  memcpy (&lat, &g_array_index (net->routes, int, off + 1), sizeof (double));
+  if (links != NULL)
+    *links = &g_array_index (net->routes, int, off + 3);
+  if (latency_s != NULL)
+    *latency_s = lat;
+  return hops;
+}
+
+static int
+switch_arc (SimNetwork *net, int gpu)
+{
+  int v = g_array_index (net->topo->gpus, int, gpu);
+  for (int a = net->adj_off[v]; a < net->adj_off[v + 1]; a++) {
+    int w = net->adj_to[a];
+    if (vertex (net, w)->kind != SIM_VERTEX_NVSWITCH)
+      continue;
+    return net->adj_link[a];
+  }
+  return -1;
+}
+
+int
+sim_network_gpu_to_switch (SimNetwork *net, int gpu)
+{
+  return switch_arc (net, gpu);
+}
+
+int
+sim_network_switch_to_gpu (SimNetwork *net, int gpu)
+{
+  int out = switch_arc (net, gpu);
+  if (out < 0)
+    return -1;
+  /* directions of one topology link are adjacent ids: base + 2i, base + 2i + 1 */
+  return ((out - net->link_base) % 2 == 0) ? out + 1 : out - 1;
+}
+
+const SimVertex *
+sim_network_gpu_switch (SimNetwork *net, int gpu)
+{
+  int v = g_array_index (net->topo->gpus, int, gpu);
+  for (int a = net->adj_off[v]; a < net->adj_off[v + 1]; a++)
+    if (vertex (net, net->adj_to[a])->kind == SIM_VERTEX_NVSWITCH)
+      return vertex (net, net->adj_to[a]);
+  return NULL;
+}

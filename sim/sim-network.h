@@ -1,0 +1,39 @@
+/* sim-network.h — the topology's links as engine resources, and routes.
+ *
+ * Every full-duplex topology link becomes two engine links, one per
+ * direction, each with the link's bandwidth per direction.  A route between
+ * two GPUs is a shortest path in hops (ties broken by link order, so routes
+ * are deterministic) that never passes through another GPU: GPUs are
+ * endpoints, not routers.  Its latency is the sum of the links' latencies
+ * and of the switches and NICs it traverses.  Routes are cached.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-engine.h"
+#include "sim-topology.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SimNetwork SimNetwork;
+
+SimNetwork *sim_network_new (const SimTopology *topo, SimEngine *engine);
+void sim_network_free (SimNetwork *net);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimNetwork, sim_network_free)
+
+const SimTopology *sim_network_topology (const SimNetwork *net);
+SimEngine *sim_network_engine (const SimNetwork *net);
+
+/* Route from GPU src to GPU dst (GPU numbers): engine link ids in order.
+ * Returns the number of hops (0 when src == dst), -1 when there is no route.
+ * *links stays valid as long as the network. */
+int sim_network_route (SimNetwork *net, int src, int dst, const int **links, double *latency_s);
+
+/* the engine link from a GPU to the NVSwitch of its node and back, or -1 */
+int sim_network_gpu_to_switch (SimNetwork *net, int gpu);
+int sim_network_switch_to_gpu (SimNetwork *net, int gpu);
+/* the NVSwitch vertex of a GPU's node, or NULL */
+const SimVertex *sim_network_gpu_switch (SimNetwork *net, int gpu);
+
+G_END_DECLS

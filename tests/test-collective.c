@@ -1,0 +1,139 @@
+/* tests for sim-collective: hand-derived ring, contention, rails, NVLS */
+#include <glib.h>
+
+#include "sim-collective.h"
+#include "test-util.h"
+
+/* one collective on an idle network, or two at once */
+static double
+run (const SimTopology *t, SimCollOp op, const int *gpus, int n, double bytes, SimAlgo algo,
+     SimProto proto, int copies)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (t, e);
+  g_autoptr (GError) error = NULL;
+  SimCollChoice c;
+  SimActivityId end = 0;
+  g_assert_true (sim_collective_choose (net, op, gpus, n, bytes, algo, proto, &c, &error));
+  g_assert_no_error (error);
+  for (int k = 0; k < copies; k++)
+    end = sim_collective_add (net, op, gpus, n, bytes, &c, 0, NULL);
+  g_assert_true (sim_engine_run (e, &error));
+  return sim_time_to_s (sim_engine_end (e, end));
+}
+
+/* ring all_reduce of S on 8 GPUs behind one NVSwitch, 450 GB/s per GPU per
+ * direction: every rank sends 2(n-1)/n * S = 1.75 S through its own link,
+ * so t = 1.75 S / 450 GB/s + latency, with NCCL's Simple ring latency
+ * 8.4 + 14 steps x 3.4 = 56 us.  S = 1 GiB: 4175.6 us + 56 us. */
+static void
+test_ring_formula (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  double s = 1073741824.0;
+  double want = 1.75 * s / 450e9 + 56e-6;
+  double got = run (t, SIM_OP_ALL_REDUCE, g, 8, s, SIM_ALGO_RING, SIM_PROTO_SIMPLE, 1);
+  g_assert_cmpfloat_with_epsilon (got, want, 1e-9);
+  /* all_gather moves (n-1)/n S with n - 1 = 7 steps: 8.4 + 7 x 3.4 = 32.2 us */
+  got = run (t, SIM_OP_ALL_GATHER, g, 8, s, SIM_ALGO_RING, SIM_PROTO_SIMPLE, 1);
+  g_assert_cmpfloat_with_epsilon (got, 0.875 * s / 450e9 + 32.2e-6, 1e-9);
+}
+
+/* two all_reduces at once on the same GPUs share every link: each sees
+ * half the bandwidth, so the transfer takes twice as long */
+static void
+test_contention (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  double s = 1073741824.0;
+  double got = run (t, SIM_OP_ALL_REDUCE, g, 8, s, SIM_ALGO_RING, SIM_PROTO_SIMPLE, 2);
+  g_assert_cmpfloat_with_epsilon (got, 2 * 1.75 * s / 450e9 + 56e-6, 1e-9);
+}
+
+/* 16 GPUs on 2 DGX H100 nodes: 8 rings, one per rail, so each NIC carries
+ * 1/8 of the 2(n-1)/n S every rank sends; 400 Gb/s = 50 GB/s per NIC is
+ * the bottleneck (NVLink and PCIe are faster), so the bus bandwidth is
+ * 8 x 50 = 400 GB/s, not one NIC's 50.  Latency: 8.4 + (30 - 4) x
+ * max(3.4, 3 x 1.0) + 4 x 14.0 = 152.8 us (ring, Simple, 2 nodes). */
+static void
+test_rails (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 2);
+  int g[16];
+  double s = 4294967296.0;
+  double got = 0, busbw = 0;
+  for (int i = 0; i < 16; i++)
+    g[i] = i;
+  got = run (t, SIM_OP_ALL_REDUCE, g, 16, s, SIM_ALGO_RING, SIM_PROTO_SIMPLE, 1);
+  g_assert_cmpfloat_with_epsilon (got, 2.0 * 15 / 16 * s / 400e9 + 152.8e-6, 1e-9);
+  busbw = s * 2.0 * 15 / 16 / (got - 152.8e-6) / 1e9;
+  g_assert_cmpfloat_with_epsilon (busbw, 400.0, 0.01);
+}
+
+/* NVLS: each GPU sends S to the switch and gets S back, at most at the
+ * switch's 274 GB/s (dgx8x4.xml, from NVIDIA's 480 GB/s busbw), after
+ * NCCL's 23 us */
+static void
+test_nvls (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  double s = 1073741824.0;
+  double got = run (t, SIM_OP_ALL_REDUCE, g, 8, s, SIM_ALGO_NVLS, SIM_PROTO_AUTO, 1);
+  g_assert_cmpfloat_with_epsilon (got, s / 274e9 + 23e-6, 1e-9);
+}
+
+/* small messages: NCCL's LL ring latency, 6.6 + 14 x 0.6 = 15.0 us, is the
+ * whole cost of an 8-byte all_reduce; auto picks it */
+static void
+test_small (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (t, e);
+  int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  SimCollChoice c;
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 8, 8, SIM_ALGO_AUTO,
+                                        SIM_PROTO_AUTO, &c, NULL));
+  g_assert_cmpint (c.algo, ==, SIM_ALGO_RING);
+  g_assert_cmpint (c.proto, ==, SIM_PROTO_LL);
+  g_assert_cmpfloat_with_epsilon (c.latency_s, 15.0e-6, 1e-12);
+  g_assert_cmpfloat_with_epsilon (c.predicted_s, 15.0e-6, 1e-9);
+}
+
+/* nccl-tests bus bandwidth factors */
+static void
+test_busbw (void)
+{
+  g_assert_cmpfloat_with_epsilon (sim_collective_busbw_factor (SIM_OP_ALL_REDUCE, 8), 1.75, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_collective_busbw_factor (SIM_OP_ALL_GATHER, 16), 0.9375, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_collective_busbw_factor (SIM_OP_SENDRECV, 2), 1.0, 1e-12);
+}
+
+/* a point-to-point send of 1 GiB between two nodes: one NIC, 50 GB/s,
+ * plus one network step of 14 us */
+static void
+test_sendrecv (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 2);
+  int g[2] = { 0, 8 };
+  double s = 1073741824.0;
+  double got = run (t, SIM_OP_SENDRECV, g, 2, s, SIM_ALGO_AUTO, SIM_PROTO_AUTO, 1);
+  g_assert_cmpfloat_with_epsilon (got, s / 50e9 + 14e-6, 1e-9);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/collective/ring-formula", test_ring_formula);
+  g_test_add_func ("/collective/contention", test_contention);
+  g_test_add_func ("/collective/rails", test_rails);
+  g_test_add_func ("/collective/nvls", test_nvls);
+  g_test_add_func ("/collective/small", test_small);
+  g_test_add_func ("/collective/busbw", test_busbw);
+  g_test_add_func ("/collective/sendrecv", test_sendrecv);
+  return g_test_run ();
+}
