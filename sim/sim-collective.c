@@ -126,7 +126,9 @@ latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto)
     break;
   default: {
     int nsteps = op == SIM_OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
-    int ninter = op == SIM_OP_ALL_REDUCE ? (nn > 1 ? 2 * nn : 0) : nn - 1;
+    /* NCCL counts 2 x nodes network steps for an all_reduce; with one GPU
+     * per node that exceeds the 2(n-1) steps there are */
+    int ninter = MIN (nsteps, op == SIM_OP_ALL_REDUCE ? (nn > 1 ? 2 * nn : 0) : nn - 1);
     if (nn > 1)
       intra = MAX (intra, NET_OVERHEAD_US * (p == P_SIMPLE ? 3.0 : 1.0));
     lat += (nsteps - ninter) * intra + ninter * inter;
