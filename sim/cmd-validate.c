@@ -1,10 +1,126 @@
-/* cmd-validate.c — `sim validate`: measured nccl-tests output vs simulated */
+/* cmd-validate.c — `sim validate --nccl FILE`: measured vs simulated */
+#include <math.h>
+#include <stdio.h>
+
 #include "sim-commands.h"
+#include "sim-compare.h"
 #include "sim-error.h"
+#include "sim-paths.h"
+
+static const char *usage =
+    "usage: sim validate --nccl FILE --topology T [--nodes N] [--op OP] [--gpus N]\n"
+    "                    [--algo ring|tree|nvls|auto] [--max-error PERCENT]\n"
+    "\n"
+    "Reads nccl-tests output (all_reduce_perf and friends, as printed), simulates the\n"
+    "same collective at every size on the first N GPUs of the topology and prints\n"
+    "measured vs simulated bus bandwidth (GB/s, GB = 10^9 bytes) with the error per\n"
+    "size.  --op and --gpus are needed when the output does not say them.  With\n"
+    "--max-error the command exits 1 when the mean absolute error is above it.\n";
 
 int
 sim_cmd_validate (int argc, char **argv, GError **error)
 {
-  g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "validate: not built yet");
-  return 2;
+  g_autofree char *nccl = NULL, *topology = NULL, *nodes_s = NULL, *op_s = NULL;
+  g_autofree char *gpus_s = NULL, *algo_s = NULL, *max_s = NULL, *topo_path = NULL;
+  g_autoptr (SimNcclResult) measured = NULL;
+  g_autoptr (SimTopology) topo = NULL;
+  g_autoptr (GArray) rows = NULL;
+  gboolean help = FALSE;
+  const SimCliOption options[] = {
+    { "nccl", TRUE, &nccl, NULL }, { "topology", TRUE, &topology, NULL },
+    { "nodes", TRUE, &nodes_s, NULL }, { "op", TRUE, &op_s, NULL },
+    { "gpus", TRUE, &gpus_s, NULL }, { "algo", TRUE, &algo_s, NULL },
+    { "max-error", TRUE, &max_s, NULL }, { "help", FALSE, NULL, &help },
+    { NULL, FALSE, NULL, NULL },
+  };
+  int nodes = 0, ranks = 0;
+  SimNcclOp nop = SIM_NCCL_UNKNOWN;
+  SimCollOp op = SIM_OP_ALL_REDUCE;
+  SimAlgo algo = SIM_ALGO_AUTO;
+  double max_error = NAN, mean = 0;
+
+  if (!sim_cli_parse (argc, argv, 2, options, "validate", error))
+    return 2;
+  if (help) {
+    fputs (usage, stdout);
+    return 0;
+  }
+  if (nccl == NULL || topology == NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "validate: expected --nccl FILE and --topology T; see sim validate --help");
+    return 2;
+  }
+  if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error))
+    return 2;
+  if (algo_s != NULL && !sim_algo_parse (algo_s, &algo)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, nvls or auto, got '%s'", algo_s);
+    return 2;
+  }
+  if (max_s != NULL) {
+    char *end = NULL;
+    max_error = g_ascii_strtod (max_s, &end);
+    if (end == max_s || (*end != '\0' && !g_str_equal (end, "%")) || !(max_error >= 0) || !isfinite (max_error)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--max-error: expected a percentage such as 10, got '%s'", max_s);
+      return 2;
+    }
+  }
+  measured = sim_nccl_parse_file (nccl, error);
+  if (measured == NULL)
+    return 2;
+  nop = measured->op;
+  if (op_s != NULL && !sim_nccl_op_parse (op_s, &nop)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--op: expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv, got '%s'", op_s);
+    return 2;
+  }
+  if (nop == SIM_NCCL_UNKNOWN) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s: the output does not name its collective; give --op (for example --op all_reduce)", nccl);
+    return 2;
+  }
+  if (!sim_compare_op (nop, &op)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: %s is not modelled; expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv",
+                 nccl, sim_nccl_op_name (nop));
+    return 2;
+  }
+  ranks = measured->ranks;
+  if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, 1 << 20, &ranks, error))
+    return 2;
+  if (ranks < 1) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s: the output does not list its GPUs; give --gpus N", nccl);
+    return 2;
+  }
+  topo_path = sim_paths_resolve (topology, "topologies", error);
+  if (topo_path == NULL)
+    return 2;
+  topo = sim_topology_load (topo_path, nodes, error);
+  if (topo == NULL)
+    return 2;
+  rows = sim_compare_nccl (topo, measured, op, ranks, algo, error);
+  if (rows == NULL)
+    return 2;
+
+  printf ("# sim validate: %s\n", nccl);
+  printf ("# %s on %d GPUs%s%s, measured vs %s on %s (%s)\n", sim_coll_op_name (op), ranks,
+          measured->gpu_name != NULL ? " of " : "", measured->gpu_name != NULL ? measured->gpu_name : "",
+          sim_algo_name (algo), topo->name, sim_topology_gpu_type (topo, 0)->name);
+  printf ("#%12s  %10s  %10s  %10s  %10s  %8s  %s\n", "size", "measured", "simulated", "measured",
+          "simulated", "error", "algo/proto");
+  printf ("#%12s  %10s  %10s  %10s  %10s  %8s\n", "(B)", "(us)", "(us)", "busbw GB/s", "busbw GB/s", "(%)");
+  for (guint i = 0; i < rows->len; i++) {
+    const SimComparison *c = &g_array_index (rows, SimComparison, i);
+    printf (" %12" G_GUINT64_FORMAT "  %10.2f  %10.2f  %10.2f  %10.2f  %+8.1f  %s/%s\n", c->size_bytes,
+            c->measured_us, c->simulated_us, c->measured_busbw_GBps, c->simulated_busbw_GBps,
+            c->error_pct, sim_algo_name (c->choice.algo), sim_proto_name (c->choice.proto));
+  }
+  mean = sim_compare_mean_abs_error (rows, 0);
+  printf ("# mean absolute error %.1f %% over %u sizes", mean, rows->len);
+  printf ("; %.1f %% from 1 MiB; %.1f %% from 64 MiB\n", sim_compare_mean_abs_error (rows, 1u << 20),
+          sim_compare_mean_abs_error (rows, 64u << 20));
+  if (!isnan (max_error) && mean > max_error) {
+    fprintf (stderr, "sim: validate: mean absolute error %.1f %% is above --max-error %.1f %%\n", mean, max_error);
+    return 1;
+  }
+  return 0;
 }

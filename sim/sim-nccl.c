@@ -296,9 +296,10 @@ parse_row (const char *path, int lineno, const char *line, SimNcclRow *row, gboo
   /* redop is a word (sum, none, ...), missing in some old formats */
   if (idx < n && !looks_numeric (rest[idx]) && strcmp (rest[idx], "N/A") != 0)
     idx++;
-  /* root is present when one column more than a group of four (or eight) */
+  /* root is there when one column more than four (or eight) remain, or when
+   * negative (-1: no root), which no time can be */
   left = n - idx;
-  if (left == 5 || left == 9) {
+  if (left == 5 || left == 9 || (left > 0 && rest[idx][0] == '-')) {
     if (!is_int (rest[idx])) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
                    "%s:%d: expected the root rank (a whole number) after the type, found '%s'",

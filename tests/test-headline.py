@@ -87,5 +87,28 @@ for s in mem["stages"]:
              + s["grad_accum_bytes"] + s["buffer_bytes"] + s["activations_peak_bytes"])
     check(f"stage {s['stage']} peak is the sum of its parts", s["peak_bytes"], parts)
 
+# sim collective --json: nccl-tests' factors and the documented keys.
+# ring all_reduce of 1 GiB on 8 H100s: 1.75 x 2^30 / 450 GB/s + 56 us
+col = subprocess.run([sim, "collective", "--topology", "dgx8x4", "--nodes", "1", "--op", "all_reduce",
+                      "--gpus", "8", "--min-bytes", "1GiB", "--max-bytes", "1GiB", "--algo", "ring",
+                      "--json", "-"], capture_output=True, text=True, timeout=60)
+check("collective exit status", col.returncode, 0)
+cdoc = json.loads(col.stdout)
+check("collective keys", sorted(cdoc.keys()), ["gpus", "op", "rows", "topology"])
+row = cdoc["rows"][0]
+want_us = (1.75 * 2**30 / 450e9 + 56e-6) * 1e6
+check("collective time_us (ring formula)", abs(row["time_us"] - want_us) < 0.01, True)
+check("collective busbw = algbw x 2(n-1)/n", abs(row["busbw_GBps"] - row["algbw_GBps"] * 1.75) < 1e-9, True)
+check("collective algo", row["algo"], "ring/Simple")
+
+# sim validate is a gate with --max-error: exit 1 above it, 0 below
+data = os.path.join(src, "tests", "validation", "data", "nccl-tests", "h100x8-allreduce-dgxc-benchmarking.txt")
+base = [sim, "validate", "--nccl", data, "--topology", "dgx8x4", "--nodes", "1", "--op", "all_reduce"]
+gate_low = subprocess.run(base + ["--max-error", "1"], capture_output=True, text=True, timeout=60)
+check("validate --max-error 1 fails", gate_low.returncode, 1)
+gate_high = subprocess.run(base + ["--max-error", "500"], capture_output=True, text=True, timeout=60)
+check("validate --max-error 500 passes", gate_high.returncode, 0)
+check("validate prints one row per size", sum(1 for l in gate_high.stdout.splitlines() if not l.startswith("#")), 32)
+
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)

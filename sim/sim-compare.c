@@ -1,0 +1,71 @@
+#include "sim-compare.h"
+
+#include <math.h>
+
+#include "sim-error.h"
+
+gboolean
+sim_compare_op (SimNcclOp in, SimCollOp *out)
+{
+  switch (in) {
+  case SIM_NCCL_ALL_REDUCE: *out = SIM_OP_ALL_REDUCE; return TRUE;
+  case SIM_NCCL_ALL_GATHER: *out = SIM_OP_ALL_GATHER; return TRUE;
+  case SIM_NCCL_REDUCE_SCATTER: *out = SIM_OP_REDUCE_SCATTER; return TRUE;
+  case SIM_NCCL_BROADCAST: *out = SIM_OP_BROADCAST; return TRUE;
+  case SIM_NCCL_SENDRECV: *out = SIM_OP_SENDRECV; return TRUE;
+  default: return FALSE;
+  }
+}
+
+GArray *
+sim_compare_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
+                  int ranks, SimAlgo algo, GError **error)
+{
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (SimComparison));
+  g_autofree int *gpus = NULL;
+  double factor = sim_collective_busbw_factor (op, ranks);
+
+  if (ranks < 1 || ranks > sim_topology_n_gpus (topo)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s: the measurement used %d GPUs, but %s has %d (use --nodes)", measured->path,
+                 ranks, topo->name, sim_topology_n_gpus (topo));
+    return NULL;
+  }
+  gpus = g_new (int, ranks);
+  for (int i = 0; i < ranks; i++)
+    gpus[i] = i;
+  for (guint i = 0; i < measured->rows->len; i++) {
+    const SimNcclRow *row = &g_array_index (measured->rows, SimNcclRow, i);
+    g_autoptr (SimEngine) e = sim_engine_new ();
+    g_autoptr (SimNetwork) net = sim_network_new (topo, e);
+    SimComparison c = { 0 };
+    if (row->time_us <= 0)
+      continue;
+    if (!sim_collective_choose (net, op, gpus, ranks, (double) row->size_bytes, algo,
+                                SIM_PROTO_AUTO, &c.choice, error))
+      return NULL;
+    c.size_bytes = row->size_bytes;
+    c.measured_us = row->time_us;
+    c.simulated_us = c.choice.predicted_s * 1e6;
+    c.measured_busbw_GBps = (double) row->size_bytes / (row->time_us * 1e-6) * factor / 1e9;
+    c.simulated_busbw_GBps = (double) row->size_bytes / c.choice.predicted_s * factor / 1e9;
+    c.error_pct = (c.simulated_busbw_GBps - c.measured_busbw_GBps) / c.measured_busbw_GBps * 100.0;
+    g_array_append_val (out, c);
+  }
+  return g_steal_pointer (&out);
+}
+
+double
+sim_compare_mean_abs_error (const GArray *rows, guint64 min_bytes)
+{
+  double sum = 0;
+  int n = 0;
+  for (guint i = 0; i < rows->len; i++) {
+    const SimComparison *c = &g_array_index (rows, SimComparison, i);
+    if (c->size_bytes < min_bytes)
+      continue;
+    sum += fabs (c->error_pct);
+    n++;
+  }
+  return n > 0 ? sum / n : NAN;
+}

@@ -1,0 +1,37 @@
+/* sim-compare.h — nccl-tests measurements against the simulator.
+ *
+ * For every row of a parsed nccl-tests output, the same collective on the
+ * first `ranks` GPUs of the topology is simulated alone (algorithm as asked,
+ * auto by default) and both bus bandwidths are derived from the times, so
+ * the 0.00 GB/s that nccl-tests prints for tiny sizes still compares.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-collective.h"
+#include "sim-nccl.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint64 size_bytes;
+  double measured_us;
+  double simulated_us;
+  double measured_busbw_GBps;
+  double simulated_busbw_GBps;
+  double error_pct;        /* (simulated - measured) / measured busbw, percent */
+  SimCollChoice choice;
+} SimComparison;
+
+/* returns an array of SimComparison, or NULL with error set */
+GArray *sim_compare_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
+                          int ranks, SimAlgo algo, GError **error);
+
+/* the mean of |error_pct| over rows with size_bytes >= min_bytes */
+double sim_compare_mean_abs_error (const GArray *rows, guint64 min_bytes);
+
+/* map the parser's op to the simulator's; FALSE for ops it does not model */
+gboolean sim_compare_op (SimNcclOp in, SimCollOp *out);
+
+G_END_DECLS
