@@ -11,7 +11,7 @@
 
 static const char *usage =
     "usage: sim collective --topology T [--nodes N] --op all_reduce|all_gather|reduce_scatter|broadcast|sendrecv\n"
-    "                      --gpus N [--min-bytes 8B] [--max-bytes 16GiB] [--algo ring|tree|nvls|auto]\n"
+    "                      --gpus N [--min-bytes 8B] [--max-bytes 16GiB] [--algo ring|tree|hier|nvls|auto]\n"
     "                      [--proto LL|LL128|Simple|auto] [--json FILE|-]\n"
     "\n"
     "Simulates the collective on the first N GPUs of the topology at every size from\n"
@@ -66,7 +66,7 @@ sim_cmd_collective (int argc, char **argv, GError **error)
     return 2;
   }
   if (algo_s != NULL && !sim_algo_parse (algo_s, &algo)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, nvls or auto, got '%s'", algo_s);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, hier, nvls or auto, got '%s'", algo_s);
     return 2;
   }
   if (proto_s != NULL) {

@@ -9,7 +9,7 @@
 
 static const char *usage =
     "usage: sim validate --nccl FILE --topology T [--nodes N] [--op OP] [--gpus N]\n"
-    "                    [--algo ring|tree|nvls|auto] [--max-error PERCENT]\n"
+    "                    [--algo ring|tree|hier|nvls|auto] [--max-error PERCENT]\n"
     "\n"
     "Reads nccl-tests output (all_reduce_perf and friends, as printed), simulates the\n"
     "same collective at every size on the first N GPUs of the topology and prints\n"
@@ -53,7 +53,7 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error))
     return 2;
   if (algo_s != NULL && !sim_algo_parse (algo_s, &algo)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, nvls or auto, got '%s'", algo_s);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, hier, nvls or auto, got '%s'", algo_s);
     return 2;
   }
   if (max_s != NULL) {

@@ -95,7 +95,7 @@ log2i (int x)
 }
 
 static int
-algo_index (SimAlgo a)
+algo_index_of (SimAlgo a)
 {
   return a == SIM_ALGO_TREE ? A_TREE : a == SIM_ALGO_NVLS ? A_NVLS : A_RING;
 }
@@ -109,7 +109,7 @@ proto_index (SimProto p)
 static double
 latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto)
 {
-  int a = algo_index (algo), p = proto_index (proto);
+  int a = algo_index_of (algo), p = proto_index (proto);
   int n = g->n, nn = g->n_nodes;
   double intra = hw_lat_us[g->hw_intra][a][p];
   double inter = hw_lat_us[HW_NET][a][p];
@@ -118,6 +118,8 @@ latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto)
   if (op == SIM_OP_SENDRECV)
     return (nn > 1 ? hw_lat_us[HW_NET][A_RING][P_SIMPLE] : hw_lat_us[g->hw_intra][A_RING][P_SIMPLE]) * 1e-6;
   switch (algo) {
+  case SIM_ALGO_HIER:
+    return 0.0; /* each phase carries its own */
   case SIM_ALGO_TREE:
     lat += 2.0 * ((n / nn - 1) * intra + log2i (nn) * inter);
     break;
@@ -183,6 +185,9 @@ sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpus, int n,
     break;
   case SIM_ALGO_TREE:
     ok = ok && op == SIM_OP_ALL_REDUCE;
+    break;
+  case SIM_ALGO_HIER:
+    ok = ok && op == SIM_OP_ALL_REDUCE && g.n_nodes > 1 && g.per_node > 1;
     break;
   case SIM_ALGO_NVLS: {
     const SimVertex *sw = sim_network_gpu_switch (net, gpus[0]);
@@ -320,6 +325,40 @@ build_nvls (Builder *b, const Group *g, double bytes)
   }
 }
 
+static SimActivityId add_phase (SimNetwork *net, SimCollOp op, const int *gpus, int n,
+                                double bytes, SimProto proto, guint32 tag, SimActivityId after);
+
+/* reduce_scatter in each node, all_reduce across nodes per local rank on
+ * 1/m of the data, all_gather in each node: phases joined by their ends */
+static void
+build_hier (Builder *b, const Group *g, double bytes, SimProto proto)
+{
+  int m = g->per_node, nn = g->n_nodes;
+  g_autofree int *rail = g_new (int, nn);
+  g_autoptr (GArray) rs_end = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
+  g_autoptr (GArray) ar_end = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
+  SimActivityId rs_join = sim_engine_add_delay (b->e, 0, b->tag);
+  SimActivityId ar_join = sim_engine_add_delay (b->e, 0, b->tag);
+
+  for (int k = 0; k < nn; k++) {
+    SimActivityId end = add_phase (b->net, SIM_OP_REDUCE_SCATTER, g->by_node + g->node_start[k], m,
+                                   bytes, proto, b->tag, b->start);
+    sim_engine_add_dep (b->e, rs_join, end);
+  }
+  for (int r = 0; r < m; r++) {
+    SimActivityId end;
+    for (int k = 0; k < nn; k++)
+      rail[k] = g->by_node[g->node_start[k] + r];
+    end = add_phase (b->net, SIM_OP_ALL_REDUCE, rail, nn, bytes / m, proto, b->tag, rs_join);
+    sim_engine_add_dep (b->e, ar_join, end);
+  }
+  for (int k = 0; k < nn; k++) {
+    SimActivityId end = add_phase (b->net, SIM_OP_ALL_GATHER, g->by_node + g->node_start[k], m,
+                                   bytes, proto, b->tag, ar_join);
+    g_array_append_val (b->flows, end);
+  }
+}
+
 SimActivityId
 sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                     const SimCollChoice *choice, guint32 tag, SimActivityId *start)
@@ -340,6 +379,8 @@ sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, doubl
       build_tree (&b, &g, bytes, wire, cap);
     else if (choice->algo == SIM_ALGO_NVLS)
       build_nvls (&b, &g, bytes);
+    else if (choice->algo == SIM_ALGO_HIER)
+      build_hier (&b, &g, bytes, choice->proto);
     else
       build_ring (&b, &g, gpus, op, bytes, wire, cap);
   }
@@ -352,6 +393,22 @@ sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, doubl
   if (start != NULL)
     *start = b.start;
   return join;
+}
+
+/* one ring phase of a composite algorithm, after `after` */
+static SimActivityId
+add_phase (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes, SimProto proto,
+           guint32 tag, SimActivityId after)
+{
+  Group g;
+  SimCollChoice c = { SIM_ALGO_RING, proto, 0, 0 };
+  SimActivityId start, end;
+  group_init (&g, net, gpus, n);
+  c.latency_s = latency_s (&g, op, SIM_ALGO_RING, proto);
+  group_clear (&g);
+  end = sim_collective_add (net, op, gpus, n, bytes, &c, tag, &start);
+  sim_engine_add_dep (sim_network_engine (net), start, after);
+  return end;
 }
 
 /* the collective alone on an idle copy of the network */
@@ -371,7 +428,7 @@ gboolean
 sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                        SimAlgo algo, SimProto proto, SimCollChoice *out, GError **error)
 {
-  static const SimAlgo algos[] = { SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NVLS };
+  static const SimAlgo algos[] = { SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_HIER, SIM_ALGO_NVLS };
   static const SimProto protos[] = { SIM_PROTO_LL, SIM_PROTO_LL128, SIM_PROTO_SIMPLE };
   gboolean found = FALSE;
   Group g;
@@ -402,7 +459,7 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
   group_clear (&g);
   if (!found) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--algo %s%s%s: expected an algorithm this group supports (%s over %d GPUs; tree is all_reduce only, nvls needs one node with an NVLink SHARP switch)",
+                 "--algo %s%s%s: expected an algorithm this group supports (%s over %d GPUs; tree is all_reduce only, hier all_reduce over several nodes, nvls needs one node with an NVLink SHARP switch)",
                  sim_algo_name (algo), proto != SIM_PROTO_AUTO ? "/" : "",
                  proto != SIM_PROTO_AUTO ? sim_proto_name (proto) : "", sim_coll_op_name (op), n);
     return FALSE;
@@ -442,7 +499,7 @@ sim_coll_op_parse (const char *name, SimCollOp *out)
   return FALSE;
 }
 
-static const char *algo_names[] = { "auto", "ring", "tree", "nvls" };
+static const char *algo_names[] = { "auto", "ring", "tree", "nvls", "hier" };
 
 const char *
 sim_algo_name (SimAlgo a)

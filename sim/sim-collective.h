@@ -13,6 +13,10 @@
  *   tree   all_reduce only: a chain inside each node and NCCL's double
  *          binary tree between nodes, each tree carrying half the data up
  *          (reduce) and down (broadcast).
+ *   hier   all_reduce over several nodes in three phases: reduce_scatter
+ *          inside each node, one all_reduce per local rank across nodes on
+ *          1/m of the data (each on its own rail), all_gather inside each
+ *          node; every phase a ring with its own latency.
  *   nvls   all_reduce inside one node whose NVSwitch reduces in-network
  *          (NVLink SHARP): each GPU sends S to the switch and receives S,
  *          at most at the switch's measured sharp-bandwidth.
@@ -56,7 +60,7 @@ typedef enum {
   SIM_OP_SENDRECV,
 } SimCollOp;
 
-typedef enum { SIM_ALGO_AUTO, SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NVLS } SimAlgo;
+typedef enum { SIM_ALGO_AUTO, SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NVLS, SIM_ALGO_HIER } SimAlgo;
 typedef enum { SIM_PROTO_AUTO, SIM_PROTO_LL, SIM_PROTO_LL128, SIM_PROTO_SIMPLE } SimProto;
 
 typedef struct {

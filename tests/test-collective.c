@@ -72,6 +72,23 @@ test_rails (void)
   g_assert_cmpfloat_with_epsilon (busbw, 400.0, 0.01);
 }
 
+/* hier on 2 nodes x 8: reduce_scatter in each node (7/8 S at 450 GB/s,
+ * 8.4 + 7 x 3.4 = 32.2 us), all_reduce of S/8 between the 2 nodes on each
+ * rail (2(2-1)/2 x S/8 through one 50 GB/s NIC, 8.4 + 2 x 14 = 36.4 us),
+ * all_gather in each node (as the reduce_scatter), one after the other */
+static void
+test_hier (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 2);
+  int g[16];
+  double s = 1073741824.0, want = 0;
+  for (int i = 0; i < 16; i++)
+    g[i] = i;
+  want = 2 * (0.875 * s / 450e9 + 32.2e-6) + s / 8 / 50e9 + 36.4e-6;
+  g_assert_cmpfloat_with_epsilon (run (t, SIM_OP_ALL_REDUCE, g, 16, s, SIM_ALGO_HIER, SIM_PROTO_SIMPLE, 1),
+                                  want, 1e-9);
+}
+
 /* NVLS: each GPU sends S to the switch and gets S back, at most at the
  * switch's 274 GB/s (dgx8x4.xml, from NVIDIA's 480 GB/s busbw), after
  * NCCL's 23 us */
@@ -131,6 +148,7 @@ main (int argc, char **argv)
   g_test_add_func ("/collective/ring-formula", test_ring_formula);
   g_test_add_func ("/collective/contention", test_contention);
   g_test_add_func ("/collective/rails", test_rails);
+  g_test_add_func ("/collective/hier", test_hier);
   g_test_add_func ("/collective/nvls", test_nvls);
   g_test_add_func ("/collective/small", test_small);
   g_test_add_func ("/collective/busbw", test_busbw);
