@@ -12,6 +12,7 @@
 
 #include "sim-commands.h"
 #include "sim-error.h"
+#include "sim-iteration.h"
 #include "sim-memory.h"
 #include "sim-model.h"
 #include "sim-io.h"
@@ -29,6 +30,8 @@ typedef struct {
   char *json;
   gboolean help;
   gboolean version;
+  gboolean full_fidelity;
+  gboolean memory_only;
 } Cli;
 
 static void
@@ -55,6 +58,8 @@ print_help (void)
           "  --model NAME                       model XML (default " DEFAULT_MODEL ")\n"
           "  --nodes N                          override the cluster's node count\n"
           "  --json FILE                        write the result as JSON (- for stdout alone)\n"
+          "  --full-fidelity                    simulate every data-parallel replica, not one\n"
+          "  --memory-only                      the memory ledger alone, no time simulation\n"
           "  --help, --version\n"
           "\n"
           "plan flags (also usable as key=value in plan strings):\n%s",
@@ -108,7 +113,11 @@ parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected no value", key);
       return FALSE;
     }
-    if (g_str_equal (key, "help"))
+    if (g_str_equal (key, "full-fidelity") && eq == NULL)
+      cli->full_fidelity = TRUE;
+    else if (g_str_equal (key, "memory-only") && eq == NULL)
+      cli->memory_only = TRUE;
+    else if (g_str_equal (key, "help"))
       cli->help = TRUE;
     else if (g_str_equal (key, "version"))
       cli->version = TRUE;
@@ -143,6 +152,7 @@ run (int argc, char **argv, GError **error)
   g_autoptr (SimModel) model = NULL;
   g_autoptr (SimMemory) mem = NULL;
   g_autoptr (GPtrArray) remedies = NULL;
+  g_autoptr (SimIteration) it = NULL;
   SimReportInput in = { 0 };
 
   if (!parse_args (argc, argv, &cli, plan, error))
@@ -193,11 +203,21 @@ run (int argc, char **argv, GError **error)
 
   mem = sim_memory_compute (topo, model, plan);
   remedies = sim_memory_remedies (topo, model, plan, mem);
+  if (!cli.memory_only) {
+    g_autofree guint64 *peaks = g_new (guint64, plan->pp);
+    it = sim_iteration_run (topo, model, plan, mem, cli.full_fidelity, error);
+    if (it == NULL)
+      return 2;
+    for (int s = 0; s < plan->pp; s++)
+      peaks[s] = g_array_index (it->stages, SimStageTime, s).peak_activation_bytes;
+    sim_memory_apply_timeline (mem, peaks);
+  }
   in.topo = topo;
   in.model = model;
   in.plan = plan;
   in.memory = mem;
   in.remedies = remedies;
+  in.time = it;
 
   if (cli.json != NULL) {
     g_autofree char *json = sim_report_json (&in);

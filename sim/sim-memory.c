@@ -66,6 +66,44 @@ nf4_bytes (guint64 weights)
   return (guint64) ceil ((double) weights * (4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0);
 }
 
+static void
+verdict (SimMemory *mem)
+{
+  mem->peak_bytes = 0;
+  mem->peak_stage = 0;
+  mem->oom_case = SIM_OOM_NONE;
+  mem->fits = TRUE;
+  for (guint i = 0; i < mem->stages->len; i++) {
+    SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
+    if (st->peak_bytes > mem->peak_bytes) {
+      mem->peak_bytes = st->peak_bytes;
+      mem->peak_stage = st->stage;
+    }
+  }
+  if (mem->peak_bytes > mem->usable_bytes) {
+    mem->fits = FALSE;
+    mem->oom_case = SIM_OOM_B;
+    for (guint i = 0; i < mem->stages->len; i++) {
+      SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
+      if (st->states_bytes > mem->usable_bytes && mem->oom_case == SIM_OOM_B)
+        mem->oom_case = SIM_OOM_A;
+      if (st->largest_layer_states_bytes + st->largest_layer_activation_bytes > mem->usable_bytes)
+        mem->oom_case = SIM_OOM_C;
+    }
+  }
+}
+
+void
+sim_memory_apply_timeline (SimMemory *mem, const guint64 *peak_activation_bytes)
+{
+  for (guint i = 0; i < mem->stages->len; i++) {
+    SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
+    st->activations_peak_bytes = peak_activation_bytes[i];
+    st->peak_bytes = st->states_bytes + st->activations_peak_bytes;
+  }
+  verdict (mem);
+}
+
 SimMemory *
 sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPlan *plan)
 {
@@ -208,25 +246,7 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
     g_array_append_val (mem->stages, st);
   }
 
-  mem->fits = TRUE;
-  for (guint i = 0; i < mem->stages->len; i++) {
-    SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
-    if (st->peak_bytes > mem->peak_bytes) {
-      mem->peak_bytes = st->peak_bytes;
-      mem->peak_stage = st->stage;
-    }
-  }
-  if (mem->peak_bytes > mem->usable_bytes) {
-    mem->fits = FALSE;
-    mem->oom_case = SIM_OOM_B;
-    for (guint i = 0; i < mem->stages->len; i++) {
-      SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
-      if (st->states_bytes > mem->usable_bytes && mem->oom_case == SIM_OOM_B)
-        mem->oom_case = SIM_OOM_A;
-      if (st->largest_layer_states_bytes + st->largest_layer_activation_bytes > mem->usable_bytes)
-        mem->oom_case = SIM_OOM_C;
-    }
-  }
+  verdict (mem);
   return mem;
 }
 

@@ -100,6 +100,10 @@ SimMemory *sim_memory_compute (const SimTopology *topo, const SimModel *model,
 void sim_memory_free (SimMemory *mem);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimMemory, sim_memory_free)
 
+/* Replace each stage's activation peak by the one read off a simulated
+ * timeline (peak_activation_bytes[stage]) and recompute the verdict. */
+void sim_memory_apply_timeline (SimMemory *mem, const guint64 *peak_activation_bytes);
+
 /* Model-chunk forward passes whose activations a pipeline stage holds at its
  * peak: GPipe all m; 1F1B min(p - stage, m); interleaved (Megatron)
  * min((p - stage - 1) * 2 + (v - 1) * p + 1, m * v).  The one function a

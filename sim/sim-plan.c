@@ -12,7 +12,7 @@ typedef enum {
   KEY_TP, KEY_CP, KEY_PP, KEY_DP, KEY_MICRO_BATCH, KEY_GLOBAL_BATCH, KEY_SEQ_LEN,
   KEY_SCHEDULE, KEY_VIRTUAL_STAGES, KEY_RECOMPUTE, KEY_SEQUENCE_PARALLEL,
   KEY_FLASH_ATTENTION, KEY_ZERO, KEY_RECIPE, KEY_ORDER, KEY_LORA_RANK, KEY_LORA_TARGETS,
-  KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION,
+  KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -60,6 +60,8 @@ static const Option options[] = {
     "memory taken by the CUDA context and library workspaces (default 1.5GB)" },
   { "fragmentation", NULL, KEY_FRAGMENTATION, ARG_FRACTION, NULL,
     "allocator fragmentation allowance, fraction or percent (default 10%)" },
+  { "overlap", NULL, KEY_OVERLAP, ARG_BOOL, NULL,
+    "overlap the data-parallel gradient reduction with the backward pass (default on)" },
 };
 
 SimPlan *
@@ -79,6 +81,7 @@ sim_plan_new (void)
   p->lora_targets = SIM_LORA_ALL;
   p->context_reserve_bytes = -1;
   p->fragmentation = -1;
+  p->overlap = TRUE;
   p->defaults = g_ptr_array_new_with_free_func (g_free);
   return p;
 }
@@ -254,6 +257,7 @@ sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_pl
       return FALSE;
     break;
   case KEY_QLORA: plan->qlora = b; break;
+  case KEY_OVERLAP: plan->overlap = b; break;
   case KEY_CONTEXT_RESERVE: {
     guint64 bytes = 0;
     g_autoptr (GError) local = NULL;

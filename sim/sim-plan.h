@@ -50,6 +50,7 @@ typedef struct {
   gboolean qlora;
   double context_reserve_bytes; /* < 0 unset */
   double fragmentation;         /* < 0 unset; fraction of what is left */
+  gboolean overlap;             /* DP gradient reduction overlaps the backward */
 
   /* which options the user gave (bit per SimPlanKey) */
   guint64 given;

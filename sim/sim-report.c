@@ -1,6 +1,7 @@
 /* sim-report.c — text and JSON views of a run */
 #include "sim-report.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "sim-activation.h"
@@ -140,7 +141,36 @@ sim_report_text (const SimReportInput *in)
     g_string_append_c (s, '\n');
   }
 
-  g_string_append (s, "\nMemory per GPU by pipeline stage, in GB (10^9 bytes); GiB = 2^30 bytes\n");
+  if (in->time != NULL) {
+    const SimIteration *it = in->time;
+    g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
+    g_autoptr (GString) cp = g_string_new (NULL);
+    g_string_append_printf (s, "\nTime      step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%\n",
+                            it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
+                            100 * it->mfu, 100 * it->hfu);
+    g_string_append_printf (s, "          pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s\n",
+                            100 * it->bubble_fraction,
+                            it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
+                            it->activities, it->events,
+                            it->gemm_table ? "" : "; no measured GEMM table: GEMMs at peak (optimistic)");
+    g_string_append (s, "  stage   forward  backward  recompute  optimizer   TP exp.   CP exp.   PP exp.   DP exp.    bubble   (seconds per step)\n");
+    for (guint i = 0; i < it->stages->len; i++) {
+      const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
+      g_string_append_printf (s, "  %5d  %8.3f  %8.3f  %9.3f  %9.3f  %8.3f  %8.3f  %8.3f  %8.3f  %8.3f\n", st->stage,
+                              st->forward_s, st->backward_s, st->recompute_s, st->optimizer_s,
+                              st->exposed_tp_s, st->exposed_cp_s, st->exposed_pp_s, st->exposed_dp_s,
+                              st->bubble_s);
+    }
+    for (int k = 0; k < SIM_SPAN_GATE; k++)
+      if (it->critical_s[k] > 0)
+        g_string_append_printf (cp, "%s%s %.3fs", cp->len ? ", " : "", sim_span_kind_name (k), it->critical_s[k]);
+    g_string_append (s, "  critical path: ");
+    append_wrapped (s, cp->str);
+    g_string_append_c (s, '\n');
+  }
+
+  g_string_append (s, "\nMemory per GPU by pipeline stage, in GB (10^9 bytes); GiB = 2^30 bytes");
+  g_string_append (s, in->time != NULL ? "; activations read off the simulated timeline\n" : "\n");
   g_string_append (s, "  stage  layers    params   grads  master   optim   accum  buffers  act/layer  in flight  activations  peak GB  peak GiB\n");
   for (guint i = 0; i < mem->stages->len; i++) {
     const SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
@@ -284,6 +314,48 @@ sim_report_json (const SimReportInput *in)
     sim_json_string (&j, NULL, g_ptr_array_index (p->defaults, i));
   sim_json_end_array (&j);
   sim_json_end_object (&j);
+
+  if (in->time != NULL) {
+    const SimIteration *it = in->time;
+    sim_json_begin_object (&j, "time");
+    sim_json_double (&j, "step_s", it->step_s);
+    sim_json_double (&j, "tokens_per_s", it->tokens_per_s);
+    sim_json_double (&j, "model_tflops_per_gpu", it->model_tflops_per_gpu);
+    sim_json_double (&j, "hardware_tflops_per_gpu", it->hardware_tflops_per_gpu);
+    sim_json_double (&j, "mfu", it->mfu);
+    sim_json_double (&j, "hfu", it->hfu);
+    sim_json_double (&j, "bubble_fraction", it->bubble_fraction);
+    sim_json_begin_object (&j, "exposed_comm_s");
+    sim_json_double (&j, "tp", it->exposed_tp_s);
+    sim_json_double (&j, "cp", it->exposed_cp_s);
+    sim_json_double (&j, "pp", it->exposed_pp_s);
+    sim_json_double (&j, "dp", it->exposed_dp_s);
+    sim_json_end_object (&j);
+    sim_json_double (&j, "compute_s", it->compute_s);
+    sim_json_begin_object (&j, "critical_path_s");
+    for (int k = 0; k < SIM_SPAN_GATE; k++)
+      sim_json_double (&j, sim_span_kind_name (k), it->critical_s[k]);
+    sim_json_end_object (&j);
+    sim_json_bool (&j, "symmetric", it->symmetric);
+    sim_json_begin_array (&j, "stages");
+    for (guint i = 0; i < it->stages->len; i++) {
+      const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
+      sim_json_begin_object (&j, NULL);
+      sim_json_int (&j, "stage", st->stage);
+      sim_json_double (&j, "forward_s", st->forward_s);
+      sim_json_double (&j, "backward_s", st->backward_s);
+      sim_json_double (&j, "recompute_s", st->recompute_s);
+      sim_json_double (&j, "optimizer_s", st->optimizer_s);
+      sim_json_double (&j, "exposed_tp_s", st->exposed_tp_s);
+      sim_json_double (&j, "exposed_cp_s", st->exposed_cp_s);
+      sim_json_double (&j, "exposed_pp_s", st->exposed_pp_s);
+      sim_json_double (&j, "exposed_dp_s", st->exposed_dp_s);
+      sim_json_double (&j, "bubble_s", st->bubble_s);
+      sim_json_end_object (&j);
+    }
+    sim_json_end_array (&j);
+    sim_json_end_object (&j);
+  }
 
   sim_json_begin_object (&j, "memory");
   sim_json_uint (&j, "hbm_capacity_bytes", mem->hbm_capacity_bytes);

@@ -4,6 +4,7 @@
 
 #include <glib.h>
 
+#include "sim-iteration.h"
 #include "sim-memory.h"
 #include "sim-model.h"
 #include "sim-plan.h"
@@ -17,6 +18,7 @@ typedef struct {
   const SimPlan *plan;      /* resolved */
   const SimMemory *memory;
   GPtrArray *remedies;      /* char*, may be empty */
+  const SimIteration *time; /* NULL when not simulated */
 } SimReportInput;
 
 char *sim_report_text (const SimReportInput *in);

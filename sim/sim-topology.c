@@ -15,6 +15,7 @@ static void
 gpu_type_free (gpointer p)
 {
   SimGpuType *t = p;
+  g_clear_pointer (&t->gemm, g_array_unref);
   g_free (t->id);
   g_free (t->name);
   g_free (t);
@@ -83,7 +84,9 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
 {
   SimGpuType *t = g_new0 (SimGpuType, 1);
   xmlNode *mem = NULL;
+  xmlNode *gemm = NULL, *attn = NULL;
 
+  t->gemm = g_array_new (FALSE, FALSE, sizeof (SimGemmPoint));
   g_ptr_array_add (topo->gpu_types, t);
   if (!sim_xml_get_string (path, node, "id", &t->id, error) ||
       !sim_xml_get_string (path, node, "name", &t->name, error))
@@ -120,6 +123,24 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
     }
     t->peak_flop_per_s[d] = rate;
   }
+  gemm = sim_xml_first_element (node, "gemm");
+  for (xmlNode *p = sim_xml_first_element (gemm, "point"); p != NULL;
+       p = sim_xml_next_element (p, "point")) {
+    SimGemmPoint pt = { 0 };
+    guint64 m = 0, n = 0, k = 0;
+    if (!sim_xml_get_uint (path, p, "m", 1, 1u << 24, &m, error) ||
+        !sim_xml_get_uint (path, p, "n", 1, 1u << 24, &n, error) ||
+        !sim_xml_get_uint (path, p, "k", 1, 1u << 24, &k, error) ||
+        !sim_xml_get_flop_rate (path, p, "rate", &pt.flop_per_s, error))
+      return FALSE;
+    pt.m = (double) m, pt.n = (double) n, pt.k = (double) k;
+    g_array_append_val (t->gemm, pt);
+  }
+  attn = sim_xml_first_element (node, "attention");
+  if (attn != NULL &&
+      (!sim_xml_get_double (path, attn, "forward-efficiency", 0.01, 1.0, &t->attn_fwd_efficiency, error) ||
+       !sim_xml_get_double (path, attn, "backward-efficiency", 0.01, 1.0, &t->attn_bwd_efficiency, error)))
+    return FALSE;
   if (t->peak_flop_per_s[SIM_DTYPE_BF16] <= 0 && t->peak_flop_per_s[SIM_DTYPE_FP16] <= 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: <gpu-type id=\"%s\">: expected a <peak dtype=\"bf16\"> or fp16 rate",

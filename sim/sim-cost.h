@@ -1,0 +1,64 @@
+/* sim-cost.h — how long each piece of one training step takes on one GPU.
+ *
+ * Pure functions of model, plan and GPU: no engine, no network.  Every op is
+ * a roofline, max(FLOP / rate, bytes / HBM bandwidth), with
+ *   - GEMMs at the measured rate for their shape (sim-gemm.h); a backward
+ *     GEMM is its data-gradient and weight-gradient GEMMs, each with the
+ *     forward's FLOPs and transposed shapes;
+ *   - fused (flash) attention at the GPU's measured attention efficiency,
+ *     executing half the s x s work (causal mask) forward and 2.5x that
+ *     backward (five matmuls instead of two, Dao 2023);
+ *   - materialised attention as two batched GEMMs (QK^T, scores x V) plus a
+ *     fused scale-mask-softmax and dropout that read and write the scores;
+ *   - norms, activations, dropout and residual adds as HBM traffic only.
+ * Per tensor-parallel rank, per micro-batch; s is the local sequence s/cp.
+ *
+ * FLOP accounting (Narayanan et al. 2021): model FLOPs are 3x the forward
+ * matmul FLOPs with the full s x s attention (72 B s L h^2 (1 + s/6h +
+ * V/12Lh) for GPT); hardware FLOPs add the recomputed forward work.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-model.h"
+#include "sim-plan.h"
+#include "sim-topology.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  /* one transformer layer, one micro-batch, one TP rank, seconds */
+  double layer_fwd_s;
+  double layer_bwd_s;          /* without recomputation */
+  double layer_recompute_s;    /* extra forward work before the backward */
+  double attn_core_fwd_s;      /* the part that selective recomputation repeats */
+  /* executed FLOPs of the same, for HFU */
+  double layer_fwd_flop;
+  double layer_bwd_flop;
+  double layer_recompute_flop;
+  /* first and last stage extras, per micro-batch */
+  double embed_fwd_s, embed_bwd_s;
+  double head_fwd_s, head_bwd_s;  /* output layer and cross-entropy */
+  double head_fwd_flop, head_bwd_flop;
+  /* optimizer step of one stage's local parameters */
+  double optimizer_s_per_param;
+  /* tensor-parallel collectives per layer and their buffer (bytes) */
+  int tp_colls_fwd;            /* all_reduce x2, or all_gather + reduce_scatter x2 */
+  double tp_bytes;             /* the s*b*h bf16 activation */
+  /* pipeline send of one micro-batch from one TP rank */
+  double pp_bytes;
+  /* context parallel: K and V of one block, per TP rank, per layer */
+  double cp_kv_bytes;
+} SimLayerCost;
+
+void sim_cost_layer (const SimModel *m, const SimPlan *plan, const SimGpuType *gpu,
+                     SimLayerCost *out);
+
+/* Model FLOPs of one iteration (whole job, all GPUs), and Narayanan's
+ * closed form for the GPT layer for comparison */
+double sim_cost_model_flop (const SimModel *m, const SimPlan *plan);
+double sim_cost_narayanan_flop (const SimModel *m, guint64 global_batch, guint64 seq,
+                                gboolean full_recompute);
+
+G_END_DECLS

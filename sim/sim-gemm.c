@@ -1,0 +1,134 @@
+#include "sim-gemm.h"
+
+#include <math.h>
+#include <string.h>
+
+/* the sorted distinct values of one coordinate */
+static int
+distinct (const GArray *pts, int axis, double *out, int cap)
+{
+  int n = 0;
+  for (guint i = 0; i < pts->len; i++) {
+    const SimGemmPoint *p = &g_array_index (pts, SimGemmPoint, i);
+    double v = axis == 0 ? p->m : axis == 1 ? p->n : p->k;
+    int j = 0;
+    while (j < n && out[j] < v)
+      j++;
+    if (j < n && out[j] == v)
+      continue;
+    if (n == cap)
+      return -1;
+    memmove (out + j + 1, out + j, (gsize) (n - j) * sizeof (double));
+    out[j] = v;
+    n++;
+  }
+  return n;
+}
+
+static const SimGemmPoint *
+find (const GArray *pts, double m, double n, double k)
+{
+  for (guint i = 0; i < pts->len; i++) {
+    const SimGemmPoint *p = &g_array_index (pts, SimGemmPoint, i);
+    if (p->m == m && p->n == n && p->k == k)
+      return p;
+  }
+  return NULL;
+}
+
+/* the bracketing index and weight of x in the sorted axis (log2 space) */
+static void
+bracket (const double *axis, int n, double x, int *i0, double *w)
+{
+  double lx = log2 (x);
+  if (n == 1 || x <= axis[0]) {
+    *i0 = 0;
+    *w = 0;
+    return;
+  }
+  if (x >= axis[n - 1]) {
+    *i0 = n - 2;
+    *w = 1;
+    return;
+  }
+  for (int i = 0; i + 1 < n; i++)
+    if (x <= axis[i + 1]) {
+      *i0 = i;
+      *w = (lx - log2 (axis[i])) / (log2 (axis[i + 1]) - log2 (axis[i]));
+      return;
+    }
+  *i0 = n - 2;
+  *w = 1;
+}
+
+static double
+grid_rate (const GArray *pts, const double *M, int nm, const double *N, int nn, const double *K,
+           int nk, double m, double n, double k)
+{
+  int im, in, ik;
+  double wm, wn, wk, r = 0;
+  bracket (M, nm, m, &im, &wm);
+  bracket (N, nn, n, &in, &wn);
+  bracket (K, nk, k, &ik, &wk);
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 2; b++)
+      for (int c = 0; c < 2; c++) {
+        int xm = MIN (im + a, nm - 1), xn = MIN (in + b, nn - 1), xk = MIN (ik + c, nk - 1);
+        double w = (a ? wm : 1 - wm) * (b ? wn : 1 - wn) * (c ? wk : 1 - wk);
+        const SimGemmPoint *p = find (pts, M[xm], N[xn], K[xk]);
+        if (w > 0 && p != NULL)
+          r += w * p->flop_per_s;
+      }
+  return r;
+}
+
+static double
+curve_rate (const GArray *pts, double m, double n, double k)
+{
+  /* points sorted by size; equal sizes averaged */
+  double x = cbrt (m * n * k);
+  const SimGemmPoint *lo = NULL, *hi = NULL;
+  double xlo = 0, xhi = 0;
+  for (guint i = 0; i < pts->len; i++) {
+    const SimGemmPoint *p = &g_array_index (pts, SimGemmPoint, i);
+    double xp = cbrt (p->m * p->n * p->k);
+    if (xp <= x && (lo == NULL || xp > xlo)) {
+      lo = p;
+      xlo = xp;
+    }
+    if (xp >= x && (hi == NULL || xp < xhi)) {
+      hi = p;
+      xhi = xp;
+    }
+  }
+  if (lo == NULL)
+    return hi->flop_per_s;
+  if (hi == NULL || xhi == xlo)
+    return lo->flop_per_s;
+  return lo->flop_per_s +
+         (hi->flop_per_s - lo->flop_per_s) * (log2 (x) - log2 (xlo)) / (log2 (xhi) - log2 (xlo));
+}
+
+double
+sim_gemm_rate (const SimGpuType *gpu, double m, double n, double k)
+{
+  double M[64], N[64], K[64];
+  int nm, nn, nk;
+  const GArray *pts = gpu->gemm;
+  if (pts == NULL || pts->len == 0)
+    return gpu->peak_flop_per_s[SIM_DTYPE_BF16];
+  nm = distinct (pts, 0, M, 64);
+  nn = distinct (pts, 1, N, 64);
+  nk = distinct (pts, 2, K, 64);
+  if (nm > 0 && nn > 0 && nk > 0 && (guint) (nm * nn * nk) == pts->len)
+    return grid_rate (pts, M, nm, N, nn, K, nk, m, n, k);
+  return curve_rate (pts, m, n, k);
+}
+
+double
+sim_gemm_time (const SimGpuType *gpu, double m, double n, double k)
+{
+  if (m <= 0 || n <= 0 || k <= 0)
+    return 0;
+  return 2.0 * m * n * k / sim_gemm_rate (gpu, m, n, k);
+}

@@ -1,0 +1,112 @@
+/* sim-iteration.h — one training iteration, simulated.
+ *
+ * The workload of one step becomes an engine graph: for every pipeline
+ * stage, its passes (forward or backward of one model chunk for one
+ * micro-batch) in the schedule's program order (sim-schedule.h), each a
+ * compute activity on the stage's stream (all of a chunk's layers, costs
+ * from sim-cost.h) followed by its tensor-parallel collectives (as NCCL
+ * runs them, on the GPUs of each TP group: sim-collective.h); pipeline
+ * sends between stages (one per TP rank, 1/t of the activation each);
+ * context-parallel K/V exchange beside the attention; data-parallel
+ * gradient buckets (40M parameters, Megatron's default) reduced as the last
+ * micro-batch's backward produces them, layer by layer, then the optimizer
+ * step and, with ZeRO, the parameter all-gather.
+ *
+ * The TP and CP ranks of a stage compute in lockstep, so one stream stands
+ * for them; their traffic is simulated GPU by GPU.  In the symmetry-reduced
+ * mode (the default) only data-parallel replica 0 computes, and the
+ * gradient collectives, which span all replicas, run on every replica's
+ * GPUs from replica 0's timing; full fidelity simulates every replica.
+ *
+ * Results: step time, throughput, MFU and HFU (model FLOPs of sim-cost.h,
+ * against the dense bf16 peak), and for every stage of replica 0 the time
+ * spent computing, in exposed communication by kind (the compute stream
+ * waits for it) and idle in the pipeline bubble; the critical path's
+ * composition; spans for charts; activation memory over time (allocated
+ * when a forward pass starts, freed when its backward ends), whose peak
+ * replaces the ledger's in-flight estimate.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-cost.h"
+#include "sim-engine.h"
+#include "sim-memory.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SIM_SPAN_FORWARD,
+  SIM_SPAN_BACKWARD,
+  SIM_SPAN_RECOMPUTE,
+  SIM_SPAN_OPTIMIZER,
+  SIM_SPAN_TP,
+  SIM_SPAN_CP,
+  SIM_SPAN_PP,
+  SIM_SPAN_DP,
+  SIM_SPAN_GATE,     /* bookkeeping, never reported */
+  SIM_SPAN_KINDS
+} SimSpanKind;
+
+typedef struct {
+  SimSpanKind kind;
+  int stage;
+  int replica;
+  int micro_batch;  /* -1 when not tied to one */
+  int chunk;
+  SimTime start;
+  SimTime end;
+} SimSpan;
+
+typedef struct {
+  SimTime time;
+  guint64 activation_bytes;
+} SimMemPoint;
+
+typedef struct {
+  int stage;
+  double forward_s, backward_s, recompute_s, optimizer_s;
+  double exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s;
+  double bubble_s;
+  guint64 peak_activation_bytes;
+  guint64 peak_bytes;             /* ledger states + timeline activations */
+  GArray *memory;                 /* SimMemPoint, replica 0 */
+} SimStageTime;
+
+typedef struct {
+  double step_s;
+  double tokens_per_s;
+  double model_flop;              /* whole job, one iteration */
+  double hardware_flop;           /* model + recomputation */
+  double model_tflops_per_gpu;
+  double hardware_tflops_per_gpu;
+  double mfu, hfu;                /* fractions of the dense bf16 peak */
+  double bubble_fraction;         /* mean over stages of bubble / step */
+  double compute_s;               /* mean over stages */
+  double exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s;
+  double critical_s[SIM_SPAN_KINDS]; /* the critical path, by kind */
+  GArray *stages;                 /* SimStageTime */
+  GArray *spans;                  /* SimSpan of replica 0 (and DP collectives) */
+  gboolean symmetric;
+  guint32 activities;
+  guint64 events;
+  gboolean gemm_table;            /* FALSE: no measured GEMM table, peak assumed */
+} SimIteration;
+
+/* ledger gives the static bytes per stage; full: every replica computes */
+SimIteration *sim_iteration_run (const SimTopology *topo, const SimModel *model,
+                                 const SimPlan *plan, const SimMemory *ledger, gboolean full,
+                                 GError **error);
+/* the same with given per-layer costs instead of sim_cost_layer(), for
+ * idealised checks (a pp_bytes of 0 makes pipeline sends free) */
+SimIteration *sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model,
+                                           const SimPlan *plan, const SimMemory *ledger,
+                                           gboolean full, const SimLayerCost *cost,
+                                           GError **error);
+void sim_iteration_free (SimIteration *it);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimIteration, sim_iteration_free)
+
+const char *sim_span_kind_name (SimSpanKind k);
+
+G_END_DECLS
