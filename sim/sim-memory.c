@@ -5,6 +5,7 @@
 
 #include "sim-activation.h"
 #include "sim-format.h"
+#include "sim-schedule.h"
 
 void
 sim_recipe_bytes (SimRecipe recipe, int *params, int *grads, int *master, int *optimizer,
@@ -203,16 +204,44 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
                       st.grad_accum_bytes + st.buffer_bytes;
 
     st.activation_bytes_per_layer = layer_act->saved_bytes;
-    st.in_flight_chunks = sim_memory_in_flight (plan->schedule, plan->pp, s, plan->micro_batches,
-                                                plan->virtual_stages);
-    st.in_flight_micro_batches = (double) st.in_flight_chunks / plan->virtual_stages;
-    edge_mbs = div_up (st.in_flight_chunks, (guint64) plan->virtual_stages);
-    st.activations_peak_bytes = st.in_flight_chunks * (layers / (guint64) plan->virtual_stages) *
-                                    layer_act->saved_bytes + layer_act->transient_bytes;
-    if (first)
-      st.activations_peak_bytes += edge_mbs * emb_act->saved_bytes;
-    if (last)
-      st.activations_peak_bytes += edge_mbs * out_act->saved_bytes;
+    {
+      /* walk the stage's passes in program order: a forward holds its
+       * chunk's activations until the matching backward ends; the
+       * embedding and output activations ride with the first and last
+       * chunk.  The peak is an output of the schedule, the same as the
+       * simulated timeline's. */
+      int v = plan->virtual_stages;
+      g_autoptr (GArray) order = sim_schedule_stage (plan->schedule, plan->pp, s,
+                                                     (int) plan->micro_batches, v);
+      guint64 lpc = layers / (guint64) v, level = 0, best = 0, chunks = 0, best_chunks = 0;
+      for (guint i = 0; i < order->len; i++) {
+        const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
+        guint64 bytes = lpc * layer_act->saved_bytes +
+                        (first && op->chunk == 0 ? emb_act->saved_bytes : 0) +
+                        (last && op->chunk == v - 1 ? out_act->saved_bytes : 0);
+        if (!op->backward) {
+          level += bytes;
+          chunks++;
+          if (level > best) {
+            best = level;
+            best_chunks = chunks;
+          }
+        } else {
+          /* during the backward, this pass's activations and the layer's
+           * recomputation working set are both live */
+          if (level + layer_act->transient_bytes > best) {
+            best = level + layer_act->transient_bytes;
+            best_chunks = chunks;
+          }
+          level -= bytes;
+          chunks--;
+        }
+      }
+      st.in_flight_chunks = best_chunks;
+      st.in_flight_micro_batches = (double) best_chunks / v;
+      st.activations_peak_bytes = best;
+      (void) edge_mbs;
+    }
     st.peak_bytes = st.states_bytes + st.activations_peak_bytes;
 
     /* case C: the largest single layer with one micro-batch of its

@@ -63,6 +63,21 @@ check("plan", {k: plan[k] for k in ("tp", "cp", "pp", "dp", "micro_batch", "glob
       {"tp": 8, "cp": 1, "pp": 4, "dp": 2, "micro_batch": 1, "global_batch": 1024,
        "micro_batches": 512, "schedule": "1f1b", "virtual_stages": 1, "recompute": "none",
        "sequence_parallel": True, "zero": 1, "recipe": "bf16-adam"})
+tm = doc["time"]
+check("time keys", all(k in tm for k in ("step_s", "tokens_per_s", "model_tflops_per_gpu",
+                                          "hardware_tflops_per_gpu", "mfu", "hfu", "bubble_fraction",
+                                          "exposed_comm_s", "compute_s")), True)
+check("exposed_comm_s keys", all(k in tm["exposed_comm_s"] for k in ("tp", "pp", "dp")), True)
+check("0 < mfu <= hfu < 1", 0 < tm["mfu"] <= tm["hfu"] < 1, True)
+check("tokens/s = global batch x seq / step",
+      abs(tm["tokens_per_s"] - 1024 * 8192 / tm["step_s"]) / tm["tokens_per_s"] < 1e-9, True)
+# 1F1B with m = 512 and p = 4: the pipeline fill alone is (p-1)/(m+p-1) = 0.6 %;
+# the last stage's output layer adds imbalance, but the bubble stays small
+check("bubble fraction small", 0.005 < tm["bubble_fraction"] < 0.1, True)
+for st in tm["stages"]:
+    total = sum(st[k] for k in ("forward_s", "backward_s", "recompute_s", "optimizer_s", "exposed_tp_s",
+                                "exposed_cp_s", "exposed_pp_s", "exposed_dp_s", "bubble_s"))
+    check(f"stage {st['stage']} time adds up to the step", abs(total - tm["step_s"]) < 1e-6 * tm["step_s"], True)
 mem = doc["memory"]
 check("capacity_bytes (81559 MiB)", mem["capacity_bytes"], 81559 * 2**20)
 check("fits", mem["fits"], True)

@@ -1,0 +1,147 @@
+/* tests for sim-iteration: schedules against their closed forms */
+#include <glib.h>
+#include <math.h>
+
+#include "sim-iteration.h"
+#include "test-util.h"
+
+typedef struct {
+  SimTopology *t;
+  SimModel *m;
+  SimPlan *p;
+  SimMemory *mem;
+  SimIteration *it;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  sim_iteration_free (r->it);
+  sim_memory_free (r->mem);
+  sim_plan_free (r->p);
+  sim_model_free (r->m);
+  sim_topology_free (r->t);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+/* uniform layers, nothing else: forward 1 ms, backward 2 ms per layer, no
+ * embedding or output cost, no TP (tp 1), free pipeline sends */
+static void
+run_ideal (Run *r, const char *plan)
+{
+  g_autoptr (GError) error = NULL;
+  SimLayerCost c = { 0 };
+  r->t = test_load_topology ("dgx8x4.xml", 1);
+  r->m = test_load_model ("llama3-8b.xml");
+  r->p = sim_plan_new ();
+  g_assert_true (sim_plan_parse_string (r->p, plan, &error));
+  g_assert_true (sim_plan_resolve (r->p, r->t, r->m, &error));
+  g_assert_no_error (error);
+  r->mem = sim_memory_compute (r->t, r->m, r->p);
+  c.layer_fwd_s = 1e-3;
+  c.layer_bwd_s = 2e-3;
+  r->it = sim_iteration_run_with_cost (r->t, r->m, r->p, r->mem, FALSE, &c, &error);
+  g_assert_no_error (error);
+}
+
+static void
+check_bubble (const SimIteration *it, double want_step, double want_fraction)
+{
+  g_assert_cmpfloat_with_epsilon (it->step_s, want_step, 1e-9);
+  g_assert_cmpfloat_with_epsilon (it->bubble_fraction, want_fraction, 1e-9);
+  for (guint s = 0; s < it->stages->len; s++) {
+    const SimStageTime *st = &g_array_index (it->stages, SimStageTime, s);
+    g_assert_cmpfloat_with_epsilon (st->bubble_s / it->step_s, want_fraction, 1e-9);
+  }
+}
+
+/* 1F1B, p = 8, m = 16, 4 layers per stage: a pass is 4 ms forward, 8 ms
+ * backward; the step is (m + p - 1)(tf + tb) = 23 x 12 ms = 276 ms and every
+ * stage idles (p - 1)/(m + p - 1) = 7/23 of it */
+static void
+test_1f1b (void)
+{
+  g_auto (Run) r = { 0 };
+  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=1f1b");
+  check_bubble (r.it, 23 * 12e-3, 7.0 / 23.0);
+  /* in flight at the peak: p - stage micro-batches */
+  g_assert_cmpuint (g_array_index (r.it->stages, SimStageTime, 0).peak_activation_bytes, ==,
+                    8 * 4 * g_array_index (r.mem->stages, SimStageMemory, 0).activation_bytes_per_layer);
+}
+
+/* GPipe takes the same time but holds all m micro-batches */
+static void
+test_gpipe (void)
+{
+  g_auto (Run) r = { 0 };
+  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=gpipe");
+  check_bubble (r.it, 23 * 12e-3, 7.0 / 23.0);
+  g_assert_cmpuint (g_array_index (r.it->stages, SimStageTime, 0).peak_activation_bytes, ==,
+                    16 * 4 * g_array_index (r.mem->stages, SimStageMemory, 0).activation_bytes_per_layer);
+}
+
+/* interleaved, v = 2: chunks of 2 layers (2 ms + 4 ms); the step is
+ * (v m + p - 1)(tf + tb)/v = 39 x 6 ms = 234 ms, bubble (p-1)/(v m + p - 1)
+ * = 7/39 */
+static void
+test_interleaved (void)
+{
+  g_auto (Run) r = { 0 };
+  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=interleaved,v=2");
+  check_bubble (r.it, 39 * 6e-3, 7.0 / 39.0);
+}
+
+/* the timeline's activation peak is the ledger's count on the textbook
+ * cases (the headline layout, with real costs and traffic) */
+static void
+test_timeline_matches_ledger (void)
+{
+  const char *plans[] = { "tp=8,pp=4,dp=2,gb=64", "tp=8,pp=4,dp=2,gb=64,schedule=interleaved,v=2",
+                          "tp=8,pp=4,dp=2,gb=32,schedule=gpipe,mb=1" };
+  for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
+    g_autoptr (SimModel) m = test_load_model ("llama3-70b.xml");
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimMemory) mem = NULL;
+    g_autoptr (SimIteration) it = NULL;
+    g_assert_true (sim_plan_parse_string (p, plans[i], &error));
+    g_assert_true (sim_plan_resolve (p, t, m, &error));
+    mem = sim_memory_compute (t, m, p);
+    it = sim_iteration_run (t, m, p, mem, FALSE, &error);
+    g_assert_no_error (error);
+    for (int s = 0; s < p->pp; s++)
+      g_assert_cmpuint (g_array_index (it->stages, SimStageTime, s).peak_activation_bytes, ==,
+                        g_array_index (mem->stages, SimStageMemory, s).activations_peak_bytes);
+  }
+}
+
+/* model FLOPs: Narayanan et al.'s closed form for the GPT layer,
+ * 72 B s L h^2 (1 + s/6h + V/12Lh), and 96 ... V/16Lh with full
+ * recomputation (GPT-3 175B, B = 1536, s = 2048) */
+static void
+test_flops (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-a100.xml", 0);
+  g_autoptr (SimModel) m = test_load_model ("gpt3-175b.xml");
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  double want = 0;
+  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=8,dp=8,gb=1536", &error));
+  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  want = 72.0 * 1536 * 2048 * 96 * 12288.0 * 12288 * (1 + 2048 / (6 * 12288.0) + 51200 / (12 * 96 * 12288.0));
+  g_assert_cmpfloat (fabs (sim_cost_model_flop (m, p) / want - 1), <, 1e-12);
+  g_assert_cmpfloat (fabs (sim_cost_narayanan_flop (m, 1536, 2048, FALSE) / want - 1), <, 1e-12);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/iteration/1f1b", test_1f1b);
+  g_test_add_func ("/iteration/gpipe", test_gpipe);
+  g_test_add_func ("/iteration/interleaved", test_interleaved);
+  g_test_add_func ("/iteration/timeline-matches-ledger", test_timeline_matches_ledger);
+  g_test_add_func ("/iteration/flops", test_flops);
+  return g_test_run ();
+}
