@@ -279,12 +279,18 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
   }
   if (nvl != NULL) {
     c.has_nvlink = TRUE;
+    double achieved = 0;
+    if (xmlHasProp (nvl, (const xmlChar *) "achieved-bandwidth") &&
+        !sim_xml_get_bandwidth (path, nvl, "achieved-bandwidth", &achieved, error))
+      return FALSE;
     if (!sim_xml_get_bandwidth (path, nvl, "bandwidth", &c.nvlink_bw, error) ||
         !sim_xml_get_time (path, nvl, "latency", &c.nvlink_lat, error) ||
         !sim_xml_get_uint (path, nvs, "chips", 1, 1024, &chips, error) ||
         !sim_xml_get_bool (path, nvs, "sharp", &c.sharp, error) ||
         !sim_xml_get_time (path, nvs, "latency", &c.nvswitch_lat, error))
       return FALSE;
+    if (achieved > 0)
+      c.nvlink_bw = MIN (achieved, c.nvlink_bw);
     if (xmlHasProp (nvs, (const xmlChar *) "sharp-bandwidth") &&
         !sim_xml_get_bandwidth (path, nvs, "sharp-bandwidth", &c.sharp_bw, error))
       return FALSE;
