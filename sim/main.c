@@ -19,6 +19,8 @@
 #include "sim-paths.h"
 #include "sim-plan.h"
 #include "sim-report.h"
+#include "sim-trace.h"
+#include "viz-file.h"
 #include "sim-topology.h"
 
 #define DEFAULT_MODEL "llama3-70b"
@@ -32,6 +34,12 @@ typedef struct {
   gboolean version;
   gboolean full_fidelity;
   gboolean memory_only;
+  char *gantt;
+  char *memory_chart;
+  char *trace;
+  char *csv;
+  char *output_dir;
+  char *ranks;
 } Cli;
 
 static void
@@ -40,6 +48,12 @@ cli_clear (Cli *cli)
   g_free (cli->topology);
   g_free (cli->model);
   g_free (cli->json);
+  g_free (cli->gantt);
+  g_free (cli->memory_chart);
+  g_free (cli->trace);
+  g_free (cli->csv);
+  g_free (cli->output_dir);
+  g_free (cli->ranks);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cli, cli_clear)
@@ -60,6 +74,13 @@ print_help (void)
           "  --json FILE                        write the result as JSON (- for stdout alone)\n"
           "  --full-fidelity                    simulate every data-parallel replica, not one\n"
           "  --memory-only                      the memory ledger alone, no time simulation\n"
+          "  --gantt FILE                       Gantt chart (.png, .svg or .pdf)\n"
+          "  --memory-chart FILE                memory over time (.png, .svg or .pdf)\n"
+          "  --ranks LIST                       GPUs whose stages the charts show (e.g. 0,24,56)\n"
+          "  --trace FILE                       Chrome/Perfetto trace (JSON)\n"
+          "  --csv DIR                          spans.csv and memory.csv\n"
+          "  --output-dir DIR                   report.txt, result.json, gantt.png, memory.png,\n"
+          "                                     trace.json and the CSV files, all in DIR\n"
           "  --help, --version\n"
           "\n"
           "plan flags (also usable as key=value in plan strings):\n%s",
@@ -98,6 +119,9 @@ parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
     key = eq != NULL ? g_strndup (arg + 2, (gsize) (eq - arg - 2)) : g_strdup (arg + 2);
     takes_value = g_str_equal (key, "topology") || g_str_equal (key, "model") ||
                   g_str_equal (key, "nodes") || g_str_equal (key, "json") ||
+                  g_str_equal (key, "gantt") || g_str_equal (key, "memory-chart") ||
+                  g_str_equal (key, "trace") || g_str_equal (key, "csv") ||
+                  g_str_equal (key, "output-dir") || g_str_equal (key, "ranks") ||
                   sim_plan_key_takes_value (key);
     if (eq != NULL)
       value = eq + 1;
@@ -127,6 +151,18 @@ parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
       g_free (cli->model), cli->model = g_strdup (value);
     else if (g_str_equal (key, "json"))
       g_free (cli->json), cli->json = g_strdup (value);
+    else if (g_str_equal (key, "gantt"))
+      g_free (cli->gantt), cli->gantt = g_strdup (value);
+    else if (g_str_equal (key, "memory-chart"))
+      g_free (cli->memory_chart), cli->memory_chart = g_strdup (value);
+    else if (g_str_equal (key, "trace"))
+      g_free (cli->trace), cli->trace = g_strdup (value);
+    else if (g_str_equal (key, "csv"))
+      g_free (cli->csv), cli->csv = g_strdup (value);
+    else if (g_str_equal (key, "output-dir"))
+      g_free (cli->output_dir), cli->output_dir = g_strdup (value);
+    else if (g_str_equal (key, "ranks"))
+      g_free (cli->ranks), cli->ranks = g_strdup (value);
     else if (g_str_equal (key, "nodes")) {
       if (!parse_int_arg ("nodes", value, 1, 65536, &cli->nodes, error))
         return FALSE;
@@ -137,6 +173,124 @@ parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
       }
       return FALSE;
     }
+  }
+  return TRUE;
+}
+
+/* the stages of the GPUs listed in --ranks */
+static gboolean
+parse_ranks (const char *list, const SimPlan *plan, GArray *stages, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (list, ",", -1);
+  for (guint i = 0; parts[i] != NULL; i++) {
+    guint64 r = 0;
+    int c[SIM_DIM_COUNT];
+    gboolean seen = FALSE;
+    if (!g_ascii_string_to_unsigned (g_strstrip (parts[i]), 10, 0,
+                                     (guint64) sim_plan_world_size (plan) - 1, &r, NULL)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--ranks: expected GPU numbers from 0 to %d separated by commas, got '%s'",
+                   sim_plan_world_size (plan) - 1, parts[i]);
+      return FALSE;
+    }
+    sim_plan_rank_coords (plan, (int) r, c);
+    for (guint k = 0; k < stages->len; k++)
+      seen |= g_array_index (stages, int, k) == c[SIM_DIM_PP];
+    if (!seen)
+      g_array_append_val (stages, c[SIM_DIM_PP]);
+  }
+  return TRUE;
+}
+
+static gboolean
+write_text (const char *flag, const char *path, const char *text, GError **error)
+{
+  if (!sim_write_file (path, text, error)) {
+    g_prefix_error (error, "%s: ", flag);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* every file asked for, each written whole or not at all */
+static gboolean
+write_outputs (const Cli *cli, SimReportInput *in, GError **error)
+{
+  g_autoptr (GArray) stages = g_array_new (FALSE, FALSE, sizeof (int));
+  VizInput vi = { in->topo, in->model, in->plan, in->memory, in->time, NULL, 0 };
+  gboolean need_time = cli->gantt != NULL || cli->trace != NULL || cli->csv != NULL;
+
+  if (cli->ranks != NULL) {
+    if (!parse_ranks (cli->ranks, in->plan, stages, error))
+      return FALSE;
+    vi.stages = (const int *) (gpointer) stages->data;
+    vi.n_stages = (int) stages->len;
+  }
+  if (need_time && in->time == NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--gantt, --trace and --csv need the time simulation; drop --memory-only");
+    return FALSE;
+  }
+  if (cli->output_dir != NULL) {
+    g_autofree char *report = sim_report_text (in);
+    g_autofree char *json = sim_report_json (in);
+    g_autofree char *p_report = g_build_filename (cli->output_dir, "report.txt", NULL);
+    g_autofree char *p_json = g_build_filename (cli->output_dir, "result.json", NULL);
+    g_autofree char *p_mem = g_build_filename (cli->output_dir, "memory.png", NULL);
+    if (g_mkdir_with_parents (cli->output_dir, 0755) != 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "--output-dir: %s: cannot create: %s",
+                   cli->output_dir, g_strerror (errno));
+      return FALSE;
+    }
+    if (!write_text ("--output-dir", p_report, report, error) ||
+        !write_text ("--output-dir", p_json, json, error) ||
+        !viz_write_chart (p_mem, VIZ_CHART_MEMORY, &vi, error))
+      return FALSE;
+    if (in->time != NULL) {
+      g_autofree char *p_gantt = g_build_filename (cli->output_dir, "gantt.png", NULL);
+      g_autofree char *p_trace = g_build_filename (cli->output_dir, "trace.json", NULL);
+      g_autofree char *p_spans = g_build_filename (cli->output_dir, "spans.csv", NULL);
+      g_autofree char *p_memcsv = g_build_filename (cli->output_dir, "memory.csv", NULL);
+      g_autofree char *trace = sim_trace_json (in->topo, in->plan, in->memory, in->time);
+      g_autofree char *spans = sim_trace_spans_csv (in->plan, in->time);
+      g_autofree char *memcsv = sim_trace_memory_csv (in->memory, in->time);
+      if (!viz_write_chart (p_gantt, VIZ_CHART_GANTT, &vi, error) ||
+          !write_text ("--output-dir", p_trace, trace, error) ||
+          !write_text ("--output-dir", p_spans, spans, error) ||
+          !write_text ("--output-dir", p_memcsv, memcsv, error))
+        return FALSE;
+    }
+  }
+  if (cli->json != NULL && !g_str_equal (cli->json, "-")) {
+    g_autofree char *json = sim_report_json (in);
+    if (!write_text ("--json", cli->json, json, error))
+      return FALSE;
+  }
+  if (cli->gantt != NULL && !viz_write_chart (cli->gantt, VIZ_CHART_GANTT, &vi, error)) {
+    g_prefix_error (error, "--gantt: ");
+    return FALSE;
+  }
+  if (cli->memory_chart != NULL && !viz_write_chart (cli->memory_chart, VIZ_CHART_MEMORY, &vi, error)) {
+    g_prefix_error (error, "--memory-chart: ");
+    return FALSE;
+  }
+  if (cli->trace != NULL) {
+    g_autofree char *trace = sim_trace_json (in->topo, in->plan, in->memory, in->time);
+    if (!write_text ("--trace", cli->trace, trace, error))
+      return FALSE;
+  }
+  if (cli->csv != NULL) {
+    g_autofree char *p_spans = g_build_filename (cli->csv, "spans.csv", NULL);
+    g_autofree char *p_memcsv = g_build_filename (cli->csv, "memory.csv", NULL);
+    g_autofree char *spans = sim_trace_spans_csv (in->plan, in->time);
+    g_autofree char *memcsv = sim_trace_memory_csv (in->memory, in->time);
+    if (g_mkdir_with_parents (cli->csv, 0755) != 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "--csv: %s: cannot create: %s", cli->csv,
+                   g_strerror (errno));
+      return FALSE;
+    }
+    if (!write_text ("--csv", p_spans, spans, error) || !write_text ("--csv", p_memcsv, memcsv, error))
+      return FALSE;
   }
   return TRUE;
 }
@@ -219,16 +373,12 @@ run (int argc, char **argv, GError **error)
   in.remedies = remedies;
   in.time = it;
 
-  if (cli.json != NULL) {
+  if (!write_outputs (&cli, &in, error))
+    return 2;
+  if (cli.json != NULL && g_str_equal (cli.json, "-")) {
     g_autofree char *json = sim_report_json (&in);
-    if (g_str_equal (cli.json, "-")) {
-      fputs (json, stdout);
-      return 0;
-    }
-    if (!sim_write_file (cli.json, json, error)) {
-      g_prefix_error (error, "--json: ");
-      return 2;
-    }
+    fputs (json, stdout);
+    return 0;
   }
   {
     g_autofree char *text = sim_report_text (&in);

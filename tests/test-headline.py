@@ -125,5 +125,36 @@ gate_high = subprocess.run(base + ["--max-error", "500"], capture_output=True, t
 check("validate --max-error 500 passes", gate_high.returncode, 0)
 check("validate prints one row per size", sum(1 for l in gate_high.stdout.splitlines() if not l.startswith("#")), 32)
 
+# --output-dir: every file, the same bytes on a second run, a well-formed trace
+with tempfile.TemporaryDirectory() as tmp:
+    outs = []
+    for k in range(2):
+        d = os.path.join(tmp, f"out{k}")
+        r = subprocess.run([sim, "--topology", "dgx8x4.xml", "--tp", "8", "--pp", "4", "--dp", "2",
+                            "--global-batch", "64", "--output-dir", d], capture_output=True, text=True, timeout=120)
+        check(f"--output-dir run {k} exit status", r.returncode, 0)
+        outs.append(d)
+    names = sorted(os.listdir(outs[0]))
+    check("--output-dir files", names, ["gantt.png", "memory.csv", "memory.png", "report.txt", "result.json",
+                                       "spans.csv", "trace.json"])
+    for n in names:
+        with open(os.path.join(outs[0], n), "rb") as a, open(os.path.join(outs[1], n), "rb") as b:
+            check(f"{n} identical on a second run", a.read() == b.read(), True)
+    with open(os.path.join(outs[0], "trace.json")) as f:
+        trace = json.load(f)
+    events = trace["traceEvents"]
+    check("trace has complete events", any(e["ph"] == "X" for e in events), True)
+    check("trace has memory counters", any(e["ph"] == "C" for e in events), True)
+    check("trace events well-formed", all(("ts" in e and "dur" in e and e["dur"] >= 0) for e in events if e["ph"] == "X"), True)
+    check("trace names its processes", any(e["ph"] == "M" and e["name"] == "process_name" for e in events), True)
+    with open(os.path.join(outs[0], "gantt.png"), "rb") as f:
+        check("gantt.png is a PNG", f.read(8), b"\x89PNG\r\n\x1a\n")
+    svg = os.path.join(tmp, "g.svg")
+    r = subprocess.run([sim, "--topology", "dgx8x4.xml", "--tp", "8", "--pp", "4", "--dp", "2", "--global-batch", "64",
+                        "--gantt", svg, "--memory-chart", os.path.join(tmp, "m.pdf")], capture_output=True, timeout=120)
+    check("svg and pdf by extension", r.returncode == 0 and os.path.getsize(svg) > 0, True)
+    with open(os.path.join(tmp, "m.pdf"), "rb") as f:
+        check("memory chart as PDF", f.read(5), b"%PDF-")
+
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)

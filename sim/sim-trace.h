@@ -1,0 +1,25 @@
+/* sim-trace.h — a finished iteration as a Chrome/Perfetto trace and as CSV.
+ *
+ * Trace: the JSON object format of the Trace Event Format ("traceEvents"),
+ * which Perfetto and chrome://tracing open: a process per node, a thread
+ * per GPU lane (compute, TP+CP, PP, DP), complete events ("ph": "X") in
+ * microseconds, and a counter track of activation memory per GPU.
+ * CSV: spans.csv (one span a line) and memory.csv (activation bytes over
+ * time per stage).  Text only; the caller writes the files. */
+#pragma once
+
+#include <glib.h>
+
+#include "sim-iteration.h"
+#include "sim-memory.h"
+#include "sim-plan.h"
+#include "sim-topology.h"
+
+G_BEGIN_DECLS
+
+char *sim_trace_json (const SimTopology *topo, const SimPlan *plan, const SimMemory *mem,
+                      const SimIteration *it);
+char *sim_trace_spans_csv (const SimPlan *plan, const SimIteration *it);
+char *sim_trace_memory_csv (const SimMemory *mem, const SimIteration *it);
+
+G_END_DECLS

@@ -1,0 +1,203 @@
+/* tests for viz: structural checks on rendered charts (no text compared,
+ * so no dependence on the system's fonts) */
+#include <glib.h>
+#include <math.h>
+
+#include "sim-schedule.h"
+#include "test-util.h"
+#include "viz.h"
+
+typedef struct {
+  SimTopology *t;
+  SimModel *m;
+  SimPlan *p;
+  SimMemory *mem;
+  SimIteration *it;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  sim_iteration_free (r->it);
+  sim_memory_free (r->mem);
+  sim_plan_free (r->p);
+  sim_model_free (r->m);
+  sim_topology_free (r->t);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+/* 1F1B on 4 stages, 8 micro-batches, uniform layers, free sends */
+static void
+run_ideal (Run *r, const char *plan)
+{
+  g_autoptr (GError) error = NULL;
+  SimLayerCost c = { 0 };
+  r->t = test_load_topology ("dgx8x4.xml", 1);
+  r->m = test_load_model ("llama3-8b.xml");
+  r->p = sim_plan_new ();
+  g_assert_true (sim_plan_parse_string (r->p, plan, &error));
+  g_assert_true (sim_plan_resolve (r->p, r->t, r->m, &error));
+  r->mem = sim_memory_compute (r->t, r->m, r->p);
+  c.layer_fwd_s = 1e-3;
+  c.layer_bwd_s = 2e-3;
+  r->it = sim_iteration_run_with_cost (r->t, r->m, r->p, r->mem, FALSE, &c, &error);
+  g_assert_no_error (error);
+}
+
+static void
+pixel (cairo_surface_t *s, double x, double y, double rgb[3])
+{
+  int stride = cairo_image_surface_get_stride (s);
+  guint32 v = *(guint32 *) (gpointer) (cairo_image_surface_get_data (s) + (int) y * stride + (int) x * 4);
+  rgb[0] = ((v >> 16) & 0xff) / 255.0;
+  rgb[1] = ((v >> 8) & 0xff) / 255.0;
+  rgb[2] = (v & 0xff) / 255.0;
+}
+
+static gboolean
+is_color (const double rgb[3], VizColor c)
+{
+  return fabs (rgb[0] - c.r) < 0.02 && fabs (rgb[1] - c.g) < 0.02 && fabs (rgb[2] - c.b) < 0.02;
+}
+
+static cairo_surface_t *
+render_gantt (const Run *r, VizGanttLayout *l)
+{
+  VizInput in = { r->t, r->m, r->p, r->mem, r->it, NULL, 0 };
+  double w = 1200, h = viz_gantt_height_for (&in, r->p->pp, w);
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
+  cairo_t *cr = cairo_create (s);
+  viz_gantt_draw (cr, w, h, &in);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  viz_gantt_layout (w, h, &in, r->p->pp, l);
+  return s;
+}
+
+static int
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static double
+x_of (const VizGanttLayout *l, double t)
+{
+  return l->left + (l->right - l->left) * t / l->t_end_s;
+}
+
+/* the pipeline fill and drain are idle: the last stage waits for the
+ * forwards of the 3 stages before it (3 x 4 ms) at the start, and at the
+ * end for their backwards (3 x 8 ms) to drain back to stage 0
+ * (p = 4, 4 layers per stage, 1 ms forward and 2 ms backward each) */
+static void
+test_gantt_bubble_idle (void)
+{
+  g_auto (Run) r = { 0 };
+  VizGanttLayout l;
+  cairo_surface_t *s;
+  double rgb[3];
+  run_ideal (&r, "tp=2,pp=4,dp=1,gb=8,schedule=1f1b");
+  s = render_gantt (&r, &l);
+  /* last stage row, compute lane centre, at 6 ms (inside the 12 ms fill) */
+  pixel (s, x_of (&l, 6e-3), l.top + 3 * l.row_h + 4 + l.lane_compute_h / 2, rgb);
+  g_assert_true (is_color (rgb, viz_idle_color ()));
+  /* and at 6 ms before the end */
+  pixel (s, x_of (&l, l.t_end_s - 6e-3), l.top + 3 * l.row_h + 4 + l.lane_compute_h / 2, rgb);
+  g_assert_true (is_color (rgb, viz_idle_color ()));
+  cairo_surface_destroy (s);
+}
+
+/* blocks appear in schedule order: at the middle of each of stage 0's
+ * compute spans, in time order, the colour is forward or backward as the
+ * 1F1B program order says */
+static void
+test_gantt_order (void)
+{
+  g_auto (Run) r = { 0 };
+  VizGanttLayout l;
+  cairo_surface_t *s;
+  g_autoptr (GArray) order = NULL;
+  g_autoptr (GArray) mids = g_array_new (FALSE, FALSE, sizeof (double));
+  run_ideal (&r, "tp=2,pp=4,dp=1,gb=8,schedule=1f1b");
+  s = render_gantt (&r, &l);
+  order = sim_schedule_stage (SIM_SCHEDULE_1F1B, 4, 0, 8, 1);
+  for (guint i = 0; i < r.it->spans->len; i++) {
+    const SimSpan *sp = &g_array_index (r.it->spans, SimSpan, i);
+    double mid;
+    if (sp->stage != 0 || (sp->kind != SIM_SPAN_FORWARD && sp->kind != SIM_SPAN_BACKWARD))
+      continue;
+    mid = sim_time_to_s (sp->start + sp->end) / 2;
+    g_array_append_val (mids, mid);
+  }
+  g_array_sort (mids, cmp_double);
+  g_assert_cmpuint (mids->len, ==, order->len);
+  for (guint i = 0; i < order->len; i++) {
+    double rgb[3];
+    const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
+    pixel (s, x_of (&l, g_array_index (mids, double, i)), l.top + 4 + l.lane_compute_h / 2 + 8, rgb);
+    g_assert_true (is_color (rgb, viz_kind_color (op->backward ? SIM_SPAN_BACKWARD : SIM_SPAN_FORWARD)));
+  }
+  cairo_surface_destroy (s);
+}
+
+/* the peak marker (a filled dark disc) sits on the top of the tallest
+ * activation column of the peak panel */
+static void
+test_memory_peak_marker (void)
+{
+  g_auto (Run) r = { 0 };
+  VizInput in = { NULL };
+  double w = 1000, h;
+  cairo_surface_t *s;
+  cairo_t *cr;
+  int best_y = -1, marker_x = -1, marker_y = -1;
+  VizColor act = viz_memory_color (VIZ_MEM_ACTIVATIONS);
+  int panel_top = 0, panel_bottom = 0;
+  run_ideal (&r, "tp=2,pp=4,dp=1,gb=8,schedule=1f1b");
+  in = (VizInput) { r.t, r.m, r.p, r.mem, r.it, (int[]) { 0 }, 1 };
+  h = viz_memory_height (1);
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
+  cr = cairo_create (s);
+  viz_memory_draw (cr, w, h, &in);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  panel_top = 116, panel_bottom = 116 + 190;
+  /* the highest row holding the activation colour */
+  for (int y = panel_top; y < panel_bottom && best_y < 0; y++)
+    for (int x = 90; x < (int) w - 220 && best_y < 0; x++) {
+      double rgb[3];
+      pixel (s, x, y, rgb);
+      if (is_color (rgb, act))
+        best_y = y;
+    }
+  /* a 5 x 5 dark square: the marker disc, not text */
+  for (int y = panel_top; y < panel_bottom && marker_x < 0; y++)
+    for (int x = 90; x < (int) w - 220 && marker_x < 0; x++) {
+      gboolean dark = TRUE;
+      for (int dy = -2; dy <= 2 && dark; dy++)
+        for (int dx = -2; dx <= 2 && dark; dx++) {
+          double rgb[3];
+          pixel (s, x + dx, y + dy, rgb);
+          dark = rgb[0] < 0.2 && rgb[1] < 0.2 && rgb[2] < 0.2;
+        }
+      if (dark)
+        marker_x = x, marker_y = y;
+    }
+  g_assert_cmpint (best_y, >, 0);
+  g_assert_cmpint (marker_x, >, 0);
+  /* the disc (radius 4) is centred on the top edge of the tallest column */
+  g_assert_cmpint (abs (marker_y + 2 - best_y), <=, 3);
+  cairo_surface_destroy (s);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/viz/gantt-bubble-idle", test_gantt_bubble_idle);
+  g_test_add_func ("/viz/gantt-order", test_gantt_order);
+  g_test_add_func ("/viz/memory-peak-marker", test_memory_peak_marker);
+  return g_test_run ();
+}

@@ -1,0 +1,15 @@
+/* viz-file.h — the harness: surfaces and files for the charts.
+ * The format follows the file name: .png, .svg or .pdf.  A chart is drawn
+ * to a temporary file in the same directory and renamed over the target,
+ * so an interrupted run never leaves half a chart. */
+#pragma once
+
+#include "viz.h"
+
+G_BEGIN_DECLS
+
+typedef enum { VIZ_CHART_GANTT, VIZ_CHART_MEMORY } VizChart;
+
+gboolean viz_write_chart (const char *path, VizChart chart, const VizInput *in, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,290 @@
+/* viz-gantt.c — the Gantt chart of one iteration */
+#include <math.h>
+#include <stdio.h>
+
+#include "sim-format.h"
+#include "viz-private.h"
+
+#define LEFT 132.0
+#define RIGHT 28.0
+#define TOP 104.0
+#define BOTTOM 52.0
+#define ROW_H 58.0
+#define COMPUTE_H 30.0
+#define LANE_H 6.0
+
+double
+viz_gantt_height (int rows)
+{
+  return TOP + rows * ROW_H + BOTTOM;
+}
+
+double viz_gantt_height_for (const VizInput *in, int rows, double width);
+
+void
+viz_gantt_layout (double width, double height, const VizInput *in, int rows, VizGanttLayout *o)
+{
+  o->left = LEFT;
+  o->right = width - RIGHT;
+  o->top = TOP;
+  o->row_h = ROW_H;
+  o->lane_compute_h = COMPUTE_H;
+  o->lane_h = LANE_H;
+  o->t_end_s = in->time != NULL ? in->time->step_s : 1.0;
+}
+
+/* comm lanes: 0 TP and CP, 1 PP, 2 DP */
+static int
+lane_of (SimSpanKind k)
+{
+  switch (k) {
+  case SIM_SPAN_TP:
+  case SIM_SPAN_CP: return 0;
+  case SIM_SPAN_PP: return 1;
+  case SIM_SPAN_DP: return 2;
+  default: return -1;
+  }
+}
+
+static void
+legend (cairo_t *cr, const VizInput *in, double x, double y)
+{
+  SimSpanKind kinds[] = { SIM_SPAN_FORWARD, SIM_SPAN_BACKWARD, SIM_SPAN_RECOMPUTE,
+                          SIM_SPAN_OPTIMIZER, SIM_SPAN_TP, SIM_SPAN_CP, SIM_SPAN_PP, SIM_SPAN_DP,
+                          SIM_SPAN_GATE };
+  const char *names[] = { "forward", "backward", "recompute", "optimizer", "TP comm", "CP comm",
+                          "PP send/recv", "DP / ZeRO comm", "idle (bubble)" };
+  viz_font (cr, 12, FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++) {
+    if (kinds[i] == SIM_SPAN_RECOMPUTE && in->plan->recompute == SIM_RECOMPUTE_NONE)
+      continue;
+    if (kinds[i] == SIM_SPAN_CP && in->plan->cp < 2)
+      continue;
+    if (kinds[i] == SIM_SPAN_TP && in->plan->tp < 2)
+      continue;
+    if (kinds[i] == SIM_SPAN_PP && in->plan->pp < 2)
+      continue;
+    viz_set_color (cr, viz_kind_color (kinds[i]));
+    cairo_rectangle (cr, x, y - 10, 14, 12);
+    cairo_fill (cr);
+    cairo_set_source_rgb (cr, 0.6, 0.6, 0.6);
+    cairo_set_line_width (cr, 0.5);
+    cairo_rectangle (cr, x + 0.25, y - 9.75, 13.5, 11.5);
+    cairo_stroke (cr);
+    cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+    viz_text (cr, x + 19, y, 0, names[i]);
+    x += 19 + viz_text_width (cr, names[i]) + 18;
+  }
+}
+
+static int
+rank_of_stage (const SimPlan *p, int stage)
+{
+  int c[SIM_DIM_COUNT] = { 0 };
+  c[SIM_DIM_PP] = stage;
+  return sim_plan_rank_of (p, c);
+}
+
+/* one time window [t0, t1] of every row, between x0 and x1, from y0 down;
+ * returns the y under its axis */
+static double
+draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1, double y0,
+             SimTime t0, SimTime t1, gboolean labels, const char *caption)
+{
+  const SimIteration *it = in->time;
+  VizGanttLayout l = { x0, x1, y0, ROW_H, COMPUTE_H, LANE_H, sim_time_to_s (t1 - t0) };
+  double span_s = sim_time_to_s (t1 - t0), scale = 1, step = 0, origin = sim_time_to_s (t0);
+  const char *unit = "s";
+  double yb = y0 + rows->len * l.row_h + 4;
+
+  viz_time_unit (span_s, &scale, &unit);
+  step = viz_tick_step (span_s * scale, (int) MAX (3, (x1 - x0) / 130));
+  if (caption != NULL) {
+    viz_font (cr, 12.5, TRUE);
+    cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+    viz_text (cr, x0, y0 - 10, 0, caption);
+  }
+  cairo_save (cr);
+  cairo_rectangle (cr, x0, y0 - 6, x1 - x0, yb - y0 + 6);
+  cairo_clip (cr);
+  /* grid at whole ticks of absolute time */
+  cairo_set_line_width (cr, 1);
+  for (double v = ceil (origin * scale / step) * step; v <= (origin + span_s) * scale + 1e-9; v += step) {
+    double x = floor (x0 + (x1 - x0) * (v / scale - origin) / span_s) + 0.5;
+    cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
+    cairo_move_to (cr, x, y0 - 4);
+    cairo_line_to (cr, x, y0 + rows->len * l.row_h);
+    cairo_stroke (cr);
+  }
+  for (guint r = 0; r < rows->len; r++) {
+    int s = g_array_index (rows, int, r);
+    double yc = y0 + r * l.row_h + 4, yl = yc + l.lane_compute_h + 3;
+    viz_set_color (cr, viz_idle_color ());
+    cairo_rectangle (cr, x0, yc, x1 - x0, l.lane_compute_h);
+    cairo_fill (cr);
+    cairo_set_source_rgb (cr, 0.97, 0.97, 0.97);
+    cairo_rectangle (cr, x0, yl, x1 - x0, 3 * (l.lane_h + 1));
+    cairo_fill (cr);
+    for (guint i = 0; i < it->spans->len; i++) {
+      const SimSpan *sp = &g_array_index (it->spans, SimSpan, i);
+      double a, b, w;
+      int lane;
+      if (sp->stage != s || sp->end <= sp->start || sp->end < t0 || sp->start > t1)
+        continue;
+      a = x0 + (x1 - x0) * sim_time_to_s (sp->start - t0) / span_s;
+      b = x0 + (x1 - x0) * sim_time_to_s (sp->end - t0) / span_s;
+      w = b - a;
+      lane = lane_of (sp->kind);
+      viz_set_color (cr, viz_kind_color (sp->kind));
+      if (lane < 0) {
+        /* a hairline gap separates neighbouring blocks when there is room */
+        cairo_rectangle (cr, a, yc, w > 4 ? w - 1 : MAX (w, 0.6), l.lane_compute_h);
+        cairo_fill (cr);
+        if (sp->micro_batch >= 0 && w > 14) {
+          g_autofree char *mb = in->plan->virtual_stages > 1
+                                    ? g_strdup_printf ("%d.%d", sp->micro_batch, sp->chunk)
+                                    : g_strdup_printf ("%d", sp->micro_batch);
+          viz_font (cr, 10, FALSE);
+          if (viz_text_width (cr, mb) + 4 < w - 1) {
+            cairo_set_source_rgb (cr, 1, 1, 1);
+            viz_text (cr, a + (w - 1) / 2, yc + l.lane_compute_h / 2 + 3.5, 0.5, mb);
+          }
+        }
+      } else {
+        cairo_rectangle (cr, a, yl + lane * (l.lane_h + 1), MAX (w, 0.6), l.lane_h);
+        cairo_fill (cr);
+      }
+    }
+  }
+  cairo_restore (cr);
+
+  if (labels)
+    for (guint r = 0; r < rows->len; r++) {
+      int s = g_array_index (rows, int, r);
+      double yc = y0 + r * l.row_h + 4, yl = yc + l.lane_compute_h + 3;
+      int rank = rank_of_stage (in->plan, s);
+      g_autofree char *label = g_strdup_printf ("stage %d", s);
+      g_autofree char *sub = g_strdup_printf ("GPU %d, node %d", rank, sim_topology_gpu (in->topo, rank)->node);
+      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+      viz_font (cr, 13, TRUE);
+      viz_text (cr, x0 - 10, yc + 13, 1, label);
+      viz_font (cr, 10.5, FALSE);
+      cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+      viz_text (cr, x0 - 10, yc + 27, 1, sub);
+      if (in->memory != NULL && s == in->memory->peak_stage && in->plan->pp > 1)
+        viz_text (cr, x0 - 10, yl + 18, 1, "peak memory");
+    }
+
+  /* the time axis of this window */
+  {
+    g_autofree char *axis = g_strdup_printf ("time (%s)", unit);
+    cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+    cairo_set_line_width (cr, 1);
+    cairo_move_to (cr, x0, yb + 0.5);
+    cairo_line_to (cr, x1, yb + 0.5);
+    cairo_stroke (cr);
+    viz_font (cr, 11.5, FALSE);
+    for (double v = ceil (origin * scale / step) * step; v <= (origin + span_s) * scale + 1e-9; v += step) {
+      double x = floor (x0 + (x1 - x0) * (v / scale - origin) / span_s) + 0.5;
+      g_autofree char *t = viz_format_tick (v);
+      cairo_move_to (cr, x, yb);
+      cairo_line_to (cr, x, yb + 5);
+      cairo_stroke (cr);
+      viz_text (cr, x, yb + 18, 0.5, t);
+    }
+    viz_font (cr, 12, FALSE);
+    viz_text (cr, (x0 + x1) / 2, yb + 36, 0.5, axis);
+  }
+  return yb + BOTTOM;
+}
+
+/* are the blocks of the whole step too thin to read? */
+static gboolean
+dense (const VizInput *in, double plot_w)
+{
+  const SimIteration *it = in->time;
+  return it != NULL && plot_w / (2.0 * in->plan->micro_batches * in->plan->virtual_stages + in->plan->pp) < 6;
+}
+
+/* the end of stage 0's n-th compute span, and the start of the last
+ * stage's n-th from the end: the windows of warm-up and cool-down */
+static void
+windows (const VizInput *in, int n, SimTime *warm_end, SimTime *cool_start)
+{
+  const SimIteration *it = in->time;
+  g_autoptr (GArray) ends = g_array_new (FALSE, FALSE, sizeof (SimTime));
+  g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (SimTime));
+  for (guint i = 0; i < it->spans->len; i++) {
+    const SimSpan *sp = &g_array_index (it->spans, SimSpan, i);
+    if (sp->kind != SIM_SPAN_FORWARD && sp->kind != SIM_SPAN_BACKWARD)
+      continue;
+    if (sp->stage == 0)
+      g_array_append_val (ends, sp->end);
+    if (sp->stage == in->plan->pp - 1)
+      g_array_append_val (starts, sp->start);
+  }
+  *warm_end = sim_time_from_s (it->step_s / 10);
+  *cool_start = sim_time_from_s (it->step_s * 0.9);
+  /* spans are in creation order per stage, which is program order */
+  if (ends->len > (guint) n)
+    *warm_end = g_array_index (ends, SimTime, n);
+  if (starts->len > (guint) n)
+    *cool_start = g_array_index (starts, SimTime, starts->len - 1 - n);
+}
+
+double
+viz_gantt_height_for (const VizInput *in, int rows, double width)
+{
+  double h = TOP + rows * ROW_H + BOTTOM;
+  if (dense (in, width - LEFT - RIGHT))
+    h += 34 + rows * ROW_H + BOTTOM;
+  return h;
+}
+
+void
+viz_gantt_draw (cairo_t *cr, double width, double height, const VizInput *in)
+{
+  g_autoptr (GArray) rows = viz_default_stages (in, 32);
+  g_autofree char *title = viz_title (in);
+  const SimIteration *it = in->time;
+  double y = TOP;
+
+  cairo_save (cr);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+  viz_font (cr, 17, TRUE);
+  viz_text (cr, 16, 28, 0, title);
+  if (it != NULL) {
+    g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
+    g_autofree char *line = g_strdup_printf (
+        "step %.3f s   %s tokens/s   MFU %.1f%%   bubble %.1f%%   exposed comm per stage: TP %.2f s, PP %.2f s, DP %.2f s",
+        it->step_s, tok, 100 * it->mfu, 100 * it->bubble_fraction, it->exposed_tp_s,
+        it->exposed_pp_s, it->exposed_dp_s);
+    viz_font (cr, 14, FALSE);
+    cairo_set_source_rgb (cr, 0.25, 0.25, 0.25);
+    viz_text (cr, 16, 52, 0, line);
+  }
+  legend (cr, in, 16, 82);
+  if (it == NULL) {
+    cairo_restore (cr);
+    return;
+  }
+  {
+    gboolean zoom = dense (in, width - LEFT - RIGHT);
+    y = draw_window (cr, in, rows, LEFT, width - RIGHT, y + (zoom ? 18 : 0), 0,
+                     sim_time_from_s (it->step_s), TRUE, zoom ? "the whole step" : NULL);
+    if (zoom) {
+      SimTime warm = 0, cool = 0;
+      double mid = (LEFT + width - RIGHT) / 2;
+      int n = 2 * in->plan->pp * in->plan->virtual_stages + 2;
+      windows (in, n, &warm, &cool);
+      draw_window (cr, in, rows, LEFT, mid - 20, y + 18, 0, warm, TRUE,
+                   "start: pipeline warm-up");
+      draw_window (cr, in, rows, mid + 20, width - RIGHT, y + 18, cool,
+                   sim_time_from_s (it->step_s), FALSE,
+                   "end: cool-down, gradient reduction, optimizer");
+    }
+  }
+  cairo_restore (cr);
+}

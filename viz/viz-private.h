@@ -1,0 +1,13 @@
+/* viz-private.h — helpers shared by the chart files */
+#pragma once
+
+#include "viz.h"
+
+void viz_set_color (cairo_t *cr, VizColor c);
+void viz_font (cairo_t *cr, double size, gboolean bold);
+double viz_text_width (cairo_t *cr, const char *text);
+void viz_text (cairo_t *cr, double x, double y, double align, const char *text);
+double viz_tick_step (double hi, int want);
+void viz_time_unit (double span_s, double *scale, const char **unit);
+char *viz_format_tick (double v);
+char *viz_title (const VizInput *in);
