@@ -50,6 +50,12 @@ typedef struct {
   int lc;              /* layers per chunk */
   double layer_params; /* per TP rank */
   GError *error;
+  /* ZeRO-2/3: per-pass collectives, created with replica 0 and shared by
+   * every replica (they span all of them), indexed [stage][pass] */
+  SimActivityId *ag_join;
+  SimActivityId *rs_start;
+  SimActivityId *rs_last;      /* per stage: the last gradient reduce-scatter */
+  int passes_per_stage;
 } B;
 
 const char *
@@ -207,9 +213,39 @@ cp_flows (B *b, int replica, int stage, double bytes, SimActivityId after, SimAc
   }
 }
 
+/* a collective over the dp x cp ranks holding the same parameters, one per
+ * TP rank, after `after`; returns the activity that ends them all */
+static SimActivityId
+dp_coll (B *b, SimCollOp op, int stage, double bytes, SimActivityId after, SimActivityId *start_out,
+         int mb, int chunk)
+{
+  const SimPlan *p = b->plan;
+  int shards = p->dp * p->cp;
+  guint32 span = new_span (b, SIM_SPAN_DP, stage, 0, mb, chunk);
+  SimActivityId end = gate (b, span), first = G_MAXUINT32;
+  g_autofree int *g = g_new (int, shards);
+  for (int t = 0; t < p->tp; t++) {
+    SimActivityId st, j;
+    int n = 0;
+    for (int d = 0; d < p->dp; d++)
+      for (int c = 0; c < p->cp; c++)
+        g[n++] = gpu_of (b, t, c, d, stage);
+    coll (b, op, g, shards, bytes, 1, span, &st, &j);
+    if (after != G_MAXUINT32)
+      dep (b, st, after);
+    if (first == G_MAXUINT32)
+      first = st;
+    dep (b, end, j);
+  }
+  if (start_out != NULL)
+    *start_out = first;
+  return end;
+}
+
 static void
 build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass *pass,
-            GArray *grads, gboolean last_use, SimActivityId prev_end)
+            GArray *grads, gboolean last_use, SimActivityId prev_end, int index,
+            SimActivityId *ag_prev, SimActivityId prev_gate)
 {
   const SimPlan *p = b->plan;
   const SimLayerCost *c = &b->cost;
@@ -226,6 +262,21 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
     dep (b, pass->gate, prev_end);
   x = pass->gate;
   pass->end = gate (b, gspan);
+
+  /* ZeRO-3: the chunk's parameters are gathered before each pass, at most
+   * one pass ahead of the compute */
+  if (p->zero >= 3 && p->dp * p->cp > 1) {
+    SimActivityId *slot = &b->ag_join[stage * b->passes_per_stage + index];
+    if (replica == 0) {
+      SimActivityId st;
+      *slot = dp_coll (b, SIM_OP_ALL_GATHER, stage, b->lc * b->layer_params * 2, *ag_prev, &st,
+                       (int) op->micro_batch, op->chunk);
+      if (prev_gate != G_MAXUINT32)
+        dep (b, st, prev_gate);
+      *ag_prev = *slot;
+    }
+    dep (b, pass->gate, *slot);
+  }
 
   if (!op->backward) {
     double t = b->lc * c->layer_fwd_s + (first_chunk ? c->embed_fwd_s : 0) +
@@ -281,6 +332,21 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
   }
   cp_flows (b, replica, stage, 2 * cp_bytes, pass->gate, pass->end, (int) op->micro_batch, op->chunk);
   dep (b, pass->end, x);
+
+  /* ZeRO-2/3: every backward reduce-scatters its chunk's gradients at once
+   * (a partition cannot accumulate the whole gradient) */
+  if (p->zero >= 2 && p->dp * p->cp > 1) {
+    SimActivityId *slot = &b->rs_start[stage * b->passes_per_stage + index];
+    if (replica == 0) {
+      int pb, gb, mb, ob, ab;
+      SimActivityId end;
+      sim_recipe_bytes (p->recipe, &pb, &gb, &mb, &ob, &ab);
+      end = dp_coll (b, SIM_OP_REDUCE_SCATTER, stage, b->lc * b->layer_params * (gb + ab > 2 ? 4 : 2),
+                     b->rs_last[stage], slot, (int) op->micro_batch, op->chunk);
+      b->rs_last[stage] = end;
+    }
+    dep (b, *slot, pass->end);
+  }
 }
 
 /* the pass of (stage, chunk, mb, direction) in a replica's pass table */
@@ -713,6 +779,12 @@ sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, con
   it->symmetric = !full;
   it->gemm_table = b.gpu->gemm != NULL && b.gpu->gemm->len > 0;
 
+  b.passes_per_stage = 2 * total;
+  b.ag_join = g_new (SimActivityId, (gsize) p * b.passes_per_stage);
+  b.rs_start = g_new (SimActivityId, (gsize) p * b.passes_per_stage);
+  b.rs_last = g_new (SimActivityId, p);
+  for (int s = 0; s < p; s++)
+    b.rs_last[s] = G_MAXUINT32;
   stream = g_new (int, replicas * p);
   offsets = g_new (int, p);
   passes = g_new0 (Pass, (gsize) replicas * p * 2 * total);
@@ -726,17 +798,19 @@ sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, con
       g_autoptr (GArray) order = sim_schedule_stage (plan->schedule, p, s, m, v);
       Pass *ps = passes + (gsize) r * p * 2 * total + offsets[s];
       GArray *ge = g_array_new (FALSE, FALSE, sizeof (GradEntry));
-      SimActivityId prev = G_MAXUINT32;
+      SimActivityId prev = G_MAXUINT32, ag_prev = G_MAXUINT32, prev_gate = G_MAXUINT32;
       stream[r * p + s] = sim_engine_add_stream (e);
       for (guint i = 0; i < order->len; i++) {
         const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
         /* the last backward of each chunk is the one that finalises its grads */
         gboolean last_use = op->backward && (int) op->micro_batch == m - 1;
-        build_pass (&b, r, s, stream[r * p + s], op, &ps[i], ge, last_use && plan->overlap, prev);
+        build_pass (&b, r, s, stream[r * p + s], op, &ps[i], plan->zero >= 2 ? NULL : ge,
+                    last_use && plan->overlap, prev, (int) i, &ag_prev, prev_gate);
         prev = ps[i].end;
+        prev_gate = ps[i].gate;
       }
       stage_end[r * p + s] = prev;
-      if (!plan->overlap) {
+      if (!plan->overlap && plan->zero < 2) {
         /* all gradients at once, after the whole backward */
         GradEntry all = { prev, (double) g_array_index (ledger->stages, SimStageMemory, s).params };
         if (plan->zero >= 3)
@@ -785,7 +859,9 @@ sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, con
     guint32 opt_span;
 
     sim_recipe_bytes (plan->recipe, &pb, &gb, &mb, &ob, &ab);
-    if (shards > 1) {
+    if (plan->zero >= 2 && b.rs_last[s] != G_MAXUINT32)
+      g_array_append_val (last, b.rs_last[s]);
+    if (shards > 1 && plan->zero < 2) {
       g_autofree SimActivityId *prev = g_new (SimActivityId, plan->tp);
       double acc = 0;
       guint start_entry = 0;
@@ -836,7 +912,7 @@ sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, con
         dep (&b, o, g_array_index (last, SimActivityId, k));
       stage_end[r * p + s] = o;
     }
-    if (plan->zero >= 1 && shards > 1) {
+    if (plan->zero >= 1 && plan->zero < 3 && shards > 1) {
       guint32 span = new_span (&b, SIM_SPAN_DP, s, 0, -1, -1);
       double params = (double) g_array_index (ledger->stages, SimStageMemory, s).params *
                       (plan->zero >= 3 ? shards : 1);
@@ -875,6 +951,9 @@ sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, con
   analyse (it, &b, ledger);
   it->activities = sim_engine_n_activities (e);
   it->events = sim_engine_events (e);
+  g_free (b.ag_join);
+  g_free (b.rs_start);
+  g_free (b.rs_last);
   g_array_unref (b.spans);
   g_array_unref (b.act_span);
   g_array_unref (b.is_compute);
