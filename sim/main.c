@@ -19,6 +19,7 @@
 #include "sim-paths.h"
 #include "sim-plan.h"
 #include "sim-report.h"
+#include "sim-run.h"
 #include "sim-trace.h"
 #include "viz-file.h"
 #include "sim-topology.h"
@@ -304,9 +305,8 @@ run (int argc, char **argv, GError **error)
   g_autofree char *model_path = NULL;
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimModel) model = NULL;
-  g_autoptr (SimMemory) mem = NULL;
-  g_autoptr (GPtrArray) remedies = NULL;
-  g_autoptr (SimIteration) it = NULL;
+  g_autoptr (SimRun) r = NULL;
+  g_autoptr (GPtrArray) diagnosis = NULL;
   SimReportInput in = { 0 };
 
   if (!parse_args (argc, argv, &cli, plan, error))
@@ -337,12 +337,16 @@ run (int argc, char **argv, GError **error)
   if (model == NULL)
     return 2;
   {
-    /* resolve() resets the list; keep the model default in front */
     gboolean model_default = cli.model == NULL;
-    if (!sim_plan_resolve (plan, topo, model, error))
+    r = sim_run_evaluate (topo, model, g_steal_pointer (&plan), NULL,
+                          SIM_RUN_REMEDIES | (cli.memory_only ? 0 : SIM_RUN_TIME) |
+                              (cli.full_fidelity ? SIM_RUN_FULL : 0),
+                          error);
+    if (r == NULL)
       return 2;
+    /* resolve() resets the list; keep the model default in front */
     if (model_default)
-      g_ptr_array_insert (plan->defaults, 0, g_strdup ("--model " DEFAULT_MODEL));
+      g_ptr_array_insert (r->plan->defaults, 0, g_strdup ("--model " DEFAULT_MODEL));
   }
   if (!sim_topology_is_homogeneous (topo)) {
     const SimVertex *odd = NULL;
@@ -354,24 +358,15 @@ run (int argc, char **argv, GError **error)
                  topo_path, odd->line > 0 ? odd->line : 1, odd->id, sim_topology_gpu (topo, 0)->id);
     return 2;
   }
-
-  mem = sim_memory_compute (topo, model, plan);
-  remedies = sim_memory_remedies (topo, model, plan, mem);
-  if (!cli.memory_only) {
-    g_autofree guint64 *peaks = g_new (guint64, plan->pp);
-    it = sim_iteration_run (topo, model, plan, mem, cli.full_fidelity, error);
-    if (it == NULL)
-      return 2;
-    for (int s = 0; s < plan->pp; s++)
-      peaks[s] = g_array_index (it->stages, SimStageTime, s).peak_activation_bytes;
-    sim_memory_apply_timeline (mem, peaks);
-  }
+  diagnosis = sim_run_diagnose (r, NULL);
   in.topo = topo;
   in.model = model;
-  in.plan = plan;
-  in.memory = mem;
-  in.remedies = remedies;
-  in.time = it;
+  in.plan = r->plan;
+  in.memory = r->memory;
+  in.remedies = r->remedies;
+  in.time = r->time;
+  in.diagnosis = diagnosis;
+  in.wall = sim_run_wall (r);
 
   if (!write_outputs (&cli, &in, error))
     return 2;

@@ -254,6 +254,15 @@ sim_report_text (const SimReportInput *in)
       }
     }
   }
+  if (in->diagnosis != NULL && in->diagnosis->len > 0 && in->memory->fits) {
+    g_string_append (s, "Diagnosis ");
+    for (guint i = 0; i < in->diagnosis->len; i++) {
+      if (i > 0)
+        g_string_append (s, "          ");
+      append_wrapped (s, g_ptr_array_index (in->diagnosis, i));
+      g_string_append_c (s, '\n');
+    }
+  }
   return g_string_free (s, FALSE);
 }
 
@@ -397,6 +406,13 @@ sim_report_json (const SimReportInput *in)
       sim_json_string (&j, NULL, g_ptr_array_index (in->remedies, i));
   sim_json_end_array (&j);
   sim_json_end_object (&j);
+
+  sim_json_string (&j, "wall", in->wall);
+  sim_json_begin_array (&j, "diagnosis");
+  if (in->diagnosis != NULL)
+    for (guint i = 0; i < in->diagnosis->len; i++)
+      sim_json_string (&j, NULL, g_ptr_array_index (in->diagnosis, i));
+  sim_json_end_array (&j);
 
   sim_json_end_object (&j);
   return sim_json_finish (&j);

@@ -19,6 +19,8 @@ typedef struct {
   const SimMemory *memory;
   GPtrArray *remedies;      /* char*, may be empty */
   const SimIteration *time; /* NULL when not simulated */
+  GPtrArray *diagnosis;     /* char*, may be NULL */
+  const char *wall;         /* "memory", "compute", "communication" or NULL */
 } SimReportInput;
 
 char *sim_report_text (const SimReportInput *in);

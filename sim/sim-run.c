@@ -1,0 +1,143 @@
+/* sim-run.c — see sim-run.h */
+#include "sim-run.h"
+
+#include <math.h>
+
+void
+sim_run_free (SimRun *run)
+{
+  if (run == NULL)
+    return;
+  g_free (run->label);
+  sim_plan_free (run->plan);
+  sim_memory_free (run->memory);
+  g_clear_pointer (&run->remedies, g_ptr_array_unref);
+  sim_iteration_free (run->time);
+  g_free (run);
+}
+
+SimRun *
+sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan, const char *label,
+                  guint flags, GError **error)
+{
+  g_autoptr (SimRun) run = g_new0 (SimRun, 1);
+  run->plan = plan;
+  run->label = g_strdup (label != NULL ? label : "");
+  if (!sim_plan_resolve (plan, topo, model, error))
+    return NULL;
+  run->memory = sim_memory_compute (topo, model, plan);
+  if (flags & SIM_RUN_TIME) {
+    g_autofree guint64 *peaks = g_new (guint64, plan->pp);
+    run->time = sim_iteration_run (topo, model, plan, run->memory, (flags & SIM_RUN_FULL) != 0, error);
+    if (run->time == NULL)
+      return NULL;
+    for (int s = 0; s < plan->pp; s++)
+      peaks[s] = g_array_index (run->time->stages, SimStageTime, s).peak_activation_bytes;
+    sim_memory_apply_timeline (run->memory, peaks);
+  }
+  run->remedies = (flags & SIM_RUN_REMEDIES) ? sim_memory_remedies (topo, model, plan, run->memory)
+                                             : g_ptr_array_new_with_free_func (g_free);
+  return g_steal_pointer (&run);
+}
+
+double
+sim_run_scaling_efficiency (const SimRun *run, const SimRun *ref)
+{
+  double a, b;
+  if (run->time == NULL || ref == NULL || ref->time == NULL)
+    return NAN;
+  a = run->time->tokens_per_s / sim_plan_world_size (run->plan);
+  b = ref->time->tokens_per_s / sim_plan_world_size (ref->plan);
+  return a / b;
+}
+
+/* Thresholds of the diagnosis.  The course notes' criterion for the
+ * communication wall is exposed communication "comparable to" compute
+ * (../shared/seeds/000, 9.1.4); we call it comparable from a quarter of
+ * the compute time on.  A bubble above 10 % of the step is worth naming
+ * (1F1B's (p-1)/(m+p-1) is 10 % at m = 9 (p-1)). */
+#define COMM_COMPARABLE 0.25
+#define BUBBLE_NOTABLE 0.10
+
+const char *
+sim_run_wall (const SimRun *run)
+{
+  const SimIteration *it = run->time;
+  double comm;
+  if (!run->memory->fits)
+    return "memory";
+  if (it == NULL)
+    return "none";
+  comm = it->exposed_tp_s + it->exposed_cp_s + it->exposed_pp_s + it->exposed_dp_s;
+  return comm >= COMM_COMPARABLE * it->compute_s ? "communication" : "compute";
+}
+
+GPtrArray *
+sim_run_diagnose (const SimRun *run, const SimRun *ref)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  const SimIteration *it = run->time;
+  const SimPlan *p = run->plan;
+  const SimMemory *mem = run->memory;
+
+  if (!mem->fits) {
+    static const char *why[] = { "", "model states alone exceed the usable memory",
+                                 "the states fit but the activations do not",
+                                 "a single layer with one sequence does not fit" };
+    g_ptr_array_add (out, g_strdup_printf ("memory wall: out of memory, case %s (%s): peak %.1f GB on stage %d against %.1f GB usable",
+                                           sim_oom_case_name (mem->oom_case), why[mem->oom_case],
+                                           mem->peak_bytes / 1e9, mem->peak_stage, mem->usable_bytes / 1e9));
+    for (guint i = 0; i < run->remedies->len; i++)
+      g_ptr_array_add (out, g_strdup_printf ("remedy: %s", (const char *) g_ptr_array_index (run->remedies, i)));
+    return out;
+  }
+  if (it == NULL)
+    return out;
+  {
+    double comm = it->exposed_tp_s + it->exposed_cp_s + it->exposed_pp_s + it->exposed_dp_s;
+    const char *kind = "TP";
+    double worst = it->exposed_tp_s;
+    if (it->exposed_pp_s > worst)
+      kind = "PP", worst = it->exposed_pp_s;
+    if (it->exposed_dp_s > worst)
+      kind = "DP", worst = it->exposed_dp_s;
+    if (it->exposed_cp_s > worst)
+      kind = "CP", worst = it->exposed_cp_s;
+    if (comm >= COMM_COMPARABLE * it->compute_s) {
+      g_ptr_array_add (out, g_strdup_printf ("communication wall: %.0f%% of the step waits for communication (%s most: %.2f s of %.2f s); the GPUs compute %.0f%% of the time",
+                                             100 * comm / it->step_s, kind, worst, it->step_s,
+                                             100 * it->compute_s / it->step_s));
+      if (g_str_equal (kind, "TP"))
+        g_ptr_array_add (out, g_strdup_printf ("remedy: tensor parallelism of %d is exposed on every layer; a smaller --tp with a larger --pp moves that traffic to fewer, larger pipeline sends (sim compare shows the trade)", p->tp));
+      else if (g_str_equal (kind, "DP"))
+        g_ptr_array_add (out, g_strdup ("remedy: the gradient reduction is exposed: keep --overlap on, use fewer, larger replicas, or ZeRO 1 instead of 2/3"));
+      else if (g_str_equal (kind, "PP"))
+        g_ptr_array_add (out, g_strdup ("remedy: pipeline sends are exposed: fewer stages, or stages on NVLink neighbours (--order)"));
+      else
+        g_ptr_array_add (out, g_strdup ("remedy: the context-parallel ring does not hide behind attention: a smaller --cp"));
+    } else {
+      g_ptr_array_add (out, g_strdup_printf ("compute wall: the GPUs compute %.0f%% of the step at %.0f%% MFU; exposed communication is %.0f%% of the step",
+                                             100 * it->compute_s / it->step_s, 100 * it->mfu,
+                                             100 * comm / it->step_s));
+    }
+    if (it->bubble_fraction >= BUBBLE_NOTABLE)
+      g_ptr_array_add (out, g_strdup_printf ("pipeline bubble %.0f%% of the step: more micro-batches per replica (%" G_GUINT64_FORMAT " now), %s",
+                                             100 * it->bubble_fraction, p->micro_batches,
+                                             p->schedule == SIM_SCHEDULE_INTERLEAVED ? "more virtual stages" : "or the interleaved schedule"));
+    {
+      double headroom = (double) mem->usable_bytes - (double) mem->peak_bytes;
+      g_ptr_array_add (out, g_strdup_printf ("memory: peak %.1f GB of %.1f GB usable on stage %d (%.1f GB headroom)",
+                                             mem->peak_bytes / 1e9, mem->usable_bytes / 1e9, mem->peak_stage,
+                                             headroom / 1e9));
+    }
+  }
+  if (ref != NULL && ref != run && ref->time != NULL) {
+    double e = sim_run_scaling_efficiency (run, ref);
+    g_ptr_array_add (out, g_strdup_printf ("scaling efficiency E = t1 k1 / (k tk) = %.2f against %s on %d GPUs: %s",
+                                           e, ref->label, sim_plan_world_size (ref->plan),
+                                           e >= 0.9 ? "the extra GPUs pay for themselves"
+                                           : e >= 0.7 ? "the extra GPUs help, at a cost"
+                                                      : "most of the extra GPUs are wasted"));
+  }
+  return out;
+}
