@@ -35,11 +35,11 @@ sim_cmd_collective (int argc, char **argv, GError **error)
   g_autofree int *gpus = NULL;
   gboolean help = FALSE;
   const SimCliOption options[] = {
-    { "topology", TRUE, &topology, NULL }, { "nodes", TRUE, &nodes_s, NULL },
-    { "op", TRUE, &op_s, NULL }, { "gpus", TRUE, &gpus_s, NULL },
-    { "min-bytes", TRUE, &min_s, NULL }, { "max-bytes", TRUE, &max_s, NULL },
-    { "algo", TRUE, &algo_s, NULL }, { "proto", TRUE, &proto_s, NULL },
-    { "json", TRUE, &json, NULL }, { "help", FALSE, NULL, &help }, { NULL, FALSE, NULL, NULL },
+    { "topology", TRUE, &topology, NULL, NULL }, { "nodes", TRUE, &nodes_s, NULL, NULL },
+    { "op", TRUE, &op_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
+    { "min-bytes", TRUE, &min_s, NULL, NULL }, { "max-bytes", TRUE, &max_s, NULL, NULL },
+    { "algo", TRUE, &algo_s, NULL, NULL }, { "proto", TRUE, &proto_s, NULL, NULL },
+    { "json", TRUE, &json, NULL, NULL }, { "help", FALSE, NULL, &help, NULL }, { NULL, FALSE, NULL, NULL, NULL },
   };
   int nodes = 0, n = 0;
   guint64 min_bytes = 8, max_bytes = G_GUINT64_CONSTANT (16) << 30;

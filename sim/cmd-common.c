@@ -40,6 +40,10 @@ sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options, co
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a value after it", key);
       return FALSE;
     }
+    if (o->list != NULL) {
+      g_ptr_array_add (o->list, g_strdup (eq != NULL ? eq + 1 : argv[++i]));
+      continue;
+    }
     g_free (*o->value);
     *o->value = g_strdup (eq != NULL ? eq + 1 : argv[++i]);
   }
@@ -57,4 +61,131 @@ sim_cli_int (const char *flag, const char *value, int min, int max, int *out, GE
   }
   *out = (int) v;
   return TRUE;
+}
+
+/* ---- tables shared by compare and sweep ---- */
+
+#include <math.h>
+
+#include "sim-format.h"
+#include "sim-json.h"
+#include "sim-run.h"
+
+static int
+rank_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const SimRun *a = *(const SimRun *const *) pa, *b = *(const SimRun *const *) pb;
+  double ta, tb;
+  if (a->memory->fits != b->memory->fits)
+    return a->memory->fits ? -1 : 1;
+  if (!a->memory->fits)
+    return (a->memory->peak_bytes > b->memory->peak_bytes) - (a->memory->peak_bytes < b->memory->peak_bytes);
+  ta = a->time != NULL ? a->time->tokens_per_s : 0;
+  tb = b->time != NULL ? b->time->tokens_per_s : 0;
+  if (ta != tb)
+    return ta > tb ? -1 : 1;
+  return strcmp (a->label, b->label); /* a total order: the same table every run */
+}
+
+void
+sim_cli_rank_runs (GPtrArray *runs)
+{
+  g_ptr_array_sort (runs, rank_cmp);
+}
+
+void
+sim_cli_print_runs (GString *out, GPtrArray *runs, gconstpointer ref_p)
+{
+  const SimRun *ref = ref_p;
+  gsize w = 24;
+  for (guint i = 0; i < runs->len; i++)
+    w = MAX (w, strlen (((const SimRun *) g_ptr_array_index (runs, i))->label));
+  w = MIN (w, 72);
+  g_string_append_printf (out, "%4s  %-*s  %-6s %9s %9s %9s %11s %6s %7s %7s %7s %7s %5s  %s\n", "rank",
+                          (int) w, "plan", "fits", "peak GiB", "usable", "step s", "tokens/s", "MFU",
+                          "bubble", "TP exp", "PP exp", "DP exp", "E", "wall");
+  for (guint i = 0; i < runs->len; i++) {
+    const SimRun *r = g_ptr_array_index (runs, i);
+    const SimIteration *it = r->time;
+    g_autofree char *fits = r->memory->fits ? g_strdup ("yes")
+                                            : g_strdup_printf ("OOM %s", sim_oom_case_name (r->memory->oom_case));
+    g_autofree char *rank = r->memory->fits ? g_strdup_printf ("%u", i + 1) : g_strdup ("-");
+    g_autofree char *tok = it != NULL ? sim_format_count ((guint64) llround (it->tokens_per_s)) : g_strdup ("-");
+    double e = sim_run_scaling_efficiency (r, ref);
+    g_string_append_printf (out, "%4s  %-*.*s  %-6s %9.1f %9.1f ", rank, (int) w, (int) w, r->label, fits,
+                            r->memory->peak_bytes / 1073741824.0, r->memory->usable_bytes / 1073741824.0);
+    if (it != NULL)
+      g_string_append_printf (out, "%9.3f %11s %5.1f%% %6.1f%% %7.3f %7.3f %7.3f ", it->step_s, tok, 100 * it->mfu,
+                              100 * it->bubble_fraction, it->exposed_tp_s, it->exposed_pp_s, it->exposed_dp_s);
+    else
+      g_string_append_printf (out, "%9s %11s %6s %7s %7s %7s %7s ", "-", "-", "-", "-", "-", "-", "-");
+    if (isnan (e))
+      g_string_append_printf (out, "%5s  %s%s\n", "-", sim_run_wall (r), r->extrapolated ? " (screened)" : "");
+    else
+      g_string_append_printf (out, "%5.2f  %s%s\n", e, sim_run_wall (r), r->extrapolated ? " (screened)" : "");
+  }
+}
+
+char *
+sim_cli_runs_json (const char *command, const char *topology, const char *model, GPtrArray *runs,
+                   gconstpointer ref_p, GPtrArray *extra)
+{
+  const SimRun *ref = ref_p;
+  SimJson j;
+  sim_json_init (&j, TRUE);
+  sim_json_begin_object (&j, NULL);
+  sim_json_string (&j, "schema", "sim-runs/1");
+  sim_json_string (&j, "command", command);
+  sim_json_string (&j, "topology", topology);
+  sim_json_string (&j, "model", model);
+  sim_json_begin_array (&j, "runs");
+  for (guint i = 0; i < runs->len; i++) {
+    const SimRun *r = g_ptr_array_index (runs, i);
+    const SimIteration *it = r->time;
+    const SimPlan *p = r->plan;
+    sim_json_begin_object (&j, NULL);
+    sim_json_string (&j, "label", r->label);
+    sim_json_begin_object (&j, "plan");
+    sim_json_int (&j, "tp", p->tp);
+    sim_json_int (&j, "cp", p->cp);
+    sim_json_int (&j, "pp", p->pp);
+    sim_json_int (&j, "dp", p->dp);
+    sim_json_int (&j, "micro_batch", p->micro_batch);
+    sim_json_uint (&j, "global_batch", p->global_batch);
+    sim_json_string (&j, "schedule", sim_schedule_name (p->schedule));
+    sim_json_int (&j, "virtual_stages", p->virtual_stages);
+    sim_json_string (&j, "recompute", sim_recompute_name (p->recompute));
+    sim_json_bool (&j, "sequence_parallel", p->sequence_parallel > 0);
+    sim_json_int (&j, "zero", p->zero);
+    sim_json_int (&j, "gpus", sim_plan_world_size (p));
+    sim_json_end_object (&j);
+    sim_json_bool (&j, "fits", r->memory->fits);
+    sim_json_string (&j, "oom_case", sim_oom_case_name (r->memory->oom_case));
+    sim_json_uint (&j, "peak_bytes", r->memory->peak_bytes);
+    sim_json_uint (&j, "usable_bytes", r->memory->usable_bytes);
+    sim_json_bool (&j, "screened", r->extrapolated);
+    if (it != NULL) {
+      sim_json_double (&j, "step_s", it->step_s);
+      sim_json_double (&j, "tokens_per_s", it->tokens_per_s);
+      sim_json_double (&j, "mfu", it->mfu);
+      sim_json_double (&j, "bubble_fraction", it->bubble_fraction);
+      sim_json_double (&j, "compute_s", it->compute_s);
+      sim_json_double (&j, "exposed_tp_s", it->exposed_tp_s);
+      sim_json_double (&j, "exposed_cp_s", it->exposed_cp_s);
+      sim_json_double (&j, "exposed_pp_s", it->exposed_pp_s);
+      sim_json_double (&j, "exposed_dp_s", it->exposed_dp_s);
+    }
+    sim_json_double (&j, "scaling_efficiency", sim_run_scaling_efficiency (r, ref));
+    sim_json_string (&j, "wall", sim_run_wall (r));
+    sim_json_end_object (&j);
+  }
+  sim_json_end_array (&j);
+  if (extra != NULL) {
+    sim_json_begin_array (&j, "notes");
+    for (guint i = 0; i < extra->len; i++)
+      sim_json_string (&j, NULL, g_ptr_array_index (extra, i));
+    sim_json_end_array (&j);
+  }
+  sim_json_end_object (&j);
+  return sim_json_finish (&j);
 }

@@ -27,11 +27,11 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   g_autoptr (GArray) rows = NULL;
   gboolean help = FALSE;
   const SimCliOption options[] = {
-    { "nccl", TRUE, &nccl, NULL }, { "topology", TRUE, &topology, NULL },
-    { "nodes", TRUE, &nodes_s, NULL }, { "op", TRUE, &op_s, NULL },
-    { "gpus", TRUE, &gpus_s, NULL }, { "algo", TRUE, &algo_s, NULL },
-    { "max-error", TRUE, &max_s, NULL }, { "help", FALSE, NULL, &help },
-    { NULL, FALSE, NULL, NULL },
+    { "nccl", TRUE, &nccl, NULL, NULL }, { "topology", TRUE, &topology, NULL, NULL },
+    { "nodes", TRUE, &nodes_s, NULL, NULL }, { "op", TRUE, &op_s, NULL, NULL },
+    { "gpus", TRUE, &gpus_s, NULL, NULL }, { "algo", TRUE, &algo_s, NULL, NULL },
+    { "max-error", TRUE, &max_s, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { NULL, FALSE, NULL, NULL, NULL },
   };
   int nodes = 0, ranks = 0;
   SimNcclOp nop = SIM_NCCL_UNKNOWN;

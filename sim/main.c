@@ -66,6 +66,8 @@ print_help (void)
   printf ("usage: sim --topology FILE|NAME [--model FILE|NAME] [--nodes N] [plan flags] [--json FILE|-]\n"
           "       sim collective --topology T --op OP --gpus N ...   (see sim collective --help)\n"
           "       sim validate --nccl FILE --topology T ...          (see sim validate --help)\n"
+          "       sim compare --topology T --plan P --plan P ...    (see sim compare --help)\n"
+          "       sim sweep --topology T [--model M] ...             (see sim sweep --help)\n"
           "\n"
           "Does a transformer training layout fit in GPU memory, and why not?\n"
           "\n"
@@ -393,6 +395,10 @@ main (int argc, char **argv)
     rc = sim_cmd_collective (argc, argv, &error);
   else if (argc > 1 && g_str_equal (argv[1], "validate"))
     rc = sim_cmd_validate (argc, argv, &error);
+  else if (argc > 1 && g_str_equal (argv[1], "compare"))
+    rc = sim_cmd_compare (argc, argv, &error);
+  else if (argc > 1 && g_str_equal (argv[1], "sweep"))
+    rc = sim_cmd_sweep (argc, argv, &error);
   else
     rc = run (argc, argv, &error);
   if (error != NULL) {

@@ -8,6 +8,8 @@ G_BEGIN_DECLS
 
 int sim_cmd_collective (int argc, char **argv, GError **error);
 int sim_cmd_validate (int argc, char **argv, GError **error);
+int sim_cmd_compare (int argc, char **argv, GError **error);
+int sim_cmd_sweep (int argc, char **argv, GError **error);
 
 /* shared by the subcommands: "--key value" / "--key=value" scanning */
 typedef struct {
@@ -15,11 +17,22 @@ typedef struct {
   gboolean takes_value;
   char **value;        /* for options with a value */
   gboolean *flag;      /* for flags */
+  GPtrArray *list;     /* for repeatable options: every value, in order */
 } SimCliOption;
 
 gboolean sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options,
                         const char *command, GError **error);
 gboolean sim_cli_int (const char *flag, const char *value, int min, int max, int *out,
                       GError **error);
+
+/* the comparison table of compare and sweep: runs in the order given
+ * (SimRun*), E against ref when it is not NULL */
+struct _SimRunTableRow;
+void sim_cli_print_runs (GString *out, GPtrArray *runs, gconstpointer ref);
+/* runs that fit first, by tokens/s, then those that do not, by peak */
+void sim_cli_rank_runs (GPtrArray *runs);
+/* the runs as JSON rows: {"label", "plan": {...}, "fits", "oom_case", "peak_bytes", ...} */
+char *sim_cli_runs_json (const char *command, const char *topology, const char *model,
+                         GPtrArray *runs, gconstpointer ref, GPtrArray *extra_lines);
 
 G_END_DECLS

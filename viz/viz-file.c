@@ -27,14 +27,60 @@ draw (cairo_t *cr, VizChart chart, double w, double h, const VizInput *in)
     viz_memory_draw (cr, w, h, in);
 }
 
+typedef void (*DrawFunc) (cairo_t *cr, double w, double h, gconstpointer data);
+
+static gboolean write_surface (const char *path, double w, double h, DrawFunc draw_fn,
+                               gconstpointer data, GError **error);
+
+typedef struct {
+  VizChart chart;
+  const VizInput *in;
+} ChartData;
+
+static void
+draw_chart (cairo_t *cr, double w, double h, gconstpointer data)
+{
+  const ChartData *d = data;
+  draw (cr, d->chart, w, h, d->in);
+}
+
+typedef struct {
+  const SimRun *const *runs;
+  int n;
+  const char *title;
+} CompareData;
+
+static void
+draw_compare (cairo_t *cr, double w, double h, gconstpointer data)
+{
+  const CompareData *d = data;
+  viz_compare_draw (cr, w, h, d->runs, d->n, d->title);
+}
+
+gboolean
+viz_write_compare (const char *path, const SimRun *const *runs, int n, const char *title,
+                   GError **error)
+{
+  CompareData d = { runs, n, title };
+  return write_surface (path, GANTT_WIDTH, viz_compare_height (n), draw_compare, &d, error);
+}
+
 gboolean
 viz_write_chart (const char *path, VizChart chart, const VizInput *in, GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *tmp = NULL;
   double w = chart == VIZ_CHART_GANTT ? GANTT_WIDTH : MEMORY_WIDTH;
   double h = chart == VIZ_CHART_GANTT ? viz_gantt_height_for (in, n_rows (chart, in), w)
                                       : viz_memory_height (n_rows (chart, in));
+  ChartData d = { chart, in };
+  return write_surface (path, w, h, draw_chart, &d, error);
+}
+
+static gboolean
+write_surface (const char *path, double w, double h, DrawFunc draw_fn, gconstpointer data,
+               GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *tmp = NULL;
   cairo_surface_t *surface = NULL;
   cairo_t *cr = NULL;
   cairo_status_t st;
@@ -65,7 +111,7 @@ viz_write_chart (const char *path, VizChart chart, const VizInput *in, GError **
   else
     surface = cairo_pdf_surface_create (tmp, w, h);
   cr = cairo_create (surface);
-  draw (cr, chart, w, h, in);
+  draw_fn (cr, w, h, data);
   cairo_destroy (cr);
   if (g_str_has_suffix (path, ".png"))
     st = cairo_surface_write_to_png (surface, tmp);

@@ -5,11 +5,16 @@
 #pragma once
 
 #include "viz.h"
+#include "viz-compare.h"
 
 G_BEGIN_DECLS
 
 typedef enum { VIZ_CHART_GANTT, VIZ_CHART_MEMORY } VizChart;
 
 gboolean viz_write_chart (const char *path, VizChart chart, const VizInput *in, GError **error);
+
+/* the comparison chart of several layouts */
+gboolean viz_write_compare (const char *path, const SimRun *const *runs, int n, const char *title,
+                            GError **error);
 
 G_END_DECLS

@@ -1,0 +1,110 @@
+/* cmd-compare.c — `sim compare`: several layouts of one job, side by side */
+#include <stdio.h>
+
+#include "sim-commands.h"
+#include "sim-error.h"
+#include "sim-io.h"
+#include "sim-paths.h"
+#include "sim-run.h"
+#include "viz-file.h"
+
+static const char *usage =
+    "usage: sim compare --topology T [--nodes N] [--model M] --plan PLAN --plan PLAN ...\n"
+    "                   [--chart FILE.png|.svg|.pdf] [--json FILE|-] [--full-fidelity]\n"
+    "\n"
+    "Each PLAN is plan flags as key=value pairs, for example\n"
+    "  --plan tp=8,pp=4,dp=2 --plan tp=4,pp=8,dp=2,mb=2,schedule=interleaved,v=2\n"
+    "(every plan flag of sim --help; short names mb, gb, v, sp, seq).  Prints one row per\n"
+    "plan, the plans that fit ranked by throughput, and the diagnosis of each.\n";
+
+int
+sim_cmd_compare (int argc, char **argv, GError **error)
+{
+  g_autofree char *topology = NULL, *nodes_s = NULL, *model_s = NULL, *chart = NULL, *json = NULL;
+  g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_free);
+  g_autofree char *topo_path = NULL, *model_path = NULL;
+  g_autoptr (SimTopology) topo = NULL;
+  g_autoptr (SimModel) model = NULL;
+  g_autoptr (GString) out = g_string_new (NULL);
+  gboolean help = FALSE, full = FALSE;
+  int nodes = 0;
+  const SimCliOption options[] = {
+    { "topology", TRUE, &topology, NULL, NULL }, { "nodes", TRUE, &nodes_s, NULL, NULL },
+    { "model", TRUE, &model_s, NULL, NULL }, { "plan", TRUE, NULL, NULL, plans },
+    { "chart", TRUE, &chart, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
+    { "full-fidelity", FALSE, NULL, &full, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { NULL, FALSE, NULL, NULL, NULL },
+  };
+
+  if (!sim_cli_parse (argc, argv, 2, options, "compare", error))
+    return 2;
+  if (help) {
+    fputs (usage, stdout);
+    return 0;
+  }
+  if (topology == NULL || plans->len == 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "compare: expected --topology and at least one --plan; see sim compare --help");
+    return 2;
+  }
+  if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error))
+    return 2;
+  if ((topo_path = sim_paths_resolve (topology, "topologies", error)) == NULL ||
+      (model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
+      (topo = sim_topology_load (topo_path, nodes, error)) == NULL ||
+      (model = sim_model_load (model_path, error)) == NULL)
+    return 2;
+
+  for (guint i = 0; i < plans->len; i++) {
+    const char *text = g_ptr_array_index (plans, i);
+    SimPlan *plan = sim_plan_new ();
+    SimRun *r = NULL;
+    if (!sim_plan_parse_string (plan, text, error)) {
+      g_prefix_error (error, "--plan %s: ", text);
+      sim_plan_free (plan);
+      return 2;
+    }
+    r = sim_run_evaluate (topo, model, plan, text,
+                          SIM_RUN_TIME | SIM_RUN_REMEDIES | (full ? SIM_RUN_FULL : 0), error);
+    if (r == NULL) {
+      g_prefix_error (error, "--plan %s: ", text);
+      return 2;
+    }
+    g_ptr_array_add (runs, r);
+  }
+  sim_cli_rank_runs (runs);
+
+  if (chart != NULL) {
+    g_autofree char *title = g_strdup_printf ("%s on %s (%d GPUs): %u layouts", model->name, topo->name,
+                                              sim_topology_n_gpus (topo), runs->len);
+    if (!viz_write_compare (chart, (const SimRun *const *) runs->pdata, (int) runs->len, title, error)) {
+      g_prefix_error (error, "--chart: ");
+      return 2;
+    }
+  }
+  if (json != NULL) {
+    g_autofree char *text = sim_cli_runs_json ("compare", topo->name, model->name, runs, NULL, NULL);
+    if (g_str_equal (json, "-")) {
+      fputs (text, stdout);
+      return 0;
+    }
+    if (!sim_write_file (json, text, error)) {
+      g_prefix_error (error, "--json: ");
+      return 2;
+    }
+  }
+  g_string_append_printf (out, "sim compare: %s on %s, %d GPUs (%d nodes); ranked by tokens/s among the layouts that fit\n\n",
+                          model->name, topo->name, sim_topology_n_gpus (topo), topo->n_nodes);
+  sim_cli_print_runs (out, runs, NULL);
+  g_string_append (out, "\n");
+  for (guint i = 0; i < runs->len; i++) {
+    const SimRun *r = g_ptr_array_index (runs, i);
+    g_autoptr (GPtrArray) d = sim_run_diagnose (r, NULL);
+    g_string_append_printf (out, "%s\n", r->label);
+    for (guint k = 0; k < d->len; k++)
+      g_string_append_printf (out, "  %s\n", (const char *) g_ptr_array_index (d, k));
+  }
+  fputs (out->str, stdout);
+  return 0;
+}

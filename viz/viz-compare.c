@@ -1,0 +1,137 @@
+/* viz-compare.c — layouts side by side: where each one's step goes, and
+ * how full its memory is */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "viz-compare.h"
+#include "viz-private.h"
+
+#define LEFT 300.0
+#define GAUGE_W 260.0
+#define TOP 104.0
+#define ROW 40.0
+#define BOTTOM 60.0
+
+double
+viz_compare_height (int n)
+{
+  return TOP + n * ROW + BOTTOM;
+}
+
+void
+viz_compare_draw (cairo_t *cr, double width, double height, const SimRun *const *runs, int n,
+                  const char *title)
+{
+  double tmax = 0, right = width - GAUGE_W - 170, gx = width - GAUGE_W - 10;
+  double scale = 1, step;
+  const char *unit = "s";
+  struct { SimSpanKind kind; const char *name; } parts[] = {
+    { SIM_SPAN_FORWARD, "compute" }, { SIM_SPAN_TP, "exposed TP" }, { SIM_SPAN_CP, "exposed CP" },
+    { SIM_SPAN_PP, "exposed PP" }, { SIM_SPAN_DP, "exposed DP" }, { SIM_SPAN_GATE, "bubble" },
+  };
+
+  for (int i = 0; i < n; i++)
+    if (runs[i]->time != NULL)
+      tmax = MAX (tmax, runs[i]->time->step_s);
+  if (tmax <= 0)
+    tmax = 1;
+  cairo_save (cr);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+  viz_font (cr, 17, TRUE);
+  viz_text (cr, 16, 28, 0, title);
+  viz_font (cr, 13, FALSE);
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  viz_text (cr, 16, 50, 0, "step time of each layout, split into compute, exposed communication by kind and the pipeline bubble (mean over stages); right: peak memory against the usable capacity");
+  {
+    double x = 16;
+    viz_font (cr, 12, FALSE);
+    for (guint k = 0; k < G_N_ELEMENTS (parts); k++) {
+      viz_set_color (cr, parts[k].kind == SIM_SPAN_GATE ? (VizColor) { 0.80, 0.80, 0.80 } : viz_kind_color (parts[k].kind));
+      cairo_rectangle (cr, x, 70, 14, 12);
+      cairo_fill (cr);
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      viz_text (cr, x + 19, 80, 0, parts[k].name);
+      x += 19 + viz_text_width (cr, parts[k].name) + 18;
+    }
+  }
+  viz_time_unit (tmax, &scale, &unit);
+  step = viz_tick_step (tmax * scale, 8);
+  for (double v = 0; v <= tmax * scale + 1e-9; v += step) {
+    double x = floor (LEFT + (right - LEFT) * (v / scale) / tmax) + 0.5;
+    g_autofree char *t = viz_format_tick (v);
+    cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
+    cairo_set_line_width (cr, 1);
+    cairo_move_to (cr, x, TOP - 4);
+    cairo_line_to (cr, x, TOP + n * ROW);
+    cairo_stroke (cr);
+    cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+    viz_font (cr, 11.5, FALSE);
+    viz_text (cr, x, TOP + n * ROW + 18, 0.5, t);
+  }
+  {
+    g_autofree char *axis = g_strdup_printf ("step time (%s)", unit);
+    viz_font (cr, 12, FALSE);
+    viz_text (cr, (LEFT + right) / 2, TOP + n * ROW + 38, 0.5, axis);
+  }
+
+  for (int i = 0; i < n; i++) {
+    const SimRun *r = runs[i];
+    const SimIteration *it = r->time;
+    double y = TOP + i * ROW + 6, h = ROW - 14, x = LEFT;
+    g_autofree char *label = r->memory->fits ? g_strdup_printf ("%d. %s", i + 1, r->label)
+                                             : g_strdup_printf ("OOM: %s", r->label);
+    cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+    viz_font (cr, 12, r->memory->fits);
+    /* long plans are cut to the margin */
+    while (viz_text_width (cr, label) > LEFT - 24 && strlen (label) > 4) {
+      label[strlen (label) - 4] = '\0';
+      strcat (label, "...");
+    }
+    viz_text (cr, LEFT - 12, y + h / 2 + 4, 1, label);
+    if (it != NULL) {
+      double comp = it->compute_s;
+      double seg[] = { comp, it->exposed_tp_s, it->exposed_cp_s, it->exposed_pp_s, it->exposed_dp_s,
+                       MAX (0.0, it->step_s - comp - it->exposed_tp_s - it->exposed_cp_s - it->exposed_pp_s - it->exposed_dp_s) };
+      for (guint k = 0; k < G_N_ELEMENTS (parts); k++) {
+        double w = (right - LEFT) * seg[k] / tmax;
+        viz_set_color (cr, parts[k].kind == SIM_SPAN_GATE ? (VizColor) { 0.80, 0.80, 0.80 } : viz_kind_color (parts[k].kind));
+        cairo_rectangle (cr, x, y, w, h);
+        cairo_fill (cr);
+        x += w;
+      }
+      {
+        g_autofree char *t = g_strdup_printf ("%.2f %s, MFU %.0f%%", it->step_s * scale, unit, 100 * it->mfu);
+        viz_font (cr, 11, FALSE);
+        cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+        if (x + 6 + viz_text_width (cr, t) < gx - 8)
+          viz_text (cr, x + 6, y + h / 2 + 4, 0, t);
+      }
+    }
+    /* the memory gauge: peak over usable, red past it */
+    {
+      double frac = (double) r->memory->peak_bytes / (double) r->memory->usable_bytes;
+      double gw = GAUGE_W - 110;
+      g_autofree char *t = g_strdup_printf ("%.0f GiB%s", r->memory->peak_bytes / 1073741824.0,
+                                            r->memory->fits ? "" : " OOM");
+      cairo_set_source_rgb (cr, 0.93, 0.93, 0.93);
+      cairo_rectangle (cr, gx, y + 4, gw, h - 8);
+      cairo_fill (cr);
+      if (r->memory->fits)
+        cairo_set_source_rgb (cr, 0.333, 0.659, 0.408);
+      else
+        cairo_set_source_rgb (cr, 0.80, 0.15, 0.15);
+      cairo_rectangle (cr, gx, y + 4, gw * MIN (frac, 1.0), h - 8);
+      cairo_fill (cr);
+      cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+      viz_font (cr, 11, !r->memory->fits);
+      viz_text (cr, gx + gw + 6, y + h / 2 + 4, 0, t);
+    }
+  }
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  viz_font (cr, 11.5, FALSE);
+  viz_text (cr, gx, TOP + n * ROW + 18, 0, "peak / usable memory");
+  cairo_restore (cr);
+}
