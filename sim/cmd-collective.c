@@ -29,7 +29,7 @@ sim_cmd_collective (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *nodes_s = NULL, *op_s = NULL, *gpus_s = NULL;
   g_autofree char *min_s = NULL, *max_s = NULL, *algo_s = NULL, *proto_s = NULL, *json = NULL;
-  g_autofree char *topo_path = NULL;
+  g_autofree char *calibration = NULL;
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (Row));
   g_autofree int *gpus = NULL;
@@ -39,7 +39,7 @@ sim_cmd_collective (int argc, char **argv, GError **error)
     { "op", TRUE, &op_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
     { "min-bytes", TRUE, &min_s, NULL, NULL }, { "max-bytes", TRUE, &max_s, NULL, NULL },
     { "algo", TRUE, &algo_s, NULL, NULL }, { "proto", TRUE, &proto_s, NULL, NULL },
-    { "json", TRUE, &json, NULL, NULL }, { "help", FALSE, NULL, &help, NULL }, { NULL, FALSE, NULL, NULL, NULL },
+    { "json", TRUE, &json, NULL, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL }, { NULL, FALSE, NULL, NULL, NULL },
   };
   int nodes = 0, n = 0;
   guint64 min_bytes = 8, max_bytes = G_GUINT64_CONSTANT (16) << 30;
@@ -95,10 +95,7 @@ sim_cmd_collective (int argc, char **argv, GError **error)
                  "--min-bytes/--max-bytes: expected 0 < min <= max <= 1TiB");
     return 2;
   }
-  topo_path = sim_paths_resolve (topology, "topologies", error);
-  if (topo_path == NULL)
-    return 2;
-  topo = sim_topology_load (topo_path, nodes, error);
+  topo = sim_cli_load_topology (topology, nodes, calibration, error);
   if (topo == NULL)
     return 2;
   if (!sim_cli_int ("gpus", gpus_s, op == SIM_OP_SENDRECV ? 2 : 1,

@@ -63,6 +63,25 @@ sim_cli_int (const char *flag, const char *value, int min, int max, int *out, GE
   return TRUE;
 }
 
+#include "sim-calibration.h"
+#include "sim-paths.h"
+
+gpointer
+sim_cli_load_topology (const char *name, int nodes, const char *calibration, GError **error)
+{
+  g_autofree char *path = sim_paths_resolve (name, "topologies", error);
+  g_autoptr (SimTopology) t = NULL;
+  if (path == NULL || (t = sim_topology_load (path, nodes, error)) == NULL)
+    return NULL;
+  if (calibration != NULL) {
+    g_autoptr (SimCalibration) c = sim_calibration_load (calibration, error);
+    if (c == NULL)
+      return NULL;
+    sim_calibration_apply (c, t);
+  }
+  return g_steal_pointer (&t);
+}
+
 /* ---- tables shared by compare and sweep ---- */
 
 #include <math.h>

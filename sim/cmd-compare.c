@@ -11,6 +11,7 @@
 static const char *usage =
     "usage: sim compare --topology T [--nodes N] [--model M] --plan PLAN --plan PLAN ...\n"
     "                   [--chart FILE.png|.svg|.pdf] [--json FILE|-] [--full-fidelity]\n"
+    "                   [--calibration FILE]\n"
     "\n"
     "Each PLAN is plan flags as key=value pairs, for example\n"
     "  --plan tp=8,pp=4,dp=2 --plan tp=4,pp=8,dp=2,mb=2,schedule=interleaved,v=2\n"
@@ -21,9 +22,10 @@ int
 sim_cmd_compare (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *nodes_s = NULL, *model_s = NULL, *chart = NULL, *json = NULL;
+  g_autofree char *calibration = NULL;
   g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_free);
-  g_autofree char *topo_path = NULL, *model_path = NULL;
+  g_autofree char *model_path = NULL;
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimModel) model = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
@@ -33,7 +35,7 @@ sim_cmd_compare (int argc, char **argv, GError **error)
     { "topology", TRUE, &topology, NULL, NULL }, { "nodes", TRUE, &nodes_s, NULL, NULL },
     { "model", TRUE, &model_s, NULL, NULL }, { "plan", TRUE, NULL, NULL, plans },
     { "chart", TRUE, &chart, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
-    { "full-fidelity", FALSE, NULL, &full, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { "full-fidelity", FALSE, NULL, &full, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
 
@@ -50,9 +52,8 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   }
   if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error))
     return 2;
-  if ((topo_path = sim_paths_resolve (topology, "topologies", error)) == NULL ||
-      (model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
-      (topo = sim_topology_load (topo_path, nodes, error)) == NULL ||
+  if ((model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
+      (topo = sim_cli_load_topology (topology, nodes, calibration, error)) == NULL ||
       (model = sim_model_load (model_path, error)) == NULL)
     return 2;
 

@@ -501,7 +501,7 @@ int
 sim_cmd_sweep (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL;
-  g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL;
+  g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL;
   g_autoptr (GPtrArray) merge_files = g_ptr_array_new_with_free_func (g_free);
   gboolean help = FALSE, scale = FALSE, quiet = FALSE;
   const SimCliOption options[] = {
@@ -510,7 +510,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "top", TRUE, &top_s, NULL, NULL }, { "threads", TRUE, &threads_s, NULL, NULL },
     { "shard", TRUE, &shard_s, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
-    { "quiet", FALSE, NULL, &quiet, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { "quiet", FALSE, NULL, &quiet, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
   g_autofree char *topo_path = NULL, *model_path = NULL;
@@ -574,7 +574,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   sw.rows = g_ptr_array_new_with_free_func (row_free);
   g_mutex_init (&sw.lock);
   {
-    SimTopology *t = sim_topology_load (topo_path, nodes, error);
+    SimTopology *t = sim_cli_load_topology (topo_path, nodes, calibration, error);
     if (t == NULL)
       return 2;
     max_nodes = t->n_nodes;
@@ -584,13 +584,13 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     } else {
       sim_topology_free (t);
       for (int n = 1; n <= max_nodes; n *= 2) {
-        SimTopology *tn = sim_topology_load (topo_path, n, error);
+        SimTopology *tn = sim_cli_load_topology (topo_path, n, calibration, error);
         if (tn == NULL)
           return 2;
         g_ptr_array_add (sw.topos, tn);
         g_array_append_val (sw.node_counts, n);
         if (n < max_nodes && n * 2 > max_nodes) {
-          tn = sim_topology_load (topo_path, max_nodes, error);
+          tn = sim_cli_load_topology (topo_path, max_nodes, calibration, error);
           g_ptr_array_add (sw.topos, tn);
           g_array_append_val (sw.node_counts, max_nodes);
         }

@@ -2,26 +2,71 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "sim-bench.h"
 #include "sim-commands.h"
+#include "sim-gemm.h"
 #include "sim-compare.h"
 #include "sim-error.h"
 #include "sim-paths.h"
 
 static const char *usage =
-    "usage: sim validate --nccl FILE --topology T [--nodes N] [--op OP] [--gpus N]\n"
-    "                    [--algo ring|tree|hier|nvls|auto] [--max-error PERCENT]\n"
+    "usage: sim validate --topology T [--nodes N] [--calibration FILE] [--max-error PERCENT]\n"
+    "                    [--nccl FILE [--op OP] [--gpus N] [--algo ring|tree|hier|nvls|auto]]\n"
+    "                    [--gemm gemm.csv] [--hbm hbm.csv]\n"
     "\n"
     "Reads nccl-tests output (all_reduce_perf and friends, as printed), simulates the\n"
     "same collective at every size on the first N GPUs of the topology and prints\n"
     "measured vs simulated bus bandwidth (GB/s, GB = 10^9 bytes) with the error per\n"
-    "size.  --op and --gpus are needed when the output does not say them.  With\n"
-    "--max-error the command exits 1 when the mean absolute error is above it.\n";
+    "size.  --op and --gpus are needed when the output does not say them.  --gemm and\n"
+    "--hbm take microbench/ CSVs and compare each measured rate with the topology's GPU\n"
+    "model.  With --max-error the command exits 1 when a mean absolute error is above it.\n";
+
+static double
+validate_bench (const SimTopology *topo, const char *path, const char *kind, GError **error)
+{
+  g_autoptr (SimBench) b = sim_bench_parse_file (path, error);
+  const SimGpuType *gpu = sim_topology_gpu_type (topo, 0);
+  double sum = 0;
+  int n = 0;
+  if (b == NULL)
+    return -1;
+  printf ("# sim validate --%s: %s (%s) against %s\n", kind, path,
+          sim_bench_header (b, "gpu") != NULL ? sim_bench_header (b, "gpu") : "GPU not recorded", gpu->name);
+  if (g_str_equal (kind, "gemm"))
+    printf ("#%8s %8s %8s %12s %12s %8s\n", "m", "n", "k", "meas TFLOP/s", "sim TFLOP/s", "error");
+  else
+    printf ("#%12s %8s %12s %12s %8s\n", "bytes", "op", "meas GB/s", "sim GB/s", "error");
+  for (guint i = 0; i < b->rows->len; i++) {
+    const SimBenchRow *r = &g_array_index (b->rows, SimBenchRow, i);
+    double sim, err;
+    if (!g_str_equal (r->kind, kind))
+      continue;
+    if (g_str_equal (kind, "gemm")) {
+      sim = 2.0 * r->m * r->n * r->k / sim_gemm_time (gpu, r->m, r->n, r->k);
+      err = (sim - r->rate_per_s) / r->rate_per_s * 100;
+      printf (" %8.0f %8.0f %8.0f %12.1f %12.1f %+7.1f%%\n", r->m, r->n, r->k, r->rate_per_s / 1e12, sim / 1e12, err);
+    } else {
+      sim = gpu->hbm_bw_bytes_per_s;
+      err = (sim - r->rate_per_s) / r->rate_per_s * 100;
+      printf (" %12.0f %8s %12.1f %12.1f %+7.1f%%\n", r->bytes, r->op, r->rate_per_s / 1e9, sim / 1e9, err);
+    }
+    sum += fabs (err);
+    n++;
+  }
+  if (n == 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: expected %s rows", path, kind);
+    return -1;
+  }
+  printf ("# %s: mean absolute error %.1f %% over %d points\n", kind, sum / n, n);
+  return sum / n;
+}
 
 int
 sim_cmd_validate (int argc, char **argv, GError **error)
 {
   g_autofree char *nccl = NULL, *topology = NULL, *nodes_s = NULL, *op_s = NULL;
   g_autofree char *gpus_s = NULL, *algo_s = NULL, *max_s = NULL, *topo_path = NULL;
+  g_autofree char *gemm = NULL, *hbm = NULL, *calibration = NULL;
   g_autoptr (SimNcclResult) measured = NULL;
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (GArray) rows = NULL;
@@ -31,6 +76,8 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     { "nodes", TRUE, &nodes_s, NULL, NULL }, { "op", TRUE, &op_s, NULL, NULL },
     { "gpus", TRUE, &gpus_s, NULL, NULL }, { "algo", TRUE, &algo_s, NULL, NULL },
     { "max-error", TRUE, &max_s, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { "gemm", TRUE, &gemm, NULL, NULL }, { "hbm", TRUE, &hbm, NULL, NULL },
+    { "calibration", TRUE, &calibration, NULL, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
   int nodes = 0, ranks = 0;
@@ -45,9 +92,9 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     fputs (usage, stdout);
     return 0;
   }
-  if (nccl == NULL || topology == NULL) {
+  if (topology == NULL || (nccl == NULL && gemm == NULL && hbm == NULL)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "validate: expected --nccl FILE and --topology T; see sim validate --help");
+                 "validate: expected --topology T and at least one of --nccl, --gemm, --hbm; see sim validate --help");
     return 2;
   }
   if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error))
@@ -62,6 +109,31 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     if (end == max_s || (*end != '\0' && !g_str_equal (end, "%")) || !(max_error >= 0) || !isfinite (max_error)) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--max-error: expected a percentage such as 10, got '%s'", max_s);
       return 2;
+    }
+  }
+  {
+    double worst = 0;
+    g_autoptr (SimTopology) t = sim_cli_load_topology (topology, nodes, calibration, error);
+    if (t == NULL)
+      return 2;
+    if (gemm != NULL) {
+      double e = validate_bench (t, gemm, "gemm", error);
+      if (e < 0)
+        return 2;
+      worst = MAX (worst, e);
+    }
+    if (hbm != NULL) {
+      double e = validate_bench (t, hbm, "hbm", error);
+      if (e < 0)
+        return 2;
+      worst = MAX (worst, e);
+    }
+    if (nccl == NULL) {
+      if (!isnan (max_error) && worst > max_error) {
+        fprintf (stderr, "sim: validate: mean absolute error %.1f %% is above --max-error %.1f %%\n", worst, max_error);
+        return 1;
+      }
+      return 0;
     }
   }
   measured = sim_nccl_parse_file (nccl, error);
@@ -91,10 +163,7 @@ sim_cmd_validate (int argc, char **argv, GError **error)
                  "%s: the output does not list its GPUs; give --gpus N", nccl);
     return 2;
   }
-  topo_path = sim_paths_resolve (topology, "topologies", error);
-  if (topo_path == NULL)
-    return 2;
-  topo = sim_topology_load (topo_path, nodes, error);
+  topo = sim_cli_load_topology (topology, nodes, calibration, error);
   if (topo == NULL)
     return 2;
   rows = sim_compare_nccl (topo, measured, op, ranks, algo, error);

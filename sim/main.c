@@ -41,6 +41,7 @@ typedef struct {
   char *csv;
   char *output_dir;
   char *ranks;
+  char *calibration;
 } Cli;
 
 static void
@@ -55,6 +56,7 @@ cli_clear (Cli *cli)
   g_free (cli->csv);
   g_free (cli->output_dir);
   g_free (cli->ranks);
+  g_free (cli->calibration);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cli, cli_clear)
@@ -75,6 +77,7 @@ print_help (void)
           "  --model NAME                       model XML (default " DEFAULT_MODEL ")\n"
           "  --nodes N                          override the cluster's node count\n"
           "  --json FILE                        write the result as JSON (- for stdout alone)\n"
+          "  --calibration FILE                 measured rates (sim calibrate) over the topology's\n"
           "  --full-fidelity                    simulate every data-parallel replica, not one\n"
           "  --memory-only                      the memory ledger alone, no time simulation\n"
           "  --gantt FILE                       Gantt chart (.png, .svg or .pdf)\n"
@@ -125,6 +128,7 @@ parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
                   g_str_equal (key, "gantt") || g_str_equal (key, "memory-chart") ||
                   g_str_equal (key, "trace") || g_str_equal (key, "csv") ||
                   g_str_equal (key, "output-dir") || g_str_equal (key, "ranks") ||
+                  g_str_equal (key, "calibration") ||
                   sim_plan_key_takes_value (key);
     if (eq != NULL)
       value = eq + 1;
@@ -166,6 +170,8 @@ parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
       g_free (cli->output_dir), cli->output_dir = g_strdup (value);
     else if (g_str_equal (key, "ranks"))
       g_free (cli->ranks), cli->ranks = g_strdup (value);
+    else if (g_str_equal (key, "calibration"))
+      g_free (cli->calibration), cli->calibration = g_strdup (value);
     else if (g_str_equal (key, "nodes")) {
       if (!parse_int_arg ("nodes", value, 1, 65536, &cli->nodes, error))
         return FALSE;
@@ -332,7 +338,7 @@ run (int argc, char **argv, GError **error)
   model_path = sim_paths_resolve (cli.model != NULL ? cli.model : DEFAULT_MODEL, "models", error);
   if (model_path == NULL)
     return 2;
-  topo = sim_topology_load (topo_path, cli.nodes, error);
+  topo = sim_cli_load_topology (topo_path, cli.nodes, cli.calibration, error);
   if (topo == NULL)
     return 2;
   model = sim_model_load (model_path, error);
@@ -399,6 +405,10 @@ main (int argc, char **argv)
     rc = sim_cmd_compare (argc, argv, &error);
   else if (argc > 1 && g_str_equal (argv[1], "sweep"))
     rc = sim_cmd_sweep (argc, argv, &error);
+  else if (argc > 1 && g_str_equal (argv[1], "shapes"))
+    rc = sim_cmd_shapes (argc, argv, &error);
+  else if (argc > 1 && g_str_equal (argv[1], "calibrate"))
+    rc = sim_cmd_calibrate (argc, argv, &error);
   else
     rc = run (argc, argv, &error);
   if (error != NULL) {

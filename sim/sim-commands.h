@@ -10,6 +10,8 @@ int sim_cmd_collective (int argc, char **argv, GError **error);
 int sim_cmd_validate (int argc, char **argv, GError **error);
 int sim_cmd_compare (int argc, char **argv, GError **error);
 int sim_cmd_sweep (int argc, char **argv, GError **error);
+int sim_cmd_shapes (int argc, char **argv, GError **error);
+int sim_cmd_calibrate (int argc, char **argv, GError **error);
 
 /* shared by the subcommands: "--key value" / "--key=value" scanning */
 typedef struct {
@@ -22,6 +24,11 @@ typedef struct {
 
 gboolean sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options,
                         const char *command, GError **error);
+/* a topology by name or path, resized to nodes (> 0) and, when calibration
+ * is not NULL, with that calibration applied */
+struct _SimTopologyFwd;
+gpointer sim_cli_load_topology (const char *name, int nodes, const char *calibration, GError **error);
+
 gboolean sim_cli_int (const char *flag, const char *value, int min, int max, int *out,
                       GError **error);
 

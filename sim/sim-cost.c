@@ -156,3 +156,28 @@ sim_cost_narayanan_flop (const SimModel *m, guint64 B, guint64 s, gboolean full)
     return 96.0 * B * S * L * h * h * (1 + S / (6 * h) + V / (16 * L * h));
   return 72.0 * B * S * L * h * h * (1 + S / (6 * h) + V / (12 * L * h));
 }
+
+GArray *
+sim_cost_gemm_shapes (const SimModel *m, const SimPlan *p)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (SimGemmShape));
+  double t = p->tp, T = (double) p->seq_len / p->cp * p->micro_batch;
+  double h = m->hidden, f = m->ffn_hidden, kvd = (double) sim_model_kv_dim (m), V = m->vocab;
+  double up = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
+  struct { const char *name, *dgrad, *wgrad; double m, n, k; } fwd[] = {
+    { "qkv", "qkv_dgrad", "qkv_wgrad", T, (h + 2 * kvd) / t, h },
+    { "attn_out", "attn_out_dgrad", "attn_out_wgrad", T, h, h / t },
+    { "mlp_up", "mlp_up_dgrad", "mlp_up_wgrad", T, up, h },
+    { "mlp_down", "mlp_down_dgrad", "mlp_down_wgrad", T, h, f / t },
+    { "output", "output_dgrad", "output_wgrad", T, V / t, h },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (fwd); i++) {
+    SimGemmShape s[3] = {
+      { fwd[i].name, fwd[i].m, fwd[i].n, fwd[i].k },
+      { fwd[i].dgrad, fwd[i].m, fwd[i].k, fwd[i].n },
+      { fwd[i].wgrad, fwd[i].k, fwd[i].n, fwd[i].m },
+    };
+    g_array_append_vals (a, s, 3);
+  }
+  return a;
+}

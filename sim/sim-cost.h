@@ -55,6 +55,15 @@ typedef struct {
 void sim_cost_layer (const SimModel *m, const SimPlan *plan, const SimGpuType *gpu,
                      SimLayerCost *out);
 
+/* the GEMM shapes one TP rank runs per layer and micro-batch (forward, and
+ * the data- and weight-gradient GEMMs of the backward), and the output
+ * layer's: what microbench/gemm measures for a model */
+typedef struct {
+  const char *name;
+  double m, n, k;
+} SimGemmShape;
+GArray *sim_cost_gemm_shapes (const SimModel *m, const SimPlan *plan);
+
 /* Model FLOPs of one iteration (whole job, all GPUs), and Narayanan's
  * closed form for the GPT layer for comparison */
 double sim_cost_model_flop (const SimModel *m, const SimPlan *plan);

@@ -117,11 +117,27 @@ sim_gemm_rate (const SimGpuType *gpu, double m, double n, double k)
   const GArray *pts = gpu->gemm;
   if (pts == NULL || pts->len == 0)
     return gpu->peak_flop_per_s[SIM_DTYPE_BF16];
-  nm = distinct (pts, 0, M, 64);
-  nn = distinct (pts, 1, N, 64);
-  nk = distinct (pts, 2, K, 64);
-  if (nm > 0 && nn > 0 && nk > 0 && (guint) (nm * nn * nk) == pts->len)
-    return grid_rate (pts, M, nm, N, nn, K, nk, m, n, k);
+  {
+    /* a full grid, perhaps with a few extra shapes (a best shape measured
+     * on its own): interpolate on the grid when every combination of the
+     * values that several points share is present */
+    g_autoptr (GArray) grid = g_array_new (FALSE, FALSE, sizeof (SimGemmPoint));
+    for (guint i = 0; i < pts->len; i++) {
+      const SimGemmPoint *p = &g_array_index (pts, SimGemmPoint, i);
+      int sm = 0, sn = 0, sk = 0;
+      for (guint j = 0; j < pts->len; j++) {
+        const SimGemmPoint *q = &g_array_index (pts, SimGemmPoint, j);
+        sm += q->m == p->m, sn += q->n == p->n, sk += q->k == p->k;
+      }
+      if (sm > 1 && sn > 1 && sk > 1)
+        g_array_append_val (grid, *p);
+    }
+    nm = distinct (grid, 0, M, 64);
+    nn = distinct (grid, 1, N, 64);
+    nk = distinct (grid, 2, K, 64);
+    if (nm > 1 && nn > 1 && nk > 1 && (guint) (nm * nn * nk) == grid->len)
+      return grid_rate (grid, M, nm, N, nn, K, nk, m, n, k);
+  }
   return curve_rate (pts, m, n, k);
 }
 

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "sim-calibration.h"
 #include "sim-error.h"
 #include "sim-xml.h"
 
@@ -587,6 +588,21 @@ sim_topology_load (const char *path, int nodes_override, GError **error)
     return NULL;
   if (!sim_xml_validate (doc, path, "/sim/topology.rng", error))
     return NULL;
+  /* a gpu-type may name the calibration of its measured rates */
+  for (xmlNode *g = sim_xml_first_element (root, "gpu-type"); g != NULL; g = sim_xml_next_element (g, "gpu-type")) {
+    g_autofree char *rel = NULL, *dir = NULL, *cpath = NULL;
+    g_autoptr (SimCalibration) cal = NULL;
+    if (!xmlHasProp (g, (const xmlChar *) "calibration"))
+      continue;
+    if (!sim_xml_get_string (path, g, "calibration", &rel, error))
+      return NULL;
+    dir = g_path_get_dirname (path);
+    cpath = g_path_is_absolute (rel) ? g_strdup (rel) : g_build_filename (dir, rel, NULL);
+    cal = sim_calibration_load (cpath, error);
+    if (cal == NULL)
+      return NULL;
+    sim_calibration_apply (cal, topo);
+  }
   return g_steal_pointer (&topo);
 }
 

@@ -1,0 +1,53 @@
+/* cmd-shapes.c — `sim shapes`: the GEMMs a model runs on one TP rank, for
+ * microbench/gemm --model (which calls this to read the model XML) */
+#include <stdio.h>
+
+#include "sim-commands.h"
+#include "sim-cost.h"
+#include "sim-error.h"
+#include "sim-paths.h"
+
+int
+sim_cmd_shapes (int argc, char **argv, GError **error)
+{
+  g_autofree char *model_s = NULL, *tp_s = NULL, *cp_s = NULL, *seq_s = NULL, *mb_s = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (SimModel) m = NULL;
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (GArray) shapes = NULL;
+  gboolean help = FALSE;
+  const SimCliOption options[] = {
+    { "model", TRUE, &model_s, NULL, NULL }, { "tp", TRUE, &tp_s, NULL, NULL },
+    { "cp", TRUE, &cp_s, NULL, NULL }, { "seq-len", TRUE, &seq_s, NULL, NULL },
+    { "micro-batch", TRUE, &mb_s, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { NULL, FALSE, NULL, NULL, NULL },
+  };
+  int tp = 1, cp = 1, seq = 0, mb = 1;
+  if (!sim_cli_parse (argc, argv, 2, options, "shapes", error))
+    return 2;
+  if (help || model_s == NULL) {
+    if (!help) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "shapes: expected --model M; see sim shapes --help");
+      return 2;
+    }
+    puts ("usage: sim shapes --model M [--tp T] [--cp C] [--seq-len S] [--micro-batch B]\n"
+          "prints name,m,n,k of the GEMMs one tensor-parallel rank runs per layer and micro-batch");
+    return 0;
+  }
+  if ((tp_s != NULL && !sim_cli_int ("tp", tp_s, 1, 1 << 20, &tp, error)) ||
+      (cp_s != NULL && !sim_cli_int ("cp", cp_s, 1, 1 << 20, &cp, error)) ||
+      (seq_s != NULL && !sim_cli_int ("seq-len", seq_s, 1, 1 << 24, &seq, error)) ||
+      (mb_s != NULL && !sim_cli_int ("micro-batch", mb_s, 1, 1 << 20, &mb, error)))
+    return 2;
+  if ((path = sim_paths_resolve (model_s, "models", error)) == NULL || (m = sim_model_load (path, error)) == NULL)
+    return 2;
+  p->tp = tp, p->cp = cp, p->micro_batch = mb;
+  p->seq_len = seq > 0 ? (guint64) seq : m->seq_len;
+  shapes = sim_cost_gemm_shapes (m, p);
+  puts ("name,m,n,k");
+  for (guint i = 0; i < shapes->len; i++) {
+    const SimGemmShape *s = &g_array_index (shapes, SimGemmShape, i);
+    printf ("%s,%.0f,%.0f,%.0f\n", s->name, s->m, s->n, s->k);
+  }
+  return 0;
+}
