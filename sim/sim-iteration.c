@@ -47,7 +47,7 @@ typedef struct {
   GArray *edges;       /* SimActivityId pairs (after, before) */
   GHashTable *choices; /* "op/n/bytes/nodes" -> SimCollChoice */
   int replicas;
-  int lc;              /* layers per chunk */
+  int *lc_of;          /* layers per chunk, by stage */
   double layer_params; /* per TP rank */
   GError *error;
   /* ZeRO-2/3: per-pass collectives, created with replica 0 and shared by
@@ -254,7 +254,8 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
   gboolean last_chunk = stage == pp - 1 && op->chunk == v - 1;
   guint32 gspan = new_span (b, SIM_SPAN_GATE, stage, replica, (int) op->micro_batch, op->chunk);
   SimActivityId x;
-  double cp_bytes = b->lc * (p->cp - 1) * c->cp_kv_bytes;
+  int lc = b->lc_of[stage];
+  double cp_bytes = lc * (p->cp - 1) * c->cp_kv_bytes;
 
   pass->op = *op;
   pass->gate = gate (b, gspan);
@@ -269,7 +270,7 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
     SimActivityId *slot = &b->ag_join[stage * b->passes_per_stage + index];
     if (replica == 0) {
       SimActivityId st;
-      *slot = dp_coll (b, SIM_OP_ALL_GATHER, stage, b->lc * b->layer_params * 2, *ag_prev, &st,
+      *slot = dp_coll (b, SIM_OP_ALL_GATHER, stage, lc * b->layer_params * 2, *ag_prev, &st,
                        (int) op->micro_batch, op->chunk);
       if (prev_gate != G_MAXUINT32)
         dep (b, st, prev_gate);
@@ -279,13 +280,13 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
   }
 
   if (!op->backward) {
-    double t = b->lc * c->layer_fwd_s + (first_chunk ? c->embed_fwd_s : 0) +
+    double t = lc * c->layer_fwd_s + (first_chunk ? c->embed_fwd_s : 0) +
                (last_chunk ? c->head_fwd_s : 0);
     SimActivityId a;
     pass->compute_span = new_span (b, SIM_SPAN_FORWARD, stage, replica, (int) op->micro_batch, op->chunk);
     a = compute (b, stream, t, pass->compute_span);
     dep (b, a, x);
-    x = tp_colls (b, replica, stage, b->lc * c->tp_colls_fwd, a, (int) op->micro_batch, op->chunk);
+    x = tp_colls (b, replica, stage, lc * c->tp_colls_fwd, a, (int) op->micro_batch, op->chunk);
     cp_flows (b, replica, stage, cp_bytes, pass->gate, pass->end, (int) op->micro_batch, op->chunk);
     dep (b, pass->end, x);
     return;
@@ -295,25 +296,25 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
     SimActivityId r;
     pass->has_recompute = TRUE;
     pass->recompute_span = new_span (b, SIM_SPAN_RECOMPUTE, stage, replica, (int) op->micro_batch, op->chunk);
-    r = compute (b, stream, b->lc * c->layer_recompute_s, pass->recompute_span);
+    r = compute (b, stream, lc * c->layer_recompute_s, pass->recompute_span);
     dep (b, r, x);
     x = r;
     if (p->recompute == SIM_RECOMPUTE_FULL)
-      x = tp_colls (b, replica, stage, b->lc * c->tp_colls_fwd, x, (int) op->micro_batch, op->chunk);
+      x = tp_colls (b, replica, stage, lc * c->tp_colls_fwd, x, (int) op->micro_batch, op->chunk);
   }
   pass->compute_span = new_span (b, SIM_SPAN_BACKWARD, stage, replica, (int) op->micro_batch, op->chunk);
   if (last_use && grads != NULL) {
     /* the last backward of this chunk: layer by layer, so that gradient
      * buckets can leave while the rest is still computing */
-    for (int l = b->lc - 1; l >= 0; l--) {
-      double t = c->layer_bwd_s + (last_chunk && l == b->lc - 1 ? c->head_bwd_s : 0) +
+    for (int l = lc - 1; l >= 0; l--) {
+      double t = c->layer_bwd_s + (last_chunk && l == lc - 1 ? c->head_bwd_s : 0) +
                  (first_chunk && l == 0 ? c->embed_bwd_s : 0);
       double params = b->layer_params;
       GradEntry ge;
       SimActivityId a = compute (b, stream, t, pass->compute_span);
       dep (b, a, x);
       x = tp_colls (b, replica, stage, c->tp_colls_fwd, a, (int) op->micro_batch, op->chunk);
-      if (last_chunk && l == b->lc - 1)
+      if (last_chunk && l == lc - 1)
         params += (double) sim_model_final_norm_params (b->model) +
                   (double) (b->model->tied_embeddings && pp == 1 ? 0 : sim_model_embedding_params (b->model)) / p->tp;
       if (first_chunk && l == 0)
@@ -324,11 +325,11 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
       g_array_append_val (grads, ge);
     }
   } else {
-    double t = b->lc * c->layer_bwd_s + (first_chunk ? c->embed_bwd_s : 0) +
+    double t = lc * c->layer_bwd_s + (first_chunk ? c->embed_bwd_s : 0) +
                (last_chunk ? c->head_bwd_s : 0);
     SimActivityId a = compute (b, stream, t, pass->compute_span);
     dep (b, a, x);
-    x = tp_colls (b, replica, stage, b->lc * c->tp_colls_fwd, a, (int) op->micro_batch, op->chunk);
+    x = tp_colls (b, replica, stage, lc * c->tp_colls_fwd, a, (int) op->micro_batch, op->chunk);
   }
   cp_flows (b, replica, stage, 2 * cp_bytes, pass->gate, pass->end, (int) op->micro_batch, op->chunk);
   dep (b, pass->end, x);
@@ -341,7 +342,7 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
       int pb, gb, mb, ob, ab;
       SimActivityId end;
       sim_recipe_bytes (p->recipe, &pb, &gb, &mb, &ob, &ab);
-      end = dp_coll (b, SIM_OP_REDUCE_SCATTER, stage, b->lc * b->layer_params * (gb + ab > 2 ? 4 : 2),
+      end = dp_coll (b, SIM_OP_REDUCE_SCATTER, stage, lc * b->layer_params * (gb + ab > 2 ? 4 : 2),
                      b->rs_last[stage], slot, (int) op->micro_batch, op->chunk);
       b->rs_last[stage] = end;
     }
@@ -615,7 +616,7 @@ analyse (SimIteration *it, B *b, const SimMemory *ledger)
       gboolean first = s == 0 && sp->chunk == 0, last = s == p - 1 && sp->chunk == plan->virtual_stages - 1;
       if (sp->stage != s || sp->replica != 0 || sp->start < 0)
         continue;
-      bytes = (gint64) b->lc * (gint64) layer_act->saved_bytes + (first ? (gint64) emb_act->saved_bytes : 0) +
+      bytes = (gint64) b->lc_of[s] * (gint64) layer_act->saved_bytes + (first ? (gint64) emb_act->saved_bytes : 0) +
               (last ? (gint64) out_act->saved_bytes : 0);
       if (sp->kind == SIM_SPAN_FORWARD) {
         MemEvent x = { sp->start, bytes };
@@ -769,7 +770,9 @@ sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, con
   b.edges = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
   b.choices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, choice_free);
   b.replicas = replicas;
-  b.lc = (int) (model->layers / (guint64) (p * v));
+  b.lc_of = g_new (int, p);
+  for (int s = 0; s < p; s++)
+    b.lc_of[s] = (int) (sim_plan_stage_layers (plan, model, s) / (guint64) v);
   b.layer_params = (double) sim_model_layer_params_sharded (model) / plan->tp +
                    (double) sim_model_layer_params_replicated (model);
   if (cost != NULL)
@@ -951,6 +954,7 @@ sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, con
   analyse (it, &b, ledger);
   it->activities = sim_engine_n_activities (e);
   it->events = sim_engine_events (e);
+  g_free (b.lc_of);
   g_free (b.ag_join);
   g_free (b.rs_start);
   g_free (b.rs_last);

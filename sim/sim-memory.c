@@ -115,7 +115,6 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
   g_autoptr (SimActivations) emb_act = NULL;
   g_autoptr (SimActivations) out_act = NULL;
   guint64 tp = (guint64) plan->tp, shards = (guint64) plan->dp * (guint64) plan->cp;
-  guint64 layers = model->layers / (guint64) plan->pp;
   guint64 layer_gpu = div_up (sim_model_layer_params_sharded (model), tp) +
                       sim_model_layer_params_replicated (model);
   guint64 vocab_gpu = div_up (sim_model_embedding_params (model), tp);
@@ -152,6 +151,7 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
   for (int s = 0; s < plan->pp; s++) {
     SimStageMemory st = { 0 };
     gboolean first = s == 0, last = s == plan->pp - 1;
+    guint64 layers = sim_plan_stage_layers (plan, model, s);
     guint64 params = layers * layer_gpu;
     guint64 linear = layers * div_up (sim_model_layer_linear_weights (model), tp);
     guint64 trainable = 0, frozen_bytes = 0;

@@ -406,9 +406,9 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
                  plan->tp, model->heads, model->kv_heads, model->name);
     return FALSE;
   }
-  if (model->layers % (guint64) plan->pp != 0) {
+  if ((guint64) plan->pp > model->layers) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "pp %d must divide the %" G_GUINT64_FORMAT " layers of %s, so every stage holds the same number of layers",
+                 "pp %d exceeds the %" G_GUINT64_FORMAT " layers of %s: every stage needs at least one layer",
                  plan->pp, model->layers, model->name);
     return FALSE;
   }
@@ -451,6 +451,18 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
   if (!plan->schedule_given) {
     plan->schedule = plan->virtual_stages > 1 ? SIM_SCHEDULE_INTERLEAVED : SIM_SCHEDULE_1F1B;
     note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));
+  }
+  if (model->layers % (guint64) plan->pp != 0) {
+    if (plan->schedule == SIM_SCHEDULE_INTERLEAVED) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "pp %d must divide the %" G_GUINT64_FORMAT " layers of %s for the interleaved schedule (uneven stages work with 1f1b and gpipe)",
+                   plan->pp, model->layers, model->name);
+      return FALSE;
+    }
+    note_default (plan, "uneven stages: %" G_GUINT64_FORMAT " of %d hold %" G_GUINT64_FORMAT
+                        " layers, the others %" G_GUINT64_FORMAT " (the first and last stages give one up first, as Llama 3)",
+                  (guint64) plan->pp * ((model->layers + plan->pp - 1) / plan->pp) - model->layers, plan->pp,
+                  model->layers / plan->pp, (model->layers + plan->pp - 1) / plan->pp);
   }
   if (plan->schedule == SIM_SCHEDULE_INTERLEAVED) {
     if (plan->pp < 2) {
@@ -535,6 +547,25 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
     note_default (plan, "--fragmentation 10%% (allocator fragmentation allowance)");
   }
   return TRUE;
+}
+
+guint64
+sim_plan_stage_layers (const SimPlan *plan, const SimModel *model, int stage)
+{
+  guint64 p = (guint64) plan->pp, full = (model->layers + p - 1) / p;
+  guint64 deficit = p * full - model->layers;
+  /* the order in which stages give up a layer: 0, p-1, 1, p-2, ... */
+  guint64 rank = (guint64) stage < (p + 1) / 2 ? 2 * (guint64) stage : 2 * (p - 1 - (guint64) stage) + 1;
+  return rank < deficit ? full - 1 : full;
+}
+
+guint64
+sim_plan_stage_first_layer (const SimPlan *plan, const SimModel *model, int stage)
+{
+  guint64 first = 0;
+  for (int s = 0; s < stage; s++)
+    first += sim_plan_stage_layers (plan, model, s);
+  return first;
 }
 
 int

@@ -83,6 +83,15 @@ char *sim_plan_help (void);
 gboolean sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
                            GError **error);
 
+/* Transformer layers on pipeline stage `stage`.  When pp does not divide
+ * the layers, the stages that hold one layer fewer are the first and the
+ * last, then the second and the second-to-last, and so on, as Llama 3 405B
+ * trained 126 layers on 16 stages ("we reduce one Transformer layer each
+ * from the first and the last stages", The Llama 3 Herd of Models 3.3.2). */
+guint64 sim_plan_stage_layers (const SimPlan *plan, const SimModel *model, int stage);
+/* the first layer of a stage */
+guint64 sim_plan_stage_first_layer (const SimPlan *plan, const SimModel *model, int stage);
+
 /* coordinates of a global rank, and back */
 void sim_plan_rank_coords (const SimPlan *plan, int rank, int coords[SIM_DIM_COUNT]);
 int sim_plan_rank_of (const SimPlan *plan, const int coords[SIM_DIM_COUNT]);

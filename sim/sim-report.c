@@ -74,7 +74,6 @@ sim_report_text (const SimReportInput *in)
   g_autofree char *params = sim_format_billions (sim_model_param_count (m));
   g_autofree char *params_exact = sim_format_count (sim_model_param_count (m));
   g_autofree char *order = sim_plan_order_string (p);
-  guint64 layers_per_stage = m->layers / (guint64) p->pp;
 
   g_string_append_printf (s, "sim %s: %s on %s\n\n", SIM_VERSION, m->name, t->name);
 
@@ -181,7 +180,7 @@ sim_report_text (const SimReportInput *in)
     g_autofree char *c8 = gb (st->activations_peak_bytes), *c9 = gb (st->peak_bytes);
     g_autofree char *range = NULL;
     g_autofree char *flight = NULL;
-    guint64 first = (guint64) st->stage * layers_per_stage;
+    guint64 first = sim_plan_stage_first_layer (p, m, st->stage);
     if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
       range = g_strdup_printf ("%" G_GUINT64_FORMAT " in %d", st->layers, p->virtual_stages);
     else

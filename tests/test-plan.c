@@ -45,6 +45,29 @@ test_ranks (void)
   }
 }
 
+/* 126 layers on 16 stages, as Llama 3 405B: 16 x 8 = 128, two short; the
+ * first and the last stage hold 7, the others 8, and the layers add up */
+static void
+test_uneven (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 2048);
+  g_autoptr (SimModel) m = model ("llama3-405b.xml");
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (GError) error = NULL;
+  guint64 sum = 0;
+  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=16,dp=128,gb=2048", &error));
+  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (sim_plan_stage_layers (p, m, 0), ==, 7);
+  g_assert_cmpuint (sim_plan_stage_layers (p, m, 15), ==, 7);
+  for (int s = 1; s < 15; s++)
+    g_assert_cmpuint (sim_plan_stage_layers (p, m, s), ==, 8);
+  for (int s = 0; s < 16; s++)
+    sum += sim_plan_stage_layers (p, m, s);
+  g_assert_cmpuint (sum, ==, 126);
+  g_assert_cmpuint (sim_plan_stage_first_layer (p, m, 15), ==, 119);
+}
+
 /* --order tp-pp-cp-dp puts the stages of one replica next to each other */
 static void
 test_order (void)
@@ -110,6 +133,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/plan/ranks", test_ranks);
   g_test_add_func ("/plan/order", test_order);
+  g_test_add_func ("/plan/uneven", test_uneven);
   g_test_add_func ("/plan/defaults", test_defaults);
   g_test_add_func ("/plan/errors", test_errors);
   return g_test_run ();
