@@ -12,6 +12,8 @@ set -eu
 cd "$(dirname "$0")"
 
 packages="meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev libxml2-dev libcairo2-dev python3"
+# the test suite also runs the headline command under valgrind memcheck
+[ "${1:-}" = test ] && packages="$packages valgrind"
 
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then

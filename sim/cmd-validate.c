@@ -65,7 +65,7 @@ int
 sim_cmd_validate (int argc, char **argv, GError **error)
 {
   g_autofree char *nccl = NULL, *topology = NULL, *nodes_s = NULL, *op_s = NULL;
-  g_autofree char *gpus_s = NULL, *algo_s = NULL, *max_s = NULL, *topo_path = NULL;
+  g_autofree char *gpus_s = NULL, *algo_s = NULL, *max_s = NULL;
   g_autofree char *gemm = NULL, *hbm = NULL, *calibration = NULL;
   g_autoptr (SimNcclResult) measured = NULL;
   g_autoptr (SimTopology) topo = NULL;

@@ -335,8 +335,6 @@ build_hier (Builder *b, const Group *g, double bytes, SimProto proto)
 {
   int m = g->per_node, nn = g->n_nodes;
   g_autofree int *rail = g_new (int, nn);
-  g_autoptr (GArray) rs_end = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
-  g_autoptr (GArray) ar_end = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
   SimActivityId rs_join = sim_engine_add_delay (b->e, 0, b->tag);
   SimActivityId ar_join = sim_engine_add_delay (b->e, 0, b->tag);
 

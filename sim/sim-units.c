@@ -99,6 +99,20 @@ split_number (const char *text, double *value, const char **unit)
   return TRUE;
 }
 
+/* the number times its unit must still be a finite double: "95e300GB/s"
+ * is finite as a number and infinite in bytes/s */
+static gboolean
+finish (Kind kind, const char *text, double v, double *out, GError **error)
+{
+  if (!isfinite (v)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_UNIT, "expected %s, got the out-of-range number '%s'",
+                 kind_example (kind), text);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
 static gboolean
 parse_quantity (const char *text, Kind kind, double *out, GError **error)
 {
@@ -146,16 +160,14 @@ parse_quantity (const char *text, Kind kind, double *out, GError **error)
       mult = 1e-9;
     else
       goto unknown;
-    *out = value * mult;
-    return TRUE;
+    return finish (kind, text, value * mult, out, error);
 
   case KIND_FLOP_RATE:
     if (!parse_prefix (unit, FALSE, &mult, &plen))
       goto unknown;
     if (!g_str_equal (unit + plen, "FLOP/s"))
       goto unknown;
-    *out = value * mult;
-    return TRUE;
+    return finish (kind, text, value * mult, out, error);
 
   case KIND_BYTES:
   case KIND_BANDWIDTH: {
@@ -178,8 +190,7 @@ parse_quantity (const char *text, Kind kind, double *out, GError **error)
       goto unknown;
     if (kind == KIND_BYTES && *rest != '\0')
       goto unknown;
-    *out = value * mult * per_unit;
-    return TRUE;
+    return finish (kind, text, value * mult * per_unit, out, error);
   }
   }
 

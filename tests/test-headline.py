@@ -156,5 +156,22 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "m.pdf"), "rb") as f:
         check("memory chart as PDF", f.read(5), b"%PDF-")
 
+# Scale: 16,384 GPUs (2,048 DGX H100 nodes), Llama 3 405B at tp 8, pp 16,
+# dp 128, global batch 2,048 (16 micro-batches per replica), in the
+# symmetry-reduced mode.  126 layers on 16 stages: 14 x 8 + 2 x 7 (Llama 3's
+# first and last stages give one up).  1F1B's bubble is about
+# (p - 1) / (m + p - 1) = 15 / 31 = 48.4 % of the step.
+r = subprocess.run([sim, "--topology", "dgx-h100", "--nodes", "2048", "--model", "llama3-405b",
+                    "--tp", "8", "--pp", "16", "--dp", "128", "--global-batch", "2048", "--json", "-"],
+                   capture_output=True, text=True, timeout=120)
+check("16,384 GPUs: exit status", r.returncode, 0)
+if r.returncode == 0:
+    big = json.loads(r.stdout)
+    check("16,384 GPUs loaded", big["topology"]["gpus"], 16384)
+    layers = [s["layers"] for s in big["memory"]["stages"]]
+    check("126 layers on 16 stages", (sum(layers), layers.count(7), layers[0], layers[-1]), (126, 2, 7, 7))
+    check("symmetry-reduced", big["time"]["symmetric"], True)
+    check("1F1B bubble about 15/31", abs(big["time"]["bubble_fraction"] - 15 / 31) < 0.02, True)
+
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -63,6 +63,13 @@ test_bandwidth (void)
   g_clear_error (&error);
   g_assert_false (sim_units_parse_bandwidth ("450", &v, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_UNIT);
+  g_clear_error (&error);
+  /* found by fuzz-units: 95e300 is a finite double, 95e300 GB/s is not */
+  g_assert_false (sim_units_parse_bandwidth ("95e300GB/s", &v, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_UNIT);
+  g_clear_error (&error);
+  g_assert_false (sim_units_parse_flop_rate ("1e300EFLOP/s", &v, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_UNIT);
 }
 
 static void

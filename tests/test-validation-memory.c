@@ -88,7 +88,7 @@ test_korthikanti (void)
       sim = (double) (s0->in_flight_chunks * lpc * s0->activation_bytes_per_layer) / 1073741824.0;
       err = (sim - r.value) / r.value * 100.0;
       ok = fabs (err) <= 1.0;
-      printf ("  %-42s %8.2f GiB %6.2f GiB %+8.2f%% %s\n", r.row_id, r.value, sim, err,
+      printf ("#   %-42s %8.2f GiB %6.2f GiB %+8.2f%% %s\n", r.row_id, r.value, sim, err,
               ok ? "1 % ok" : "1 % FAIL");
     } else {
       g_autoptr (SimMemory) m = simulate (&r, r.sp, r.recompute, &lpc);
@@ -97,7 +97,7 @@ test_korthikanti (void)
             (double) g_array_index (base->stages, SimStageMemory, 0).activation_bytes_per_layer;
       err = sim - r.value;
       ok = fabs (err) <= 0.5;
-      printf ("  %-42s %9.2f %% %8.2f %% %+7.2f pt %s\n", r.row_id, r.value, sim, err,
+      printf ("#   %-42s %9.2f %% %8.2f %% %+7.2f pt %s\n", r.row_id, r.value, sim, err,
               ok ? "0.5 pt ok" : "0.5 pt FAIL");
       err = err / r.value * 100.0;
     }

@@ -39,7 +39,7 @@ compare (const char *file, const char *topology, int nodes, SimCollOp op, int ra
           "sim GB/s", "error %", "algo");
   for (guint i = 0; i < rows->len; i++) {
     const SimComparison *c = &g_array_index (rows, SimComparison, i);
-    printf ("  %12" G_GUINT64_FORMAT " %10.2f %10.2f %11.2f %11.2f %+8.1f  %s/%s\n", c->size_bytes,
+    printf ("#   %12" G_GUINT64_FORMAT " %10.2f %10.2f %11.2f %11.2f %+8.1f  %s/%s\n", c->size_bytes,
             c->measured_us, c->simulated_us, c->measured_busbw_GBps, c->simulated_busbw_GBps,
             c->error_pct, sim_algo_name (c->choice.algo), sim_proto_name (c->choice.proto));
   }
@@ -61,7 +61,7 @@ test_dgxc_h100x8 (void)
       floor_sim = c->size_bytes == 8 ? c->simulated_us : floor_sim;
     }
     if (tol > 0 && fabs (c->error_pct) > tol) {
-      printf ("  OUT OF TOLERANCE: %" G_GUINT64_FORMAT " B: %+.1f %% (tolerance %.0f %%)\n",
+      printf ("#   OUT OF TOLERANCE: %" G_GUINT64_FORMAT " B: %+.1f %% (tolerance %.0f %%)\n",
               c->size_bytes, c->error_pct, tol);
       out++;
     }

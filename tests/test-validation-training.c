@@ -54,7 +54,7 @@ test_published (void)
     g_autoptr (SimPlan) p = sim_plan_new ();
     g_autoptr (SimMemory) mem = NULL;
     g_autoptr (SimIteration) it = NULL;
-    g_autofree char *mfile = NULL;
+    g_autofree char *mfile = NULL, *tfile = NULL;
     double published, simulated = 0, err;
     gboolean is_xfail, ok;
 
@@ -62,7 +62,8 @@ test_published (void)
       continue;
     f = g_strsplit (lines[i], ",", 8);
     g_assert_cmpuint (g_strv_length (f), >=, 7);
-    t = test_load_topology (g_strconcat (f[1], ".xml", NULL), atoi (f[2]));
+    tfile = g_strconcat (f[1], ".xml", NULL);
+    t = test_load_topology (tfile, atoi (f[2]));
     mfile = g_strconcat (f[3], ".xml", NULL);
     m = test_load_model (mfile);
     apply_flags (p, f[4]);
@@ -81,7 +82,7 @@ test_published (void)
     err = (simulated - published) / published * 100;
     ok = fabs (err) <= 15.0;
     is_xfail = f[7] != NULL && g_str_has_prefix (f[7], "xfail");
-    printf ("  %-30s %-8s %10.2f %10.2f %+7.1f%%  %s%s%s\n", f[0], f[5], published, simulated, err,
+    printf ("#   %-30s %-8s %10.2f %10.2f %+7.1f%%  %s%s%s\n", f[0], f[5], published, simulated, err,
             ok ? (is_xfail ? "XPASS" : "ok") : (is_xfail ? "xfail" : "FAIL"),
             is_xfail ? " - " : "", is_xfail ? f[7] + 6 : "");
     n++;
