@@ -49,11 +49,20 @@ sim_calibration_load (const char *path, GError **error)
   }
   for (xmlNode *l = sim_xml_first_element (root, "link"); l != NULL; l = sim_xml_next_element (l, "link")) {
     g_autofree char *kind = NULL;
-    double bw = 0;
+    double bw = 0, scale = 0;
     int k = -1;
+    gboolean has_bw = xmlHasProp (l, (const xmlChar *) "achieved-bandwidth") != NULL;
+    gboolean has_scale = xmlHasProp (l, (const xmlChar *) "latency-scale") != NULL;
     if (!sim_xml_get_string (path, l, "kind", &kind, error) ||
-        !sim_xml_get_bandwidth (path, l, "achieved-bandwidth", &bw, error))
+        (has_bw && !sim_xml_get_bandwidth (path, l, "achieved-bandwidth", &bw, error)) ||
+        (has_scale && !sim_xml_get_double (path, l, "latency-scale", 0.01, 100.0, &scale, error)))
       return NULL;
+    if (!has_bw && !has_scale) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                   "%s:%ld: <link>: expected achieved-bandwidth, latency-scale or both", path,
+                   sim_xml_attr_line (l, NULL));
+      return NULL;
+    }
     for (int i = 0; i < 4; i++)
       if (g_str_equal (kind, sim_link_kind_name ((SimLinkKind) i)))
         k = i;
@@ -63,6 +72,7 @@ sim_calibration_load (const char *path, GError **error)
       return NULL;
     }
     c->link_bw[k] = bw;
+    c->link_latency_scale[k] = scale;
   }
   if (!sim_xml_validate (doc, path, "/sim/calibration.rng", error))
     return NULL;
@@ -86,6 +96,9 @@ sim_calibration_apply (const SimCalibration *c, SimTopology *topo)
     if (c->link_bw[l->kind] > 0)
       l->bw_bytes_per_s = MIN (l->bw_bytes_per_s, c->link_bw[l->kind]);
   }
+  for (int k = 0; k < 4; k++)
+    if (c->link_latency_scale[k] > 0)
+      topo->coll_latency_scale[k] = c->link_latency_scale[k];
 }
 
 char *
@@ -107,10 +120,16 @@ sim_calibration_to_xml (const SimCalibration *c, const char *date, const char *s
     }
     g_string_append (s, "  </gemm>\n");
   }
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < 4; k++) {
+    if (c->link_bw[k] <= 0 && c->link_latency_scale[k] <= 0)
+      continue;
+    g_string_append_printf (s, "  <link kind=\"%s\"", sim_link_kind_name ((SimLinkKind) k));
     if (c->link_bw[k] > 0)
-      g_string_append_printf (s, "  <link kind=\"%s\" achieved-bandwidth=\"%.6gGB/s\"/>\n",
-                              sim_link_kind_name ((SimLinkKind) k), c->link_bw[k] / 1e9);
+      g_string_append_printf (s, " achieved-bandwidth=\"%.6gGB/s\"", c->link_bw[k] / 1e9);
+    if (c->link_latency_scale[k] > 0)
+      g_string_append_printf (s, " latency-scale=\"%.4f\"", c->link_latency_scale[k]);
+    g_string_append (s, "/>\n");
+  }
   g_string_append (s, "</calibration>\n");
   return g_string_free (s, FALSE);
 }

@@ -19,6 +19,7 @@ typedef struct {
   double hbm_bw_bytes_per_s;       /* 0: not calibrated */
   GArray *gemm;                    /* SimGemmPoint */
   double link_bw[4];               /* by SimLinkKind, 0: not calibrated */
+  double link_latency_scale[4];    /* by SimLinkKind: measured / NCCL-tuned per-hop latency, 0: not calibrated */
 } SimCalibration;
 
 SimCalibration *sim_calibration_load (const char *path, GError **error);

@@ -40,7 +40,16 @@ typedef struct {
   int *node_start;     /* n_nodes + 1 offsets into by_node */
   int *by_node;        /* gpus grouped by node, in group order */
   int hw_intra;
+  double intra_scale;  /* calibrated latency scale of the intra-node links */
+  double inter_scale;  /* and of the fabric */
 } Group;
+
+/* a calibrated latency scale, 1 where none was measured */
+static double
+latency_scale (const SimTopology *t, SimLinkKind kind)
+{
+  return t->coll_latency_scale[kind] > 0 ? t->coll_latency_scale[kind] : 1.0;
+}
 
 static void
 group_clear (Group *g)
@@ -81,6 +90,11 @@ group_init (Group *g, SimNetwork *net, const int *gpus, int n)
     if (g->node_start[k + 1] - g->node_start[k] != g->per_node)
       g->per_node = 0;
   g->hw_intra = sim_network_gpu_switch (net, gpus[0]) != NULL ? HW_NVLINK : HW_PCI;
+  g->intra_scale = latency_scale (t, g->hw_intra == HW_NVLINK ? SIM_LINK_NVLINK : SIM_LINK_PCIE);
+  /* a cluster's fabric is InfiniBand or Ethernet: whichever was calibrated */
+  g->inter_scale = t->coll_latency_scale[SIM_LINK_INFINIBAND] > 0
+                       ? t->coll_latency_scale[SIM_LINK_INFINIBAND]
+                       : latency_scale (t, SIM_LINK_ETHERNET);
 }
 
 static int
@@ -111,12 +125,13 @@ latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto)
 {
   int a = algo_index_of (algo), p = proto_index (proto);
   int n = g->n, nn = g->n_nodes;
-  double intra = hw_lat_us[g->hw_intra][a][p];
-  double inter = hw_lat_us[HW_NET][a][p];
+  double intra = hw_lat_us[g->hw_intra][a][p] * g->intra_scale;
+  double inter = hw_lat_us[HW_NET][a][p] * g->inter_scale;
   double lat = base_lat_us[a][p];
 
   if (op == SIM_OP_SENDRECV)
-    return (nn > 1 ? hw_lat_us[HW_NET][A_RING][P_SIMPLE] : hw_lat_us[g->hw_intra][A_RING][P_SIMPLE]) * 1e-6;
+    return (nn > 1 ? hw_lat_us[HW_NET][A_RING][P_SIMPLE] * g->inter_scale
+                   : hw_lat_us[g->hw_intra][A_RING][P_SIMPLE] * g->intra_scale) * 1e-6;
   switch (algo) {
   case SIM_ALGO_HIER:
     return 0.0; /* each phase carries its own */

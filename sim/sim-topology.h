@@ -102,6 +102,9 @@ typedef struct {
   int n_nodes;
   int gpus_per_node;      /* 0 when nodes differ in GPU count */
   SimClusterInfo cluster;
+  /* measured / NCCL-tuned per-hop collective latency, by SimLinkKind; set
+   * by a calibration (sim calibrate --topology), 0 when not calibrated */
+  double coll_latency_scale[4];
 } SimTopology;
 
 /* nodes_override > 0 replaces the cluster form's node count (--nodes) */

@@ -120,6 +120,34 @@ test_small (void)
   g_assert_cmpfloat_with_epsilon (c.predicted_s, 15.0e-6, 1e-9);
 }
 
+/* a calibrated latency scale multiplies NCCL's per-hop latency, not its
+ * base: 6.6 + 14 x 0.6 x 1.5 = 19.2 us; a scale on InfiniBand leaves a
+ * one-node ring as it was */
+static void
+test_latency_scale (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  SimCollChoice c;
+  t->coll_latency_scale[SIM_LINK_INFINIBAND] = 3.0;
+  t->coll_latency_scale[SIM_LINK_NVLINK] = 1.5;
+  {
+    g_autoptr (SimEngine) e = sim_engine_new ();
+    g_autoptr (SimNetwork) net = sim_network_new (t, e);
+    g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 8, 8, SIM_ALGO_RING,
+                                          SIM_PROTO_LL, &c, NULL));
+    g_assert_cmpfloat_with_epsilon (c.latency_s, 19.2e-6, 1e-12);
+  }
+  t->coll_latency_scale[SIM_LINK_NVLINK] = 0; /* not calibrated: as tuned */
+  {
+    g_autoptr (SimEngine) e = sim_engine_new ();
+    g_autoptr (SimNetwork) net = sim_network_new (t, e);
+    g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 8, 8, SIM_ALGO_RING,
+                                          SIM_PROTO_LL, &c, NULL));
+    g_assert_cmpfloat_with_epsilon (c.latency_s, 15.0e-6, 1e-12);
+  }
+}
+
 /* nccl-tests bus bandwidth factors */
 static void
 test_busbw (void)
@@ -151,6 +179,7 @@ main (int argc, char **argv)
   g_test_add_func ("/collective/hier", test_hier);
   g_test_add_func ("/collective/nvls", test_nvls);
   g_test_add_func ("/collective/small", test_small);
+  g_test_add_func ("/collective/latency-scale", test_latency_scale);
   g_test_add_func ("/collective/busbw", test_busbw);
   g_test_add_func ("/collective/sendrecv", test_sendrecv);
   return g_test_run ();

@@ -10,7 +10,8 @@
 # nccl-tests logs, CSVs), then merges the kept corpus with what was found
 # into a minimal set that covers the same code, and prints executions and
 # crashes per target.  Crashers are written to tests/fuzz/crashers/<target>;
-# once fixed, copy them into the corpus so they replay in every test run.
+# once fixed, move them to tests/fuzz/regressions/<target>, which every test
+# run replays and no merge prunes.
 set -u
 cd "$(dirname "$0")/../.."
 secs=${1:-60}
