@@ -88,6 +88,7 @@ sim_cli_load_topology (const char *name, int nodes, const char *calibration, GEr
 
 #include "sim-format.h"
 #include "sim-json.h"
+#include "sim-report.h"
 #include "sim-run.h"
 
 static int
@@ -164,20 +165,7 @@ sim_cli_runs_json (const char *command, const char *topology, const char *model,
     const SimPlan *p = r->plan;
     sim_json_begin_object (&j, NULL);
     sim_json_string (&j, "label", r->label);
-    sim_json_begin_object (&j, "plan");
-    sim_json_int (&j, "tp", p->tp);
-    sim_json_int (&j, "cp", p->cp);
-    sim_json_int (&j, "pp", p->pp);
-    sim_json_int (&j, "dp", p->dp);
-    sim_json_int (&j, "micro_batch", p->micro_batch);
-    sim_json_uint (&j, "global_batch", p->global_batch);
-    sim_json_string (&j, "schedule", sim_schedule_name (p->schedule));
-    sim_json_int (&j, "virtual_stages", p->virtual_stages);
-    sim_json_string (&j, "recompute", sim_recompute_name (p->recompute));
-    sim_json_bool (&j, "sequence_parallel", p->sequence_parallel > 0);
-    sim_json_int (&j, "zero", p->zero);
-    sim_json_int (&j, "gpus", sim_plan_world_size (p));
-    sim_json_end_object (&j);
+    sim_report_json_plan (&j, p);
     sim_json_bool (&j, "fits", r->memory->fits);
     sim_json_string (&j, "oom_case", sim_oom_case_name (r->memory->oom_case));
     sim_json_uint (&j, "peak_bytes", r->memory->peak_bytes);

@@ -265,6 +265,36 @@ sim_report_text (const SimReportInput *in)
   return g_string_free (s, FALSE);
 }
 
+void
+sim_report_json_plan (SimJson *j, const SimPlan *p)
+{
+  g_autofree char *order = sim_plan_order_string (p);
+  sim_json_begin_object (j, "plan");
+  sim_json_int (j, "gpus", sim_plan_world_size (p));
+  sim_json_int (j, "tp", p->tp);
+  sim_json_int (j, "cp", p->cp);
+  sim_json_int (j, "pp", p->pp);
+  sim_json_int (j, "dp", p->dp);
+  sim_json_int (j, "micro_batch", p->micro_batch);
+  sim_json_uint (j, "global_batch", p->global_batch);
+  sim_json_uint (j, "micro_batches", p->micro_batches);
+  sim_json_string (j, "schedule", sim_schedule_name (p->schedule));
+  sim_json_int (j, "virtual_stages", p->virtual_stages);
+  sim_json_string (j, "recompute", sim_recompute_name (p->recompute));
+  sim_json_bool (j, "sequence_parallel", p->sequence_parallel > 0);
+  sim_json_bool (j, "flash_attention", p->flash_attention > 0);
+  sim_json_int (j, "zero", p->zero);
+  sim_json_string (j, "recipe", sim_recipe_name (p->recipe));
+  sim_json_string (j, "order", order);
+  sim_json_uint (j, "lora_rank", p->lora_rank);
+  sim_json_bool (j, "qlora", p->qlora);
+  sim_json_begin_array (j, "defaults_applied");
+  for (guint i = 0; i < p->defaults->len; i++)
+    sim_json_string (j, NULL, g_ptr_array_index (p->defaults, i));
+  sim_json_end_array (j);
+  sim_json_end_object (j);
+}
+
 char *
 sim_report_json (const SimReportInput *in)
 {
@@ -272,7 +302,6 @@ sim_report_json (const SimReportInput *in)
   const SimModel *m = in->model;
   const SimPlan *p = in->plan;
   const SimMemory *mem = in->memory;
-  g_autofree char *order = sim_plan_order_string (p);
   SimJson j;
 
   sim_json_init (&j, TRUE);
@@ -299,29 +328,7 @@ sim_report_json (const SimReportInput *in)
   sim_json_uint (&j, "seq_len", p->seq_len);
   sim_json_end_object (&j);
 
-  sim_json_begin_object (&j, "plan");
-  sim_json_int (&j, "tp", p->tp);
-  sim_json_int (&j, "cp", p->cp);
-  sim_json_int (&j, "pp", p->pp);
-  sim_json_int (&j, "dp", p->dp);
-  sim_json_int (&j, "micro_batch", p->micro_batch);
-  sim_json_uint (&j, "global_batch", p->global_batch);
-  sim_json_uint (&j, "micro_batches", p->micro_batches);
-  sim_json_string (&j, "schedule", sim_schedule_name (p->schedule));
-  sim_json_int (&j, "virtual_stages", p->virtual_stages);
-  sim_json_string (&j, "recompute", sim_recompute_name (p->recompute));
-  sim_json_bool (&j, "sequence_parallel", p->sequence_parallel > 0);
-  sim_json_bool (&j, "flash_attention", p->flash_attention > 0);
-  sim_json_int (&j, "zero", p->zero);
-  sim_json_string (&j, "recipe", sim_recipe_name (p->recipe));
-  sim_json_string (&j, "order", order);
-  sim_json_uint (&j, "lora_rank", p->lora_rank);
-  sim_json_bool (&j, "qlora", p->qlora);
-  sim_json_begin_array (&j, "defaults_applied");
-  for (guint i = 0; i < p->defaults->len; i++)
-    sim_json_string (&j, NULL, g_ptr_array_index (p->defaults, i));
-  sim_json_end_array (&j);
-  sim_json_end_object (&j);
+  sim_report_json_plan (&j, p);
 
   if (in->time != NULL) {
     const SimIteration *it = in->time;

@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "sim-iteration.h"
+#include "sim-json.h"
 #include "sim-memory.h"
 #include "sim-model.h"
 #include "sim-plan.h"
@@ -26,5 +27,8 @@ typedef struct {
 char *sim_report_text (const SimReportInput *in);
 /* schema "sim-result/1", pretty-printed, ends with a newline */
 char *sim_report_json (const SimReportInput *in);
+/* the resolved plan as the object "plan" of j: degrees, batch, schedule,
+ * options, rank order and the defaults applied (sim-result/1, sim compare) */
+void sim_report_json_plan (SimJson *j, const SimPlan *p);
 
 G_END_DECLS

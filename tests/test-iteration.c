@@ -3,46 +3,7 @@
 #include <math.h>
 
 #include "sim-iteration.h"
-#include "test-util.h"
-
-typedef struct {
-  SimTopology *t;
-  SimModel *m;
-  SimPlan *p;
-  SimMemory *mem;
-  SimIteration *it;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  sim_iteration_free (r->it);
-  sim_memory_free (r->mem);
-  sim_plan_free (r->p);
-  sim_model_free (r->m);
-  sim_topology_free (r->t);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-/* uniform layers, nothing else: forward 1 ms, backward 2 ms per layer, no
- * embedding or output cost, no TP (tp 1), free pipeline sends */
-static void
-run_ideal (Run *r, const char *plan)
-{
-  g_autoptr (GError) error = NULL;
-  SimLayerCost c = { 0 };
-  r->t = test_load_topology ("dgx8x4.xml", 1);
-  r->m = test_load_model ("llama3-8b.xml");
-  r->p = sim_plan_new ();
-  g_assert_true (sim_plan_parse_string (r->p, plan, &error));
-  g_assert_true (sim_plan_resolve (r->p, r->t, r->m, &error));
-  g_assert_no_error (error);
-  r->mem = sim_memory_compute (r->t, r->m, r->p);
-  c.layer_fwd_s = 1e-3;
-  c.layer_bwd_s = 2e-3;
-  r->it = sim_iteration_run_with_cost (r->t, r->m, r->p, r->mem, FALSE, &c, &error);
-  g_assert_no_error (error);
-}
+#include "test-ideal.h"
 
 static void
 check_bubble (const SimIteration *it, double want_step, double want_fraction)

@@ -4,45 +4,8 @@
 #include <math.h>
 
 #include "sim-schedule.h"
-#include "test-util.h"
+#include "test-ideal.h"
 #include "viz.h"
-
-typedef struct {
-  SimTopology *t;
-  SimModel *m;
-  SimPlan *p;
-  SimMemory *mem;
-  SimIteration *it;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  sim_iteration_free (r->it);
-  sim_memory_free (r->mem);
-  sim_plan_free (r->p);
-  sim_model_free (r->m);
-  sim_topology_free (r->t);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-/* 1F1B on 4 stages, 8 micro-batches, uniform layers, free sends */
-static void
-run_ideal (Run *r, const char *plan)
-{
-  g_autoptr (GError) error = NULL;
-  SimLayerCost c = { 0 };
-  r->t = test_load_topology ("dgx8x4.xml", 1);
-  r->m = test_load_model ("llama3-8b.xml");
-  r->p = sim_plan_new ();
-  g_assert_true (sim_plan_parse_string (r->p, plan, &error));
-  g_assert_true (sim_plan_resolve (r->p, r->t, r->m, &error));
-  r->mem = sim_memory_compute (r->t, r->m, r->p);
-  c.layer_fwd_s = 1e-3;
-  c.layer_bwd_s = 2e-3;
-  r->it = sim_iteration_run_with_cost (r->t, r->m, r->p, r->mem, FALSE, &c, &error);
-  g_assert_no_error (error);
-}
 
 static void
 pixel (cairo_surface_t *s, double x, double y, double rgb[3])
