@@ -501,15 +501,23 @@ sim_coll_op_name (SimCollOp op)
   return op_names[op];
 }
 
+/* the index of name in names[0..n), or -1 */
+static int
+name_index (const char *const *names, guint n, const char *name)
+{
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (name, names[i]))
+      return (int) i;
+  return -1;
+}
+
 gboolean
 sim_coll_op_parse (const char *name, SimCollOp *out)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (op_names); i++)
-    if (g_str_equal (name, op_names[i])) {
-      *out = (SimCollOp) i;
-      return TRUE;
-    }
-  return FALSE;
+  int i = name_index (op_names, G_N_ELEMENTS (op_names), name);
+  if (i >= 0)
+    *out = (SimCollOp) i;
+  return i >= 0;
 }
 
 static const char *algo_names[] = { "auto", "ring", "tree", "nvls", "hier" };
@@ -523,12 +531,10 @@ sim_algo_name (SimAlgo a)
 gboolean
 sim_algo_parse (const char *name, SimAlgo *out)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (algo_names); i++)
-    if (g_str_equal (name, algo_names[i])) {
-      *out = (SimAlgo) i;
-      return TRUE;
-    }
-  return FALSE;
+  int i = name_index (algo_names, G_N_ELEMENTS (algo_names), name);
+  if (i >= 0)
+    *out = (SimAlgo) i;
+  return i >= 0;
 }
 
 const char *
