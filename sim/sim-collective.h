@@ -19,30 +19,40 @@
  *          node; every phase a ring with its own latency.
  *   nvls   all_reduce inside one node whose NVSwitch reduces in-network
  *          (NVLink SHARP): each GPU sends S to the switch and receives S,
- *          at most at the switch's measured sharp-bandwidth.
+ *          at most at the switch's measured sharp-bandwidth (274 GB/s on
+ *          NVLink 4 = 480 GB/s of bus bandwidth), after a measured 95.6 us
+ *          (see below).
  *
  * Protocols (LL, LL128, Simple) and latencies follow NCCL's tuning model
  * (src/graph/tuning.cc at NVIDIA/nccl b6475625, "Latencies in us"):
  *   latency = baseLat[algo][proto] + per-step hwLat[link class][algo][proto]
  *             x the algorithm's steps (ring: nsteps, inter-node steps at the
- *             network's hwLat; tree: 2 x (chain + log2 nodes); nvls: one)
- *   bandwidth: Simple at link speed; LL128 with 120/128-byte lines (NCCL's
- *   0.92); LL with 8-byte lines half flags, NCCL's 1/4 (all_reduce) or 1/3
- *   and at most llMaxBw (87.7 GB/s on one node, 22.5 on two, 19.0 beyond).
+ *             network's hwLat; tree: 2 x (chain + log2 nodes))
+ *   bandwidth: Simple at the link's achieved rate (a link's
+ *   achieved-bandwidth: what NCCL's Simple protocol moves through it, e.g.
+ *   370.8 of NVLink 4's 450 GB/s, NVIDIA/nccl-tests#212 and NCCL's
+ *   18 x SM90_NVLINK_BW); LL128 with 120/128-byte lines (NCCL's 0.92); LL
+ *   with 8-byte lines half flags, NCCL's 1/4 (all_reduce) or 1/3 and at
+ *   most llMaxBw (87.7 GB/s on one node, 22.5 on two, 19.0 beyond).
  * The per-step latencies already include the links' own latencies, so
  * collective flows carry no path latency of their own.
  *
- * `auto` simulates every candidate alone on an idle network and keeps the
- * fastest, as NCCL's tuner picks the minimum of its own model.
+ * NVLS latency: NCCL's tuner charges 23 us (hwLat NVLink NVLS), but NCCL
+ * runs NVLS with few channels at mid sizes and its bandwidth ramps up
+ * slowly ("256M is too small to reach peak bandwidth", NVIDIA/nccl-tests
+ * #212).  One fixed cost, 95.6 us, fits the published DGX H100 sweep
+ * (tests/validation/data/nccl-tests/h100x8-allreduce-dgxc-benchmarking.txt)
+ * from 64 MiB to 16 GiB within 4.7 % (NVLS_ONE_NODE_LAT_US in the .c file).
  *
- * NVLS and auto: the only NVLS figure we have is its large-message bus
- * bandwidth (480 GB/s on 8 H100s, NVIDIA GTC).  With NCCL's 23 us NVLS
- * latency that figure predicts 2-64 MiB all-reduces 21-55 % faster than the
- * published DGX H100 sweep (tests/validation/data/nccl-tests/
- * h100x8-allreduce-dgxc-benchmarking.txt), whose 64-512 MiB rows follow the
- * ring exactly (450 GB/s NVLink, 56 us Simple latency) and only pass 450
- * from 1 GiB.  So auto chooses among ring and tree, and NVLS is used when
- * asked for (--algo nvls), until a measured NVLS ramp is available.
+ * `auto` simulates every candidate alone on an idle network and keeps the
+ * fastest, as NCCL's tuner picks the minimum of its own model; NVLS is a
+ * candidate wherever it is supported.  On 8 H100s that gives ring/LL up to
+ * 64 KiB, tree and ring LL/LL128 to 32 MiB and NVLS from 64 MiB, as the
+ * published sweeps show (their 64 MiB-16 GiB rows pass the 370 GB/s a
+ * ring can reach, so they are NVLS).  Not modelled: NVLS for all_gather
+ * and reduce_scatter (NCCL has it; no measurement to check it against),
+ * NVLS across nodes (NVLS-tree), NCCL's per-channel caps
+ * (perChMaxRingLL128Bws, perChMaxTreeBws) and treeCorrectionFactor.
  */
 #pragma once
 

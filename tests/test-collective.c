@@ -22,22 +22,23 @@ run (const SimTopology *t, SimCollOp op, const int *gpus, int n, double bytes, S
   return sim_time_to_s (sim_engine_end (e, end));
 }
 
-/* ring all_reduce of S on 8 GPUs behind one NVSwitch, 450 GB/s per GPU per
- * direction: every rank sends 2(n-1)/n * S = 1.75 S through its own link,
- * so t = 1.75 S / 450 GB/s + latency, with NCCL's Simple ring latency
- * 8.4 + 14 steps x 3.4 = 56 us.  S = 1 GiB: 4175.6 us + 56 us. */
+/* ring all_reduce of S on 8 GPUs behind one NVSwitch, whose links move
+ * 370.8 GB/s per direction with NCCL's Simple protocol (dgx8x4.xml
+ * achieved-bandwidth): every rank sends 2(n-1)/n * S = 1.75 S through its
+ * own link, so t = 1.75 S / 370.8 GB/s + latency, with NCCL's Simple ring
+ * latency 8.4 + 14 steps x 3.4 = 56 us.  S = 1 GiB: 5067.4 us + 56 us. */
 static void
 test_ring_formula (void)
 {
   g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
   int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
   double s = 1073741824.0;
-  double want = 1.75 * s / 450e9 + 56e-6;
+  double want = 1.75 * s / 370.8e9 + 56e-6;
   double got = run (t, SIM_OP_ALL_REDUCE, g, 8, s, SIM_ALGO_RING, SIM_PROTO_SIMPLE, 1);
   g_assert_cmpfloat_with_epsilon (got, want, 1e-9);
   /* all_gather moves (n-1)/n S with n - 1 = 7 steps: 8.4 + 7 x 3.4 = 32.2 us */
   got = run (t, SIM_OP_ALL_GATHER, g, 8, s, SIM_ALGO_RING, SIM_PROTO_SIMPLE, 1);
-  g_assert_cmpfloat_with_epsilon (got, 0.875 * s / 450e9 + 32.2e-6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (got, 0.875 * s / 370.8e9 + 32.2e-6, 1e-9);
 }
 
 /* two all_reduces at once on the same GPUs share every link: each sees
@@ -49,12 +50,12 @@ test_contention (void)
   int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
   double s = 1073741824.0;
   double got = run (t, SIM_OP_ALL_REDUCE, g, 8, s, SIM_ALGO_RING, SIM_PROTO_SIMPLE, 2);
-  g_assert_cmpfloat_with_epsilon (got, 2 * 1.75 * s / 450e9 + 56e-6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (got, 2 * 1.75 * s / 370.8e9 + 56e-6, 1e-9);
 }
 
 /* 16 GPUs on 2 DGX H100 nodes: 8 rings, one per rail, so each NIC carries
  * 1/8 of the 2(n-1)/n S every rank sends; 400 Gb/s = 50 GB/s per NIC is
- * the bottleneck (NVLink and PCIe are faster), so the bus bandwidth is
+ * the bottleneck (NVLink, 7/8 of it at 370.8 GB/s, and PCIe are faster), so the bus bandwidth is
  * 8 x 50 = 400 GB/s, not one NIC's 50.  Latency: 8.4 + (30 - 4) x
  * max(3.4, 3 x 1.0) + 4 x 14.0 = 152.8 us (ring, Simple, 2 nodes). */
 static void
@@ -72,7 +73,7 @@ test_rails (void)
   g_assert_cmpfloat_with_epsilon (busbw, 400.0, 0.01);
 }
 
-/* hier on 2 nodes x 8: reduce_scatter in each node (7/8 S at 450 GB/s,
+/* hier on 2 nodes x 8: reduce_scatter in each node (7/8 S at 370.8 GB/s,
  * 8.4 + 7 x 3.4 = 32.2 us), all_reduce of S/8 between the 2 nodes on each
  * rail (2(2-1)/2 x S/8 through one 50 GB/s NIC, 8.4 + 2 x 14 = 36.4 us),
  * all_gather in each node (as the reduce_scatter), one after the other */
@@ -84,14 +85,15 @@ test_hier (void)
   double s = 1073741824.0, want = 0;
   for (int i = 0; i < 16; i++)
     g[i] = i;
-  want = 2 * (0.875 * s / 450e9 + 32.2e-6) + s / 8 / 50e9 + 36.4e-6;
+  want = 2 * (0.875 * s / 370.8e9 + 32.2e-6) + s / 8 / 50e9 + 36.4e-6;
   g_assert_cmpfloat_with_epsilon (run (t, SIM_OP_ALL_REDUCE, g, 16, s, SIM_ALGO_HIER, SIM_PROTO_SIMPLE, 1),
                                   want, 1e-9);
 }
 
 /* NVLS: each GPU sends S to the switch and gets S back, at most at the
- * switch's 274 GB/s (dgx8x4.xml, from NVIDIA's 480 GB/s busbw), after
- * NCCL's 23 us */
+ * switch's 274 GB/s (dgx8x4.xml, from NVIDIA's 480 GB/s busbw), after the
+ * measured 95.6 us (NVLS_ONE_NODE_LAT_US); auto takes it for a 1 GiB
+ * all_reduce: ring Simple would need 56 + 5067.4 us, NVLS 95.6 + 3918.7 */
 static void
 test_nvls (void)
 {
@@ -99,7 +101,9 @@ test_nvls (void)
   int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
   double s = 1073741824.0;
   double got = run (t, SIM_OP_ALL_REDUCE, g, 8, s, SIM_ALGO_NVLS, SIM_PROTO_AUTO, 1);
-  g_assert_cmpfloat_with_epsilon (got, s / 274e9 + 23e-6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (got, s / 274e9 + 95.6e-6, 1e-9);
+  got = run (t, SIM_OP_ALL_REDUCE, g, 8, s, SIM_ALGO_AUTO, SIM_PROTO_AUTO, 1);
+  g_assert_cmpfloat_with_epsilon (got, s / 274e9 + 95.6e-6, 1e-9);
 }
 
 /* small messages: NCCL's LL ring latency, 6.6 + 14 x 0.6 = 15.0 us, is the
