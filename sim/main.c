@@ -42,6 +42,7 @@ typedef struct {
   char *output_dir;
   char *ranks;
   char *calibration;
+  char *efficiency;
 } Cli;
 
 static void
@@ -57,6 +58,7 @@ cli_clear (Cli *cli)
   g_free (cli->output_dir);
   g_free (cli->ranks);
   g_free (cli->calibration);
+  g_free (cli->efficiency);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cli, cli_clear)
@@ -78,6 +80,9 @@ print_help (void)
           "  --nodes N                          override the cluster's node count\n"
           "  --json FILE                        write the result as JSON (- for stdout alone)\n"
           "  --calibration FILE                 measured rates (sim calibrate) over the topology's\n"
+          "  --efficiency K=V,...               override the GPU's training efficiency constants:\n"
+          "                                     sustained-clock, hbm, kernel-fixed, host-launch,\n"
+          "                                     comm-slowdown (see topologies/README.md)\n"
           "  --full-fidelity                    simulate every data-parallel replica, not one\n"
           "  --memory-only                      the memory ledger alone, no time simulation\n"
           "  --gantt FILE                       Gantt chart (.png, .svg or .pdf)\n"
@@ -128,7 +133,7 @@ parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
                   g_str_equal (key, "gantt") || g_str_equal (key, "memory-chart") ||
                   g_str_equal (key, "trace") || g_str_equal (key, "csv") ||
                   g_str_equal (key, "output-dir") || g_str_equal (key, "ranks") ||
-                  g_str_equal (key, "calibration") ||
+                  g_str_equal (key, "calibration") || g_str_equal (key, "efficiency") ||
                   sim_plan_key_takes_value (key);
     if (eq != NULL)
       value = eq + 1;
@@ -172,6 +177,8 @@ parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
       g_free (cli->ranks), cli->ranks = g_strdup (value);
     else if (g_str_equal (key, "calibration"))
       g_free (cli->calibration), cli->calibration = g_strdup (value);
+    else if (g_str_equal (key, "efficiency"))
+      g_free (cli->efficiency), cli->efficiency = g_strdup (value);
     else if (g_str_equal (key, "nodes")) {
       if (!parse_int_arg ("nodes", value, 1, 65536, &cli->nodes, error))
         return FALSE;
@@ -340,6 +347,8 @@ run (int argc, char **argv, GError **error)
     return 2;
   topo = sim_cli_load_topology (topo_path, cli.nodes, cli.calibration, error);
   if (topo == NULL)
+    return 2;
+  if (cli.efficiency != NULL && !sim_topology_set_efficiency (topo, cli.efficiency, error))
     return 2;
   model = sim_model_load (model_path, error);
   if (model == NULL)

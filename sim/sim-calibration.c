@@ -84,8 +84,12 @@ sim_calibration_apply (const SimCalibration *c, SimTopology *topo)
 {
   for (guint i = 0; i < topo->gpu_types->len; i++) {
     SimGpuType *g = g_ptr_array_index (topo->gpu_types, i);
-    if (c->hbm_bw_bytes_per_s > 0)
+    if (c->hbm_bw_bytes_per_s > 0) {
+      /* a measured sustained rate is already the achievable one: the
+       * efficiency's data-sheet fraction no longer applies */
       g->hbm_bw_bytes_per_s = c->hbm_bw_bytes_per_s;
+      g->eff.hbm = 1.0;
+    }
     if (c->gemm->len > 0) {
       g_array_set_size (g->gemm, 0);
       g_array_append_vals (g->gemm, c->gemm->data, c->gemm->len);

@@ -8,60 +8,164 @@
 
 #include "sim-gemm.h"
 
-/* a forward GEMM (m x k).(k x n) and its backward: data gradient
- * (m x n).(n x k) and weight gradient (k x m).(m x n) */
-static void
-gemm (const SimGpuType *g, double m, double n, double k, double *fwd_s, double *bwd_s,
-      double *fwd_flop)
-{
-  *fwd_s += sim_gemm_time (g, m, n, k);
-  *bwd_s += sim_gemm_time (g, m, k, n) + sim_gemm_time (g, k, n, m);
-  *fwd_flop += 2.0 * m * n * k;
-}
+/* The kernels of one piece of work (a layer's forward, its backward, ...)
+ * as they run on the GPU: their summed time and how many there are.  Each
+ * kernel takes the GPU's fixed per-kernel cost (launch gap and tail) plus
+ * its work at the rate training sustains (SimEfficiency). */
+typedef struct {
+  const SimGpuType *g;
+  double s;       /* GPU seconds */
+  double flop;    /* executed FLOPs */
+  int kernels;
+} Acc;
 
 static double
-hbm (const SimGpuType *g, double bytes)
+bf16_peak (const SimGpuType *g)
 {
-  return bytes / g->hbm_bw_bytes_per_s;
+  return g->peak_flop_per_s[SIM_DTYPE_BF16] > 0 ? g->peak_flop_per_s[SIM_DTYPE_BF16]
+                                                 : g->peak_flop_per_s[SIM_DTYPE_FP16];
 }
 
-void
-sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c)
+static void
+k_gemm (Acc *a, double m, double n, double k)
+{
+  if (m <= 0 || n <= 0 || k <= 0)
+    return;
+  a->s += a->g->eff.kernel_fixed_s + sim_gemm_time (a->g, m, n, k) / a->g->eff.clock;
+  a->flop += 2.0 * m * n * k;
+  a->kernels++;
+}
+
+/* a forward GEMM (m x k).(k x n), or its backward: the data gradient
+ * (m x n).(n x k) and the weight gradient (k x m).(m x n) */
+static void
+k_linear (Acc *fwd, Acc *bwd, double m, double n, double k)
+{
+  if (fwd != NULL)
+    k_gemm (fwd, m, n, k);
+  if (bwd != NULL) {
+    k_gemm (bwd, m, k, n);
+    k_gemm (bwd, k, n, m);
+  }
+}
+
+/* an element-wise or reduction kernel moving `bytes` through HBM */
+static void
+k_mem (Acc *a, double bytes)
+{
+  a->s += a->g->eff.kernel_fixed_s + bytes / (a->g->hbm_bw_bytes_per_s * a->g->eff.hbm);
+  a->kernels++;
+}
+
+/* How a fused attention kernel's rate depends on its shape, relative to
+ * the GPU's <attention> efficiencies (long sequences, head dimension 128).
+ *
+ * Sequence length: FlashAttention-2 on H100, causal, head dimension 128,
+ * 16 k tokens per batch (Shah et al. 2024, arXiv:2407.08608, Fig. 5(d)):
+ * 191 / 260 / 298 / 319 / 333 / 335 TFLOP/s at 512 / 1 k / 2 k / 4 k / 8 k
+ * / 16 k tokens; FlashAttention-3 and cuDNN ramp alike (292 ... 616 and
+ * 315 ... 539 in the same figure).  Interpolated in log2 of the sequence,
+ * held at the ends.
+ * Head dimension 64: FlashAttention-2 on H100 at 2 k-16 k tokens reaches
+ * 262-299 causal forward against 298-335 at 128 (Fig. 5(b), 5(d)), 0.88,
+ * and 264-291 backward against 291-322 (Fig. 6(a), 6(b)), 0.91. */
+static const double attn_ramp[] = { 191, 260, 298, 319, 333, 335 };
+
+static double
+attn_shape_factor (double seq, double head_dim, gboolean backward)
+{
+  double x = log2 (MAX (seq, 1.0)) - 9.0, r;       /* 0 at 512 */
+  int i;
+  if (x <= 0)
+    r = attn_ramp[0];
+  else if (x >= 5)
+    r = attn_ramp[5];
+  else {
+    i = (int) x;
+    r = attn_ramp[i] + (attn_ramp[i + 1] - attn_ramp[i]) * (x - i);
+  }
+  r /= attn_ramp[5];
+  if (head_dim <= 64)
+    r *= backward ? 0.91 : 0.88;
+  return r;
+}
+
+/* a fused attention kernel of `flop` at `efficiency` of the bf16 peak */
+static void
+k_attn (Acc *a, double flop, double efficiency)
+{
+  a->s += a->g->eff.kernel_fixed_s + flop / (bf16_peak (a->g) * efficiency * a->g->eff.clock);
+  a->flop += flop;
+  a->kernels++;
+}
+
+/* GPU time, or the host's time to issue the kernels when that is longer
+ * (the CPU runs ahead of the GPU only while it is faster) */
+static double
+wall (const Acc *a)
+{
+  return MAX (a->s, a->kernels * a->g->eff.host_launch_s);
+}
+
+/* The kernels Megatron-Core with Transformer Engine launches for one layer
+ * (megatron/core/transformer/transformer_layer.py: input norm, attention,
+ * bias-dropout-add, pre-MLP norm, MLP, bias-dropout-add), per TP rank and
+ * micro-batch.  Norms and residual adds see Tn tokens (T/t under sequence
+ * parallelism); the linears and the attention see T. */
+static void
+layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *core_fwd,
+               Acc *core_bwd)
 {
   double t = p->tp, cp = p->cp;
   double s = (double) p->seq_len / cp, S = (double) p->seq_len, b = p->micro_batch;
   double h = m->hidden, f = m->ffn_hidden, kvd = (double) sim_model_kv_dim (m);
-  double d = (double) sim_model_head_dim (m), heads = (double) m->heads, V = m->vocab;
-  double T = s * b;                       /* tokens of the micro-batch here */
-  double Tn = p->sequence_parallel ? T / t : T; /* tokens the norms see */
-  double peak = g->peak_flop_per_s[SIM_DTYPE_BF16] > 0 ? g->peak_flop_per_s[SIM_DTYPE_BF16]
-                                                        : g->peak_flop_per_s[SIM_DTYPE_FP16];
-  double fwd = 0, bwd = 0, flop = 0;
-  double core_fwd = 0, core_bwd = 0, core_flop = 0;
+  double d = (double) sim_model_head_dim (m), heads = (double) m->heads;
+  double T = s * b;
+  double Tn = p->sequence_parallel ? T / t : T;
   double mask = m->dropout ? 1.0 : 0.0;
   double up_n = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
+  const SimGpuType *g = fwd->g;
 
-  memset (c, 0, sizeof *c);
+  for (int i = 0; i < 2; i++) {
+    /* norm: read x, write y (bf16); backward reads x and dy, writes dx,
+     * and reduces the weight gradient in a second kernel */
+    k_mem (fwd, 4 * Tn * h);
+    k_mem (bwd, 6 * Tn * h);
+    k_mem (bwd, 2 * Tn * h);
+    /* bias-dropout-add: read branch and residual, write the sum (and the
+     * dropout mask); backward: the residual gradient adds the branch's */
+    k_mem (fwd, (6 + mask) * Tn * h);
+    k_mem (bwd, (6 + mask) * Tn * h);
+  }
 
-  /* norms: read x, write y (2 bytes each); backward reads x, dy, writes dx */
-  fwd += 2 * hbm (g, 4 * Tn * h);
-  bwd += 2 * hbm (g, 6 * Tn * h);
-  /* dropout + residual add, twice: read two, write one, the mask */
-  fwd += 2 * hbm (g, (6 + mask) * Tn * h);
-  bwd += 2 * hbm (g, (4 + mask) * Tn * h);
-
-  /* QKV, attention output projection, MLP */
-  gemm (g, T, (h + 2 * kvd) / t, h, &fwd, &bwd, &flop);
-  gemm (g, T, h, h / t, &fwd, &bwd, &flop);
-  gemm (g, T, up_n, h, &fwd, &bwd, &flop);
-  gemm (g, T, h, f / t, &fwd, &bwd, &flop);
-  /* activation: gelu reads f and writes f; swiglu reads 2f, writes f */
+  /* QKV, attention output projection, MLP up and down */
+  k_linear (fwd, bwd, T, (h + 2 * kvd) / t, h);
+  k_linear (fwd, bwd, T, h, h / t);
+  k_linear (fwd, bwd, T, up_n, h);
+  k_linear (fwd, bwd, T, h, f / t);
+  if (m->bias) {
+    /* bias gradients: a column reduction of each linear's output gradient */
+    k_mem (bwd, 2 * T * (h + 2 * kvd) / t);
+    k_mem (bwd, 2 * T * h);
+    k_mem (bwd, 2 * T * up_n);
+    k_mem (bwd, 2 * T * h);
+  }
+  /* activation: gelu reads f and writes f; swiglu reads 2f, writes f;
+   * backward reads the input(s) and dy, writes dx */
   if (m->mlp == SIM_MLP_SWIGLU) {
-    fwd += hbm (g, 6 * T * f / t);
-    bwd += hbm (g, 10 * T * f / t);
+    k_mem (fwd, 6 * T * f / t);
+    k_mem (bwd, 10 * T * f / t);
   } else {
-    fwd += hbm (g, 4 * T * f / t);
-    bwd += hbm (g, 6 * T * f / t);
+    k_mem (fwd, 4 * T * f / t);
+    k_mem (bwd, 6 * T * f / t);
+  }
+  /* rotary embedding of q and k, one kernel each (Transformer Engine's
+   * fused RoPE), forward and backward */
+  if (m->position == SIM_POSITION_ROPE) {
+    k_mem (fwd, 4 * T * h / t);
+    k_mem (fwd, 4 * T * kvd / t);
+    k_mem (bwd, 4 * T * h / t);
+    k_mem (bwd, 4 * T * kvd / t);
   }
 
   /* attention core, per TP rank: heads/t heads of local queries x all keys */
@@ -70,28 +174,66 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
     if (p->flash_attention) {
       double eff_f = g->attn_fwd_efficiency > 0 ? g->attn_fwd_efficiency : 1.0;
       double eff_b = g->attn_bwd_efficiency > 0 ? g->attn_bwd_efficiency : 1.0;
-      core_fwd = 0.5 * full_flop / (peak * eff_f);
-      core_bwd = 2.5 * 0.5 * full_flop / (peak * eff_b);
-      core_flop = 0.5 * full_flop;
+      /* causal: half the s x s work; the backward's five matmuls are 2.5x
+       * the forward's two (Dao 2023), plus its preprocessing kernel
+       * (rowsum of dO * O) */
+      k_attn (core_fwd, 0.5 * full_flop, eff_f * attn_shape_factor (s, d, FALSE));
+      k_attn (core_bwd, 2.5 * 0.5 * full_flop, eff_b * attn_shape_factor (s, d, TRUE));
+      k_mem (core_bwd, 4 * T * h / t);
     } else {
       double bh = b * heads / t;          /* batched heads */
       double scores = bh * s * S;         /* elements */
-      double qk = sim_gemm_time (g, s, S, d), pv = sim_gemm_time (g, s, d, S);
-      core_fwd = bh * (qk + pv);
-      core_bwd = bh * (sim_gemm_time (g, s, d, S) + sim_gemm_time (g, d, S, s) +
-                       sim_gemm_time (g, s, S, d) + sim_gemm_time (g, S, d, s));
+      /* batched GEMMs: one kernel for all heads, bh times the work */
+      Acc one = { g, 0, 0, 0 };
+      k_gemm (&one, s, S, d);
+      k_gemm (&one, s, d, S);
+      core_fwd->s += bh * (one.s - 2 * g->eff.kernel_fixed_s) + 2 * g->eff.kernel_fixed_s;
+      core_fwd->flop += bh * one.flop;
+      core_fwd->kernels += 2;
+      one = (Acc) { g, 0, 0, 0 };
+      k_gemm (&one, s, d, S);
+      k_gemm (&one, d, S, s);
+      k_gemm (&one, s, S, d);
+      k_gemm (&one, S, d, s);
+      core_bwd->s += bh * (one.s - 4 * g->eff.kernel_fixed_s) + 4 * g->eff.kernel_fixed_s;
+      core_bwd->flop += bh * one.flop;
+      core_bwd->kernels += 4;
       /* fused scale-mask-softmax: read and write the scores; dropout: the
        * same plus its mask; backward reads y and dy, writes dx */
-      core_fwd += hbm (g, 4 * scores) + (m->dropout ? hbm (g, 5 * scores) : 0);
-      core_bwd += hbm (g, 6 * scores) + (m->dropout ? hbm (g, 5 * scores) : 0);
-      core_flop = full_flop;
+      k_mem (core_fwd, 4 * scores);
+      k_mem (core_bwd, 6 * scores);
+      if (m->dropout) {
+        k_mem (core_fwd, 5 * scores);
+        k_mem (core_bwd, 5 * scores);
+      }
     }
   }
-  c->attn_core_fwd_s = core_fwd;
-  c->layer_fwd_s = fwd + core_fwd;
-  c->layer_bwd_s = bwd + core_bwd;
-  c->layer_fwd_flop = flop + core_flop;
-  c->layer_bwd_flop = 2 * flop + (p->flash_attention ? 2.5 : 2.0) * core_flop;
+}
+
+void
+sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c)
+{
+  double t = p->tp, cp = p->cp;
+  double s = (double) p->seq_len / cp, b = p->micro_batch;
+  double h = m->hidden, kvd = (double) sim_model_kv_dim (m), V = m->vocab;
+  double T = s * b;                       /* tokens of the micro-batch here */
+  double Tn = p->sequence_parallel ? T / t : T; /* tokens the norms see */
+  Acc fwd = { g, 0, 0, 0 }, bwd = { g, 0, 0, 0 };
+  Acc core_fwd = { g, 0, 0, 0 }, core_bwd = { g, 0, 0, 0 };
+
+  memset (c, 0, sizeof *c);
+  layer_kernels (m, p, &fwd, &bwd, &core_fwd, &core_bwd);
+
+  c->attn_core_fwd_s = core_fwd.s;
+  {
+    Acc lf = fwd, lb = bwd;
+    lf.s += core_fwd.s, lf.kernels += core_fwd.kernels, lf.flop += core_fwd.flop;
+    lb.s += core_bwd.s, lb.kernels += core_bwd.kernels, lb.flop += core_bwd.flop;
+    c->layer_fwd_s = wall (&lf);
+    c->layer_bwd_s = wall (&lb);
+    c->layer_fwd_flop = lf.flop;
+    c->layer_bwd_flop = lb.flop;
+  }
   switch (p->recompute) {
   case SIM_RECOMPUTE_FULL:
     c->layer_recompute_s = c->layer_fwd_s;
@@ -99,35 +241,60 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
     break;
   case SIM_RECOMPUTE_SELECTIVE:
     /* flash attention already recomputes the core inside its backward */
-    c->layer_recompute_s = p->flash_attention ? 0 : core_fwd;
-    c->layer_recompute_flop = p->flash_attention ? 0 : core_flop;
+    c->layer_recompute_s = p->flash_attention ? 0 : wall (&core_fwd);
+    c->layer_recompute_flop = p->flash_attention ? 0 : core_fwd.flop;
     break;
   case SIM_RECOMPUTE_NONE:
     break;
   }
 
-  /* embedding: gather rows, add positions; backward scatters into the grad */
-  c->embed_fwd_s = hbm (g, (m->position == SIM_POSITION_LEARNED ? 8.0 : 4.0) * T * h);
-  c->embed_bwd_s = hbm (g, 8.0 * T * h);
-  /* output layer (vocabulary-parallel) and fp32 cross-entropy over V/t */
+  /* embedding: gather rows (and add positions); backward: PyTorch's
+   * embedding_dense_backward sorts the token ids and scatter-adds rows
+   * (sort, count, segment-sum, copy: four kernels), the gradient rows
+   * read and the weight gradient's touched rows written in fp32 */
   {
-    double hf = 0, hb = 0, hflop = 0;
-    gemm (g, T, V / t, h, &hf, &hb, &hflop);
-    hf += 2 * hbm (g, 4 * Tn * h) / 2;        /* final norm */
-    hf += hbm (g, 12.0 * T * V / t);          /* logits fp32: max, exp-sum, loss */
-    hb += hbm (g, 8.0 * T * V / t);           /* softmax - onehot */
-    c->head_fwd_s = hf;
-    c->head_bwd_s = hb;
-    c->head_fwd_flop = hflop;
-    c->head_bwd_flop = 2 * hflop;
+    Acc ef = { g, 0, 0, 0 }, eb = { g, 0, 0, 0 };
+    k_mem (&ef, 4.0 * T * h);
+    if (m->position == SIM_POSITION_LEARNED)
+      k_mem (&ef, 6.0 * T * h);
+    k_mem (&eb, 16.0 * T);
+    k_mem (&eb, 16.0 * T);
+    k_mem (&eb, 6.0 * T * h);
+    k_mem (&eb, 4.0 * T * h);
+    c->embed_fwd_s = wall (&ef);
+    c->embed_bwd_s = wall (&eb);
+  }
+  /* output layer (vocabulary-parallel) and Megatron's vocab-parallel
+   * cross-entropy in fp32 over V/t (core/tensor_parallel/cross_entropy.py:
+   * cast the logits to fp32, max, subtract and exp in place with the sum,
+   * the loss; backward: softmax - one-hot scaled, cast to bf16) */
+  {
+    Acc hf = { g, 0, 0, 0 }, hb = { g, 0, 0, 0 };
+    double TV = T * V / t;
+    k_linear (&hf, &hb, T, V / t, h);
+    k_mem (&hf, 4 * Tn * h);                  /* final norm */
+    k_mem (&hb, 6 * Tn * h);
+    k_mem (&hb, 2 * Tn * h);
+    k_mem (&hf, 6.0 * TV);                    /* bf16 -> fp32 */
+    k_mem (&hf, 4.0 * TV);                    /* max */
+    k_mem (&hf, 8.0 * TV);                    /* exp in place, sum */
+    k_mem (&hf, 4.0 * TV);                    /* softmax = exp / sum, for the backward */
+    k_mem (&hb, 8.0 * TV);                    /* (softmax - one-hot) * dloss */
+    k_mem (&hb, 6.0 * TV);                    /* fp32 -> bf16 for the dgrad GEMM */
+    c->head_fwd_s = wall (&hf);
+    c->head_bwd_s = wall (&hb);
+    c->head_fwd_flop = hf.flop;
+    c->head_bwd_flop = hb.flop;
   }
 
-  /* Adam step, memory-bound: read the gradient (2 or 4 B), read and write
-   * master, m and v (12 + 12 B), write the bf16 parameter (2 B) */
+  /* the optimizer step, memory-bound: zero the gradient buffer, read it
+   * for the global gradient norm, then Adam reads the gradient, reads and
+   * writes master, m and v, and writes the bf16 parameter */
   {
     int pb, gb, mb, ob, ab;
     sim_recipe_bytes (p->recipe, &pb, &gb, &mb, &ob, &ab);
-    c->optimizer_s_per_param = (double) (gb + ab + 2 * (mb + ob) + pb) / g->hbm_bw_bytes_per_s;
+    c->optimizer_s_per_param = (double) (3 * (gb + ab) + 2 * (mb + ob) + pb) /
+                               (g->hbm_bw_bytes_per_s * g->eff.hbm);
   }
 
   c->tp_colls_fwd = p->tp > 1 ? (p->sequence_parallel ? 4 : 2) : 0;
@@ -135,6 +302,7 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   /* Megatron sends 1/t of the activation from each TP rank (scatter-gather) */
   c->pp_bytes = 2.0 * T * h / t;
   c->cp_kv_bytes = 2.0 * 2.0 * T * kvd / t;
+  (void) Tn;
 }
 
 double

@@ -242,6 +242,44 @@ dp_coll (B *b, SimCollOp op, int stage, double bytes, SimActivityId after, SimAc
   return end;
 }
 
+/* how long the TP collectives of one pass take alone on the network, and
+ * the ZeRO collective of `bytes` over the data-parallel group: what the
+ * compute beside them is slowed for */
+static double
+tp_pred_s (B *b, int stage, int count)
+{
+  const SimPlan *p = b->plan;
+  g_autofree int *g = NULL;
+  if (p->tp < 2 || count == 0)
+    return 0;
+  g = g_new (int, p->tp);
+  for (int t = 0; t < p->tp; t++)
+    g[t] = gpu_of (b, t, 0, 0, stage);
+  return count * choose (b, p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE, g, p->tp,
+                         b->cost.tp_bytes)->predicted_s;
+}
+
+static double
+dp_pred_s (B *b, SimCollOp op, int stage, double bytes)
+{
+  const SimPlan *p = b->plan;
+  int shards = p->dp * p->cp, n = 0;
+  g_autofree int *g = g_new (int, shards);
+  for (int d = 0; d < p->dp; d++)
+    for (int c = 0; c < p->cp; c++)
+      g[n++] = gpu_of (b, 0, c, d, stage);
+  return choose (b, op, g, shards, bytes)->predicted_s;
+}
+
+/* compute of `seconds` with `comm_s` of communication kernels beside it:
+ * while both run, the compute loses comm-slowdown of its speed to the
+ * SMs and memory bandwidth the NCCL kernels take */
+static double
+slowed (const B *b, double seconds, double comm_s)
+{
+  return seconds + b->gpu->eff.comm_slowdown * MIN (seconds, comm_s);
+}
+
 static void
 build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass *pass,
             GArray *grads, gboolean last_use, SimActivityId prev_end, int index,
@@ -256,6 +294,18 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
   SimActivityId x;
   int lc = b->lc_of[stage];
   double cp_bytes = lc * (p->cp - 1) * c->cp_kv_bytes;
+  gboolean overlap_tp = p->tp_comm_overlap > 0;
+  /* ZeRO-3 collectives beside this pass's compute: the next pass's
+   * parameter all-gather, and in a backward the gradient reduce-scatter */
+  double side_s = 0;
+  if (p->zero >= 3 && p->dp * p->cp > 1) {
+    int pb, gb, mb, ob, ab;
+    sim_recipe_bytes (p->recipe, &pb, &gb, &mb, &ob, &ab);
+    side_s = dp_pred_s (b, SIM_OP_ALL_GATHER, stage, lc * b->layer_params * 2);
+    if (op->backward)
+      side_s += dp_pred_s (b, SIM_OP_REDUCE_SCATTER, stage,
+                           lc * b->layer_params * (gb + ab > 2 ? 4 : 2));
+  }
 
   pass->op = *op;
   pass->gate = gate (b, gspan);
@@ -284,11 +334,14 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
                (last_chunk ? c->head_fwd_s : 0);
     SimActivityId a;
     pass->compute_span = new_span (b, SIM_SPAN_FORWARD, stage, replica, (int) op->micro_batch, op->chunk);
-    a = compute (b, stream, t, pass->compute_span);
+    a = compute (b, stream, slowed (b, t, side_s + (overlap_tp ? tp_pred_s (b, stage, lc * c->tp_colls_fwd) : 0)),
+                 pass->compute_span);
     dep (b, a, x);
-    x = tp_colls (b, replica, stage, lc * c->tp_colls_fwd, a, (int) op->micro_batch, op->chunk);
+    x = tp_colls (b, replica, stage, lc * c->tp_colls_fwd, overlap_tp ? x : a, (int) op->micro_batch,
+                  op->chunk);
     cp_flows (b, replica, stage, cp_bytes, pass->gate, pass->end, (int) op->micro_batch, op->chunk);
     dep (b, pass->end, x);
+    dep (b, pass->end, a);
     return;
   }
 
@@ -296,11 +349,20 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
     SimActivityId r;
     pass->has_recompute = TRUE;
     pass->recompute_span = new_span (b, SIM_SPAN_RECOMPUTE, stage, replica, (int) op->micro_batch, op->chunk);
-    r = compute (b, stream, lc * c->layer_recompute_s, pass->recompute_span);
+    gboolean tp_rc = p->recompute == SIM_RECOMPUTE_FULL;
+    r = compute (b, stream,
+                 slowed (b, lc * c->layer_recompute_s,
+                         side_s + (overlap_tp && tp_rc ? tp_pred_s (b, stage, lc * c->tp_colls_fwd) : 0)),
+                 pass->recompute_span);
     dep (b, r, x);
-    x = r;
-    if (p->recompute == SIM_RECOMPUTE_FULL)
-      x = tp_colls (b, replica, stage, lc * c->tp_colls_fwd, x, (int) op->micro_batch, op->chunk);
+    if (tp_rc) {
+      SimActivityId y = tp_colls (b, replica, stage, lc * c->tp_colls_fwd, overlap_tp ? x : r,
+                                  (int) op->micro_batch, op->chunk);
+      x = gate (b, gspan);
+      dep (b, x, y);
+      dep (b, x, r);
+    } else
+      x = r;
   }
   pass->compute_span = new_span (b, SIM_SPAN_BACKWARD, stage, replica, (int) op->micro_batch, op->chunk);
   if (last_use && grads != NULL) {
@@ -311,9 +373,15 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
                  (first_chunk && l == 0 ? c->embed_bwd_s : 0);
       double params = b->layer_params;
       GradEntry ge;
-      SimActivityId a = compute (b, stream, t, pass->compute_span);
+      SimActivityId a = compute (b, stream,
+                                 slowed (b, t, side_s / lc + (overlap_tp ? tp_pred_s (b, stage, c->tp_colls_fwd) : 0)),
+                                 pass->compute_span);
+      SimActivityId y;
       dep (b, a, x);
-      x = tp_colls (b, replica, stage, c->tp_colls_fwd, a, (int) op->micro_batch, op->chunk);
+      y = tp_colls (b, replica, stage, c->tp_colls_fwd, overlap_tp ? x : a, (int) op->micro_batch, op->chunk);
+      x = gate (b, gspan);
+      dep (b, x, y);
+      dep (b, x, a);
       if (last_chunk && l == lc - 1)
         params += (double) sim_model_final_norm_params (b->model) +
                   (double) (b->model->tied_embeddings && pp == 1 ? 0 : sim_model_embedding_params (b->model)) / p->tp;
@@ -327,9 +395,16 @@ build_pass (B *b, int replica, int stage, int stream, const SimPipeOp *op, Pass 
   } else {
     double t = lc * c->layer_bwd_s + (first_chunk ? c->embed_bwd_s : 0) +
                (last_chunk ? c->head_bwd_s : 0);
-    SimActivityId a = compute (b, stream, t, pass->compute_span);
+    SimActivityId a = compute (b, stream,
+                               slowed (b, t, side_s + (overlap_tp ? tp_pred_s (b, stage, lc * c->tp_colls_fwd) : 0)),
+                               pass->compute_span);
+    SimActivityId y;
     dep (b, a, x);
-    x = tp_colls (b, replica, stage, lc * c->tp_colls_fwd, a, (int) op->micro_batch, op->chunk);
+    y = tp_colls (b, replica, stage, lc * c->tp_colls_fwd, overlap_tp ? x : a, (int) op->micro_batch,
+                  op->chunk);
+    x = gate (b, gspan);
+    dep (b, x, y);
+    dep (b, x, a);
   }
   cp_flows (b, replica, stage, 2 * cp_bytes, pass->gate, pass->end, (int) op->micro_batch, op->chunk);
   dep (b, pass->end, x);
@@ -919,6 +994,10 @@ sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, con
       guint32 span = new_span (&b, SIM_SPAN_DP, s, 0, -1, -1);
       double params = (double) g_array_index (ledger->stages, SimStageMemory, s).params *
                       (plan->zero >= 3 ? shards : 1);
+      /* --overlap-param-gather: Megatron gathers bucket by bucket as the
+       * next forward reaches each; only the first bucket holds it up */
+      if (plan->overlap_param_gather > 0)
+        params = MIN (params, bucket);
       for (int t = 0; t < plan->tp; t++) {
         SimActivityId st, j;
         int n = 0;

@@ -13,6 +13,7 @@ typedef enum {
   KEY_SCHEDULE, KEY_VIRTUAL_STAGES, KEY_RECOMPUTE, KEY_SEQUENCE_PARALLEL,
   KEY_FLASH_ATTENTION, KEY_ZERO, KEY_RECIPE, KEY_ORDER, KEY_LORA_RANK, KEY_LORA_TARGETS,
   KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
+  KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -60,8 +61,15 @@ static const Option options[] = {
     "memory taken by the CUDA context and library workspaces (default 1.5GB)" },
   { "fragmentation", NULL, KEY_FRAGMENTATION, ARG_FRACTION, NULL,
     "allocator fragmentation allowance, fraction or percent (default 10%)" },
-  { "overlap", NULL, KEY_OVERLAP, ARG_BOOL, NULL,
+  { "overlap-grad-reduce", "overlap", KEY_OVERLAP, ARG_BOOL, NULL,
     "overlap the data-parallel gradient reduction with the backward pass (default on)" },
+  { "framework", NULL, KEY_FRAMEWORK, ARG_CHOICE, "megatron|fsdp",
+    "whose overlaps and kernels: Megatron-Core/NeMo or PyTorch FSDP (default megatron)" },
+  { "tp-comm-overlap", NULL, KEY_TP_COMM_OVERLAP, ARG_BOOL, NULL,
+    "hide TP collectives behind the GEMMs, as Transformer Engine's userbuffers (default: "
+    "on with megatron and sequence parallelism)" },
+  { "overlap-param-gather", NULL, KEY_OVERLAP_PARAM_GATHER, ARG_BOOL, NULL,
+    "gather ZeRO-1/2 parameters behind the next forward (default: on with megatron)" },
 };
 
 SimPlan *
@@ -82,6 +90,9 @@ sim_plan_new (void)
   p->context_reserve_bytes = -1;
   p->fragmentation = -1;
   p->overlap = TRUE;
+  p->framework = SIM_FRAMEWORK_MEGATRON;
+  p->tp_comm_overlap = -1;
+  p->overlap_param_gather = -1;
   p->defaults = g_ptr_array_new_with_free_func (g_free);
   return p;
 }
@@ -258,6 +269,9 @@ sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_pl
     break;
   case KEY_QLORA: plan->qlora = b; break;
   case KEY_OVERLAP: plan->overlap = b; break;
+  case KEY_FRAMEWORK: plan->framework = (SimFramework) u; plan->framework_given = TRUE; break;
+  case KEY_TP_COMM_OVERLAP: plan->tp_comm_overlap = b; break;
+  case KEY_OVERLAP_PARAM_GATHER: plan->overlap_param_gather = b; break;
   case KEY_CONTEXT_RESERVE: {
     guint64 bytes = 0;
     g_autoptr (GError) local = NULL;
@@ -528,6 +542,21 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
   }
   if (!plan->recipe_given)
     note_default (plan, "--recipe %s", sim_recipe_name (plan->recipe));
+  if (!plan->framework_given)
+    note_default (plan, "--framework megatron (Megatron-Core overlaps and kernels, as NeMo recipes)");
+  if (plan->tp_comm_overlap < 0) {
+    /* Transformer Engine's userbuffers overlap splits the sequence-parallel
+     * all-gathers and reduce-scatters; NeMo recipes turn it on with TP */
+    plan->tp_comm_overlap = plan->framework == SIM_FRAMEWORK_MEGATRON && plan->tp > 1 &&
+                            plan->sequence_parallel;
+    if (plan->tp > 1)
+      note_default (plan, "--%stp-comm-overlap", plan->tp_comm_overlap ? "" : "no-");
+  }
+  if (plan->overlap_param_gather < 0) {
+    plan->overlap_param_gather = plan->framework == SIM_FRAMEWORK_MEGATRON;
+    if (plan->zero >= 1 && plan->zero < 3 && plan->dp * plan->cp > 1)
+      note_default (plan, "--%soverlap-param-gather", plan->overlap_param_gather ? "" : "no-");
+  }
   if (plan->qlora && plan->lora_rank == 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--qlora needs --lora-rank R (for example 16)");
     return FALSE;

@@ -29,6 +29,9 @@ typedef enum {
 } SimRecipe;
 
 /* the four parallel dimensions, in the names --order uses */
+/* the training framework whose overlaps and kernels the step follows */
+typedef enum { SIM_FRAMEWORK_MEGATRON, SIM_FRAMEWORK_FSDP } SimFramework;
+
 typedef enum { SIM_DIM_TP, SIM_DIM_CP, SIM_DIM_DP, SIM_DIM_PP, SIM_DIM_COUNT } SimDim;
 
 typedef struct {
@@ -51,13 +54,16 @@ typedef struct {
   double context_reserve_bytes; /* < 0 unset */
   double fragmentation;         /* < 0 unset; fraction of what is left */
   gboolean overlap;             /* DP gradient reduction overlaps the backward */
+  SimFramework framework;
+  int tp_comm_overlap;          /* -1 unset; TP collectives hidden behind the GEMMs */
+  int overlap_param_gather;     /* -1 unset; ZeRO parameter all-gather behind the forward */
 
   /* which options the user gave (bit per SimPlanKey) */
   guint64 given;
   /* derived by sim_plan_resolve */
   guint64 micro_batches;   /* per DP replica: global / (micro_batch * dp) */
   GPtrArray *defaults;     /* char*: one line per default applied */
-  gboolean schedule_given, recipe_given;
+  gboolean schedule_given, recipe_given, framework_given;
 } SimPlan;
 
 SimPlan *sim_plan_new (void);

@@ -76,6 +76,19 @@ sim_report_text (const SimReportInput *in)
   g_autofree char *order = sim_plan_order_string (p);
 
   g_string_append_printf (s, "sim %s: %s on %s\n\n", SIM_VERSION, m->name, t->name);
+  {
+    const SimGpuType *g = sim_topology_gpu_type (t, 0);
+    if (g->gemm == NULL || g->gemm->len == 0)
+      g_string_append_printf (s, "WARNING   %s has no measured GEMM table: every GEMM is timed at the data-sheet\n"
+                                 "          peak, so the step time is a lower bound (add a <gemm> table or --calibration)\n",
+                              g->id);
+    if (!g->eff.given)
+      g_string_append_printf (s, "WARNING   %s has no <efficiency> constants: kernels run at the benchmark clock and\n"
+                                 "          the data-sheet HBM bandwidth with no per-kernel cost, an optimistic bound\n",
+                              g->id);
+    if (g->gemm == NULL || g->gemm->len == 0 || !g->eff.given)
+      g_string_append_c (s, '\n');
+  }
 
   g_string_append_printf (s, "Cluster   %d GPU%s: ", sim_topology_n_gpus (t),
                           sim_topology_n_gpus (t) == 1 ? "" : "s");
@@ -144,9 +157,14 @@ sim_report_text (const SimReportInput *in)
     const SimIteration *it = in->time;
     g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
     g_autoptr (GString) cp = g_string_new (NULL);
+    const SimEfficiency *eff = &sim_topology_gpu_type (in->topo, 0)->eff;
     g_string_append_printf (s, "\nTime      step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%\n",
                             it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
                             100 * it->mfu, 100 * it->hfu);
+    if (eff->error > 0)
+      g_string_append_printf (s, "          step %.3f s +-%.0f%%: the mean error on %" G_GUINT64_FORMAT
+                              " published runs of this GPU generation, each predicted by constants fitted without its model family\n",
+                              it->step_s, 100 * eff->error, eff->error_rows);
     g_string_append_printf (s, "          pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s\n",
                             100 * it->bubble_fraction,
                             it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",

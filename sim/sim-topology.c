@@ -5,6 +5,7 @@
 
 #include "sim-calibration.h"
 #include "sim-error.h"
+#include "sim-units.h"
 #include "sim-xml.h"
 
 /* 65,536 nodes is 4x the largest cluster anyone has described to us
@@ -85,8 +86,9 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
 {
   SimGpuType *t = g_new0 (SimGpuType, 1);
   xmlNode *mem = NULL;
-  xmlNode *gemm = NULL, *attn = NULL;
+  xmlNode *gemm = NULL, *attn = NULL, *eff = NULL;
 
+  t->eff = (SimEfficiency) { FALSE, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0 };
   t->gemm = g_array_new (FALSE, FALSE, sizeof (SimGemmPoint));
   g_ptr_array_add (topo->gpu_types, t);
   if (!sim_xml_get_string (path, node, "id", &t->id, error) ||
@@ -142,6 +144,26 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
       (!sim_xml_get_double (path, attn, "forward-efficiency", 0.01, 1.0, &t->attn_fwd_efficiency, error) ||
        !sim_xml_get_double (path, attn, "backward-efficiency", 0.01, 1.0, &t->attn_bwd_efficiency, error)))
     return FALSE;
+  eff = sim_xml_first_element (node, "efficiency");
+  if (eff != NULL) {
+    t->eff.given = TRUE;
+    if (!sim_xml_get_double (path, eff, "sustained-clock", 0.3, 1.0, &t->eff.clock, error) ||
+        !sim_xml_get_double (path, eff, "hbm", 0.3, 1.0, &t->eff.hbm, error) ||
+        !sim_xml_get_time (path, eff, "kernel-fixed", &t->eff.kernel_fixed_s, error) ||
+        !sim_xml_get_time (path, eff, "host-launch", &t->eff.host_launch_s, error) ||
+        !sim_xml_get_double (path, eff, "comm-slowdown", 0.0, 1.0, &t->eff.comm_slowdown, error))
+      return FALSE;
+    if (xmlHasProp (eff, (const xmlChar *) "error") &&
+        (!sim_xml_get_double (path, eff, "error", 0.0, 10.0, &t->eff.error, error) ||
+         !sim_xml_get_uint (path, eff, "error-rows", 1, 1000000, &t->eff.error_rows, error)))
+      return FALSE;
+    if (t->eff.kernel_fixed_s > 1e-3 || t->eff.host_launch_s > 1e-3) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                   "%s:%ld: <efficiency>: expected kernel-fixed and host-launch of at most 1ms",
+                   path, sim_xml_attr_line (eff, NULL));
+      return FALSE;
+    }
+  }
   if (t->peak_flop_per_s[SIM_DTYPE_BF16] <= 0 && t->peak_flop_per_s[SIM_DTYPE_FP16] <= 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: <gpu-type id=\"%s\">: expected a <peak dtype=\"bf16\"> or fp16 rate",
@@ -633,5 +655,58 @@ sim_topology_is_homogeneous (const SimTopology *topo)
   for (int i = 1; i < sim_topology_n_gpus (topo); i++)
     if (sim_topology_gpu (topo, i)->gpu_type != first)
       return FALSE;
+  return TRUE;
+}
+
+gboolean
+sim_topology_set_efficiency (SimTopology *topo, const char *text, GError **error)
+{
+  g_auto (GStrv) items = g_strsplit (text, ",", -1);
+  for (guint i = 0; items[i] != NULL; i++) {
+    g_autofree char *item = g_strstrip (g_strdup (items[i]));
+    char *eq = strchr (item, '=');
+    double v = NAN;
+    int which = -1;
+    static const char *const keys[] = { "sustained-clock", "hbm", "kernel-fixed", "host-launch",
+                                        "comm-slowdown" };
+    if (*item == '\0')
+      continue;
+    if (eq != NULL) {
+      *eq = '\0';
+      for (int k = 0; k < (int) G_N_ELEMENTS (keys); k++)
+        if (g_str_equal (item, keys[k]))
+          which = k;
+    }
+    if (which == 2 || which == 3) {
+      g_autoptr (GError) local = NULL;
+      if (!sim_units_parse_time (eq + 1, &v, &local))
+        v = NAN;
+      if (v > 1e-3)
+        v = NAN;
+    } else if (which >= 0) {
+      char *end = NULL;
+      v = g_ascii_strtod (eq + 1, &end);
+      if (end == eq + 1 || *end != '\0' || v < (which == 4 ? 0.0 : 0.3) || v > 1.0)
+        v = NAN;
+    }
+    if (which < 0 || !isfinite (v)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--efficiency: expected KEY=VALUE items with KEY one of sustained-clock, hbm "
+                   "(fractions 0.3-1), kernel-fixed, host-launch (times up to 1ms), comm-slowdown "
+                   "(fraction 0-1), got '%s'", items[i]);
+      return FALSE;
+    }
+    for (guint g = 0; g < topo->gpu_types->len; g++) {
+      SimEfficiency *e = &((SimGpuType *) g_ptr_array_index (topo->gpu_types, g))->eff;
+      e->given = TRUE;
+      switch (which) {
+      case 0: e->clock = v; break;
+      case 1: e->hbm = v; break;
+      case 2: e->kernel_fixed_s = v; break;
+      case 3: e->host_launch_s = v; break;
+      default: e->comm_slowdown = v; break;
+      }
+    }
+  }
   return TRUE;
 }

@@ -26,6 +26,23 @@ typedef enum {
   SIM_DTYPE_COUNT
 } SimDtype;
 
+/* How far real training kernels fall short of the data sheet and the
+ * isolated benchmarks: a few global constants per GPU generation, each with
+ * a physical meaning and a published prior range (topology XML
+ * <efficiency>; fitted on ../shared/validation/training_calibration.csv by
+ * tools/fit-efficiency.py).  A GPU type without the element gets the
+ * neutral values (1, 1, 0, 0, 0): the optimistic bound the report flags. */
+typedef struct {
+  gboolean given;
+  double clock;              /* sustained tensor-core clock in training / the benchmark's */
+  double hbm;                /* achievable fraction of the data-sheet HBM bandwidth */
+  double kernel_fixed_s;     /* GPU time per kernel beyond its work: launch gap and tail */
+  double host_launch_s;      /* host CPU time to issue one kernel (the host-bound floor) */
+  double comm_slowdown;      /* compute slows by this fraction while NCCL kernels share the SMs */
+  double error;              /* validation: mean |step-time error| on published runs, 0 unknown */
+  guint64 error_rows;        /* how many runs that error is over */
+} SimEfficiency;
+
 typedef struct {
   char *id;
   char *name;
@@ -36,6 +53,7 @@ typedef struct {
   GArray *gemm;                  /* SimGemmPoint, measured bf16 GEMM rates; may be empty */
   double attn_fwd_efficiency;    /* fused attention, fraction of bf16 peak; 0 if not given */
   double attn_bwd_efficiency;
+  SimEfficiency eff;
 } SimGpuType;
 
 typedef struct {
@@ -121,5 +139,11 @@ gboolean sim_topology_is_homogeneous (const SimTopology *topo);
 
 const char *sim_dtype_name (SimDtype dtype);
 const char *sim_link_kind_name (SimLinkKind kind);
+
+/* Override the efficiency constants of every GPU type from
+ * "sustained-clock=0.8,hbm=0.9,kernel-fixed=4us,host-launch=6us,comm-slowdown=0.1"
+ * (any subset): what a user who measured their own cluster, or the fit of
+ * tools/fit-efficiency.py, passes.  SIM_ERROR_USAGE on a bad key or value. */
+gboolean sim_topology_set_efficiency (SimTopology *topo, const char *text, GError **error);
 
 G_END_DECLS

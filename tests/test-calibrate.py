@@ -53,12 +53,16 @@ with tempfile.TemporaryDirectory() as tmp:
           step("--calibration", cal)["step_s"], step()["step_s"])
 
     # half the NVLink bandwidth: the tensor-parallel traffic takes about twice as long
+    # (with the TP collectives exposed: --no-tp-comm-overlap)
     slow = os.path.join(tmp, "slow.xml")
     with open(slow, "w") as f:
         f.write('<?xml version="1.0"?>\n<calibration gpu="H100"><link kind="nvlink" achieved-bandwidth="225GB/s"/></calibration>\n')
-    base, half = step(), step("--calibration", slow)
+    base, half = step("--no-tp-comm-overlap"), step("--no-tp-comm-overlap", "--calibration", slow)
     ratio = half["exposed_comm_s"]["tp"] / base["exposed_comm_s"]["tp"]
-    check("half the NVLink: TP exposure 1.8-2.0x", 1.8 < ratio <= 2.0, True)
+    # NVLink moves 370.8 GB/s with NCCL's Simple protocol (topologies/dgx8x4.xml):
+    # 370.8 / 225 = 1.65x for the bandwidth term, less where latency counts
+    check("225 GB/s NVLink: TP exposure 1.5-1.65x", 1.5 < ratio <= 1.65, True)
+    base = step()
 
     # a measured HBM rate below the data sheet slows the memory-bound work
     hbm = os.path.join(tmp, "hbm.csv")

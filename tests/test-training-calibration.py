@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Validation: step times of the published bf16 runs of
+tests/validation/data/training_calibration.csv (a copy of
+../shared/validation/training_calibration.csv: NVIDIA DGX Cloud NeMo 24.11
+recipes on H100, MosaicML llm-foundry FSDP runs on A100), each predicted by
+the sim command line as a user would run it, with the shipped cluster
+files and their fitted <efficiency> constants.  Prints the error table per
+row and per GPU; asserts the tolerances below, which are what the model
+reaches today (the goals of issue 12 are tighter: every row within 15 %,
+MAE <= 6 %, |bias| <= 3 %).
+
+usage: test-training-calibration.py SIM SOURCE_ROOT
+"""
+import importlib.util, os, statistics, sys
+
+# per GPU: (largest |error| of any row, largest MAE, largest |bias|)
+TOLERANCE = {"h100": (0.15, 0.06, 0.03), "a100": (0.25, 0.10, 0.06)}
+
+
+def main(sim, root):
+    spec = importlib.util.spec_from_file_location("fit", os.path.join(root, "tools", "fit-efficiency.py"))
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    data = os.path.join(root, "tests", "validation", "data", "training_calibration.csv")
+    failed = 0
+    for gpu, (worst_tol, mae_tol, bias_tol) in TOLERANCE.items():
+        rows = fit.select_rows(data, gpu)
+        runner = fit.Runner(sim, rows, os.cpu_count() or 2)
+        errs = runner.errors(None, rows)
+        print("# %s: %d bf16 runs" % (gpu, len(rows)))
+        for r in rows:
+            e = errs[r["row_id"]]
+            print("#   %-46s measured %9.3f s  %+6.1f%%%s" % (r["row_id"], fit.measured_s(r), 100 * e,
+                                                           "" if abs(e) <= worst_tol else "  OUT"))
+        e = list(errs.values())
+        mae, bias = statistics.mean(abs(x) for x in e), statistics.mean(e)
+        worst = max(e, key=abs)
+        print("# %s: %s" % (gpu, fit.summary(e)))
+        ok = abs(worst) <= worst_tol and mae <= mae_tol and abs(bias) <= bias_tol
+        print("%s - %s: worst %+.1f%% (<= %.0f%%), MAE %.1f%% (<= %.0f%%), bias %+.1f%% (|.| <= %.0f%%)"
+              % ("ok" if ok else "not ok", gpu, 100 * worst, 100 * worst_tol, 100 * mae, 100 * mae_tol,
+                 100 * bias, 100 * bias_tol))
+        failed += not ok
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
