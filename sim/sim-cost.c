@@ -302,7 +302,6 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   /* Megatron sends 1/t of the activation from each TP rank (scatter-gather) */
   c->pp_bytes = 2.0 * T * h / t;
   c->cp_kv_bytes = 2.0 * 2.0 * T * kvd / t;
-  (void) Tn;
 }
 
 double

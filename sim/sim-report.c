@@ -162,9 +162,10 @@ sim_report_text (const SimReportInput *in)
                             it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
                             100 * it->mfu, 100 * it->hfu);
     if (eff->error > 0)
-      g_string_append_printf (s, "          step %.3f s +-%.0f%%: the mean error on %" G_GUINT64_FORMAT
-                              " published runs of this GPU generation, each predicted by constants fitted without its model family\n",
-                              it->step_s, 100 * eff->error, eff->error_rows);
+      g_string_append_printf (s, "          error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
+                              " published runs of this GPU generation,\n"
+                              "          each predicted with constants fitted without its model family\n",
+                              100 * eff->error, eff->error_rows);
     g_string_append_printf (s, "          pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s\n",
                             100 * it->bubble_fraction,
                             it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
