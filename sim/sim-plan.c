@@ -303,21 +303,16 @@ sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_pl
   return TRUE;
 }
 
+static gboolean
+plan_item (const char *key, const char *value, gpointer plan, GError **error)
+{
+  return sim_plan_set (plan, key, value, NULL, error);
+}
+
 gboolean
 sim_plan_parse_string (SimPlan *plan, const char *text, GError **error)
 {
-  g_auto (GStrv) items = g_strsplit (text, ",", -1);
-  for (guint i = 0; items[i] != NULL; i++) {
-    g_autofree char *item = g_strstrip (g_strdup (items[i]));
-    char *eq = strchr (item, '=');
-    if (*item == '\0')
-      continue;
-    if (eq != NULL)
-      *eq = '\0';
-    if (!sim_plan_set (plan, item, eq != NULL ? eq + 1 : NULL, NULL, error))
-      return FALSE;
-  }
-  return TRUE;
+  return sim_units_foreach_key_value (text, plan_item, plan, error);
 }
 
 char *

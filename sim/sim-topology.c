@@ -658,55 +658,49 @@ sim_topology_is_homogeneous (const SimTopology *topo)
   return TRUE;
 }
 
-gboolean
-sim_topology_set_efficiency (SimTopology *topo, const char *text, GError **error)
+static gboolean
+efficiency_item (const char *key, const char *value, gpointer data, GError **error)
 {
-  g_auto (GStrv) items = g_strsplit (text, ",", -1);
-  for (guint i = 0; items[i] != NULL; i++) {
-    g_autofree char *item = g_strstrip (g_strdup (items[i]));
-    char *eq = strchr (item, '=');
-    double v = NAN;
-    int which = -1;
-    static const char *const keys[] = { "sustained-clock", "hbm", "kernel-fixed", "host-launch",
-                                        "comm-slowdown" };
-    if (*item == '\0')
-      continue;
-    if (eq != NULL) {
-      *eq = '\0';
-      for (int k = 0; k < (int) G_N_ELEMENTS (keys); k++)
-        if (g_str_equal (item, keys[k]))
-          which = k;
-    }
-    if (which == 2 || which == 3) {
-      g_autoptr (GError) local = NULL;
-      if (!sim_units_parse_time (eq + 1, &v, &local))
-        v = NAN;
-      if (v > 1e-3)
-        v = NAN;
-    } else if (which >= 0) {
-      char *end = NULL;
-      v = g_ascii_strtod (eq + 1, &end);
-      if (end == eq + 1 || *end != '\0' || v < (which == 4 ? 0.0 : 0.3) || v > 1.0)
-        v = NAN;
-    }
-    if (which < 0 || !isfinite (v)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "--efficiency: expected KEY=VALUE items with KEY one of sustained-clock, hbm "
-                   "(fractions 0.3-1), kernel-fixed, host-launch (times up to 1ms), comm-slowdown "
-                   "(fraction 0-1), got '%s'", items[i]);
-      return FALSE;
-    }
-    for (guint g = 0; g < topo->gpu_types->len; g++) {
-      SimEfficiency *e = &((SimGpuType *) g_ptr_array_index (topo->gpu_types, g))->eff;
-      e->given = TRUE;
-      switch (which) {
-      case 0: e->clock = v; break;
-      case 1: e->hbm = v; break;
-      case 2: e->kernel_fixed_s = v; break;
-      case 3: e->host_launch_s = v; break;
-      default: e->comm_slowdown = v; break;
-      }
+  static const char *const keys[] = { "sustained-clock", "hbm", "kernel-fixed", "host-launch",
+                                      "comm-slowdown" };
+  SimTopology *topo = data;
+  double v = NAN;
+  int which = -1;
+  for (int k = 0; value != NULL && k < (int) G_N_ELEMENTS (keys); k++)
+    if (g_str_equal (key, keys[k]))
+      which = k;
+  if (which == 2 || which == 3) {
+    if (!sim_units_parse_time (value, &v, NULL) || v > 1e-3)
+      v = NAN;
+  } else if (which >= 0) {
+    char *end = NULL;
+    v = g_ascii_strtod (value, &end);
+    if (end == value || *end != '\0' || v < (which == 4 ? 0.0 : 0.3) || v > 1.0)
+      v = NAN;
+  }
+  if (which < 0 || !isfinite (v)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--efficiency: expected KEY=VALUE items with KEY one of sustained-clock, hbm "
+                 "(fractions 0.3-1), kernel-fixed, host-launch (times up to 1ms), comm-slowdown "
+                 "(fraction 0-1), got '%s%s%s'", key, value != NULL ? "=" : "", value != NULL ? value : "");
+    return FALSE;
+  }
+  for (guint g = 0; g < topo->gpu_types->len; g++) {
+    SimEfficiency *e = &((SimGpuType *) g_ptr_array_index (topo->gpu_types, g))->eff;
+    e->given = TRUE;
+    switch (which) {
+    case 0: e->clock = v; break;
+    case 1: e->hbm = v; break;
+    case 2: e->kernel_fixed_s = v; break;
+    case 3: e->host_launch_s = v; break;
+    default: e->comm_slowdown = v; break;
     }
   }
   return TRUE;
+}
+
+gboolean
+sim_topology_set_efficiency (SimTopology *topo, const char *text, GError **error)
+{
+  return sim_units_foreach_key_value (text, efficiency_item, topo, error);
 }

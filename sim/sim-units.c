@@ -233,3 +233,20 @@ sim_units_parse_time (const char *text, double *out_s, GError **error)
 {
   return parse_quantity (text, KIND_TIME, out_s, error);
 }
+
+gboolean
+sim_units_foreach_key_value (const char *text, SimKeyValueFunc f, gpointer data, GError **error)
+{
+  g_auto (GStrv) items = g_strsplit (text, ",", -1);
+  for (guint i = 0; items[i] != NULL; i++) {
+    g_autofree char *item = g_strstrip (g_strdup (items[i]));
+    char *eq = strchr (item, '=');
+    if (*item == '\0')
+      continue;
+    if (eq != NULL)
+      *eq = '\0';
+    if (!f (item, eq != NULL ? eq + 1 : NULL, data, error))
+      return FALSE;
+  }
+  return TRUE;
+}

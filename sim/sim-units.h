@@ -32,4 +32,12 @@ gboolean sim_units_parse_flop_rate (const char *text, double *out_flop_per_s, GE
 /* time: ns, us (or µs), ms, s */
 gboolean sim_units_parse_time (const char *text, double *out_s, GError **error);
 
+/* Call f for each item of "key=value,key,key=value" (blanks around items
+ * ignored, empty items skipped; value NULL for a bare key); stops at the
+ * first FALSE and returns it. */
+typedef gboolean (*SimKeyValueFunc) (const char *key, const char *value, gpointer data,
+                                     GError **error);
+gboolean sim_units_foreach_key_value (const char *text, SimKeyValueFunc f, gpointer data,
+                                      GError **error);
+
 G_END_DECLS
