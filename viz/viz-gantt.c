@@ -46,6 +46,77 @@ lane_of (SimSpanKind k)
   }
 }
 
+static int
+interval_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const SimTime *a = pa, *b = pb;
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
+/* the merged intervals in which a stage computes, sorted: communication
+ * inside them is hidden behind compute, outside them exposed */
+static GArray *
+compute_intervals (const SimIteration *it, int stage)
+{
+  GArray *iv = g_array_new (FALSE, FALSE, sizeof (SimTime) * 2);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (SimTime) * 2);
+  for (guint i = 0; i < it->spans->len; i++) {
+    const SimSpan *sp = &g_array_index (it->spans, SimSpan, i);
+    SimTime v[2] = { sp->start, sp->end };
+    if (sp->stage == stage && sp->replica == 0 && lane_of (sp->kind) < 0 &&
+        sp->kind != SIM_SPAN_GATE && sp->end > sp->start)
+      g_array_append_vals (iv, v, 1);
+  }
+  g_array_sort (iv, interval_cmp);
+  for (guint i = 0; i < iv->len; i++) {
+    SimTime *v = &g_array_index (iv, SimTime, 2 * i);
+    SimTime *last = out->len > 0 ? &g_array_index (out, SimTime, 2 * (out->len - 1)) : NULL;
+    if (last != NULL && v[0] <= last[1])
+      last[1] = MAX (last[1], v[1]);
+    else
+      g_array_append_vals (out, v, 1);
+  }
+  g_array_unref (iv);
+  return out;
+}
+
+/* draw [a, b) of a communication lane: pale where the stage computes
+ * (hidden), in full colour where it does not (exposed) */
+static void
+comm_segments (cairo_t *cr, const GArray *iv, SimTime a, SimTime b, VizColor c, double x0,
+               double x1, SimTime t0, double span_s, double y, double h)
+{
+  guint lo = 0, hi = iv->len;
+  SimTime cur = a;
+#define XOF(t) (x0 + (x1 - x0) * sim_time_to_s ((t) - t0) / span_s)
+  /* the first interval that ends after a */
+  while (lo < hi) {
+    guint mid = (lo + hi) / 2;
+    if (g_array_index (iv, SimTime, 2 * mid + 1) <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  cairo_set_source_rgb (cr, c.r + (1 - c.r) * 0.65, c.g + (1 - c.g) * 0.65, c.b + (1 - c.b) * 0.65);
+  cairo_rectangle (cr, XOF (a), y, MAX (XOF (b) - XOF (a), 0.6), h);
+  cairo_fill (cr);
+  viz_set_color (cr, c);
+  for (guint i = lo; i < iv->len && cur < b; i++) {
+    SimTime s0 = g_array_index (iv, SimTime, 2 * i), s1 = g_array_index (iv, SimTime, 2 * i + 1);
+    if (s0 > cur) {
+      SimTime e = MIN (s0, b);
+      cairo_rectangle (cr, XOF (cur), y, MAX (XOF (e) - XOF (cur), 0.6), h);
+      cairo_fill (cr);
+    }
+    cur = MAX (cur, s1);
+  }
+  if (cur < b) {
+    cairo_rectangle (cr, XOF (cur), y, MAX (XOF (b) - XOF (cur), 0.6), h);
+    cairo_fill (cr);
+  }
+#undef XOF
+}
+
 static void
 legend (cairo_t *cr, const VizInput *in, double x, double y)
 {
@@ -75,6 +146,8 @@ legend (cairo_t *cr, const VizInput *in, double x, double y)
     viz_text (cr, x + 19, y, 0, names[i]);
     x += 19 + viz_text_width (cr, names[i]) + 18;
   }
+  cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+  viz_text (cr, x, y, 0, "(communication: pale = hidden behind compute, full = exposed)");
 }
 
 static int
@@ -119,6 +192,7 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
   for (guint r = 0; r < rows->len; r++) {
     int s = g_array_index (rows, int, r);
     double yc = y0 + r * l.row_h + 4, yl = yc + l.lane_compute_h + 3;
+    g_autoptr (GArray) busy = compute_intervals (it, s);
     viz_set_color (cr, viz_idle_color ());
     cairo_rectangle (cr, x0, yc, x1 - x0, l.lane_compute_h);
     cairo_fill (cr);
@@ -151,8 +225,8 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
           }
         }
       } else {
-        cairo_rectangle (cr, a, yl + lane * (l.lane_h + 1), MAX (w, 0.6), l.lane_h);
-        cairo_fill (cr);
+        comm_segments (cr, busy, sp->start, sp->end, viz_kind_color (sp->kind), x0, x1, t0, span_s,
+                       yl + lane * (l.lane_h + 1), l.lane_h);
       }
     }
   }
