@@ -13,7 +13,7 @@ typedef enum {
   KEY_SCHEDULE, KEY_VIRTUAL_STAGES, KEY_RECOMPUTE, KEY_SEQUENCE_PARALLEL,
   KEY_FLASH_ATTENTION, KEY_ZERO, KEY_RECIPE, KEY_ORDER, KEY_LORA_RANK, KEY_LORA_TARGETS,
   KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
-  KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER,
+  KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -68,6 +68,9 @@ static const Option options[] = {
   { "tp-comm-overlap", NULL, KEY_TP_COMM_OVERLAP, ARG_BOOL, NULL,
     "hide TP collectives behind the GEMMs, as Transformer Engine's userbuffers (default: "
     "on with megatron and sequence parallelism)" },
+  { "attention-kernel", NULL, KEY_ATTENTION_KERNEL, ARG_CHOICE, "flash|triton",
+    "fused attention: the GPU's FlashAttention-class kernel, or FlashAttention's Triton "
+    "kernel (default: flash with megatron, triton with fsdp)" },
   { "overlap-param-gather", NULL, KEY_OVERLAP_PARAM_GATHER, ARG_BOOL, NULL,
     "gather ZeRO-1/2 parameters behind the next forward (default: on with megatron)" },
 };
@@ -93,6 +96,7 @@ sim_plan_new (void)
   p->framework = SIM_FRAMEWORK_MEGATRON;
   p->tp_comm_overlap = -1;
   p->overlap_param_gather = -1;
+  p->attention_kernel = -1;
   p->defaults = g_ptr_array_new_with_free_func (g_free);
   return p;
 }
@@ -272,6 +276,7 @@ sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_pl
   case KEY_FRAMEWORK: plan->framework = (SimFramework) u; plan->framework_given = TRUE; break;
   case KEY_TP_COMM_OVERLAP: plan->tp_comm_overlap = b; break;
   case KEY_OVERLAP_PARAM_GATHER: plan->overlap_param_gather = b; break;
+  case KEY_ATTENTION_KERNEL: plan->attention_kernel = (int) u; break;
   case KEY_CONTEXT_RESERVE: {
     guint64 bytes = 0;
     g_autoptr (GError) local = NULL;
@@ -551,6 +556,17 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
     plan->overlap_param_gather = plan->framework == SIM_FRAMEWORK_MEGATRON;
     if (plan->zero >= 1 && plan->zero < 3 && plan->dp * plan->cp > 1)
       note_default (plan, "--%soverlap-param-gather", plan->overlap_param_gather ? "" : "no-");
+  }
+  if (plan->attention_kernel < 0) {
+    /* Megatron-Core runs Transformer Engine's fused attention; llm-foundry's
+     * MPT benchmarks, the FSDP runs we validate on, ran FlashAttention's
+     * Triton kernel (scripts/train/benchmarking/submit_benchmarks.py
+     * @12a63191: --attn_impl default 'triton') */
+    plan->attention_kernel = plan->framework == SIM_FRAMEWORK_FSDP ? SIM_ATTENTION_TRITON
+                                                                   : SIM_ATTENTION_FLASH;
+    if (plan->flash_attention)
+      note_default (plan, "--attention-kernel %s",
+                    plan->attention_kernel == SIM_ATTENTION_TRITON ? "triton (llm-foundry's)" : "flash");
   }
   if (plan->qlora && plan->lora_rank == 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--qlora needs --lora-rank R (for example 16)");

@@ -31,6 +31,9 @@ typedef enum {
 /* the four parallel dimensions, in the names --order uses */
 /* the training framework whose overlaps and kernels the step follows */
 typedef enum { SIM_FRAMEWORK_MEGATRON, SIM_FRAMEWORK_FSDP } SimFramework;
+/* the fused attention kernel: the GPU's measured FlashAttention-class
+ * kernel (topology <attention>), or FlashAttention's Triton kernel */
+typedef enum { SIM_ATTENTION_FLASH, SIM_ATTENTION_TRITON } SimAttentionKernel;
 
 typedef enum { SIM_DIM_TP, SIM_DIM_CP, SIM_DIM_DP, SIM_DIM_PP, SIM_DIM_COUNT } SimDim;
 
@@ -57,6 +60,7 @@ typedef struct {
   SimFramework framework;
   int tp_comm_overlap;          /* -1 unset; TP collectives hidden behind the GEMMs */
   int overlap_param_gather;     /* -1 unset; ZeRO parameter all-gather behind the forward */
+  int attention_kernel;         /* -1 unset, else SimAttentionKernel */
 
   /* which options the user gave (bit per SimPlanKey) */
   guint64 given;

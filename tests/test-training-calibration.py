@@ -14,7 +14,7 @@ usage: test-training-calibration.py SIM SOURCE_ROOT
 import importlib.util, os, statistics, sys
 
 # per GPU: (largest |error| of any row, largest MAE, largest |bias|)
-TOLERANCE = {"h100": (0.15, 0.06, 0.03), "a100": (0.25, 0.10, 0.06)}
+TOLERANCE = {"h100": (0.15, 0.06, 0.03), "a100": (0.35, 0.08, 0.03)}
 
 
 def main(sim, root):
