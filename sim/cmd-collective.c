@@ -109,8 +109,10 @@ sim_cmd_collective (int argc, char **argv, GError **error)
     g_autoptr (SimEngine) e = sim_engine_new ();
     g_autoptr (SimNetwork) net = sim_network_new (topo, e);
     Row r = { size, 0, { 0 } };
-    if (!sim_collective_choose (net, op, gpus, n, (double) size, algo, proto, &r.choice, error))
+    if (!sim_collective_choose (net, op, gpus, n, (double) size, algo, proto, &r.choice, error)) {
+      g_prefix_error (error, "--algo: ");
       return 2;
+    }
     r.time_s = r.choice.predicted_s;
     g_array_append_val (rows, r);
     if (size > G_MAXUINT64 / 2)

@@ -577,6 +577,10 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     SimTopology *t = sim_cli_load_topology (topo_path, nodes, calibration, error);
     if (t == NULL)
       return 2;
+    if (!sim_topology_check_one_gpu_type (t, error)) {
+      sim_topology_free (t);
+      return 2;
+    }
     max_nodes = t->n_nodes;
     if (!scale) {
       g_ptr_array_add (sw.topos, t);

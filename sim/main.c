@@ -365,16 +365,6 @@ run (int argc, char **argv, GError **error)
     if (model_default)
       g_ptr_array_insert (r->plan->defaults, 0, g_strdup ("--model " DEFAULT_MODEL));
   }
-  if (!sim_topology_is_homogeneous (topo)) {
-    const SimVertex *odd = NULL;
-    for (int g = 1; g < sim_topology_n_gpus (topo) && odd == NULL; g++)
-      if (sim_topology_gpu (topo, g)->gpu_type != sim_topology_gpu (topo, 0)->gpu_type)
-        odd = sim_topology_gpu (topo, g);
-    g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
-                 "%s:%d: expected one GPU type for the whole cluster, but %s differs from %s (mixed GPUs are not modelled yet)",
-                 topo_path, odd->line > 0 ? odd->line : 1, odd->id, sim_topology_gpu (topo, 0)->id);
-    return 2;
-  }
   diagnosis = sim_run_diagnose (r, NULL);
   in.topo = topo;
   in.model = model;

@@ -381,6 +381,9 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
   guint64 mbdp = 0;
 
   g_ptr_array_set_size (plan->defaults, 0);
+  /* one GPU type: the cost model, the ledger and the MFU all read GPU 0's */
+  if (!sim_topology_check_one_gpu_type (topo, error))
+    return FALSE;
   if (plan->tp == 0) {
     plan->tp = 1;
     note_default (plan, "--tp 1");

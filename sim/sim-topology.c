@@ -649,12 +649,18 @@ sim_topology_gpu_type (const SimTopology *topo, int gpu)
 }
 
 gboolean
-sim_topology_is_homogeneous (const SimTopology *topo)
+sim_topology_check_one_gpu_type (const SimTopology *topo, GError **error)
 {
-  int first = sim_topology_gpu (topo, 0)->gpu_type;
-  for (int i = 1; i < sim_topology_n_gpus (topo); i++)
-    if (sim_topology_gpu (topo, i)->gpu_type != first)
+  for (int g = 1; g < sim_topology_n_gpus (topo); g++)
+    if (sim_topology_gpu (topo, g)->gpu_type != sim_topology_gpu (topo, 0)->gpu_type) {
+      const SimVertex *odd = sim_topology_gpu (topo, g);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
+                   "%s:%d: expected one GPU type for the whole cluster, but %s differs from %s "
+                   "(mixed GPUs are not modelled yet)",
+                   topo->path != NULL ? topo->path : topo->name, odd->line > 0 ? odd->line : 1, odd->id,
+                   sim_topology_gpu (topo, 0)->id);
       return FALSE;
+    }
   return TRUE;
 }
 

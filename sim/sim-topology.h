@@ -134,8 +134,9 @@ int sim_topology_n_gpus (const SimTopology *topo);
 const SimVertex *sim_topology_gpu (const SimTopology *topo, int gpu);
 /* the GPU type of GPU number gpu */
 const SimGpuType *sim_topology_gpu_type (const SimTopology *topo, int gpu);
-/* true when every GPU has the same type */
-gboolean sim_topology_is_homogeneous (const SimTopology *topo);
+/* TRUE when every GPU has the same type; else FALSE with SIM_ERROR_TOPOLOGY
+ * naming the file and line of the first GPU that differs (error may be NULL) */
+gboolean sim_topology_check_one_gpu_type (const SimTopology *topo, GError **error);
 
 const char *sim_dtype_name (SimDtype dtype);
 const char *sim_link_kind_name (SimLinkKind kind);
