@@ -21,7 +21,7 @@
 #include "sim-bench.h"
 #include "sim-calibration.h"
 #include "sim-compare.h"
-#include "sim-commands.h"
+#include "cli.h"
 #include "sim-error.h"
 #include "sim-io.h"
 #include "sim-nccl.h"

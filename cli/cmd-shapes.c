@@ -2,7 +2,7 @@
  * microbench/gemm --model (which calls this to read the model XML) */
 #include <stdio.h>
 
-#include "sim-commands.h"
+#include "cli.h"
 #include "sim-cost.h"
 #include "sim-error.h"
 #include "sim-paths.h"

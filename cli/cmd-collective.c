@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "sim-collective.h"
-#include "sim-commands.h"
+#include "cli.h"
 #include "sim-error.h"
 #include "sim-io.h"
 #include "sim-json.h"

@@ -1,7 +1,7 @@
 /* cmd-common.c — argument scanning shared by the subcommands */
 #include <string.h>
 
-#include "sim-commands.h"
+#include "cli.h"
 #include "sim-error.h"
 
 gboolean

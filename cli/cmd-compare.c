@@ -1,7 +1,7 @@
 /* cmd-compare.c — `sim compare`: several layouts of one job, side by side */
 #include <stdio.h>
 
-#include "sim-commands.h"
+#include "cli.h"
 #include "sim-error.h"
 #include "sim-io.h"
 #include "sim-paths.h"

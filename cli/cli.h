@@ -1,11 +1,15 @@
-/* sim-commands.h — the subcommands of the sim command line.
- * Each returns the exit status; on error it sets error and returns 2. */
+/* cli.h — the subcommands of the sim command line (cli/cmd-*.c) and what
+ * they share (cli/cmd-common.c).  Files under cli/ parse arguments, call
+ * the library (sim/, viz/) and print; they compute nothing a test would
+ * want to check.  Each subcommand returns the exit status; on error it
+ * sets error and returns 2. */
 #pragma once
 
 #include <glib.h>
 
 G_BEGIN_DECLS
 
+int sim_cmd_run (int argc, char **argv, GError **error);
 int sim_cmd_collective (int argc, char **argv, GError **error);
 int sim_cmd_validate (int argc, char **argv, GError **error);
 int sim_cmd_compare (int argc, char **argv, GError **error);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "sim-bench.h"
-#include "sim-commands.h"
+#include "cli.h"
 #include "sim-gemm.h"
 #include "sim-compare.h"
 #include "sim-error.h"

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim-commands.h"
+#include "cli.h"
 #include "sim-error.h"
 #include "sim-io.h"
 #include "sim-json.h"

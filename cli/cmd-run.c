@@ -1,4 +1,4 @@
-/* main.c — the sim command line.
+/* cmd-run.c — the plain sim command: one layout on one cluster.
  *
  *   sim --topology dgx8x4.xml --tp 8 --pp 4 --dp 2 [plan flags] [--json FILE|-]
  *
@@ -6,11 +6,10 @@
  * status 2.  Output files are written whole or not at all
  * (g_file_set_contents writes a temporary file and renames it). */
 #include <errno.h>
-#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "sim-commands.h"
+#include "cli.h"
 #include "sim-error.h"
 #include "sim-iteration.h"
 #include "sim-memory.h"
@@ -311,8 +310,8 @@ write_outputs (const Cli *cli, SimReportInput *in, GError **error)
   return TRUE;
 }
 
-static int
-run (int argc, char **argv, GError **error)
+int
+sim_cmd_run (int argc, char **argv, GError **error)
 {
   g_auto (Cli) cli = { 0 };
   g_autoptr (SimPlan) plan = sim_plan_new ();
@@ -387,36 +386,4 @@ run (int argc, char **argv, GError **error)
     fputs (text, stdout);
   }
   return 0;
-}
-
-int
-main (int argc, char **argv)
-{
-  g_autoptr (GError) error = NULL;
-  int rc = 0;
-
-  setlocale (LC_ALL, "C");
-  if (argc > 1 && g_str_equal (argv[1], "collective"))
-    rc = sim_cmd_collective (argc, argv, &error);
-  else if (argc > 1 && g_str_equal (argv[1], "validate"))
-    rc = sim_cmd_validate (argc, argv, &error);
-  else if (argc > 1 && g_str_equal (argv[1], "compare"))
-    rc = sim_cmd_compare (argc, argv, &error);
-  else if (argc > 1 && g_str_equal (argv[1], "sweep"))
-    rc = sim_cmd_sweep (argc, argv, &error);
-  else if (argc > 1 && g_str_equal (argv[1], "shapes"))
-    rc = sim_cmd_shapes (argc, argv, &error);
-  else if (argc > 1 && g_str_equal (argv[1], "calibrate"))
-    rc = sim_cmd_calibrate (argc, argv, &error);
-  else
-    rc = run (argc, argv, &error);
-  if (error != NULL) {
-    fprintf (stderr, "sim: %s\n", error->message);
-    return 2;
-  }
-  if (fflush (stdout) != 0 || ferror (stdout)) {
-    fprintf (stderr, "sim: cannot write to standard output: %s\n", g_strerror (errno));
-    return 2;
-  }
-  return rc;
 }
