@@ -323,6 +323,12 @@ sim_cost_model_flop (const SimModel *m, const SimPlan *p)
 }
 
 double
+sim_cost_mfu (const SimModel *m, const SimPlan *p, const SimGpuType *g, double step_s)
+{
+  return sim_cost_model_flop (m, p) / (step_s * sim_plan_world_size (p) * bf16_peak (g));
+}
+
+double
 sim_cost_narayanan_flop (const SimModel *m, guint64 B, guint64 s, gboolean full)
 {
   double h = m->hidden, L = m->layers, V = m->vocab, S = (double) s;

@@ -1,7 +1,12 @@
 /* sim-cost.h — how long each piece of one training step takes on one GPU.
  *
  * Pure functions of model, plan and GPU: no engine, no network.  Every op is
- * a roofline, max(FLOP / rate, bytes / HBM bandwidth), with
+ * a list of kernels, each charged on the side of the roofline it sits on
+ * (GEMMs and attention: FLOP / rate; everything else: bytes / HBM
+ * bandwidth; never the max of both) plus the GPU's fixed cost per kernel,
+ * the rates scaled by its efficiency constants (SimEfficiency,
+ * sim-topology.h); a piece of work never takes less than its kernels' host
+ * launch time.  In detail:
  *   - GEMMs at the measured rate for their shape (sim-gemm.h); a backward
  *     GEMM is its data-gradient and weight-gradient GEMMs, each with the
  *     forward's FLOPs and transposed shapes;
@@ -52,12 +57,15 @@ typedef struct {
   double cp_kv_bytes;
 } SimLayerCost;
 
+/* fills *out for a resolved plan; never fails; any thread (pure) */
 void sim_cost_layer (const SimModel *m, const SimPlan *plan, const SimGpuType *gpu,
                      SimLayerCost *out);
 
 /* the GEMM shapes one TP rank runs per layer and micro-batch (forward, and
  * the data- and weight-gradient GEMMs of the backward), and the output
- * layer's: what microbench/gemm measures for a model */
+ * layer's: what microbench/gemm measures for a model.  Returns a new array
+ * of SimGemmShape (caller g_array_unref()s; names are static strings);
+ * never fails; any thread. */
 typedef struct {
   const char *name;
   double m, n, k;
@@ -65,8 +73,13 @@ typedef struct {
 GArray *sim_cost_gemm_shapes (const SimModel *m, const SimPlan *plan);
 
 /* Model FLOPs of one iteration (whole job, all GPUs), and Narayanan's
- * closed form for the GPT layer for comparison */
+ * closed form for the GPT layer for comparison (96 instead of 72, V/16Lh
+ * instead of V/12Lh, with full recomputation).  Pure; any thread. */
 double sim_cost_model_flop (const SimModel *m, const SimPlan *plan);
+/* model FLOPs utilisation of a step of step_s seconds: model FLOPs over the
+ * whole job's dense bf16 peak (fp16 where no bf16 peak is given) for step_s;
+ * the one MFU every report, table and chart prints */
+double sim_cost_mfu (const SimModel *m, const SimPlan *plan, const SimGpuType *gpu, double step_s);
 double sim_cost_narayanan_flop (const SimModel *m, guint64 global_batch, guint64 seq,
                                 gboolean full_recompute);
 

@@ -575,7 +575,9 @@ analyse (SimIteration *it, B *b, const SimMemory *ledger)
   g_autoptr (SimActivations) layer_act = NULL;
   g_autoptr (SimActivations) emb_act = NULL;
   g_autoptr (SimActivations) out_act = NULL;
-  double peak_flops = b->gpu->peak_flop_per_s[SIM_DTYPE_BF16];
+  double peak_flops = b->gpu->peak_flop_per_s[SIM_DTYPE_BF16] > 0
+                          ? b->gpu->peak_flop_per_s[SIM_DTYPE_BF16]
+                          : b->gpu->peak_flop_per_s[SIM_DTYPE_FP16];
   int world = sim_plan_world_size (plan);
 
   preds_build (&pr, b, n);
@@ -804,7 +806,7 @@ analyse (SimIteration *it, B *b, const SimMemory *ledger)
     it->tokens_per_s = gbs * S / it->step_s;
     it->model_tflops_per_gpu = it->model_flop / it->step_s / world / 1e12;
     it->hardware_tflops_per_gpu = it->hardware_flop / it->step_s / world / 1e12;
-    it->mfu = it->model_flop / (it->step_s * world * peak_flops);
+    it->mfu = sim_cost_mfu (model, plan, b->gpu, it->step_s);
     it->hfu = it->hardware_flop / (it->step_s * world * peak_flops);
   }
   preds_clear (&pr);
