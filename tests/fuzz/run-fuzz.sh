@@ -16,7 +16,7 @@ set -u
 cd "$(dirname "$0")/../.."
 secs=${1:-60}
 shift || true
-targets=${*:-units topology model calibration nccl bench json plan}
+targets=${*:-units topology model calibration nccl bench json plan sweep}
 
 if [ ! -f build-fuzz/build.ninja ]; then
   CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
@@ -34,6 +34,7 @@ seeds() {
     bench) echo tests/validation/data/h100-sxm tests/validation/data/a100-sxm tests/fuzz/seeds/bench ;;
     json) echo tests/fuzz/seeds/json ;;
     plan) echo tests/fuzz/seeds/plan ;;
+    sweep) echo tests/fuzz/corpus/sweep tests/fuzz/seeds/json ;;
   esac
 }
 dict() {
