@@ -58,7 +58,11 @@ typedef struct {
   SimRecompute recompute;
 } SimActivationConfig;
 
+/* fills cfg from a resolved plan; never fails; any thread */
 void sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan);
+
+/* Each returns a new SimActivations (free with sim_activations_free); never
+ * fails; any thread (pure function of its const inputs). */
 
 /* one transformer layer */
 SimActivations *sim_activations_layer (const SimModel *m, const SimActivationConfig *cfg);
@@ -67,6 +71,7 @@ SimActivations *sim_activations_embedding (const SimModel *m, const SimActivatio
 /* what the last stage keeps for the final norm, output layer and loss */
 SimActivations *sim_activations_output (const SimModel *m, const SimActivationConfig *cfg);
 
+/* NULL is ignored */
 void sim_activations_free (SimActivations *a);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimActivations, sim_activations_free)
 

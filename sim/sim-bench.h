@@ -43,11 +43,17 @@ typedef struct {
   GArray *rows;        /* SimBenchRow */
 } SimBench;
 
+/* Each returns a new SimBench (free with sim_bench_free; it copies the path
+ * and holds no pointer into the text), or NULL with SIM_ERROR_USAGE
+ * ("PATH:LINE: expected ..."; no code fits non-XML input better) or, for a
+ * file that cannot be read, SIM_ERROR_IO; any thread. */
 SimBench *sim_bench_parse_file (const char *path, GError **error);
 SimBench *sim_bench_parse_text (const char *path_for_messages, const char *text, GError **error);
+/* NULL is ignored */
 void sim_bench_free (SimBench *b);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimBench, sim_bench_free)
 
+/* the "# key: value" header line's value (owned by b), or NULL; any thread */
 const char *sim_bench_header (const SimBench *b, const char *key);
 
 G_END_DECLS

@@ -22,13 +22,22 @@ typedef struct {
   double link_latency_scale[4];    /* by SimLinkKind: measured / NCCL-tuned per-hop latency, 0: not calibrated */
 } SimCalibration;
 
+/* a new SimCalibration (free with sim_calibration_free), or NULL with
+ * SIM_ERROR_IO, SIM_ERROR_XML or SIM_ERROR_UNIT ("file:line: ..."); any
+ * thread (see sim-xml.h) */
 SimCalibration *sim_calibration_load (const char *path, GError **error);
+/* NULL is ignored */
 void sim_calibration_free (SimCalibration *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCalibration, sim_calibration_free)
 
+/* Writes into topo, to every GPU type whatever c's gpu name (one GPU type
+ * per cluster) and to every link of a calibrated kind: call it while the
+ * topology is being loaded, before anything reads it (sim_topology_load
+ * does for <gpu-type calibration>).  Never fails; not thread-safe on a
+ * shared topology. */
 void sim_calibration_apply (const SimCalibration *c, SimTopology *topo);
 
-/* the XML text of a calibration */
+/* the XML text of a calibration (caller g_free()s); never fails; any thread */
 char *sim_calibration_to_xml (const SimCalibration *c, const char *date, const char *source);
 
 G_END_DECLS

@@ -81,28 +81,36 @@ typedef struct {
 } SimCollChoice;
 
 /* Is algo usable for op on this group?  (tree: all_reduce; nvls: all_reduce
- * in one node with a SHARP switch whose bandwidth is known) */
+ * in one node with a SHARP switch whose bandwidth is known)  Never fails.
+ * Like everything below that takes a SimNetwork: one thread per network
+ * (routes are cached in it); separate networks may run in parallel. */
 gboolean sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpus, int n,
                                    SimAlgo algo, SimProto proto);
 
 /* Pick algorithm and protocol (either may be AUTO) for bytes on gpus[0..n).
  * bytes follows nccl-tests: the whole buffer (all_gather: all ranks'
- * pieces; reduce_scatter: the input). */
+ * pieces; reduce_scatter: the input).  Each candidate runs alone on a
+ * private engine; net's own engine is untouched.  FALSE with
+ * SIM_ERROR_USAGE when no candidate suits the group (the message names the
+ * algorithm, never a command-line flag). */
 gboolean sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n,
                                 double bytes, SimAlgo algo, SimProto proto, SimCollChoice *out,
                                 GError **error);
 
 /* Add the collective to the network's engine.  *start is the activity that
  * must depend on whatever precedes the collective; the return value is the
- * activity that finishes with it.  tag is given to every activity. */
+ * activity that finishes with it.  tag is given to every activity.  choice
+ * comes from sim_collective_choose; never fails. */
 SimActivityId sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n,
                                   double bytes, const SimCollChoice *choice, guint32 tag,
                                   SimActivityId *start);
 
 /* nccl-tests' bus-bandwidth factor: all_reduce 2(n-1)/n; all_gather,
- * reduce_scatter (n-1)/n; broadcast, sendrecv 1 */
+ * reduce_scatter (n-1)/n; broadcast, sendrecv 1.  Pure; any thread. */
 double sim_collective_busbw_factor (SimCollOp op, int n);
 
+/* names are static strings; a parser returns FALSE for an unknown name and
+ * leaves *out untouched; any thread */
 const char *sim_coll_op_name (SimCollOp op);
 gboolean sim_coll_op_parse (const char *name, SimCollOp *out);
 const char *sim_algo_name (SimAlgo a);

@@ -24,14 +24,18 @@ typedef struct {
   SimCollChoice choice;
 } SimComparison;
 
-/* returns an array of SimComparison, or NULL with error set */
+/* Returns an array of SimComparison (caller g_array_unref()s), or NULL with
+ * SIM_ERROR_USAGE (ranks outside the topology, or an algorithm the group
+ * cannot run).  Each row runs on a private engine; any thread. */
 GArray *sim_compare_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
                           int ranks, SimAlgo algo, GError **error);
 
-/* the mean of |error_pct| over rows with size_bytes >= min_bytes */
+/* the mean of |error_pct| over rows with size_bytes >= min_bytes, NAN when
+ * none; any thread */
 double sim_compare_mean_abs_error (const GArray *rows, guint64 min_bytes);
 
-/* map the parser's op to the simulator's; FALSE for ops it does not model */
+/* map the parser's op to the simulator's; FALSE for ops it does not model;
+ * any thread */
 gboolean sim_compare_op (SimNcclOp in, SimCollOp *out);
 
 G_END_DECLS

@@ -72,14 +72,15 @@ typedef struct {
 } SimGemmShape;
 GArray *sim_cost_gemm_shapes (const SimModel *m, const SimPlan *plan);
 
-/* Model FLOPs of one iteration (whole job, all GPUs), and Narayanan's
- * closed form for the GPT layer for comparison (96 instead of 72, V/16Lh
- * instead of V/12Lh, with full recomputation).  Pure; any thread. */
+/* Model FLOPs of one iteration (whole job, all GPUs); pure; any thread */
 double sim_cost_model_flop (const SimModel *m, const SimPlan *plan);
 /* model FLOPs utilisation of a step of step_s seconds: model FLOPs over the
  * whole job's dense bf16 peak (fp16 where no bf16 peak is given) for step_s;
- * the one MFU every report, table and chart prints */
+ * the one MFU every report, table and chart prints; pure; any thread */
 double sim_cost_mfu (const SimModel *m, const SimPlan *plan, const SimGpuType *gpu, double step_s);
+/* Narayanan's closed form for the GPT layer, for comparison (96 instead of
+ * 72 and V/16Lh instead of V/12Lh with full recomputation); pure; any
+ * thread */
 double sim_cost_narayanan_flop (const SimModel *m, guint64 global_batch, guint64 seq,
                                 gboolean full_recompute);
 

@@ -20,6 +20,11 @@
  * Build a graph with the add functions, then sim_engine_run() once; the
  * run owns its arrays and allocates nothing per event beyond amortised
  * growth of the event heap.
+ *
+ * Threads: an engine, and the SimNetwork and collectives built on it,
+ * belong to one thread at a time; separate engines may run in parallel
+ * (sim sweep does).  Misuse (a bad stream or link index, a second run) is
+ * a programmer error caught by g_return_val_if_fail, not a GError.
  */
 #pragma once
 
@@ -32,16 +37,19 @@ G_BEGIN_DECLS
 typedef struct _SimEngine SimEngine;
 typedef guint32 SimActivityId;
 
+/* a new, empty engine (free with sim_engine_free); never fails */
 SimEngine *sim_engine_new (void);
 void sim_engine_free (SimEngine *e);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimEngine, sim_engine_free)
 
-/* resources */
+/* resources: each returns the new resource's index; never fails (add_link
+ * returns -1 for a bandwidth <= 0) */
 int sim_engine_add_stream (SimEngine *e);
 int sim_engine_add_link (SimEngine *e, double bw_bytes_per_s); /* one direction */
 int sim_engine_n_links (const SimEngine *e);
 
-/* activities; tag is free for the caller (results, charts) */
+/* activities, each returning its id; tag is free for the caller (results,
+ * charts); never fail */
 SimActivityId sim_engine_add_compute (SimEngine *e, int stream, SimTime duration, guint32 tag);
 SimActivityId sim_engine_add_delay (SimEngine *e, SimTime duration, guint32 tag);
 /* links[] is copied; max_rate_bytes_per_s <= 0 means no cap of its own */
@@ -50,9 +58,12 @@ SimActivityId sim_engine_add_flow (SimEngine *e, const int *links, int n_links, 
 /* `after` starts only once `before` has finished */
 void sim_engine_add_dep (SimEngine *e, SimActivityId after, SimActivityId before);
 
+/* Run to completion, once.  FALSE with SIM_ERROR_PLAN when some activities
+ * never start (their dependencies form a cycle: a bug in the caller). */
 gboolean sim_engine_run (SimEngine *e, GError **error);
 
-/* results */
+/* results, after sim_engine_run; start and end are -1 for an activity that
+ * never started; never fail */
 guint32 sim_engine_n_activities (const SimEngine *e);
 SimTime sim_engine_start (const SimEngine *e, SimActivityId a);
 SimTime sim_engine_end (const SimEngine *e, SimActivityId a);

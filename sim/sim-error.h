@@ -13,6 +13,7 @@
 G_BEGIN_DECLS
 
 #define SIM_ERROR (sim_error_quark ())
+/* never fails; any thread */
 GQuark sim_error_quark (void);
 
 typedef enum {

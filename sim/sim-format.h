@@ -6,6 +6,7 @@
 
 G_BEGIN_DECLS
 
+/* each returns a new string (caller g_free()s); never fails; any thread */
 char *sim_format_gb (guint64 bytes);     /* "58.83 GB" */
 char *sim_format_gib (guint64 bytes);    /* "54.79 GiB" */
 char *sim_format_count (guint64 n);      /* "70,553,706,496" */

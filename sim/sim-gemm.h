@@ -13,10 +13,11 @@
 
 G_BEGIN_DECLS
 
-/* FLOP/s a GEMM of (m x k) . (k x n) reaches */
+/* FLOP/s a GEMM of (m x k) . (k x n) reaches; never fails; any thread */
 double sim_gemm_rate (const SimGpuType *gpu, double m, double n, double k);
 
-/* seconds for it: 2*m*n*k FLOP at that rate */
+/* seconds for it: 2*m*n*k FLOP at that rate (0 when a dimension is <= 0);
+ * never fails; any thread */
 double sim_gemm_time (const SimGpuType *gpu, double m, double n, double k);
 
 G_END_DECLS

@@ -8,6 +8,7 @@
 
 G_BEGIN_DECLS
 
+/* FALSE with SIM_ERROR_IO; any thread, one writer per path */
 gboolean sim_write_file (const char *path, const char *contents, GError **error);
 
 G_END_DECLS

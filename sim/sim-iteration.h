@@ -94,19 +94,28 @@ typedef struct {
   gboolean gemm_table;            /* FALSE: no measured GEMM table, peak assumed */
 } SimIteration;
 
-/* ledger gives the static bytes per stage; full: every replica computes */
+/* ledger gives the static bytes per stage; full: every replica computes.
+ * plan must be resolved and ledger computed from it.  Returns a new
+ * SimIteration (free with sim_iteration_free), or NULL with SIM_ERROR_USAGE
+ * (a collective no algorithm can run on its group) or SIM_ERROR_PLAN (the
+ * engine found a dependency cycle: a bug).  Builds and runs a private
+ * engine, so any thread with shared const inputs (sim sweep runs several
+ * at once). */
 SimIteration *sim_iteration_run (const SimTopology *topo, const SimModel *model,
                                  const SimPlan *plan, const SimMemory *ledger, gboolean full,
                                  GError **error);
 /* the same with given per-layer costs instead of sim_cost_layer(), for
- * idealised checks (a pp_bytes of 0 makes pipeline sends free) */
+ * idealised checks (a pp_bytes of 0 makes pipeline sends free); the same
+ * ownership, errors and threads */
 SimIteration *sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model,
                                            const SimPlan *plan, const SimMemory *ledger,
                                            gboolean full, const SimLayerCost *cost,
                                            GError **error);
+/* NULL is ignored */
 void sim_iteration_free (SimIteration *it);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimIteration, sim_iteration_free)
 
+/* a static string; any thread */
 const char *sim_span_kind_name (SimSpanKind k);
 
 G_END_DECLS

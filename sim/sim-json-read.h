@@ -19,11 +19,15 @@ struct _SimJsonValue {
   GPtrArray *keys;    /* char*, objects */
 };
 
+/* a new tree (free with sim_json_value_free), or NULL with SIM_ERROR_USAGE
+ * "PATH:LINE: expected ..."; any thread */
 SimJsonValue *sim_json_parse (const char *path_for_messages, const char *text, GError **error);
 void sim_json_value_free (SimJsonValue *v);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimJsonValue, sim_json_value_free)
 
-/* member of an object, or NULL */
+/* member of an object (owned by obj), or NULL when obj is not an object or
+ * has no such key; the typed getters return fallback (or NULL) also when
+ * the member has another type; any thread */
 const SimJsonValue *sim_json_get (const SimJsonValue *obj, const char *key);
 double sim_json_get_number (const SimJsonValue *obj, const char *key, double fallback);
 const char *sim_json_get_string (const SimJsonValue *obj, const char *key);

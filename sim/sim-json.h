@@ -14,8 +14,11 @@ typedef struct {
   gboolean pretty;
 } SimJson;
 
+/* A SimJson lives on the stack: init, write, finish.  Nothing fails; the
+ * writer is not checked for balance.  One SimJson per thread. */
 void sim_json_init (SimJson *j, gboolean pretty);
-char *sim_json_finish (SimJson *j); /* returns the text, with a final newline */
+/* returns the text, with a final newline (caller g_free()s); j is spent */
+char *sim_json_finish (SimJson *j);
 
 void sim_json_begin_object (SimJson *j, const char *key);
 void sim_json_end_object (SimJson *j);

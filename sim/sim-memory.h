@@ -1,7 +1,8 @@
 /* sim-memory.h — the per-GPU memory ledger and the out-of-memory verdict.
  *
- * Model states per parameter, in bytes (Megatron-style mixed precision;
- * course notes ../shared/seeds, DESIGN.md section 4):
+ * Model states per parameter, in bytes (Megatron-style mixed precision: the
+ * 2 + 2 + 12 = 16 bytes of Rajbhandari et al. 2020, "ZeRO", arXiv:1910.02054,
+ * section 3.1; the ledger's place in the whole: docs/ARCHITECTURE.md):
  *
  *   recipe                 params grads master  m    v   fp32 accum   total
  *   bf16-adam                2      2     4     4    4       -          16
@@ -47,11 +48,14 @@
 
 G_BEGIN_DECLS
 
-/* "CUDA context and runtime residency: cuBLAS, NCCL ... usually ~1-2 GB"
- * (course notes, ../shared/seeds/001, section 3): the midpoint */
+/* "CUDA kernels typically require 1-2 GB of GPU memory" (The Ultra-Scale
+ * Playbook, Hugging Face 2025, "Memory usage in Transformers"): the
+ * midpoint */
 #define SIM_CONTEXT_RESERVE_BYTES 1.5e9
-/* "the caching allocator ... usually 10%-25% fragmentation" (same notes):
- * the low end, since Megatron allocates its big buffers once */
+/* allocator fragmentation is commonly put at 10-25 % of what is left (no
+ * primary measurement to cite; the Playbook above names fragmentation
+ * without a figure): the low end, since Megatron allocates its big buffers
+ * once */
 #define SIM_FRAGMENTATION_FRACTION 0.10
 
 typedef enum { SIM_OOM_NONE, SIM_OOM_A, SIM_OOM_B, SIM_OOM_C } SimOomCase;
@@ -94,31 +98,40 @@ typedef struct {
   SimOomCase oom_case;
 } SimMemory;
 
-/* plan must be resolved */
+/* plan must be resolved.  Returns a new SimMemory (free with
+ * sim_memory_free); never fails; any thread (pure) */
 SimMemory *sim_memory_compute (const SimTopology *topo, const SimModel *model,
                                const SimPlan *plan);
+/* NULL is ignored */
 void sim_memory_free (SimMemory *mem);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimMemory, sim_memory_free)
 
 /* Replace each stage's activation peak by the one read off a simulated
- * timeline (peak_activation_bytes[stage]) and recompute the verdict. */
+ * timeline (peak_activation_bytes[stage], pp entries) and recompute the
+ * verdict.  Writes into mem: one thread, before mem is shared. */
 void sim_memory_apply_timeline (SimMemory *mem, const guint64 *peak_activation_bytes);
 
 /* Model-chunk forward passes whose activations a pipeline stage holds at its
  * peak: GPipe all m; 1F1B min(p - stage, m); interleaved (Megatron)
  * min((p - stage - 1) * 2 + (v - 1) * p + 1, m * v).  The one function a
- * later, timeline-based count replaces. */
+ * later, timeline-based count replaces.  Pure; any thread. */
 guint64 sim_memory_in_flight (SimSchedule schedule, int pp, int stage, guint64 micro_batches,
                               int virtual_stages);
 
-/* bytes of model state per parameter for a recipe, split by kind */
+/* bytes of model state per parameter for a recipe, split by kind (the table
+ * above; optimizer is m + v together); pure; any thread */
 void sim_recipe_bytes (SimRecipe recipe, int *params, int *grads, int *master, int *optimizer,
                        int *accum);
 
-const char *sim_oom_case_name (SimOomCase c); /* NULL for NONE, "A", "B", "C" */
+/* NULL for NONE, else "A", "B", "C" (static); any thread */
+const char *sim_oom_case_name (SimOomCase c);
 
 /* Remedies for a plan that does not fit: each is a tried plan change with
- * the peak it gives.  Returns an array of char* lines (empty if it fits). */
+ * the peak it gives (the ledger's estimate: remedies are not simulated).
+ * Each line starts with the plan options it changes, written as flags
+ * ("--zero 1"), which are also plan-string keys.  Returns a new array of
+ * char* lines (caller g_ptr_array_unref()s; empty if it fits); never
+ * fails; any thread (each try resolves a private copy of plan). */
 GPtrArray *sim_memory_remedies (const SimTopology *topo, const SimModel *model,
                                 const SimPlan *plan, const SimMemory *mem);
 

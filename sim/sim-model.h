@@ -53,6 +53,9 @@ typedef enum {
   SIM_LORA_ALL = 0x7f,
 } SimLoraTargets;
 
+/* a new SimModel (free with sim_model_free), or NULL with SIM_ERROR_IO,
+ * SIM_ERROR_XML or SIM_ERROR_MODEL ("file:line: ..."); any thread (see
+ * sim-xml.h).  Everything below is a pure function: any thread. */
 SimModel *sim_model_load (const char *path, GError **error);
 void sim_model_free (SimModel *model);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimModel, sim_model_free)
@@ -75,10 +78,14 @@ guint64 sim_model_final_norm_params (const SimModel *m);
 guint64 sim_model_output_params (const SimModel *m);        /* 0 when tied */
 guint64 sim_model_param_count (const SimModel *m);
 
-/* trainable LoRA parameters of rank r on the given projections (whole model) */
+/* trainable LoRA parameters of rank r on the given projections of one
+ * layer (times layers for the model) */
 guint64 sim_model_lora_params_per_layer (const SimModel *m, guint64 rank, guint targets);
+/* "q,k,v,o,gate,up,down,attention,mlp,all" into SimLoraTargets bits; FALSE
+ * with SIM_ERROR_USAGE naming the plan option lora-targets */
 gboolean sim_lora_targets_parse (const char *text, guint *out, GError **error);
 
+/* a static string */
 const char *sim_mlp_name (SimMlp mlp);
 
 G_END_DECLS

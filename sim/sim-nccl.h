@@ -83,19 +83,21 @@ typedef struct {
   double avg_busbw_GBps; /* "# Avg bus bandwidth", NAN if absent */
 } SimNcclResult;
 
-/* reads and parses path; NULL with error set on failure */
+/* reads and parses path; NULL with error set on failure (codes above); any
+ * thread */
 SimNcclResult *sim_nccl_parse_file (const char *path, GError **error);
 
 /* parses text (NUL-terminated); path_for_messages starts every error message
- * and is copied into the result */
+ * and is copied into the result; SIM_ERROR_USAGE only; any thread */
 SimNcclResult *sim_nccl_parse_text (const char *path_for_messages, const char *text,
                                     GError **error);
 
+/* NULL is ignored */
 void sim_nccl_result_free (SimNcclResult *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimNcclResult, sim_nccl_result_free)
 
 /* "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
- * "sendrecv", "alltoall", "unknown" */
+ * "sendrecv", "alltoall", "unknown" (static strings); any thread */
 const char *sim_nccl_op_name (SimNcclOp op);
 
 /* accepts the name above, the nccl-tests binary (all_reduce_perf, also with a
@@ -107,7 +109,7 @@ gboolean sim_nccl_op_parse (const char *name, SimNcclOp *out);
  *   all_reduce                          2(n-1)/n
  *   all_gather, reduce_scatter, alltoall (n-1)/n
  *   broadcast, reduce, sendrecv         1
- * NAN for SIM_NCCL_UNKNOWN or ranks < 1 */
+ * NAN for SIM_NCCL_UNKNOWN or ranks < 1; pure; any thread */
 double sim_nccl_busbw_factor (SimNcclOp op, int ranks);
 
 G_END_DECLS

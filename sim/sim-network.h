@@ -6,6 +6,9 @@
  * are deterministic) that never passes through another GPU: GPUs are
  * endpoints, not routers.  Its latency is the sum of the links' latencies
  * and of the switches and NICs it traverses.  Routes are cached.
+ *
+ * A network borrows its topology and engine, which must outlive it, and
+ * belongs to the engine's thread (sim-engine.h); nothing here fails.
  */
 #pragma once
 
@@ -18,22 +21,27 @@ G_BEGIN_DECLS
 
 typedef struct _SimNetwork SimNetwork;
 
+/* adds two engine links per topology link to engine; free with
+ * sim_network_free (NULL is ignored) */
 SimNetwork *sim_network_new (const SimTopology *topo, SimEngine *engine);
 void sim_network_free (SimNetwork *net);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimNetwork, sim_network_free)
 
+/* the borrowed topology and engine */
 const SimTopology *sim_network_topology (const SimNetwork *net);
 SimEngine *sim_network_engine (const SimNetwork *net);
 
 /* Route from GPU src to GPU dst (GPU numbers): engine link ids in order.
  * Returns the number of hops (0 when src == dst), -1 when there is no route.
- * *links stays valid as long as the network. */
+ * *links points into the network's route table, which grows: it is valid
+ * until the next sim_network_route() call that computes a new route, so
+ * copy it (sim_engine_add_flow does) before asking for another. */
 int sim_network_route (SimNetwork *net, int src, int dst, const int **links, double *latency_s);
 
 /* the engine link from a GPU to the NVSwitch of its node and back, or -1 */
 int sim_network_gpu_to_switch (SimNetwork *net, int gpu);
 int sim_network_switch_to_gpu (SimNetwork *net, int gpu);
-/* the NVSwitch vertex of a GPU's node, or NULL */
+/* the NVSwitch vertex of a GPU's node (owned by the topology), or NULL */
 const SimVertex *sim_network_gpu_switch (SimNetwork *net, int gpu);
 
 G_END_DECLS

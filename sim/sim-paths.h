@@ -8,7 +8,9 @@
 
 G_BEGIN_DECLS
 
-/* folder is "topologies" or "models"; returns a newly allocated path */
+/* folder is "topologies" or "models"; returns a newly allocated path
+ * (caller g_free()s), or NULL with SIM_ERROR_IO (no such file, or a
+ * directory) or SIM_ERROR_USAGE (an empty name); any thread */
 char *sim_paths_resolve (const char *name, const char *folder, GError **error);
 
 G_END_DECLS

@@ -8,6 +8,11 @@
  * Rank placement follows Megatron: TP varies fastest, then CP, then DP, then
  * PP ("tp-cp-dp-pp"), unless --order names another permutation.  Global rank
  * r runs on GPU number r of the topology.
+ *
+ * Errors name plan options as flags ("--tp 3: ..."): each is also the key of
+ * a plan string, so a message reads right after either.  A plan is written
+ * by one thread until resolved; afterwards it is read-only and the
+ * functions that take a const SimPlan may run on any thread.
  */
 #pragma once
 
@@ -70,8 +75,13 @@ typedef struct {
   gboolean schedule_given, recipe_given, framework_given;
 } SimPlan;
 
+/* a plan with nothing given (free with sim_plan_free); never fails */
 SimPlan *sim_plan_new (void);
-SimPlan *sim_plan_copy (const SimPlan *plan); /* unresolved copy of the user's choices */
+/* a field-by-field copy (free with sim_plan_free) with an empty defaults
+ * list: a copy of a resolved plan keeps its resolved values, not only the
+ * user's choices (the remedies change a copy and resolve it again) */
+SimPlan *sim_plan_copy (const SimPlan *plan);
+/* NULL is ignored */
 void sim_plan_free (SimPlan *plan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPlan, sim_plan_free)
 
@@ -82,14 +92,20 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPlan, sim_plan_free)
  * CLI can try other tables. */
 gboolean sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_plan_key,
                        GError **error);
-/* whether the option key takes a value ("tp" does, "sequence-parallel" does not) */
+/* whether the option key takes a value ("tp" does, "sequence-parallel" does
+ * not; FALSE for an unknown key); any thread */
 gboolean sim_plan_key_takes_value (const char *key);
-/* parse "tp=8,pp=4,dp=2,schedule=interleaved" into plan */
+/* parse "tp=8,pp=4,dp=2,schedule=interleaved" into plan: sim_plan_set for
+ * each item, stopping at the first error (SIM_ERROR_USAGE) */
 gboolean sim_plan_parse_string (SimPlan *plan, const char *text, GError **error);
-/* a help text listing every plan option, for --help */
+/* a help text listing every plan option, for --help (caller g_free()s);
+ * never fails; any thread */
 char *sim_plan_help (void);
 
-/* Apply defaults and validate against topology and model (SIM_ERROR_PLAN). */
+/* Apply defaults (each one noted in plan->defaults) and validate against
+ * topology and model: FALSE with SIM_ERROR_PLAN, or SIM_ERROR_TOPOLOGY for a
+ * cluster of more than one GPU type (sim_topology_check_one_gpu_type).
+ * Writes into plan; topology and model are only read. */
 gboolean sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
                            GError **error);
 
@@ -97,7 +113,8 @@ gboolean sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimMode
  * the layers, the stages that hold one layer fewer are the first and the
  * last, then the second and the second-to-last, and so on, as Llama 3 405B
  * trained 126 layers on 16 stages ("we reduce one Transformer layer each
- * from the first and the last stages", The Llama 3 Herd of Models 3.3.2). */
+ * from the first and the last stages", The Llama 3 Herd of Models 3.3.2).
+ * This and the functions below need a resolved plan; pure; any thread. */
 guint64 sim_plan_stage_layers (const SimPlan *plan, const SimModel *model, int stage);
 /* the first layer of a stage */
 guint64 sim_plan_stage_first_layer (const SimPlan *plan, const SimModel *model, int stage);
@@ -111,6 +128,8 @@ const char *sim_schedule_name (SimSchedule s);
 const char *sim_recompute_name (SimRecompute r);
 const char *sim_recipe_name (SimRecipe r);
 const char *sim_dim_name (SimDim d);
+/* the names above are static strings; the order string ("tp-cp-dp-pp") is
+ * new (caller g_free()s) */
 char *sim_plan_order_string (const SimPlan *plan);
 
 G_END_DECLS

@@ -24,11 +24,13 @@ typedef struct {
   const char *wall;         /* "memory", "compute", "communication" or NULL */
 } SimReportInput;
 
+/* Each returns new text (caller g_free()s); never fails; any thread. */
 char *sim_report_text (const SimReportInput *in);
 /* schema "sim-result/1", pretty-printed, ends with a newline */
 char *sim_report_json (const SimReportInput *in);
 /* the resolved plan as the object "plan" of j: degrees, batch, schedule,
- * options, rank order and the defaults applied (sim-result/1, sim compare) */
+ * options, rank order and the defaults applied (sim-result/1, sim compare);
+ * appends to j, never fails */
 void sim_report_json_plan (SimJson *j, const SimPlan *p);
 
 G_END_DECLS

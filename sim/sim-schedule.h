@@ -25,7 +25,9 @@ typedef struct {
   guint32 micro_batch;
 } SimPipeOp;
 
-/* the stage's passes in program order: m * v forwards and m * v backwards */
+/* the stage's passes in program order: m * v forwards and m * v backwards.
+ * Returns a new array of SimPipeOp (caller g_array_unref()s); never fails;
+ * any thread. */
 GArray *sim_schedule_stage (SimSchedule schedule, int pp, int stage, int micro_batches,
                             int virtual_stages);
 

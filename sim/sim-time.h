@@ -17,6 +17,7 @@ typedef gint64 SimTime;
 #define SIM_TIME_PS_PER_S G_GINT64_CONSTANT (1000000000000)
 #define SIM_TIME_MAX G_MAXINT64
 
+/* pure; any thread; 0 for negative or NaN, SIM_TIME_MAX past the range */
 static inline SimTime
 sim_time_from_s (double seconds)
 {
@@ -28,6 +29,7 @@ sim_time_from_s (double seconds)
   return (SimTime) ps;
 }
 
+/* pure; any thread */
 static inline double
 sim_time_to_s (SimTime t)
 {

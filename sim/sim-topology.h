@@ -7,7 +7,11 @@
  * numbered 0..n_gpus-1 in node order; that number is the global rank a plan
  * places on it.
  *
- * A SimTopology is built by sim_topology_load() and read-only afterwards.
+ * A SimTopology is built by sim_topology_load() and read-only afterwards;
+ * the two writers, sim_topology_set_efficiency() and
+ * sim_calibration_apply(), belong to loading, before anything reads it.
+ * The one-GPU-type rule: the cost model, the ledger and the MFU all read
+ * GPU 0's type, so sim_plan_resolve() refuses a mixed cluster.
  */
 #pragma once
 
@@ -29,9 +33,10 @@ typedef enum {
 /* How far real training kernels fall short of the data sheet and the
  * isolated benchmarks: a few global constants per GPU generation, each with
  * a physical meaning and a published prior range (topology XML
- * <efficiency>; fitted on ../shared/validation/training_calibration.csv by
- * tools/fit-efficiency.py).  A GPU type without the element gets the
- * neutral values (1, 1, 0, 0, 0): the optimistic bound the report flags. */
+ * <efficiency>; fitted on tests/validation/data/training_calibration.csv by
+ * tools/fit-efficiency.py, whose PRIORS cite each range).  A GPU type
+ * without the element gets the neutral values (1, 1, 0, 0, 0): the
+ * optimistic bound the report flags. */
 typedef struct {
   gboolean given;
   double clock;              /* sustained tensor-core clock in training / the benchmark's */
@@ -125,11 +130,19 @@ typedef struct {
   double coll_latency_scale[4];
 } SimTopology;
 
-/* nodes_override > 0 replaces the cluster form's node count (--nodes) */
+/* nodes_override > 0 replaces the cluster form's node count.  Returns a new
+ * SimTopology (free with sim_topology_free), with the calibration a
+ * <gpu-type calibration> names already applied, or NULL with SIM_ERROR_IO,
+ * SIM_ERROR_XML, SIM_ERROR_UNIT, SIM_ERROR_TOPOLOGY (no route, no GPU) or
+ * SIM_ERROR_USAGE (nodes_override too large, or given for a <graph>);
+ * "file:line: ...".  Any thread (see sim-xml.h). */
 SimTopology *sim_topology_load (const char *path, int nodes_override, GError **error);
+/* NULL is ignored */
 void sim_topology_free (SimTopology *topo);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTopology, sim_topology_free)
 
+/* These read a loaded topology: pure, any thread; returned pointers are
+ * owned by topo.  A GPU number out of range is a programmer error (NULL). */
 int sim_topology_n_gpus (const SimTopology *topo);
 const SimVertex *sim_topology_gpu (const SimTopology *topo, int gpu);
 /* the GPU type of GPU number gpu */
@@ -138,13 +151,16 @@ const SimGpuType *sim_topology_gpu_type (const SimTopology *topo, int gpu);
  * naming the file and line of the first GPU that differs (error may be NULL) */
 gboolean sim_topology_check_one_gpu_type (const SimTopology *topo, GError **error);
 
+/* static strings; any thread */
 const char *sim_dtype_name (SimDtype dtype);
 const char *sim_link_kind_name (SimLinkKind kind);
 
 /* Override the efficiency constants of every GPU type from
  * "sustained-clock=0.8,hbm=0.9,kernel-fixed=4us,host-launch=6us,comm-slowdown=0.1"
  * (any subset): what a user who measured their own cluster, or the fit of
- * tools/fit-efficiency.py, passes.  SIM_ERROR_USAGE on a bad key or value. */
+ * tools/fit-efficiency.py, passes.  SIM_ERROR_USAGE on a bad key or value
+ * (the items before it are already applied).  Writes into topo: call it
+ * while loading, on one thread, before anything reads the topology. */
 gboolean sim_topology_set_efficiency (SimTopology *topo, const char *text, GError **error);
 
 G_END_DECLS

@@ -17,6 +17,7 @@
 
 G_BEGIN_DECLS
 
+/* Each returns new text (caller g_free()s); never fails; any thread. */
 char *sim_trace_json (const SimTopology *topo, const SimPlan *plan, const SimMemory *mem,
                       const SimIteration *it);
 char *sim_trace_spans_csv (const SimPlan *plan, const SimIteration *it);

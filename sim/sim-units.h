@@ -12,7 +12,7 @@
  * seconds.  Display units live in sim-format.h only.
  *
  * Errors are SIM_ERROR_UNIT with a message that does not name the file: the
- * caller prefixes "file:line: ".
+ * caller prefixes "file:line: ".  Every function here is pure: any thread.
  */
 #pragma once
 
@@ -34,7 +34,7 @@ gboolean sim_units_parse_time (const char *text, double *out_s, GError **error);
 
 /* Call f for each item of "key=value,key,key=value" (blanks around items
  * ignored, empty items skipped; value NULL for a bare key); stops at the
- * first FALSE and returns it. */
+ * first FALSE and returns it, with the error f set; TRUE otherwise. */
 typedef gboolean (*SimKeyValueFunc) (const char *key, const char *value, gpointer data,
                                      GError **error);
 gboolean sim_units_foreach_key_value (const char *text, SimKeyValueFunc f, gpointer data,

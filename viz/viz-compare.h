@@ -9,8 +9,11 @@
 
 G_BEGIN_DECLS
 
+/* draws runs[0..n) (finished SimRuns, only read) on cr; never fails (a
+ * Cairo error stays in cr's status); any thread, one cairo_t each */
 void viz_compare_draw (cairo_t *cr, double width, double height, const SimRun *const *runs, int n,
                        const char *title);
+/* the height the chart wants for n layouts; pure */
 double viz_compare_height (int n);
 
 G_END_DECLS

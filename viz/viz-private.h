@@ -1,4 +1,6 @@
-/* viz-private.h — helpers shared by the chart files */
+/* viz-private.h — helpers shared by the chart files.  None fails; the text
+ * functions return new strings (caller g_free()s); the drawing ones write
+ * to cr only, so any thread with its own cairo_t. */
 #pragma once
 
 #include "viz.h"

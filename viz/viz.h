@@ -2,7 +2,9 @@
  *
  * Every draw function takes a cairo_t (any surface: PNG image, SVG, PDF)
  * and reads a finished result; none touches files or the engine.  The
- * harness (viz-file.h) owns surfaces and files.
+ * harness (viz-file.h) owns surfaces and files.  Nothing here fails (a
+ * Cairo error stays in the cairo_t's status), and every function may run
+ * on any thread, each with its own cairo_t.
  *
  * Colours are the same in every chart, one per kind of work:
  *   forward, backward, recomputation, TP, CP, PP, DP communication,
@@ -35,7 +37,7 @@ typedef struct {
   int n_stages;
 } VizInput;
 
-/* the colour of a span kind (SIM_SPAN_GATE is idle) */
+/* the colour of a span kind (SIM_SPAN_GATE is idle); pure */
 VizColor viz_kind_color (SimSpanKind kind);
 VizColor viz_idle_color (void);
 
@@ -44,11 +46,14 @@ typedef enum {
   VIZ_MEM_WORKSPACE, VIZ_MEM_PARAMS, VIZ_MEM_GRADS, VIZ_MEM_MASTER, VIZ_MEM_OPTIMIZER,
   VIZ_MEM_ACCUM, VIZ_MEM_BUFFERS, VIZ_MEM_ACTIVATIONS, VIZ_MEM_COUNT
 } VizMemCategory;
+/* its colour, and its legend name (a static string) */
 VizColor viz_memory_color (VizMemCategory c);
 const char *viz_memory_name (VizMemCategory c);
 
 /* the stages shown by default: all when few, else the first, the last,
- * the peak-memory stage and evenly spaced others, at most max_rows */
+ * the peak-memory stage and evenly spaced others: max_rows, plus the peak
+ * stage when the spacing misses it (in->stages when given).  Returns a new
+ * array of int (caller g_array_unref()s). */
 GArray *viz_default_stages (const VizInput *in, int max_rows);
 
 /* Gantt chart: one row per stage shown, a compute lane and three
