@@ -7,6 +7,9 @@
 
 #include <glib.h>
 
+#include "sim-plan.h"
+#include "sim-topology.h"
+
 G_BEGIN_DECLS
 
 int sim_cmd_run (int argc, char **argv, GError **error);
@@ -28,10 +31,13 @@ typedef struct {
 
 gboolean sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options,
                         const char *command, GError **error);
+/* the same, and any option that is not in options but is a plan option
+ * (sim-plan.h) is set on plan; command NULL: the plain sim command */
+gboolean sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *options,
+                             const char *command, SimPlan *plan, GError **error);
 /* a topology by name or path, resized to nodes (> 0) and, when calibration
  * is not NULL, with that calibration applied */
-struct _SimTopologyFwd;
-gpointer sim_cli_load_topology (const char *name, int nodes, const char *calibration, GError **error);
+SimTopology *sim_cli_load_topology (const char *name, int nodes, const char *calibration, GError **error);
 
 gboolean sim_cli_int (const char *flag, const char *value, int min, int max, int *out,
                       GError **error);

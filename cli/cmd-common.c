@@ -3,10 +3,11 @@
 
 #include "cli.h"
 #include "sim-error.h"
+#include "sim-plan.h"
 
 gboolean
-sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options, const char *command,
-               GError **error)
+sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *options,
+                    const char *command, SimPlan *plan, GError **error)
 {
   for (int i = first; i < argc; i++) {
     const char *arg = argv[i];
@@ -15,17 +16,40 @@ sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options, co
     const SimCliOption *o = NULL;
 
     if (!g_str_has_prefix (arg, "--") || arg[2] == '\0') {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: unexpected argument '%s'; see sim %s --help",
-                   command, arg, command);
+      if (command == NULL)
+        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unexpected argument '%s'; see sim --help", arg);
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: unexpected argument '%s'; see sim %s --help",
+                     command, arg, command);
       return FALSE;
     }
     key = eq != NULL ? g_strndup (arg + 2, (gsize) (eq - arg - 2)) : g_strdup (arg + 2);
     for (const SimCliOption *p = options; p->name != NULL; p++)
       if (g_str_equal (p->name, key))
         o = p;
+    if (o == NULL && plan != NULL) {
+      /* a plan option (sim-plan.h), with its value when it takes one */
+      const char *value = eq != NULL ? eq + 1 : NULL;
+      gboolean is_plan = FALSE;
+      if (eq == NULL && sim_plan_key_takes_value (key)) {
+        if (i + 1 >= argc) {
+          g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a value after it", key);
+          return FALSE;
+        }
+        value = argv[++i];
+      }
+      if (sim_plan_set (plan, key, value, &is_plan, error))
+        continue;
+      if (is_plan)
+        return FALSE;
+      g_clear_error (error);
+    }
     if (o == NULL) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: unknown option '--%s'; see sim %s --help",
-                   command, key, command);
+      if (command == NULL)
+        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unknown option '--%s'; see sim --help", key);
+      else
+        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: unknown option '--%s'; see sim %s --help",
+                     command, key, command);
       return FALSE;
     }
     if (!o->takes_value) {
@@ -51,6 +75,13 @@ sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options, co
 }
 
 gboolean
+sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options, const char *command,
+               GError **error)
+{
+  return sim_cli_parse_plan (argc, argv, first, options, command, NULL, error);
+}
+
+gboolean
 sim_cli_int (const char *flag, const char *value, int min, int max, int *out, GError **error)
 {
   guint64 v = 0;
@@ -66,7 +97,7 @@ sim_cli_int (const char *flag, const char *value, int min, int max, int *out, GE
 #include "sim-calibration.h"
 #include "sim-paths.h"
 
-gpointer
+SimTopology *
 sim_cli_load_topology (const char *name, int nodes, const char *calibration, GError **error)
 {
   g_autofree char *path = sim_paths_resolve (name, "topologies", error);

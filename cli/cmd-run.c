@@ -97,101 +97,6 @@ print_help (void)
           plan_help);
 }
 
-static gboolean
-parse_int_arg (const char *flag, const char *value, int min, int max, int *out, GError **error)
-{
-  guint64 v = 0;
-  if (value == NULL || !g_ascii_string_to_unsigned (value, 10, (guint64) min, (guint64) max, &v, NULL)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a whole number from %d to %d, got '%s'",
-                 flag, min, max, value != NULL ? value : "nothing");
-    return FALSE;
-  }
-  *out = (int) v;
-  return TRUE;
-}
-
-static gboolean
-parse_args (int argc, char **argv, Cli *cli, SimPlan *plan, GError **error)
-{
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    g_autofree char *key = NULL;
-    const char *value = NULL;
-    const char *eq = NULL;
-    gboolean takes_value = FALSE;
-    gboolean is_plan = FALSE;
-
-    if (!g_str_has_prefix (arg, "--") || arg[2] == '\0') {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unexpected argument '%s'; see sim --help", arg);
-      return FALSE;
-    }
-    eq = strchr (arg, '=');
-    key = eq != NULL ? g_strndup (arg + 2, (gsize) (eq - arg - 2)) : g_strdup (arg + 2);
-    takes_value = g_str_equal (key, "topology") || g_str_equal (key, "model") ||
-                  g_str_equal (key, "nodes") || g_str_equal (key, "json") ||
-                  g_str_equal (key, "gantt") || g_str_equal (key, "memory-chart") ||
-                  g_str_equal (key, "trace") || g_str_equal (key, "csv") ||
-                  g_str_equal (key, "output-dir") || g_str_equal (key, "ranks") ||
-                  g_str_equal (key, "calibration") || g_str_equal (key, "efficiency") ||
-                  sim_plan_key_takes_value (key);
-    if (eq != NULL)
-      value = eq + 1;
-    else if (takes_value) {
-      if (i + 1 >= argc) {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a value after it", key);
-        return FALSE;
-      }
-      value = argv[++i];
-    }
-
-    if ((g_str_equal (key, "help") || g_str_equal (key, "version")) && eq != NULL) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected no value", key);
-      return FALSE;
-    }
-    if (g_str_equal (key, "full-fidelity") && eq == NULL)
-      cli->full_fidelity = TRUE;
-    else if (g_str_equal (key, "memory-only") && eq == NULL)
-      cli->memory_only = TRUE;
-    else if (g_str_equal (key, "help"))
-      cli->help = TRUE;
-    else if (g_str_equal (key, "version"))
-      cli->version = TRUE;
-    else if (g_str_equal (key, "topology"))
-      g_free (cli->topology), cli->topology = g_strdup (value);
-    else if (g_str_equal (key, "model"))
-      g_free (cli->model), cli->model = g_strdup (value);
-    else if (g_str_equal (key, "json"))
-      g_free (cli->json), cli->json = g_strdup (value);
-    else if (g_str_equal (key, "gantt"))
-      g_free (cli->gantt), cli->gantt = g_strdup (value);
-    else if (g_str_equal (key, "memory-chart"))
-      g_free (cli->memory_chart), cli->memory_chart = g_strdup (value);
-    else if (g_str_equal (key, "trace"))
-      g_free (cli->trace), cli->trace = g_strdup (value);
-    else if (g_str_equal (key, "csv"))
-      g_free (cli->csv), cli->csv = g_strdup (value);
-    else if (g_str_equal (key, "output-dir"))
-      g_free (cli->output_dir), cli->output_dir = g_strdup (value);
-    else if (g_str_equal (key, "ranks"))
-      g_free (cli->ranks), cli->ranks = g_strdup (value);
-    else if (g_str_equal (key, "calibration"))
-      g_free (cli->calibration), cli->calibration = g_strdup (value);
-    else if (g_str_equal (key, "efficiency"))
-      g_free (cli->efficiency), cli->efficiency = g_strdup (value);
-    else if (g_str_equal (key, "nodes")) {
-      if (!parse_int_arg ("nodes", value, 1, 65536, &cli->nodes, error))
-        return FALSE;
-    } else if (!sim_plan_set (plan, key, value, &is_plan, error)) {
-      if (!is_plan) {
-        g_clear_error (error);
-        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unknown option '--%s'; see sim --help", key);
-      }
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
 /* the stages of the GPUs listed in --ranks */
 static gboolean
 parse_ranks (const char *list, const SimPlan *plan, GArray *stages, GError **error)
@@ -323,7 +228,24 @@ sim_cmd_run (int argc, char **argv, GError **error)
   g_autoptr (GPtrArray) diagnosis = NULL;
   SimReportInput in = { 0 };
 
-  if (!parse_args (argc, argv, &cli, plan, error))
+  g_autofree char *nodes = NULL;
+  const SimCliOption options[] = {
+    { "topology", TRUE, &cli.topology, NULL, NULL }, { "model", TRUE, &cli.model, NULL, NULL },
+    { "nodes", TRUE, &nodes, NULL, NULL }, { "json", TRUE, &cli.json, NULL, NULL },
+    { "gantt", TRUE, &cli.gantt, NULL, NULL }, { "memory-chart", TRUE, &cli.memory_chart, NULL, NULL },
+    { "trace", TRUE, &cli.trace, NULL, NULL }, { "csv", TRUE, &cli.csv, NULL, NULL },
+    { "output-dir", TRUE, &cli.output_dir, NULL, NULL }, { "ranks", TRUE, &cli.ranks, NULL, NULL },
+    { "calibration", TRUE, &cli.calibration, NULL, NULL },
+    { "efficiency", TRUE, &cli.efficiency, NULL, NULL },
+    { "full-fidelity", FALSE, NULL, &cli.full_fidelity, NULL },
+    { "memory-only", FALSE, NULL, &cli.memory_only, NULL },
+    { "help", FALSE, NULL, &cli.help, NULL }, { "version", FALSE, NULL, &cli.version, NULL },
+    { NULL, FALSE, NULL, NULL, NULL },
+  };
+
+  if (!sim_cli_parse_plan (argc, argv, 1, options, NULL, plan, error))
+    return 2;
+  if (nodes != NULL && !sim_cli_int ("nodes", nodes, 1, 65536, &cli.nodes, error))
     return 2;
   if (cli.help) {
     print_help ();
