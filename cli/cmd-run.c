@@ -269,8 +269,10 @@ sim_cmd_run (int argc, char **argv, GError **error)
   topo = sim_cli_load_topology (topo_path, cli.nodes, cli.calibration, error);
   if (topo == NULL)
     return 2;
-  if (cli.efficiency != NULL && !sim_topology_set_efficiency (topo, cli.efficiency, error))
+  if (cli.efficiency != NULL && !sim_topology_set_efficiency (topo, cli.efficiency, error)) {
+    g_prefix_error (error, "--efficiency: ");
     return 2;
+  }
   model = sim_model_load (model_path, error);
   if (model == NULL)
     return 2;

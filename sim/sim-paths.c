@@ -22,7 +22,7 @@ sim_paths_resolve (const char *name, const char *folder, GError **error)
   const char *kind = g_str_equal (folder, "models") ? "model" : "topology";
 
   if (*name == '\0') {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a file name or a name such as %s",
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "empty %s name: expected a file name or a name such as %s",
                  kind, g_str_equal (folder, "models") ? "llama3-70b" : "dgx8x4");
     return NULL;
   }

@@ -337,7 +337,8 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
   if (nodes_override > 0)
     nodes = (guint64) nodes_override;
   if (nodes > MAX_NODES) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--nodes: expected at most %d nodes",
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s: resizing to %" G_GUINT64_FORMAT " nodes: expected at most %d nodes", path, nodes,
                  MAX_NODES);
     return FALSE;
   }
@@ -362,7 +363,7 @@ read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_overr
 
   if (nodes_override > 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--nodes: %s is an explicit graph; expected a <cluster> topology to resize",
+                 "%s: is an explicit graph and cannot be resized to another node count; expected a <cluster> topology",
                  path);
     return FALSE;
   }
@@ -686,7 +687,7 @@ efficiency_item (const char *key, const char *value, gpointer data, GError **err
   }
   if (which < 0 || !isfinite (v)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--efficiency: expected KEY=VALUE items with KEY one of sustained-clock, hbm "
+                 "efficiency constants: expected KEY=VALUE items with KEY one of sustained-clock, hbm "
                  "(fractions 0.3-1), kernel-fixed, host-launch (times up to 1ms), comm-slowdown "
                  "(fraction 0-1), got '%s%s%s'", key, value != NULL ? "=" : "", value != NULL ? value : "");
     return FALSE;
