@@ -10,10 +10,11 @@ also its working directory.  See the MANIFEST header for the format.
 """
 import os
 import shlex
-import signal
 import subprocess
 import sys
-import tempfile
+
+sys.dont_write_bytecode = True
+import cli
 
 TIMEOUT_S = 20
 
@@ -53,36 +54,25 @@ def files_under(folder):
     return sorted(found)
 
 
-def describe_status(rc):
-    if rc < 0:
-        try:
-            return f"killed by {signal.Signals(-rc).name}"
-        except ValueError:
-            return f"killed by signal {-rc}"
-    return f"exit status {rc}"
-
-
 def short(text, limit=300):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
 def run_case(sim, data, src, name, args, status, expect):
-    with tempfile.TemporaryDirectory(prefix="sim-bad-") as out:
+    with cli.tempdir(prefix="sim-bad-") as out:
         subs = {"@DATA@": data, "@SRC@": src, "@OUT@": out}
-        argv = [sim] + [substitute(a, subs) for a in shlex.split(args)]
+        argv = [substitute(a, subs) for a in shlex.split(args)]
         expect = substitute(expect, subs)
         problems = []
         try:
-            p = subprocess.run(argv, cwd=out, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+            p = cli.run(sim, *argv, cwd=out, timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return [f"timed out after {TIMEOUT_S} s (a hang)"]
-        stdout = p.stdout.decode("utf-8", "replace")
-        stderr = p.stderr.decode("utf-8", "replace")
+        stdout, stderr = p.stdout, p.stderr
         if p.returncode != status:
-            problems.append(f"{describe_status(p.returncode)}, expected {status}")
+            problems.append(f"{cli.describe_status(p.returncode)}, expected {status}")
         if stdout:
-            problems.append(f"{len(p.stdout)} bytes on stdout: {short(stdout, 120)!r}")
+            problems.append(f"{len(stdout)} characters on stdout: {short(stdout, 120)!r}")
         if status != 0:
             lines = stderr.split("\n")
             if not stderr:
@@ -101,12 +91,9 @@ def run_case(sim, data, src, name, args, status, expect):
         return problems
 
 
-def main(argv):
-    if len(argv) != 3:
-        print("usage: run-bad-inputs.py SIM_BINARY SOURCE_ROOT", file=sys.stderr)
-        return 2
-    sim = os.path.abspath(argv[1])
-    src = os.path.abspath(argv[2])
+def main():
+    sim, src = cli.arguments("run-bad-inputs.py", ("SIM_BINARY", "SOURCE_ROOT"))
+    src = os.path.abspath(src)
     data = os.path.join(src, "tests", "data", "bad")
     manifest = os.path.join(data, "MANIFEST")
     try:
@@ -115,35 +102,27 @@ def main(argv):
         print(f"run-bad-inputs: {e}", file=sys.stderr)
         return 2
 
-    failed = 0
+    checks = cli.Checks()
     seen = set()
     used_text = ""
     for lineno, name, args, status, expect in cases:
         used_text += " " + args
         if name in seen:
-            print(f"FAIL {name}: MANIFEST line {lineno} repeats the name")
-            failed += 1
+            checks.report(name, False, f"MANIFEST line {lineno} repeats the name")
             continue
         seen.add(name)
         problems = run_case(sim, data, src, name, args, status, expect)
-        if problems:
-            print(f"FAIL {name}: " + "; ".join(problems))
-            failed += 1
-        else:
-            print(f"ok   {name}")
-        sys.stdout.flush()
+        checks.report(name, not problems, "; ".join(problems))
 
     total = len(cases)
     # every data file should be exercised by some case
     for f in sorted(os.listdir(data)):
         if f != "MANIFEST" and f"@DATA@/{f}" not in used_text:
-            print(f"FAIL MANIFEST: data file {f} is used by no case")
-            failed += 1
+            checks.report("MANIFEST", False, f"data file {f} is used by no case")
             total += 1
 
-    print(f"{total} cases, {failed} failed")
-    return 1 if failed else 0
+    return checks.finish(total)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

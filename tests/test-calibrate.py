@@ -2,33 +2,26 @@
 """sim calibrate and sim validate --gemm/--hbm: calibration files are written,
 load, and change what they should; committed measurement sets are checked
 against the topologies with a stated tolerance."""
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
-sim, src = os.path.abspath(sys.argv[1]), sys.argv[2]
+sys.dont_write_bytecode = True
+import cli
+
+sim, src = cli.arguments("test-calibrate.py")
 data = os.path.join(src, "tests", "validation", "data")
-failures = []
-
-
-def check(name, got, want):
-    ok = got == want
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: expected {want!r}, got {got!r}")
-    if not ok:
-        failures.append(name)
+checks = cli.Checks()
+check = checks.check
 
 
 def run(*args):
-    return subprocess.run([sim, *args], capture_output=True, text=True, timeout=300)
+    return cli.run(sim, *args, timeout=300)
 
 
 def step(*extra):
-    r = run("--topology", "dgx8x4", "--tp", "8", "--pp", "4", "--dp", "2", "--global-batch", "64", "--json", "-", *extra)
-    if r.returncode != 0:
-        print(r.stderr)
-    return json.loads(r.stdout)["time"]
+    r = cli.run(sim, "--topology", "dgx8x4", "--tp", "8", "--pp", "4", "--dp", "2", "--global-batch", "64",
+                "--json", "-", *extra, timeout=300, echo_stderr=True)
+    return cli.json_of(r)["time"]
 
 
 # every committed measurement set against its topology, 10 % mean absolute
@@ -42,7 +35,7 @@ for gpu, topo in (("h100-sxm", "dgx8x4"), ("a100-sxm", "dgx-a100")):
 r = run("validate", "--gemm", os.path.join(data, "h100-sxm", "gemm-published.csv"), "--topology", "dgx-a100", "--max-error", "10")
 check("--max-error fails a wrong GPU", r.returncode, 1)
 
-with tempfile.TemporaryDirectory() as tmp:
+with cli.tempdir() as tmp:
     cal = os.path.join(tmp, "calib.xml")
     r = run("calibrate", "--gemm", os.path.join(data, "h100-sxm", "gemm-published.csv"),
             "--nccl", os.path.join(data, "nccl-tests", "h100x8-allreduce-dgxc-benchmarking.txt"),
@@ -103,5 +96,4 @@ with tempfile.TemporaryDirectory() as tmp:
             "--topology", "dgx8x4", "--gpu", "H100 SXM", "-o", lat)
     check("a file without device lines needs --gpus", (r.returncode, "--gpus" in r.stderr), (2, True))
 
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

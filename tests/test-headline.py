@@ -12,38 +12,32 @@ attention, sequence parallel, ZeRO-1, bf16-adam:
   GEMM inputs 8, Q 2, K and V 0.25 each, attention output 2, SwiGLU 14 + 7)
   stage 0 holds 4 micro-batches x 20 layers of them at its peak.
 """
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
-sim, src = os.path.abspath(sys.argv[1]), sys.argv[2]
-failures = []
+sys.dont_write_bytecode = True
+import cli
 
-
-def check(name, got, want):
-    ok = got == want
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: expected {want!r}, got {got!r}")
-    if not ok:
-        failures.append(name)
+sim, src = cli.arguments("test-headline.py")
+checks = cli.Checks()
+check = checks.check
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    args = [sim, "--topology", "dgx8x4.xml", "--tp", "8", "--pp", "4", "--dp", "2"]
-    text = subprocess.run(args, cwd=tmp, capture_output=True, text=True, timeout=60)
+with cli.tempdir() as tmp:
+    args = ["--topology", "dgx8x4.xml", "--tp", "8", "--pp", "4", "--dp", "2"]
+    text = cli.run(sim, *args, cwd=tmp, timeout=60)
     check("text exit status", text.returncode, 0)
     check("text stderr", text.stderr, "")
     check("verdict line", any(l.startswith("Verdict   fits") for l in text.stdout.splitlines()), True)
     check("memory table header", "peak GB  peak GiB" in text.stdout, True)
 
-    out = subprocess.run(args + ["--json", "-"], cwd=tmp, capture_output=True, text=True, timeout=60)
+    out = cli.run(sim, *args, "--json", "-", cwd=tmp, timeout=60)
     check("json exit status", out.returncode, 0)
-    doc = json.loads(out.stdout)
-    again = subprocess.run(args + ["--json", "-"], cwd=tmp, capture_output=True, text=True, timeout=60)
+    doc = cli.json_of(out)
+    again = cli.run(sim, *args, "--json", "-", cwd=tmp, timeout=60)
     check("same inputs, same bytes", again.stdout == out.stdout, True)
     path = os.path.join(tmp, "r.json")
-    written = subprocess.run(args + ["--json", path], cwd=tmp, capture_output=True, text=True, timeout=60)
+    written = cli.run(sim, *args, "--json", path, cwd=tmp, timeout=60)
     check("--json FILE exit status", written.returncode, 0)
     with open(path) as f:
         check("--json FILE equals --json -", f.read() == out.stdout, True)
@@ -105,11 +99,11 @@ for s in mem["stages"]:
 # sim collective --json: nccl-tests' factors and the documented keys.
 # ring all_reduce of 1 GiB on 8 H100s: 1.75 x 2^30 / 370.8 GB/s + 56 us (NVLink 4
 # as NCCL's Simple protocol moves it: 18 links x 20.6 GB/s, topologies/dgx8x4.xml)
-col = subprocess.run([sim, "collective", "--topology", "dgx8x4", "--nodes", "1", "--op", "all_reduce",
-                      "--gpus", "8", "--min-bytes", "1GiB", "--max-bytes", "1GiB", "--algo", "ring",
-                      "--json", "-"], capture_output=True, text=True, timeout=60)
+col = cli.run(sim, "collective", "--topology", "dgx8x4", "--nodes", "1", "--op", "all_reduce",
+              "--gpus", "8", "--min-bytes", "1GiB", "--max-bytes", "1GiB", "--algo", "ring",
+              "--json", "-", timeout=60)
 check("collective exit status", col.returncode, 0)
-cdoc = json.loads(col.stdout)
+cdoc = cli.json_of(col)
 check("collective keys", sorted(cdoc.keys()), ["gpus", "op", "rows", "topology"])
 row = cdoc["rows"][0]
 want_us = (1.75 * 2**30 / 370.8e9 + 56e-6) * 1e6
@@ -119,60 +113,55 @@ check("collective algo", row["algo"], "ring/Simple")
 
 # sim validate is a gate with --max-error: exit 1 above it, 0 below
 data = os.path.join(src, "tests", "validation", "data", "nccl-tests", "h100x8-allreduce-dgxc-benchmarking.txt")
-base = [sim, "validate", "--nccl", data, "--topology", "dgx8x4", "--nodes", "1", "--op", "all_reduce"]
-gate_low = subprocess.run(base + ["--max-error", "1"], capture_output=True, text=True, timeout=60)
+base = ["validate", "--nccl", data, "--topology", "dgx8x4", "--nodes", "1", "--op", "all_reduce"]
+gate_low = cli.run(sim, *base, "--max-error", "1", timeout=60)
 check("validate --max-error 1 fails", gate_low.returncode, 1)
-gate_high = subprocess.run(base + ["--max-error", "500"], capture_output=True, text=True, timeout=60)
+gate_high = cli.run(sim, *base, "--max-error", "500", timeout=60)
 check("validate --max-error 500 passes", gate_high.returncode, 0)
 check("validate prints one row per size", sum(1 for l in gate_high.stdout.splitlines() if not l.startswith("#")), 32)
 
 # --output-dir: every file, the same bytes on a second run, a well-formed trace
-with tempfile.TemporaryDirectory() as tmp:
+with cli.tempdir() as tmp:
     outs = []
     for k in range(2):
         d = os.path.join(tmp, f"out{k}")
-        r = subprocess.run([sim, "--topology", "dgx8x4.xml", "--tp", "8", "--pp", "4", "--dp", "2",
-                            "--global-batch", "64", "--output-dir", d], capture_output=True, text=True, timeout=120)
+        r = cli.run(sim, "--topology", "dgx8x4.xml", "--tp", "8", "--pp", "4", "--dp", "2",
+                    "--global-batch", "64", "--output-dir", d, timeout=120)
         check(f"--output-dir run {k} exit status", r.returncode, 0)
         outs.append(d)
     names = sorted(os.listdir(outs[0]))
     check("--output-dir files", names, ["gantt.png", "memory.csv", "memory.png", "report.txt", "result.json",
                                        "spans.csv", "trace.json"])
     for n in names:
-        with open(os.path.join(outs[0], n), "rb") as a, open(os.path.join(outs[1], n), "rb") as b:
-            check(f"{n} identical on a second run", a.read() == b.read(), True)
-    with open(os.path.join(outs[0], "trace.json")) as f:
-        trace = json.load(f)
+        check(f"{n} identical on a second run",
+              cli.read_bytes(os.path.join(outs[0], n)) == cli.read_bytes(os.path.join(outs[1], n)), True)
+    trace = cli.load_json(os.path.join(outs[0], "trace.json"))
     events = trace["traceEvents"]
     check("trace has complete events", any(e["ph"] == "X" for e in events), True)
     check("trace has memory counters", any(e["ph"] == "C" for e in events), True)
     check("trace events well-formed", all(("ts" in e and "dur" in e and e["dur"] >= 0) for e in events if e["ph"] == "X"), True)
     check("trace names its processes", any(e["ph"] == "M" and e["name"] == "process_name" for e in events), True)
-    with open(os.path.join(outs[0], "gantt.png"), "rb") as f:
-        check("gantt.png is a PNG", f.read(8), b"\x89PNG\r\n\x1a\n")
+    check("gantt.png is a PNG", cli.read_bytes(os.path.join(outs[0], "gantt.png"))[:8], b"\x89PNG\r\n\x1a\n")
     svg = os.path.join(tmp, "g.svg")
-    r = subprocess.run([sim, "--topology", "dgx8x4.xml", "--tp", "8", "--pp", "4", "--dp", "2", "--global-batch", "64",
-                        "--gantt", svg, "--memory-chart", os.path.join(tmp, "m.pdf")], capture_output=True, timeout=120)
+    r = cli.run(sim, "--topology", "dgx8x4.xml", "--tp", "8", "--pp", "4", "--dp", "2", "--global-batch", "64",
+                "--gantt", svg, "--memory-chart", os.path.join(tmp, "m.pdf"), timeout=120)
     check("svg and pdf by extension", r.returncode == 0 and os.path.getsize(svg) > 0, True)
-    with open(os.path.join(tmp, "m.pdf"), "rb") as f:
-        check("memory chart as PDF", f.read(5), b"%PDF-")
+    check("memory chart as PDF", cli.read_bytes(os.path.join(tmp, "m.pdf"))[:5], b"%PDF-")
 
 # Scale: 16,384 GPUs (2,048 DGX H100 nodes), Llama 3 405B at tp 8, pp 16,
 # dp 128, global batch 2,048 (16 micro-batches per replica), in the
 # symmetry-reduced mode.  126 layers on 16 stages: 14 x 8 + 2 x 7 (Llama 3's
 # first and last stages give one up).  1F1B's bubble is about
 # (p - 1) / (m + p - 1) = 15 / 31 = 48.4 % of the step.
-r = subprocess.run([sim, "--topology", "dgx-h100", "--nodes", "2048", "--model", "llama3-405b",
-                    "--tp", "8", "--pp", "16", "--dp", "128", "--global-batch", "2048", "--json", "-"],
-                   capture_output=True, text=True, timeout=120)
+r = cli.run(sim, "--topology", "dgx-h100", "--nodes", "2048", "--model", "llama3-405b",
+            "--tp", "8", "--pp", "16", "--dp", "128", "--global-batch", "2048", "--json", "-", timeout=120)
 check("16,384 GPUs: exit status", r.returncode, 0)
 if r.returncode == 0:
-    big = json.loads(r.stdout)
+    big = cli.json_of(r)
     check("16,384 GPUs loaded", big["topology"]["gpus"], 16384)
     layers = [s["layers"] for s in big["memory"]["stages"]]
     check("126 layers on 16 stages", (sum(layers), layers.count(7), layers[0], layers[-1]), (126, 2, 7, 7))
     check("symmetry-reduced", big["time"]["symmetric"], True)
     check("1F1B bubble about 15/31", abs(big["time"]["bubble_fraction"] - 15 / 31) < 0.02, True)
 
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

@@ -1,41 +1,32 @@
 #!/usr/bin/env python3
 """sim compare and sim sweep: ranking, the parallel sweep equals the serial
 one byte for byte, and shards merged equal the whole sweep."""
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
-sim, src = os.path.abspath(sys.argv[1]), sys.argv[2]
-failures = []
+sys.dont_write_bytecode = True
+import cli
 
-
-def check(name, got, want):
-    ok = got == want
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: expected {want!r}, got {got!r}")
-    if not ok:
-        failures.append(name)
+sim, src = cli.arguments("test-sweep.py")
+checks = cli.Checks()
+check = checks.check
 
 
 def run(*args):
-    r = subprocess.run([sim, *args], capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        print(r.stderr)
-    return r
+    return cli.run(sim, *args, timeout=600, echo_stderr=True)
 
 
 base = ["--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--global-batch", "64", "--quiet"]
 
-with tempfile.TemporaryDirectory() as tmp:
+with cli.tempdir() as tmp:
     one = os.path.join(tmp, "one.json")
     two = os.path.join(tmp, "two.json")
     r1 = run("sweep", *base, "--threads", "1", "--json", one)
     r2 = run("sweep", *base, "--threads", "2", "--json", two)
     check("sweep exit status", (r1.returncode, r2.returncode), (0, 0))
-    with open(one, "rb") as a, open(two, "rb") as b:
-        check("sweep on 2 threads = sweep on 1 thread, byte for byte", a.read() == b.read(), True)
-    doc = json.load(open(one))
+    check("sweep on 2 threads = sweep on 1 thread, byte for byte",
+          cli.read_bytes(one) == cli.read_bytes(two), True)
+    doc = cli.load_json(one)
     rows = doc["rows"]
     simulated = [r for r in rows if r["pruned"] is None]
     check("some layouts simulated", len(simulated) > 0, True)
@@ -58,14 +49,14 @@ with tempfile.TemporaryDirectory() as tmp:
     merged = run("sweep", "--merge", s1, s2, "--top", "5").stdout.splitlines()
     mranks = [l for l in merged if l[:4].strip().isdigit() and len(l.split()) >= 12 and "tp=" in l.split()[1]]
     check("merged top 5 = whole top 5", [l.split()[1] for l in mranks], [l.split()[1] for l in ranks])
-    shard_rows = json.load(open(s1))["rows"] + json.load(open(s2))["rows"]
+    shard_rows = cli.load_json(s1)["rows"] + cli.load_json(s2)["rows"]
     check("shards cover every layout once", sorted(r["index"] for r in shard_rows), list(range(len(rows))))
 
 # compare: the plans that fit first, by throughput; an impossible plan fails
 c = run("compare", "--topology", "dgx8x4", "--model", "llama3-70b", "--plan", "tp=8,pp=8,dp=1",
         "--plan", "tp=8,pp=4,dp=2", "--plan", "tp=2,pp=4,dp=8,zero=0", "--json", "-")
 check("compare exit status", c.returncode, 0)
-cdoc = json.loads(c.stdout)
+cdoc = cli.json_of(c)
 labels = [r["label"] for r in cdoc["runs"]]
 check("compare ranks the fitting plans by tokens/s, OOM last",
       labels, ["tp=8,pp=4,dp=2", "tp=8,pp=8,dp=1", "tp=2,pp=4,dp=8,zero=0"])
@@ -74,5 +65,4 @@ bad = run("compare", "--topology", "dgx8x4", "--plan", "tp=8,pp=4,dp=3")
 check("compare with an impossible plan exits 2", bad.returncode, 2)
 check("and names the plan", "--plan tp=8,pp=4,dp=3:" in bad.stderr, True)
 
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

@@ -7,16 +7,16 @@ trace are written so the drawing and writing code runs too.
 
 usage: test-valgrind.py VALGRIND SIM SOURCE_ROOT"""
 import os
-import subprocess
 import sys
-import tempfile
 
-valgrind, sim, root = sys.argv[1:4]
-sim = os.path.abspath(sim)
+sys.dont_write_bytecode = True
+import cli
+
+valgrind, sim, root = cli.arguments("test-valgrind.py", ("VALGRIND", "SIM", "SOURCE_ROOT"))
 supp = os.path.join(root, "tests", "valgrind.supp")
-failed = 0
+checks = cli.Checks()
 
-with tempfile.TemporaryDirectory() as tmp:
+with cli.tempdir() as tmp:
     cases = [
         ("headline", ["--topology", "dgx8x4.xml", "--tp", "8", "--pp", "4", "--dp", "2",
                       "--gantt", os.path.join(tmp, "g.png"),
@@ -29,21 +29,18 @@ with tempfile.TemporaryDirectory() as tmp:
                                      "--zero", "0"]),
     ]
     for name, args in cases:
-        cmd = [valgrind, "--error-exitcode=99", "--leak-check=full",
-               "--errors-for-leak-kinds=definite,indirect",
-               "--show-leak-kinds=definite,indirect", "--suppressions=" + supp,
-               sim] + args
-        r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        r = cli.run(valgrind, "--error-exitcode=99", "--leak-check=full",
+                    "--errors-for-leak-kinds=definite,indirect",
+                    "--show-leak-kinds=definite,indirect", "--suppressions=" + supp,
+                    sim, *args, cwd=tmp, timeout=None)
         summary = [l.split("== ", 1)[-1] for l in r.stderr.splitlines()
                    if "ERROR SUMMARY" in l or "definitely lost:" in l
                    or "indirectly lost:" in l or "Invalid" in l]
         ok = r.returncode == 0 and "ERROR SUMMARY: 0 errors" in r.stderr
-        print("%s %s (exit %d)" % ("ok" if ok else "FAIL", name, r.returncode))
+        checks.report(name, ok, f"exit {r.returncode}")
         for line in summary:
             print("    " + line)
         if not ok:
-            failed += 1
             sys.stderr.write(r.stderr[-6000:])
 
-print("%d failed" % failed)
-sys.exit(1 if failed else 0)
+sys.exit(checks.finish())
