@@ -23,28 +23,160 @@
  * 3. Two nodes of DGX H100 over NDR: NVIDIA's statement of 46-48 GB/s per
  *    NIC (NVIDIA/nccl-tests#290, row issue_nccltests290_ndr_per_nic) against
  *    the simulated ring's per-NIC rate, within 15 % of 47 GB/s.
- * Every table is printed into the test log. */
+ *
+ * Each asserted row is its own test case, named by its file and size, so a
+ * failure names the row:
+ *   /validation/nccl/dgxc-h100x8/SIZE            (1: from 1 MiB)
+ *   /validation/nccl/dgxc-h100x8/latency-floor
+ *   /validation/nccl/per-algorithm/SIZE          (2b: from 64 MiB)
+ *   /validation/nccl/per-algorithm/ring-plateau
+ *   /validation/nccl/other-outputs/FILE/SIZE     (2: from 1 GiB)
+ *   /validation/nccl/ndr-per-nic                 (3)
+ * and the last case of each group, .../summary, prints its table into the
+ * test log and asserts the aggregate.  Assertions are non-fatal, so every
+ * row reports and the tables still print after a failure.  Each output is
+ * simulated once, by whichever case asks first. */
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sim-compare.h"
 #include "test-util.h"
 
-static GArray *
-compare (const char *file, const char *topology, int nodes, SimCollOp op, int ranks)
+/* one published output on a topology; the comparisons are made on demand */
+typedef struct {
+  const char *file;
+  const char *topology;
+  int nodes;
+  SimCollOp op;
+  int ranks;
+  SimNcclResult *measured;
+  GArray *by_algo[3]; /* SimComparison, for auto, ring and nvls; NULL until asked */
+} Output;
+
+/* one row of an output: a size, with its tolerance in percent */
+typedef struct {
+  Output *output;
+  guint64 size_bytes;
+  double tolerance_pct;
+} Point;
+
+static Output dgxc = { "h100x8-allreduce-dgxc-benchmarking.txt", "dgx8x4.xml", 1, SIM_OP_ALL_REDUCE, 8 };
+static Output p5 = { "h100x8-p5-allreduce-awsbatch.txt", "dgx8x4.xml", 1, SIM_OP_ALL_REDUCE, 8 };
+/* A100: NVLink3 300 GB/s, DGX A100 */
+static Output a100_g8 = { "a100x8-allreduce-g8-singleproc-blog.txt", "dgx-a100.xml", 1, SIM_OP_ALL_REDUCE, 8 };
+static Output a100_np8 = { "a100x8-allreduce-mpirun-np8-blog.txt", "dgx-a100.xml", 1, SIM_OP_ALL_REDUCE, 8 };
+/* order of magnitude only, with the A100 pair above and p5 (H100 on one
+ * node: same NVLink as DGX H100) */
+static Output others[] = {
+  /* two p5 nodes: 32 x 100 Gb/s EFA = 3,200 Gb/s per node, as 8 x 400 Gb/s */
+  { "h100x16-2node-p5-efa-allreduce-awsome.txt", "dgx8x4.xml", 2, SIM_OP_ALL_REDUCE, 16 },
+  /* two H200 nodes on 8 x 400 Gb/s RoCE (Spectrum-X; GCP a3-ultra) */
+  { "h200x16-2node-spectrumx-roce-allreduce-g8x2proc-ncclt2.18.txt", "dgx-h200.xml", 2,
+    SIM_OP_ALL_REDUCE, 16 },
+  { "h200x16-2node-a3ultra-rdma-allgather-gcp.txt", "dgx-h200.xml", 2, SIM_OP_ALL_GATHER, 16 },
+};
+
+/* the Points given to g_test_add_data_func(), freed after the run */
+static GPtrArray *points;
+
+static void
+output_load (Output *o)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *path = g_build_filename (SIM_SOURCE_DIR, "tests", "validation", "data",
-                                            "nccl-tests", file, NULL);
-  g_autoptr (SimNcclResult) m = sim_nccl_parse_file (path, &error);
-  g_autoptr (SimTopology) t = test_load_topology (topology, nodes);
-  GArray *rows = NULL;
+                                            "nccl-tests", o->file, NULL);
+  o->measured = sim_nccl_parse_file (path, &error);
   g_assert_no_error (error);
-  rows = sim_compare_nccl (t, m, op, ranks, SIM_ALGO_AUTO, &error);
+}
+
+static void
+output_clear (Output *o)
+{
+  g_clear_pointer (&o->measured, sim_nccl_result_free);
+  for (guint i = 0; i < G_N_ELEMENTS (o->by_algo); i++)
+    g_clear_pointer (&o->by_algo[i], g_array_unref);
+}
+
+/* the comparisons of o with the simulator on algo (auto, ring or nvls),
+ * made once; NULL (the case failed) when the simulator refused */
+static GArray *
+output_rows (Output *o, SimAlgo algo)
+{
+  int k = algo == SIM_ALGO_RING ? 1 : algo == SIM_ALGO_NVLS ? 2 : 0;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimTopology) t = NULL;
+
+  if (o->by_algo[k] != NULL)
+    return o->by_algo[k];
+  t = test_load_topology (o->topology, o->nodes);
+  o->by_algo[k] = sim_compare_nccl (t, o->measured, o->op, o->ranks, algo, &error);
   g_assert_no_error (error);
-  printf ("# %s on %s (%d node%s), %s, %d GPUs\n", file, topology, nodes, nodes == 1 ? "" : "s",
-          sim_coll_op_name (op), ranks);
+  return o->by_algo[k];
+}
+
+/* the row of size bytes in rows, or NULL */
+static const SimComparison *
+find_row (const GArray *rows, guint64 size)
+{
+  for (guint i = 0; rows != NULL && i < rows->len; i++)
+    if (g_array_index (rows, SimComparison, i).size_bytes == size)
+      return &g_array_index (rows, SimComparison, i);
+  return NULL;
+}
+
+/* the row of a Point on algo; NULL (the case failed) when it is missing */
+static const SimComparison *
+point_row (const Point *p, SimAlgo algo)
+{
+  const SimComparison *c = find_row (output_rows (p->output, algo), p->size_bytes);
+  g_assert_nonnull (c);
+  return c;
+}
+
+/* "64MiB", "1GiB", "8B": a size as a test path component */
+static char *
+size_label (guint64 b)
+{
+  if (b >= (1u << 30) && b % (1u << 30) == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "GiB", b >> 30);
+  if (b >= (1u << 20) && b % (1u << 20) == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "MiB", b >> 20);
+  if (b >= (1u << 10) && b % (1u << 10) == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "KiB", b >> 10);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT "B", b);
+}
+
+/* a case per measured size from min_bytes, as PREFIX/SIZE, with the
+ * tolerance that tolerance(size) gives */
+static void
+add_points (const char *prefix, Output *o, guint64 min_bytes, double (*tolerance) (guint64),
+            GTestDataFunc func)
+{
+  for (guint i = 0; i < o->measured->rows->len; i++) {
+    const SimNcclRow *row = &g_array_index (o->measured->rows, SimNcclRow, i);
+    g_autofree char *label = NULL;
+    g_autofree char *name = NULL;
+    Point *p = NULL;
+    /* sim_compare_nccl skips rows without a time */
+    if (row->size_bytes < min_bytes || row->time_us <= 0)
+      continue;
+    p = g_new0 (Point, 1);
+    p->output = o, p->size_bytes = row->size_bytes, p->tolerance_pct = tolerance (row->size_bytes);
+    g_ptr_array_add (points, p);
+    label = size_label (row->size_bytes);
+    name = g_strdup_printf ("%s/%s", prefix, label);
+    g_test_add_data_func (name, p, func);
+  }
+}
+
+/* prints the comparisons of o on auto, as nccl-tests' columns */
+static void
+print_table (Output *o, const GArray *rows)
+{
+  printf ("# %s on %s (%d node%s), %s, %d GPUs\n", o->file, o->topology, o->nodes,
+          o->nodes == 1 ? "" : "s", sim_coll_op_name (o->op), o->ranks);
   printf ("# %12s %10s %10s %11s %11s %8s  %s\n", "size (B)", "meas us", "sim us", "meas GB/s",
           "sim GB/s", "error %", "algo");
   for (guint i = 0; i < rows->len; i++) {
@@ -53,30 +185,69 @@ compare (const char *file, const char *topology, int nodes, SimCollOp op, int ra
             c->measured_us, c->simulated_us, c->measured_busbw_GBps, c->simulated_busbw_GBps,
             c->error_pct, sim_algo_name (c->choice.algo), sim_proto_name (c->choice.proto));
   }
-  return rows;
+}
+
+/* 1. the DGX H100 sweep */
+
+static double
+dgxc_tolerance (guint64 size)
+{
+  return size >= (64u << 20) ? 10.0 : size >= (1u << 20) ? 25.0 : -1;
 }
 
 static void
-test_dgxc_h100x8 (void)
+test_dgxc_point (gconstpointer data)
 {
-  g_autoptr (GArray) rows = compare ("h100x8-allreduce-dgxc-benchmarking.txt", "dgx8x4.xml", 1,
-                                     SIM_OP_ALL_REDUCE, 8);
-  double floor_meas = G_MAXDOUBLE, floor_sim = 0, floor_err = 0;
+  const Point *p = data;
+  const SimComparison *c = point_row (p, SIM_ALGO_AUTO);
+  if (c == NULL)
+    return;
+  g_assert_cmpfloat (fabs (c->error_pct), <=, p->tolerance_pct);
+}
+
+/* the fastest measured time up to 4 KiB against the simulated 8 B */
+static double
+dgxc_latency_floor (double *measured_us, double *simulated_us)
+{
+  GArray *rows = output_rows (&dgxc, SIM_ALGO_AUTO);
+  *measured_us = G_MAXDOUBLE, *simulated_us = 0;
+  for (guint i = 0; rows != NULL && i < rows->len; i++) {
+    const SimComparison *c = &g_array_index (rows, SimComparison, i);
+    if (c->size_bytes <= 4096) {
+      *measured_us = MIN (*measured_us, c->measured_us);
+      *simulated_us = c->size_bytes == 8 ? c->simulated_us : *simulated_us;
+    }
+  }
+  return (*simulated_us - *measured_us) / *measured_us * 100.0;
+}
+
+static void
+test_dgxc_latency_floor (void)
+{
+  double measured_us = 0, simulated_us = 0;
+  double err = dgxc_latency_floor (&measured_us, &simulated_us);
+  g_assert_cmpfloat (fabs (err), <=, 30.0);
+}
+
+static void
+test_dgxc_summary (void)
+{
+  GArray *rows = output_rows (&dgxc, SIM_ALGO_AUTO);
+  double floor_meas = 0, floor_sim = 0, floor_err = 0;
   int out = 0;
+  if (rows == NULL)
+    return;
+  print_table (&dgxc, rows);
   for (guint i = 0; i < rows->len; i++) {
     const SimComparison *c = &g_array_index (rows, SimComparison, i);
-    double tol = c->size_bytes >= (64u << 20) ? 10.0 : c->size_bytes >= (1u << 20) ? 25.0 : -1;
-    if (c->size_bytes <= 4096) {
-      floor_meas = MIN (floor_meas, c->measured_us);
-      floor_sim = c->size_bytes == 8 ? c->simulated_us : floor_sim;
-    }
+    double tol = dgxc_tolerance (c->size_bytes);
     if (tol > 0 && fabs (c->error_pct) > tol) {
       printf ("#   OUT OF TOLERANCE: %" G_GUINT64_FORMAT " B: %+.1f %% (tolerance %.0f %%)\n",
               c->size_bytes, c->error_pct, tol);
       out++;
     }
   }
-  floor_err = (floor_sim - floor_meas) / floor_meas * 100.0;
+  floor_err = dgxc_latency_floor (&floor_meas, &floor_sim);
   printf ("# latency floor: measured %.2f us, simulated %.2f us, error %+.1f %% (tolerance 30 %%)\n",
           floor_meas, floor_sim, floor_err);
   printf ("# mean |error|: %.1f %% from 1 MiB, %.1f %% from 64 MiB; %d sizes out of tolerance\n",
@@ -85,44 +256,57 @@ test_dgxc_h100x8 (void)
   g_assert_cmpfloat (fabs (floor_err), <=, 30.0);
 }
 
-/* the simulated time of size bytes in rows, which are in size order */
-static const SimComparison *
-find_row (GArray *rows, guint64 size)
+/* 2b. per algorithm */
+
+static double
+per_algorithm_tolerance (guint64 size)
 {
-  for (guint i = 0; i < rows->len; i++)
-    if (g_array_index (rows, SimComparison, i).size_bytes == size)
-      return &g_array_index (rows, SimComparison, i);
-  return NULL;
+  return 5.0;
+}
+
+/* NCCL ran NVLS where the measurement beats the simulated ring by 5 % */
+static gboolean
+ran_nvls (const SimComparison *ring)
+{
+  return ring->measured_us < 0.95 * ring->simulated_us;
+}
+
+static void
+test_per_algorithm_point (gconstpointer data)
+{
+  const Point *p = data;
+  const SimComparison *ring = point_row (p, SIM_ALGO_RING);
+  const SimComparison *c = NULL;
+  if (ring == NULL)
+    return;
+  c = ran_nvls (ring) ? point_row (p, SIM_ALGO_NVLS) : ring;
+  if (c == NULL)
+    return;
+  g_test_message ("NCCL ran %s: simulated %.2f us against %.2f us measured",
+                  ran_nvls (ring) ? "nvls" : "ring", c->simulated_us, c->measured_us);
+  g_assert_cmpfloat (fabs (c->error_pct), <=, p->tolerance_pct);
 }
 
 /* prints the rows from 64 MiB by the algorithm NCCL ran; returns the
  * largest |error| of each against the simulator forced to it */
-static void
-per_algorithm (const char *file, const char *topology, double *worst_ring, double *worst_nvls,
-               int *n_ring, int *n_nvls)
+static gboolean
+per_algorithm (Output *o, double *worst_ring, double *worst_nvls, int *n_ring, int *n_nvls)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (SIM_SOURCE_DIR, "tests", "validation", "data",
-                                            "nccl-tests", file, NULL);
-  g_autoptr (SimNcclResult) m = sim_nccl_parse_file (path, &error);
-  g_autoptr (SimTopology) t = test_load_topology (topology, 1);
-  g_autoptr (GArray) ring = NULL;
-  g_autoptr (GArray) nvls = NULL;
-  g_assert_no_error (error);
-  ring = sim_compare_nccl (t, m, SIM_OP_ALL_REDUCE, 8, SIM_ALGO_RING, &error);
-  g_assert_no_error (error);
-  nvls = sim_compare_nccl (t, m, SIM_OP_ALL_REDUCE, 8, SIM_ALGO_NVLS, &error);
-  g_assert_no_error (error);
+  GArray *ring = output_rows (o, SIM_ALGO_RING);
+  GArray *nvls = output_rows (o, SIM_ALGO_NVLS);
   *worst_ring = *worst_nvls = 0;
   *n_ring = *n_nvls = 0;
-  printf ("# %s on %s, all_reduce, 8 GPUs, by the algorithm NCCL ran (from 64 MiB)\n", file, topology);
+  if (ring == NULL || nvls == NULL)
+    return FALSE;
+  printf ("# %s on %s, all_reduce, 8 GPUs, by the algorithm NCCL ran (from 64 MiB)\n", o->file,
+          o->topology);
   printf ("# %6s %12s %10s %10s %11s %11s %8s\n", "algo", "size (B)", "meas us", "sim us",
           "meas GB/s", "sim GB/s", "error %");
   for (int pass = 0; pass < 2; pass++)
     for (guint i = 0; i < ring->len; i++) {
       const SimComparison *r = &g_array_index (ring, SimComparison, i);
       const SimComparison *c = find_row (nvls, r->size_bytes);
-      gboolean is_nvls = r->measured_us < 0.95 * r->simulated_us;
+      gboolean is_nvls = ran_nvls (r);
       if (r->size_bytes < (64u << 20) || is_nvls != (pass == 1))
         continue;
       c = is_nvls ? c : r;
@@ -139,6 +323,7 @@ per_algorithm (const char *file, const char *topology, double *worst_ring, doubl
     }
   printf ("# worst |error|: ring %.1f %% over %d rows, nvls %.1f %% over %d rows\n", *worst_ring,
           *n_ring, *worst_nvls, *n_nvls);
+  return TRUE;
 }
 
 /* the ring's plateau: 16 GiB alone on 8 H100s, bus bandwidth vs 370 GB/s */
@@ -157,30 +342,59 @@ ring_plateau_busbw (void)
 }
 
 static void
-test_per_algorithm (void)
+test_ring_plateau (void)
+{
+  double plateau = ring_plateau_busbw ();
+  g_assert_cmpfloat (fabs (plateau - 370.0) / 370.0, <=, 0.05);
+}
+
+static void
+test_per_algorithm_summary (void)
 {
   double ring = 0, nvls = 0, plateau = ring_plateau_busbw ();
   int n_ring = 0, n_nvls = 0;
   /* the main sweep: asserted */
-  per_algorithm ("h100x8-allreduce-dgxc-benchmarking.txt", "dgx8x4.xml", &ring, &nvls, &n_ring,
-                 &n_nvls);
+  gboolean simulated = per_algorithm (&dgxc, &ring, &nvls, &n_ring, &n_nvls);
   printf ("# ring plateau (16 GiB): simulated %.1f GB/s, NVIDIA 370 (nccl-tests#212, "
           "gtc_nvlink4_sharp_slide): error %+.1f %%\n",
           plateau, (plateau - 370.0) / 370.0 * 100);
+  g_assert_true (simulated);
   g_assert_cmpint (n_nvls, >, 0);
   g_assert_cmpfloat (nvls, <=, 5.0);
   g_assert_cmpfloat (ring, <=, 5.0);
   g_assert_cmpfloat (fabs (plateau - 370.0) / 370.0, <=, 0.05);
   /* an older NCCL on p5 (its NVLS ramps later: 442-444 GB/s at 1-2 GiB
    * where the DGX sweep has 466-473): printed only */
-  per_algorithm ("h100x8-p5-allreduce-awsbatch.txt", "dgx8x4.xml", &ring, &nvls, &n_ring, &n_nvls);
+  per_algorithm (&p5, &ring, &nvls, &n_ring, &n_nvls);
+}
+
+/* 2. other outputs: order of magnitude */
+
+static double
+order_tolerance (guint64 size)
+{
+  return 50.0;
 }
 
 static void
-check_order (const char *file, const char *topology, int nodes, SimCollOp op, int ranks)
+test_order_point (gconstpointer data)
 {
-  g_autoptr (GArray) rows = compare (file, topology, nodes, op, ranks);
+  const Point *p = data;
+  const SimComparison *c = point_row (p, SIM_ALGO_AUTO);
+  if (c == NULL)
+    return;
+  g_assert_cmpfloat (fabs (c->error_pct), <, p->tolerance_pct);
+}
+
+static void
+test_order_summary (gconstpointer data)
+{
+  Output *o = (Output *) data;
+  GArray *rows = output_rows (o, SIM_ALGO_AUTO);
   double worst = 0;
+  if (rows == NULL)
+    return;
+  print_table (o, rows);
   for (guint i = 0; i < rows->len; i++) {
     const SimComparison *c = &g_array_index (rows, SimComparison, i);
     if (c->size_bytes >= (1u << 30))
@@ -190,23 +404,7 @@ check_order (const char *file, const char *topology, int nodes, SimCollOp op, in
   g_assert_cmpfloat (worst, <, 50.0);
 }
 
-static void
-test_other_outputs (void)
-{
-  /* A100: NVLink3 300 GB/s, DGX A100 */
-  check_order ("a100x8-allreduce-g8-singleproc-blog.txt", "dgx-a100.xml", 1, SIM_OP_ALL_REDUCE, 8);
-  check_order ("a100x8-allreduce-mpirun-np8-blog.txt", "dgx-a100.xml", 1, SIM_OP_ALL_REDUCE, 8);
-  /* H100 p5 on one node: same NVLink as DGX H100 */
-  check_order ("h100x8-p5-allreduce-awsbatch.txt", "dgx8x4.xml", 1, SIM_OP_ALL_REDUCE, 8);
-  /* two p5 nodes: 32 x 100 Gb/s EFA = 3,200 Gb/s per node, as 8 x 400 Gb/s */
-  check_order ("h100x16-2node-p5-efa-allreduce-awsome.txt", "dgx8x4.xml", 2, SIM_OP_ALL_REDUCE, 16);
-  /* two H200 nodes on 8 x 400 Gb/s RoCE (Spectrum-X; GCP a3-ultra) */
-  check_order ("h200x16-2node-spectrumx-roce-allreduce-g8x2proc-ncclt2.18.txt", "dgx-h200.xml", 2,
-               SIM_OP_ALL_REDUCE, 16);
-  check_order ("h200x16-2node-a3ultra-rdma-allgather-gcp.txt", "dgx-h200.xml", 2, SIM_OP_ALL_GATHER, 16);
-}
-
-/* per NIC: a ring over 2 DGX H100 nodes sends 2(n-1)/n S through 8 NICs */
+/* 3. per NIC: a ring over 2 DGX H100 nodes sends 2(n-1)/n S through 8 NICs */
 static void
 test_ndr_per_nic (void)
 {
@@ -229,10 +427,41 @@ test_ndr_per_nic (void)
 int
 main (int argc, char **argv)
 {
+  Output *all[] = { &dgxc, &p5, &a100_g8, &a100_np8, &others[0], &others[1], &others[2] };
+  Output *order[] = { &a100_g8, &a100_np8, &p5, &others[0], &others[1], &others[2] };
+  int status = 0;
+
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/validation/nccl/dgxc-h100x8", test_dgxc_h100x8);
-  g_test_add_func ("/validation/nccl/per-algorithm", test_per_algorithm);
-  g_test_add_func ("/validation/nccl/other-outputs", test_other_outputs);
+  points = g_ptr_array_new_with_free_func (g_free);
+  /* the measurements are read first: their sizes name the cases */
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    output_load (all[i]);
+  /* a row out of tolerance fails its case and the others still run */
+  g_test_set_nonfatal_assertions ();
+
+  add_points ("/validation/nccl/dgxc-h100x8", &dgxc, 1u << 20, dgxc_tolerance, test_dgxc_point);
+  g_test_add_func ("/validation/nccl/dgxc-h100x8/latency-floor", test_dgxc_latency_floor);
+  g_test_add_func ("/validation/nccl/dgxc-h100x8/summary", test_dgxc_summary);
+
+  add_points ("/validation/nccl/per-algorithm", &dgxc, 64u << 20, per_algorithm_tolerance,
+              test_per_algorithm_point);
+  g_test_add_func ("/validation/nccl/per-algorithm/ring-plateau", test_ring_plateau);
+  g_test_add_func ("/validation/nccl/per-algorithm/summary", test_per_algorithm_summary);
+
+  for (guint i = 0; i < G_N_ELEMENTS (order); i++) {
+    Output *o = order[i];
+    g_autofree char *stem = g_strndup (o->file, strlen (o->file) - strlen (".txt"));
+    g_autofree char *prefix = g_strconcat ("/validation/nccl/other-outputs/", stem, NULL);
+    g_autofree char *summary = g_strconcat (prefix, "/summary", NULL);
+    add_points (prefix, o, 1u << 30, order_tolerance, test_order_point);
+    g_test_add_data_func (summary, o, test_order_summary);
+  }
+
   g_test_add_func ("/validation/nccl/ndr-per-nic", test_ndr_per_nic);
-  return g_test_run ();
+  status = g_test_run ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    output_clear (all[i]);
+  g_ptr_array_unref (points);
+  return status;
 }
