@@ -101,16 +101,9 @@ SimTopology *
 sim_cli_load_topology (const char *name, int nodes, const char *calibration, GError **error)
 {
   g_autofree char *path = sim_paths_resolve (name, "topologies", error);
-  g_autoptr (SimTopology) t = NULL;
-  if (path == NULL || (t = sim_topology_load (path, nodes, error)) == NULL)
+  if (path == NULL)
     return NULL;
-  if (calibration != NULL) {
-    g_autoptr (SimCalibration) c = sim_calibration_load (calibration, error);
-    if (c == NULL)
-      return NULL;
-    sim_calibration_apply (c, t);
-  }
-  return g_steal_pointer (&t);
+  return sim_calibration_load_topology (path, nodes, calibration, error);
 }
 
 /* ---- tables shared by compare and sweep ---- */

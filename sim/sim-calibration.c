@@ -1,5 +1,10 @@
 #include "sim-calibration.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim-compare.h"
 #include "sim-error.h"
 #include "sim-xml.h"
 
@@ -136,4 +141,182 @@ sim_calibration_to_xml (const SimCalibration *c, const char *date, const char *s
   }
   g_string_append (s, "</calibration>\n");
   return g_string_free (s, FALSE);
+}
+
+SimTopology *
+sim_calibration_load_topology (const char *path, int nodes, const char *calibration, GError **error)
+{
+  g_autoptr (SimTopology) t = sim_topology_load (path, nodes, error);
+  if (t == NULL)
+    return NULL;
+  for (guint i = 0; i < t->gpu_types->len; i++) {
+    const SimGpuType *g = g_ptr_array_index (t->gpu_types, i);
+    g_autoptr (SimCalibration) c = NULL;
+    if (g->calibration_path == NULL)
+      continue;
+    if ((c = sim_calibration_load (g->calibration_path, error)) == NULL)
+      return NULL;
+    sim_calibration_apply (c, t);
+  }
+  if (calibration != NULL) {
+    g_autoptr (SimCalibration) c = sim_calibration_load (calibration, error);
+    if (c == NULL)
+      return NULL;
+    sim_calibration_apply (c, t);
+  }
+  return g_steal_pointer (&t);
+}
+
+guint
+sim_calibration_fit_gemm (SimCalibration *c, const SimBench *b)
+{
+  guint n = 0;
+  if (c->gemm == NULL)
+    c->gemm = g_array_new (FALSE, FALSE, sizeof (SimGemmPoint));
+  for (guint i = 0; i < b->rows->len; i++) {
+    const SimBenchRow *r = &g_array_index (b->rows, SimBenchRow, i);
+    SimGemmPoint p = { r->m, r->n, r->k, r->rate_per_s };
+    if (g_str_equal (r->kind, "gemm") && g_str_equal (r->dtype, "bf16")) {
+      g_array_append_val (c->gemm, p);
+      n++;
+    }
+  }
+  return n;
+}
+
+void
+sim_calibration_fit_hbm (SimCalibration *c, const SimBench *b)
+{
+  for (guint i = 0; i < b->rows->len; i++) {
+    const SimBenchRow *r = &g_array_index (b->rows, SimBenchRow, i);
+    if (g_str_equal (r->kind, "hbm"))
+      c->hbm_bw_bytes_per_s = MAX (c->hbm_bw_bytes_per_s, r->rate_per_s);
+  }
+}
+
+SimNcclResult *
+sim_calibration_nccl_from_bench (const SimBench *b, const char *path)
+{
+  SimNcclResult *r = g_new0 (SimNcclResult, 1);
+  r->path = g_strdup (path);
+  r->op = SIM_NCCL_ALL_REDUCE;
+  r->rows = g_array_new (FALSE, TRUE, sizeof (SimNcclRow));
+  r->avg_busbw_GBps = NAN;
+  for (guint i = 0; i < b->rows->len; i++) {
+    const SimBenchRow *br = &g_array_index (b->rows, SimBenchRow, i);
+    SimNcclRow row = { 0 };
+    if (!g_str_equal (br->kind, "nccl") || !g_str_equal (br->op, "all_reduce"))
+      continue;
+    row.size_bytes = br->bytes;
+    row.count = br->bytes / 4;
+    row.time_us = br->time_us;
+    row.busbw_GBps = br->rate_per_s / 1e9;
+    row.algbw_GBps = br->time_us > 0 ? br->bytes / (br->time_us * 1e3) : 0;
+    row.time_us_inplace = NAN;
+    row.busbw_GBps_inplace = NAN;
+    r->ranks = br->gpus;
+    g_array_append_val (r->rows, row);
+  }
+  return r;
+}
+
+gboolean
+sim_calibration_fit_link (SimCalibration *c, SimLinkKind kind, const SimNcclResult *r, GError **error)
+{
+  double sum = 0, largest = 0;
+  guint64 largest_size = 0;
+  int n = 0;
+  for (guint i = 0; i < r->rows->len; i++) {
+    const SimNcclRow *row = &g_array_index (r->rows, SimNcclRow, i);
+    if (row->size_bytes >= (256u << 20)) {
+      sum += row->busbw_GBps * 1e9;
+      n++;
+    }
+    if (row->size_bytes > largest_size) {
+      largest_size = row->size_bytes;
+      largest = row->busbw_GBps * 1e9;
+    }
+  }
+  if (n == 0 && largest <= 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: expected all_reduce rows of 256 MiB or more",
+                 r->path);
+    return FALSE;
+  }
+  c->link_bw[kind] = n > 0 ? sum / n : largest;
+  return TRUE;
+}
+
+/* Latency-bound sizes: up to 64 KiB a ring all_reduce on 8 GPUs moves
+ * 2 (n-1)/n x 64 KiB = 115 kB per GPU, 0.25 us at 450 GB/s, against a
+ * latency of 13-20 us (the dgxc H100 measurement): the time is latency. */
+#define LATENCY_BOUND_BYTES (64u << 10)
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* the median over the rows of m of simulated / measured time, with the
+ * latency of link kind `kind` scaled by s; -1 on error */
+static double
+median_ratio (const SimTopology *topo, const SimNcclResult *m, SimLinkKind kind, double s,
+              GError **error)
+{
+  g_autoptr (GArray) cmp = NULL;
+  g_autofree double *r = NULL;
+  cmp = sim_compare_nccl_scaled (topo, m, SIM_OP_ALL_REDUCE, m->ranks, SIM_ALGO_AUTO, kind, s, error);
+  if (cmp == NULL || cmp->len == 0)
+    return -1;
+  r = g_new (double, cmp->len);
+  for (guint i = 0; i < cmp->len; i++) {
+    const SimComparison *c = &g_array_index (cmp, SimComparison, i);
+    r[i] = c->simulated_us / c->measured_us;
+  }
+  qsort (r, cmp->len, sizeof (double), cmp_double);
+  return cmp->len % 2 ? r[cmp->len / 2] : 0.5 * (r[cmp->len / 2 - 1] + r[cmp->len / 2]);
+}
+
+gboolean
+sim_calibration_fit_latency (const SimTopology *topo, const SimNcclResult *all, SimLinkKind kind,
+                             SimLatencyFit *fit, GError **error)
+{
+  SimNcclResult bound = *all;
+  double lo = 0.01, hi = 100.0, f_lo, f_hi;
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (SimNcclRow));
+
+  memset (fit, 0, sizeof *fit);
+  for (guint i = 0; i < all->rows->len; i++) {
+    const SimNcclRow *r = &g_array_index (all->rows, SimNcclRow, i);
+    if (r->size_bytes > 0 && r->size_bytes <= LATENCY_BOUND_BYTES && r->time_us > 0)
+      g_array_append_val (rows, *r);
+  }
+  fit->rows = (int) rows->len;
+  if (rows->len == 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s: expected all_reduce rows of 64 KiB or less to fit the latency", all->path);
+    return FALSE;
+  }
+  bound.rows = rows;
+  /* a median, so one noisy size does not move it */
+  if ((fit->before = median_ratio (topo, &bound, kind, 1.0, error)) < 0 ||
+      (f_lo = median_ratio (topo, &bound, kind, lo, error)) < 0 ||
+      (f_hi = median_ratio (topo, &bound, kind, hi, error)) < 0)
+    return FALSE;
+  if (f_lo > 1.0 || f_hi < 1.0)
+    return TRUE;
+  /* geometric bisection: the scale spans four decades */
+  for (int it = 0; it < 60; it++) {
+    double mid = sqrt (lo * hi), f = median_ratio (topo, &bound, kind, mid, error);
+    if (f < 0)
+      return FALSE;
+    if (f < 1.0)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  fit->scale = sqrt (lo * hi);
+  fit->after = median_ratio (topo, &bound, kind, fit->scale, error);
+  return fit->after >= 0;
 }

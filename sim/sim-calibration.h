@@ -9,6 +9,8 @@
 
 #include <glib.h>
 
+#include "sim-bench.h"
+#include "sim-nccl.h"
 #include "sim-topology.h"
 
 G_BEGIN_DECLS
@@ -31,13 +33,51 @@ void sim_calibration_free (SimCalibration *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCalibration, sim_calibration_free)
 
 /* Writes into topo, to every GPU type whatever c's gpu name (one GPU type
- * per cluster) and to every link of a calibrated kind: call it while the
- * topology is being loaded, before anything reads it (sim_topology_load
- * does for <gpu-type calibration>).  Never fails; not thread-safe on a
- * shared topology. */
+ * per cluster) and to every link of a calibrated kind: part of loading a
+ * topology (sim_calibration_load_topology), before anything reads it.
+ * Never fails; not thread-safe on a shared topology. */
 void sim_calibration_apply (const SimCalibration *c, SimTopology *topo);
 
 /* the XML text of a calibration (caller g_free()s); never fails; any thread */
 char *sim_calibration_to_xml (const SimCalibration *c, const char *date, const char *source);
+
+/* A topology as a user gives it: the file (sim_topology_load, resized to
+ * nodes > 0), each GPU type's <gpu-type calibration> file, then the
+ * calibration file `calibration` (may be NULL).  After this nothing writes
+ * into it.  A new topology (sim_topology_free), or NULL with the loaders'
+ * errors; any thread (see sim-xml.h). */
+SimTopology *sim_calibration_load_topology (const char *path, int nodes, const char *calibration,
+                                            GError **error);
+
+/* ---- fitting measurements into a calibration (sim calibrate) ---- */
+
+/* the bf16 GEMM rows of a microbenchmark file become c's GEMM table;
+ * returns how many */
+guint sim_calibration_fit_gemm (SimCalibration *c, const SimBench *b);
+/* the highest HBM rate of a microbenchmark file becomes c's bandwidth */
+void sim_calibration_fit_hbm (SimCalibration *c, const SimBench *b);
+/* the all_reduce rows of a microbenchmark file as an nccl-tests result
+ * (free with sim_nccl_result_free) */
+SimNcclResult *sim_calibration_nccl_from_bench (const SimBench *b, const char *path);
+/* the achieved bandwidth of link kind `kind`: the mean all_reduce bus
+ * bandwidth from 256 MiB up (the largest size when none is that large).
+ * FALSE with SIM_ERROR_USAGE when measured has no row. */
+gboolean sim_calibration_fit_link (SimCalibration *c, SimLinkKind kind, const SimNcclResult *measured,
+                                   GError **error);
+
+typedef struct {
+  double scale;      /* measured / NCCL-tuned per-hop latency; 0: none from 0.01 to 100 fits */
+  int rows;          /* the latency-bound sizes (up to 64 KiB) fitted on */
+  double before;     /* median simulated / measured time as tuned */
+  double after;      /* and with the fitted scale */
+} SimLatencyFit;
+
+/* The per-hop collective latency of link kind `kind` that makes the median
+ * of simulated / measured time over measured's all_reduce rows up to 64 KiB
+ * 1 on topo (measured->ranks GPUs).  topo is not written: each try runs on
+ * a network of its own.  FALSE with SIM_ERROR_USAGE (no such rows) or the
+ * collective's errors; any thread. */
+gboolean sim_calibration_fit_latency (const SimTopology *topo, const SimNcclResult *measured,
+                                      SimLinkKind kind, SimLatencyFit *fit, GError **error);
 
 G_END_DECLS

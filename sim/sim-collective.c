@@ -55,9 +55,10 @@ typedef struct {
 
 /* a calibrated latency scale, 1 where none was measured */
 static double
-latency_scale (const SimTopology *t, SimLinkKind kind)
+latency_scale (const SimNetwork *net, SimLinkKind kind)
 {
-  return t->coll_latency_scale[kind] > 0 ? t->coll_latency_scale[kind] : 1.0;
+  double s = sim_network_latency_scale (net, kind);
+  return s > 0 ? s : 1.0;
 }
 
 static void
@@ -99,11 +100,11 @@ group_init (Group *g, SimNetwork *net, const int *gpus, int n)
     if (g->node_start[k + 1] - g->node_start[k] != g->per_node)
       g->per_node = 0;
   g->hw_intra = sim_network_gpu_switch (net, gpus[0]) != NULL ? HW_NVLINK : HW_PCI;
-  g->intra_scale = latency_scale (t, g->hw_intra == HW_NVLINK ? SIM_LINK_NVLINK : SIM_LINK_PCIE);
+  g->intra_scale = latency_scale (net, g->hw_intra == HW_NVLINK ? SIM_LINK_NVLINK : SIM_LINK_PCIE);
   /* a cluster's fabric is InfiniBand or Ethernet: whichever was calibrated */
-  g->inter_scale = t->coll_latency_scale[SIM_LINK_INFINIBAND] > 0
-                       ? t->coll_latency_scale[SIM_LINK_INFINIBAND]
-                       : latency_scale (t, SIM_LINK_ETHERNET);
+  g->inter_scale = sim_network_latency_scale (net, SIM_LINK_INFINIBAND) > 0
+                       ? sim_network_latency_scale (net, SIM_LINK_INFINIBAND)
+                       : latency_scale (net, SIM_LINK_ETHERNET);
 }
 
 static int

@@ -21,6 +21,14 @@ GArray *
 sim_compare_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
                   int ranks, SimAlgo algo, GError **error)
 {
+  return sim_compare_nccl_scaled (topo, measured, op, ranks, algo, SIM_LINK_NVLINK,
+                                  topo->coll_latency_scale[SIM_LINK_NVLINK], error);
+}
+
+GArray *
+sim_compare_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
+                         int ranks, SimAlgo algo, SimLinkKind kind, double scale, GError **error)
+{
   g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (SimComparison));
   g_autofree int *gpus = NULL;
   double factor = sim_collective_busbw_factor (op, ranks);
@@ -41,6 +49,7 @@ sim_compare_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCol
     SimComparison c = { 0 };
     if (row->time_us <= 0)
       continue;
+    sim_network_set_latency_scale (net, kind, scale);
     if (!sim_collective_choose (net, op, gpus, ranks, (double) row->size_bytes, algo,
                                 SIM_PROTO_AUTO, &c.choice, error))
       return NULL;

@@ -29,6 +29,11 @@ typedef struct {
  * cannot run).  Each row runs on a private engine; any thread. */
 GArray *sim_compare_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
                           int ranks, SimAlgo algo, GError **error);
+/* the same with link kind `kind`'s per-hop latency scaled by `scale` on the
+ * simulated side (sim_network_set_latency_scale); topo is not written */
+GArray *sim_compare_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
+                                 int ranks, SimAlgo algo, SimLinkKind kind, double scale,
+                                 GError **error);
 
 /* the mean of |error_pct| over rows with size_bytes >= min_bytes, NAN when
  * none; any thread */

@@ -7,6 +7,7 @@ struct _SimNetwork {
   const SimTopology *topo;
   SimEngine *engine;
   int link_base;           /* engine id of topology link 0, direction a->b */
+  double latency_scale[4]; /* per-hop collective latency scale by SimLinkKind, 0: as tuned */
   /* adjacency in CSR: for vertex v, arcs [adj_off[v], adj_off[v+1]) */
   int *adj_off;
   int *adj_to;
@@ -62,6 +63,7 @@ sim_network_new (const SimTopology *topo, SimEngine *engine)
   SimNetwork *net = g_new0 (SimNetwork, 1);
   net->topo = topo;
   net->engine = engine;
+  memcpy (net->latency_scale, topo->coll_latency_scale, sizeof net->latency_scale);
   net->cache = g_hash_table_new (g_int64_hash, g_int64_equal);
   net->routes = g_array_new (FALSE, FALSE, sizeof (int));
   build (net);
@@ -229,4 +231,16 @@ sim_network_gpu_switch (SimNetwork *net, int gpu)
     if (vertex (net, net->adj_to[a])->kind == SIM_VERTEX_NVSWITCH)
       return vertex (net, net->adj_to[a]);
   return NULL;
+}
+
+void
+sim_network_set_latency_scale (SimNetwork *net, SimLinkKind kind, double scale)
+{
+  net->latency_scale[kind] = scale;
+}
+
+double
+sim_network_latency_scale (const SimNetwork *net, SimLinkKind kind)
+{
+  return net->latency_scale[kind];
 }

@@ -44,4 +44,11 @@ int sim_network_switch_to_gpu (SimNetwork *net, int gpu);
 /* the NVSwitch vertex of a GPU's node (owned by the topology), or NULL */
 const SimVertex *sim_network_gpu_switch (SimNetwork *net, int gpu);
 
+/* the per-hop collective latency scale of a link kind (0: NCCL's tuned
+ * latency), from the topology's calibration unless set here: a fit tries
+ * scales on a network of its own and leaves the topology as loaded.  One
+ * thread per network. */
+void sim_network_set_latency_scale (SimNetwork *net, SimLinkKind kind, double scale);
+double sim_network_latency_scale (const SimNetwork *net, SimLinkKind kind);
+
 G_END_DECLS

@@ -3,7 +3,6 @@
 
 #include <math.h>
 
-#include "sim-calibration.h"
 #include "sim-error.h"
 #include "sim-units.h"
 #include "sim-xml.h"
@@ -19,6 +18,7 @@ gpu_type_free (gpointer p)
   SimGpuType *t = p;
   g_clear_pointer (&t->gemm, g_array_unref);
   g_free (t->id);
+  g_free (t->calibration_path);
   g_free (t->name);
   g_free (t);
 }
@@ -611,20 +611,21 @@ sim_topology_load (const char *path, int nodes_override, GError **error)
     return NULL;
   if (!sim_xml_validate (doc, path, "/sim/topology.rng", error))
     return NULL;
-  /* a gpu-type may name the calibration of its measured rates */
-  for (xmlNode *g = sim_xml_first_element (root, "gpu-type"); g != NULL; g = sim_xml_next_element (g, "gpu-type")) {
-    g_autofree char *rel = NULL, *dir = NULL, *cpath = NULL;
-    g_autoptr (SimCalibration) cal = NULL;
-    if (!xmlHasProp (g, (const xmlChar *) "calibration"))
-      continue;
-    if (!sim_xml_get_string (path, g, "calibration", &rel, error))
-      return NULL;
-    dir = g_path_get_dirname (path);
-    cpath = g_path_is_absolute (rel) ? g_strdup (rel) : g_build_filename (dir, rel, NULL);
-    cal = sim_calibration_load (cpath, error);
-    if (cal == NULL)
-      return NULL;
-    sim_calibration_apply (cal, topo);
+  /* a gpu-type may name the calibration of its measured rates: recorded
+   * here, loaded and applied by sim_calibration_load_topology */
+  {
+    guint i = 0;
+    for (xmlNode *g = sim_xml_first_element (root, "gpu-type"); g != NULL;
+         g = sim_xml_next_element (g, "gpu-type"), i++) {
+      g_autofree char *rel = NULL, *dir = NULL;
+      SimGpuType *t = g_ptr_array_index (topo->gpu_types, i);
+      if (!xmlHasProp (g, (const xmlChar *) "calibration"))
+        continue;
+      if (!sim_xml_get_string (path, g, "calibration", &rel, error))
+        return NULL;
+      dir = g_path_get_dirname (path);
+      t->calibration_path = g_path_is_absolute (rel) ? g_strdup (rel) : g_build_filename (dir, rel, NULL);
+    }
   }
   return g_steal_pointer (&topo);
 }

@@ -59,6 +59,8 @@ typedef struct {
   double attn_fwd_efficiency;    /* fused attention, fraction of bf16 peak; 0 if not given */
   double attn_bwd_efficiency;
   SimEfficiency eff;
+  char *calibration_path;         /* the gpu-type's calibration= file, resolved next to the
+                                   * topology; applied by sim_calibration_load_topology, NULL: none */
 } SimGpuType;
 
 typedef struct {
