@@ -134,10 +134,10 @@ write_text (const char *flag, const char *path, const char *text, GError **error
 
 /* every file asked for, each written whole or not at all */
 static gboolean
-write_outputs (const Cli *cli, SimReportInput *in, GError **error)
+write_outputs (const Cli *cli, const SimRun *in, GError **error)
 {
   g_autoptr (GArray) stages = g_array_new (FALSE, FALSE, sizeof (int));
-  VizInput vi = { in->topo, in->model, in->plan, in->memory, in->time, NULL, 0 };
+  VizInput vi = { in, NULL, 0 };
   gboolean need_time = cli->gantt != NULL || cli->trace != NULL || cli->csv != NULL;
 
   if (cli->ranks != NULL) {
@@ -171,9 +171,9 @@ write_outputs (const Cli *cli, SimReportInput *in, GError **error)
       g_autofree char *p_trace = g_build_filename (cli->output_dir, "trace.json", NULL);
       g_autofree char *p_spans = g_build_filename (cli->output_dir, "spans.csv", NULL);
       g_autofree char *p_memcsv = g_build_filename (cli->output_dir, "memory.csv", NULL);
-      g_autofree char *trace = sim_trace_json (in->topo, in->plan, in->memory, in->time);
-      g_autofree char *spans = sim_trace_spans_csv (in->plan, in->time);
-      g_autofree char *memcsv = sim_trace_memory_csv (in->memory, in->time);
+      g_autofree char *trace = sim_trace_json (in);
+      g_autofree char *spans = sim_trace_spans_csv (in);
+      g_autofree char *memcsv = sim_trace_memory_csv (in);
       if (!viz_write_chart (p_gantt, VIZ_CHART_GANTT, &vi, error) ||
           !write_text ("--output-dir", p_trace, trace, error) ||
           !write_text ("--output-dir", p_spans, spans, error) ||
@@ -195,15 +195,15 @@ write_outputs (const Cli *cli, SimReportInput *in, GError **error)
     return FALSE;
   }
   if (cli->trace != NULL) {
-    g_autofree char *trace = sim_trace_json (in->topo, in->plan, in->memory, in->time);
+    g_autofree char *trace = sim_trace_json (in);
     if (!write_text ("--trace", cli->trace, trace, error))
       return FALSE;
   }
   if (cli->csv != NULL) {
     g_autofree char *p_spans = g_build_filename (cli->csv, "spans.csv", NULL);
     g_autofree char *p_memcsv = g_build_filename (cli->csv, "memory.csv", NULL);
-    g_autofree char *spans = sim_trace_spans_csv (in->plan, in->time);
-    g_autofree char *memcsv = sim_trace_memory_csv (in->memory, in->time);
+    g_autofree char *spans = sim_trace_spans_csv (in);
+    g_autofree char *memcsv = sim_trace_memory_csv (in);
     if (g_mkdir_with_parents (cli->csv, 0755) != 0) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "--csv: %s: cannot create: %s", cli->csv,
                    g_strerror (errno));
@@ -225,8 +225,6 @@ sim_cmd_run (int argc, char **argv, GError **error)
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimModel) model = NULL;
   g_autoptr (SimRun) r = NULL;
-  g_autoptr (GPtrArray) diagnosis = NULL;
-  SimReportInput in = { 0 };
 
   g_autofree char *nodes = NULL;
   const SimCliOption options[] = {
@@ -288,25 +286,15 @@ sim_cmd_run (int argc, char **argv, GError **error)
     if (model_default)
       g_ptr_array_insert (r->plan->defaults, 0, g_strdup ("--model " DEFAULT_MODEL));
   }
-  diagnosis = sim_run_diagnose (r, NULL);
-  in.topo = topo;
-  in.model = model;
-  in.plan = r->plan;
-  in.memory = r->memory;
-  in.remedies = r->remedies;
-  in.time = r->time;
-  in.diagnosis = diagnosis;
-  in.wall = sim_run_wall (r);
-
-  if (!write_outputs (&cli, &in, error))
+  if (!write_outputs (&cli, r, error))
     return 2;
   if (cli.json != NULL && g_str_equal (cli.json, "-")) {
-    g_autofree char *json = sim_report_json (&in);
+    g_autofree char *json = sim_report_json (r);
     fputs (json, stdout);
     return 0;
   }
   {
-    g_autofree char *text = sim_report_text (&in);
+    g_autofree char *text = sim_report_text (r);
     fputs (text, stdout);
   }
   return 0;

@@ -62,19 +62,55 @@ gb (guint64 b)
   return g_strdup_printf ("%.2f", (double) b / 1e9);
 }
 
-char *
-sim_report_text (const SimReportInput *in)
+/* what the report reads of a run, the diagnosis made once */
+typedef struct {
+  const SimTopology *topo;
+  const SimModel *model;
+  const SimPlan *plan;
+  const SimMemory *memory;
+  GPtrArray *remedies;
+  const SimIteration *time;
+  GPtrArray *diagnosis;
+  const char *wall;
+} Input;
+
+static void
+input_init (Input *in, const SimRun *run)
 {
-  const SimTopology *t = in->topo;
-  const SimModel *m = in->model;
-  const SimPlan *p = in->plan;
-  const SimMemory *mem = in->memory;
+  in->topo = run->topo;
+  in->model = run->model;
+  in->plan = run->plan;
+  in->memory = run->memory;
+  in->remedies = run->remedies;
+  in->time = run->time;
+  in->diagnosis = sim_run_diagnose (run, NULL);
+  in->wall = sim_run_wall (run);
+}
+
+static void
+input_clear (Input *in)
+{
+  g_clear_pointer (&in->diagnosis, g_ptr_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Input, input_clear)
+
+char *
+sim_report_text (const SimRun *run)
+{
+  g_auto (Input) input = { 0 };
+  const Input *in = &input;
+  const SimTopology *t = run->topo;
+  const SimModel *m = run->model;
+  const SimPlan *p = run->plan;
+  const SimMemory *mem = run->memory;
   const SimGpuType *gpu = sim_topology_gpu_type (t, 0);
   GString *s = g_string_new (NULL);
   g_autofree char *params = sim_format_billions (sim_model_param_count (m));
   g_autofree char *params_exact = sim_format_count (sim_model_param_count (m));
   g_autofree char *order = sim_plan_order_string (p);
 
+  input_init (&input, run);
   g_string_append_printf (s, "sim %s: %s on %s\n\n", SIM_VERSION, m->name, t->name);
   {
     const SimGpuType *g = sim_topology_gpu_type (t, 0);
@@ -315,14 +351,17 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
 }
 
 char *
-sim_report_json (const SimReportInput *in)
+sim_report_json (const SimRun *run)
 {
-  const SimTopology *t = in->topo;
-  const SimModel *m = in->model;
-  const SimPlan *p = in->plan;
-  const SimMemory *mem = in->memory;
+  g_auto (Input) input = { 0 };
+  const Input *in = &input;
+  const SimTopology *t = run->topo;
+  const SimModel *m = run->model;
+  const SimPlan *p = run->plan;
+  const SimMemory *mem = run->memory;
   SimJson j;
 
+  input_init (&input, run);
   sim_json_init (&j, TRUE);
   sim_json_begin_object (&j, NULL);
   sim_json_string (&j, "schema", "sim-result/1");

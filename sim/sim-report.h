@@ -9,25 +9,15 @@
 #include "sim-memory.h"
 #include "sim-model.h"
 #include "sim-plan.h"
+#include "sim-run.h"
 #include "sim-topology.h"
 
 G_BEGIN_DECLS
 
-typedef struct {
-  const SimTopology *topo;
-  const SimModel *model;
-  const SimPlan *plan;      /* resolved */
-  const SimMemory *memory;
-  GPtrArray *remedies;      /* char*, may be empty */
-  const SimIteration *time; /* NULL when not simulated */
-  GPtrArray *diagnosis;     /* char*, may be NULL */
-  const char *wall;         /* "memory", "compute", "communication" or NULL */
-} SimReportInput;
-
 /* Each returns new text (caller g_free()s); never fails; any thread. */
-char *sim_report_text (const SimReportInput *in);
+char *sim_report_text (const SimRun *run);
 /* schema "sim-result/1", pretty-printed, ends with a newline */
-char *sim_report_json (const SimReportInput *in);
+char *sim_report_json (const SimRun *run);
 /* the resolved plan as the object "plan" of j: degrees, batch, schedule,
  * options, rank order and the defaults applied (sim-result/1, sim compare);
  * appends to j, never fails */

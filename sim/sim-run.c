@@ -21,6 +21,8 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
                   guint flags, GError **error)
 {
   g_autoptr (SimRun) run = g_new0 (SimRun, 1);
+  run->topo = topo;
+  run->model = model;
   run->plan = plan;
   run->label = g_strdup (label != NULL ? label : "");
   if (!sim_plan_resolve (plan, topo, model, error))

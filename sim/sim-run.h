@@ -10,6 +10,8 @@
 G_BEGIN_DECLS
 
 typedef struct {
+  const SimTopology *topo; /* the cluster and model it ran on (not owned) */
+  const SimModel *model;
   char *label;          /* the plan as the user wrote it, or as the sweep made it */
   SimPlan *plan;        /* resolved */
   SimMemory *memory;

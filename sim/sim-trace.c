@@ -25,9 +25,12 @@ lane_of (SimSpanKind k)
 static const char *lane_names[] = { "compute", "TP+CP comm", "PP send/recv", "DP comm" };
 
 char *
-sim_trace_json (const SimTopology *topo, const SimPlan *plan, const SimMemory *mem,
-                const SimIteration *it)
+sim_trace_json (const SimRun *run)
 {
+  const SimTopology *topo = run->topo;
+  const SimPlan *plan = run->plan;
+  const SimMemory *mem = run->memory;
+  const SimIteration *it = run->time;
   SimJson j;
   sim_json_init (&j, FALSE);
   sim_json_begin_object (&j, NULL);
@@ -103,8 +106,10 @@ sim_trace_json (const SimTopology *topo, const SimPlan *plan, const SimMemory *m
 }
 
 char *
-sim_trace_spans_csv (const SimPlan *plan, const SimIteration *it)
+sim_trace_spans_csv (const SimRun *run)
 {
+  const SimPlan *plan = run->plan;
+  const SimIteration *it = run->time;
   GString *s = g_string_new ("stage,rank,kind,micro_batch,chunk,start_s,end_s\n");
   for (guint i = 0; i < it->spans->len; i++) {
     const SimSpan *sp = &g_array_index (it->spans, SimSpan, i);
@@ -116,8 +121,10 @@ sim_trace_spans_csv (const SimPlan *plan, const SimIteration *it)
 }
 
 char *
-sim_trace_memory_csv (const SimMemory *mem, const SimIteration *it)
+sim_trace_memory_csv (const SimRun *run)
 {
+  const SimMemory *mem = run->memory;
+  const SimIteration *it = run->time;
   GString *s = g_string_new ("stage,time_s,activation_bytes,total_bytes\n");
   for (guint k = 0; k < it->stages->len; k++) {
     const SimStageTime *st = &g_array_index (it->stages, SimStageTime, k);

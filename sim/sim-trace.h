@@ -10,6 +10,8 @@
 
 #include <glib.h>
 
+#include "sim-run.h"
+
 #include "sim-iteration.h"
 #include "sim-memory.h"
 #include "sim-plan.h"
@@ -17,10 +19,10 @@
 
 G_BEGIN_DECLS
 
-/* Each returns new text (caller g_free()s); never fails; any thread. */
-char *sim_trace_json (const SimTopology *topo, const SimPlan *plan, const SimMemory *mem,
-                      const SimIteration *it);
-char *sim_trace_spans_csv (const SimPlan *plan, const SimIteration *it);
-char *sim_trace_memory_csv (const SimMemory *mem, const SimIteration *it);
+/* Each returns new text (caller g_free()s) of a run with its time
+ * simulated (run->time not NULL); never fails; any thread. */
+char *sim_trace_json (const SimRun *run);
+char *sim_trace_spans_csv (const SimRun *run);
+char *sim_trace_memory_csv (const SimRun *run);
 
 G_END_DECLS

@@ -26,7 +26,8 @@ is_color (const double rgb[3], VizColor c)
 static cairo_surface_t *
 render_gantt (const Run *r, VizGanttLayout *l)
 {
-  VizInput in = { r->t, r->m, r->p, r->mem, r->it, NULL, 0 };
+  SimRun run = { .topo = r->t, .model = r->m, .plan = r->p, .memory = r->mem, .time = r->it };
+  VizInput in = { &run, NULL, 0 };
   double w = 1200, h = viz_gantt_height_for (&in, r->p->pp, w);
   cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
   cairo_t *cr = cairo_create (s);
@@ -112,6 +113,7 @@ test_memory_peak_marker (void)
 {
   g_auto (Run) r = { 0 };
   VizInput in = { NULL };
+  SimRun run = { 0 };
   double w = 1000, h;
   cairo_surface_t *s;
   cairo_t *cr;
@@ -119,7 +121,8 @@ test_memory_peak_marker (void)
   VizColor act = viz_memory_color (VIZ_MEM_ACTIVATIONS);
   int panel_top = 0, panel_bottom = 0;
   run_ideal (&r, "tp=2,pp=4,dp=1,gb=8,schedule=1f1b");
-  in = (VizInput) { r.t, r.m, r.p, r.mem, r.it, (int[]) { 0 }, 1 };
+  run = (SimRun) { .topo = r.t, .model = r.m, .plan = r.p, .memory = r.mem, .time = r.it };
+  in = (VizInput) { &run, (int[]) { 0 }, 1 };
   h = viz_memory_height (1);
   s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
   cr = cairo_create (s);

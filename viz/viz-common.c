@@ -135,8 +135,8 @@ GArray *
 viz_default_stages (const VizInput *in, int max_rows)
 {
   GArray *a = g_array_new (FALSE, FALSE, sizeof (int));
-  int p = in->plan->pp;
-  int peak = in->memory != NULL ? in->memory->peak_stage : 0;
+  int p = in->run->plan->pp;
+  int peak = in->run->memory != NULL ? in->run->memory->peak_stage : 0;
   if (in->stages != NULL) {
     g_array_append_vals (a, in->stages, (guint) in->n_stages);
     return a;
@@ -174,10 +174,10 @@ viz_default_stages (const VizInput *in, int max_rows)
 char *
 viz_title (const VizInput *in)
 {
-  const SimPlan *p = in->plan;
+  const SimPlan *p = in->run->plan;
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "%s on %s: tp %d x cp %d x pp %d x dp %d, %s", in->model->name,
-                          in->topo->name, p->tp, p->cp, p->pp, p->dp, sim_schedule_name (p->schedule));
+  g_string_append_printf (s, "%s on %s: tp %d x cp %d x pp %d x dp %d, %s", in->run->model->name,
+                          in->run->topo->name, p->tp, p->cp, p->pp, p->dp, sim_schedule_name (p->schedule));
   if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
     g_string_append_printf (s, " (v %d)", p->virtual_stages);
   g_string_append_printf (s, ", micro-batch %d, %" G_GUINT64_FORMAT " micro-batches", p->micro_batch,

@@ -30,7 +30,7 @@ viz_gantt_layout (double width, double height, const VizInput *in, int rows, Viz
   o->row_h = ROW_H;
   o->lane_compute_h = COMPUTE_H;
   o->lane_h = LANE_H;
-  o->t_end_s = in->time != NULL ? in->time->step_s : 1.0;
+  o->t_end_s = in->run->time != NULL ? in->run->time->step_s : 1.0;
 }
 
 /* comm lanes: 0 TP and CP, 1 PP, 2 DP */
@@ -127,13 +127,13 @@ legend (cairo_t *cr, const VizInput *in, double x, double y)
                           "PP send/recv", "DP / ZeRO comm", "idle (bubble)" };
   viz_font (cr, 12, FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++) {
-    if (kinds[i] == SIM_SPAN_RECOMPUTE && in->plan->recompute == SIM_RECOMPUTE_NONE)
+    if (kinds[i] == SIM_SPAN_RECOMPUTE && in->run->plan->recompute == SIM_RECOMPUTE_NONE)
       continue;
-    if (kinds[i] == SIM_SPAN_CP && in->plan->cp < 2)
+    if (kinds[i] == SIM_SPAN_CP && in->run->plan->cp < 2)
       continue;
-    if (kinds[i] == SIM_SPAN_TP && in->plan->tp < 2)
+    if (kinds[i] == SIM_SPAN_TP && in->run->plan->tp < 2)
       continue;
-    if (kinds[i] == SIM_SPAN_PP && in->plan->pp < 2)
+    if (kinds[i] == SIM_SPAN_PP && in->run->plan->pp < 2)
       continue;
     viz_set_color (cr, viz_kind_color (kinds[i]));
     cairo_rectangle (cr, x, y - 10, 14, 12);
@@ -164,7 +164,7 @@ static double
 draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1, double y0,
              SimTime t0, SimTime t1, gboolean labels, const char *caption)
 {
-  const SimIteration *it = in->time;
+  const SimIteration *it = in->run->time;
   VizGanttLayout l = { x0, x1, y0, ROW_H, COMPUTE_H, LANE_H, sim_time_to_s (t1 - t0) };
   double span_s = sim_time_to_s (t1 - t0), scale = 1, step = 0, origin = sim_time_to_s (t0);
   const char *unit = "s";
@@ -215,7 +215,7 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
         cairo_rectangle (cr, a, yc, w > 4 ? w - 1 : MAX (w, 0.6), l.lane_compute_h);
         cairo_fill (cr);
         if (sp->micro_batch >= 0 && w > 14) {
-          g_autofree char *mb = in->plan->virtual_stages > 1
+          g_autofree char *mb = in->run->plan->virtual_stages > 1
                                     ? g_strdup_printf ("%d.%d", sp->micro_batch, sp->chunk)
                                     : g_strdup_printf ("%d", sp->micro_batch);
           viz_font (cr, 10, FALSE);
@@ -236,16 +236,16 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
     for (guint r = 0; r < rows->len; r++) {
       int s = g_array_index (rows, int, r);
       double yc = y0 + r * l.row_h + 4, yl = yc + l.lane_compute_h + 3;
-      int rank = rank_of_stage (in->plan, s);
+      int rank = rank_of_stage (in->run->plan, s);
       g_autofree char *label = g_strdup_printf ("stage %d", s);
-      g_autofree char *sub = g_strdup_printf ("GPU %d, node %d", rank, sim_topology_gpu (in->topo, rank)->node);
+      g_autofree char *sub = g_strdup_printf ("GPU %d, node %d", rank, sim_topology_gpu (in->run->topo, rank)->node);
       cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
       viz_font (cr, 13, TRUE);
       viz_text (cr, x0 - 10, yc + 13, 1, label);
       viz_font (cr, 10.5, FALSE);
       cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
       viz_text (cr, x0 - 10, yc + 27, 1, sub);
-      if (in->memory != NULL && s == in->memory->peak_stage && in->plan->pp > 1)
+      if (in->run->memory != NULL && s == in->run->memory->peak_stage && in->run->plan->pp > 1)
         viz_text (cr, x0 - 10, yl + 18, 1, "peak memory");
     }
 
@@ -276,8 +276,8 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
 static gboolean
 dense (const VizInput *in, double plot_w)
 {
-  const SimIteration *it = in->time;
-  return it != NULL && plot_w / (2.0 * in->plan->micro_batches * in->plan->virtual_stages + in->plan->pp) < 6;
+  const SimIteration *it = in->run->time;
+  return it != NULL && plot_w / (2.0 * in->run->plan->micro_batches * in->run->plan->virtual_stages + in->run->plan->pp) < 6;
 }
 
 /* the end of stage 0's n-th compute span, and the start of the last
@@ -285,7 +285,7 @@ dense (const VizInput *in, double plot_w)
 static void
 windows (const VizInput *in, int n, SimTime *warm_end, SimTime *cool_start)
 {
-  const SimIteration *it = in->time;
+  const SimIteration *it = in->run->time;
   g_autoptr (GArray) ends = g_array_new (FALSE, FALSE, sizeof (SimTime));
   g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (SimTime));
   for (guint i = 0; i < it->spans->len; i++) {
@@ -294,7 +294,7 @@ windows (const VizInput *in, int n, SimTime *warm_end, SimTime *cool_start)
       continue;
     if (sp->stage == 0)
       g_array_append_val (ends, sp->end);
-    if (sp->stage == in->plan->pp - 1)
+    if (sp->stage == in->run->plan->pp - 1)
       g_array_append_val (starts, sp->start);
   }
   *warm_end = sim_time_from_s (it->step_s / 10);
@@ -320,7 +320,7 @@ viz_gantt_draw (cairo_t *cr, double width, double height, const VizInput *in)
 {
   g_autoptr (GArray) rows = viz_default_stages (in, 32);
   g_autofree char *title = viz_title (in);
-  const SimIteration *it = in->time;
+  const SimIteration *it = in->run->time;
   double y = TOP;
 
   cairo_save (cr);
@@ -351,7 +351,7 @@ viz_gantt_draw (cairo_t *cr, double width, double height, const VizInput *in)
     if (zoom) {
       SimTime warm = 0, cool = 0;
       double mid = (LEFT + width - RIGHT) / 2;
-      int n = 2 * in->plan->pp * in->plan->virtual_stages + 2;
+      int n = 2 * in->run->plan->pp * in->run->plan->virtual_stages + 2;
       windows (in, n, &warm, &cool);
       draw_window (cr, in, rows, LEFT, mid - 20, y + 18, 0, warm, TRUE,
                    "start: pipeline warm-up");

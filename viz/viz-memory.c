@@ -37,8 +37,8 @@ viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
 {
   g_autoptr (GArray) panels = NULL;
   g_autofree char *title = viz_title (in);
-  const SimMemory *mem = in->memory;
-  const SimIteration *it = in->time;
+  const SimMemory *mem = in->run->memory;
+  const SimIteration *it = in->run->time;
   double t_end = it != NULL ? it->step_s : 1.0;
   double scale = 1;
   const char *unit = "s";

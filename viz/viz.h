@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "sim-iteration.h"
+#include "sim-run.h"
 #include "sim-memory.h"
 #include "sim-model.h"
 #include "sim-plan.h"
@@ -28,11 +29,7 @@ typedef struct {
 } VizColor;
 
 typedef struct {
-  const SimTopology *topo;
-  const SimModel *model;
-  const SimPlan *plan;
-  const SimMemory *memory;
-  const SimIteration *time;   /* may be NULL for the memory chart */
+  const SimRun *run;          /* its time may be NULL for the memory chart */
   const int *stages;          /* rows / panels to show, NULL for the default */
   int n_stages;
 } VizInput;
