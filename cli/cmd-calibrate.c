@@ -18,9 +18,9 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "sim-bench.h"
+#include "sim-microbench.h"
 #include "sim-calibration.h"
-#include "sim-compare.h"
+#include "sim-validate.h"
 #include "cli.h"
 #include "sim-error.h"
 #include "sim-io.h"
@@ -95,17 +95,17 @@ sim_cmd_calibrate (int argc, char **argv, GError **error)
   c->gpu = g_strdup (gpu);
   c->gemm = g_array_new (FALSE, FALSE, sizeof (SimGemmPoint));
   if (gemm != NULL) {
-    g_autoptr (SimBench) b = sim_bench_parse_file (gemm, error);
+    g_autoptr (SimMicrobench) b = sim_microbench_parse_file (gemm, error);
     guint n;
     if (b == NULL)
       return 2;
     n = sim_calibration_fit_gemm (c, b);
     g_string_append_printf (summary, "gemm: %u bf16 points from %s (%s)\n", n, gemm,
-                            sim_bench_header (b, "gpu") != NULL ? sim_bench_header (b, "gpu") : "GPU not recorded");
+                            sim_microbench_header (b, "gpu") != NULL ? sim_microbench_header (b, "gpu") : "GPU not recorded");
     g_string_append_printf (source, "%s%s", source->len ? " " : "", gemm);
   }
   if (hbm != NULL) {
-    g_autoptr (SimBench) b = sim_bench_parse_file (hbm, error);
+    g_autoptr (SimMicrobench) b = sim_microbench_parse_file (hbm, error);
     if (b == NULL)
       return 2;
     sim_calibration_fit_hbm (c, b);
@@ -116,7 +116,7 @@ sim_cmd_calibrate (int argc, char **argv, GError **error)
     g_autofree char *head = NULL;
     g_file_get_contents (nccl, &head, NULL, NULL);
     if (head != NULL && strstr (head, "sim-microbench/1") != NULL) {
-      g_autoptr (SimBench) b = sim_bench_parse_file (nccl, error);
+      g_autoptr (SimMicrobench) b = sim_microbench_parse_file (nccl, error);
       if (b == NULL)
         return 2;
       measured = sim_calibration_nccl_from_bench (b, nccl);

@@ -2,10 +2,10 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "sim-bench.h"
+#include "sim-microbench.h"
 #include "cli.h"
 #include "sim-gemm.h"
-#include "sim-compare.h"
+#include "sim-validate.h"
 #include "sim-error.h"
 #include "sim-paths.h"
 
@@ -24,20 +24,20 @@ static const char *usage =
 static double
 validate_bench (const SimTopology *topo, const char *path, const char *kind, GError **error)
 {
-  g_autoptr (SimBench) b = sim_bench_parse_file (path, error);
+  g_autoptr (SimMicrobench) b = sim_microbench_parse_file (path, error);
   const SimGpuType *gpu = sim_topology_gpu_type (topo, 0);
   double sum = 0;
   int n = 0;
   if (b == NULL)
     return -1;
   printf ("# sim validate --%s: %s (%s) against %s\n", kind, path,
-          sim_bench_header (b, "gpu") != NULL ? sim_bench_header (b, "gpu") : "GPU not recorded", gpu->name);
+          sim_microbench_header (b, "gpu") != NULL ? sim_microbench_header (b, "gpu") : "GPU not recorded", gpu->name);
   if (g_str_equal (kind, "gemm"))
     printf ("#%8s %8s %8s %12s %12s %8s\n", "m", "n", "k", "meas TFLOP/s", "sim TFLOP/s", "error");
   else
     printf ("#%12s %8s %12s %12s %8s\n", "bytes", "op", "meas GB/s", "sim GB/s", "error");
   for (guint i = 0; i < b->rows->len; i++) {
-    const SimBenchRow *r = &g_array_index (b->rows, SimBenchRow, i);
+    const SimMicrobenchRow *r = &g_array_index (b->rows, SimMicrobenchRow, i);
     double sim, err;
     if (!g_str_equal (r->kind, kind))
       continue;
@@ -150,7 +150,7 @@ sim_cmd_validate (int argc, char **argv, GError **error)
                  "%s: the output does not name its collective; give --op (for example --op all_reduce)", nccl);
     return 2;
   }
-  if (!sim_compare_op (nop, &op)) {
+  if (!sim_validate_op (nop, &op)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: %s is not modelled; expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv",
                  nccl, sim_nccl_op_name (nop));
     return 2;
@@ -166,7 +166,7 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   topo = sim_cli_load_topology (topology, nodes, calibration, error);
   if (topo == NULL)
     return 2;
-  rows = sim_compare_nccl (topo, measured, op, ranks, algo, error);
+  rows = sim_validate_nccl (topo, measured, op, ranks, algo, error);
   if (rows == NULL)
     return 2;
 
@@ -178,15 +178,15 @@ sim_cmd_validate (int argc, char **argv, GError **error)
           "simulated", "error", "algo/proto");
   printf ("#%12s  %10s  %10s  %10s  %10s  %8s\n", "(B)", "(us)", "(us)", "busbw GB/s", "busbw GB/s", "(%)");
   for (guint i = 0; i < rows->len; i++) {
-    const SimComparison *c = &g_array_index (rows, SimComparison, i);
+    const SimValidationRow *c = &g_array_index (rows, SimValidationRow, i);
     printf (" %12" G_GUINT64_FORMAT "  %10.2f  %10.2f  %10.2f  %10.2f  %+8.1f  %s/%s\n", c->size_bytes,
             c->measured_us, c->simulated_us, c->measured_busbw_GBps, c->simulated_busbw_GBps,
             c->error_pct, sim_algo_name (c->choice.algo), sim_proto_name (c->choice.proto));
   }
-  mean = sim_compare_mean_abs_error (rows, 0);
+  mean = sim_validate_mean_abs_error (rows, 0);
   printf ("# mean absolute error %.1f %% over %u sizes", mean, rows->len);
-  printf ("; %.1f %% from 1 MiB; %.1f %% from 64 MiB\n", sim_compare_mean_abs_error (rows, 1u << 20),
-          sim_compare_mean_abs_error (rows, 64u << 20));
+  printf ("; %.1f %% from 1 MiB; %.1f %% from 64 MiB\n", sim_validate_mean_abs_error (rows, 1u << 20),
+          sim_validate_mean_abs_error (rows, 64u << 20));
   if (!isnan (max_error) && mean > max_error) {
     fprintf (stderr, "sim: validate: mean absolute error %.1f %% is above --max-error %.1f %%\n", mean, max_error);
     return 1;

@@ -392,7 +392,7 @@ put_count (FILE *f, uint64_t v)
 int
 mb_write_row (FILE *f, const MbRow *r)
 {
-  /* sim_bench_parse_text refuses these; better no row than a file sim rejects */
+  /* sim_microbench_parse_text refuses these; better no row than a file sim rejects */
   if (!(r->time_us > 0) || !isfinite (r->time_us) || !(r->rate_per_s >= 0) ||
       !isfinite (r->rate_per_s) || r->gpus < 1)
     return -1;

@@ -1,6 +1,6 @@
 /* mb-common.h — the GPU-free half of the microbenchmarks (gemm, hbm,
  * collectives): statistics, size lists, shape parsing, rates and the
- * sim-microbench/1 CSV writer (the format is documented in sim/sim-bench.h).
+ * sim-microbench/1 CSV writer (the format is documented in sim/sim-microbench.h).
  *
  * Plain C11 and libc only, no GLib and no CUDA, so that nvcc-compiled
  * programs link it as is and tests/test-microbench.c can check every number
@@ -80,7 +80,7 @@ char *mb_read_file (const char *path, char *err, size_t err_len);
  * byte survives popen() intact; returns 0, or -1 when dst is too short */
 int mb_shell_quote (char *dst, size_t dst_len, const char *text);
 
-/* ---- the CSV (sim/sim-bench.h) ------------------------------------------- */
+/* ---- the CSV (sim/sim-microbench.h) ------------------------------------------- */
 
 /* the header values; NULL or "" prints "-".  Newlines in a value are written
  * as spaces so a value cannot end the header early */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim-compare.h"
+#include "sim-validate.h"
 #include "sim-error.h"
 #include "sim-xml.h"
 
@@ -168,13 +168,13 @@ sim_calibration_load_topology (const char *path, int nodes, const char *calibrat
 }
 
 guint
-sim_calibration_fit_gemm (SimCalibration *c, const SimBench *b)
+sim_calibration_fit_gemm (SimCalibration *c, const SimMicrobench *b)
 {
   guint n = 0;
   if (c->gemm == NULL)
     c->gemm = g_array_new (FALSE, FALSE, sizeof (SimGemmPoint));
   for (guint i = 0; i < b->rows->len; i++) {
-    const SimBenchRow *r = &g_array_index (b->rows, SimBenchRow, i);
+    const SimMicrobenchRow *r = &g_array_index (b->rows, SimMicrobenchRow, i);
     SimGemmPoint p = { r->m, r->n, r->k, r->rate_per_s };
     if (g_str_equal (r->kind, "gemm") && g_str_equal (r->dtype, "bf16")) {
       g_array_append_val (c->gemm, p);
@@ -185,17 +185,17 @@ sim_calibration_fit_gemm (SimCalibration *c, const SimBench *b)
 }
 
 void
-sim_calibration_fit_hbm (SimCalibration *c, const SimBench *b)
+sim_calibration_fit_hbm (SimCalibration *c, const SimMicrobench *b)
 {
   for (guint i = 0; i < b->rows->len; i++) {
-    const SimBenchRow *r = &g_array_index (b->rows, SimBenchRow, i);
+    const SimMicrobenchRow *r = &g_array_index (b->rows, SimMicrobenchRow, i);
     if (g_str_equal (r->kind, "hbm"))
       c->hbm_bw_bytes_per_s = MAX (c->hbm_bw_bytes_per_s, r->rate_per_s);
   }
 }
 
 SimNcclResult *
-sim_calibration_nccl_from_bench (const SimBench *b, const char *path)
+sim_calibration_nccl_from_bench (const SimMicrobench *b, const char *path)
 {
   SimNcclResult *r = g_new0 (SimNcclResult, 1);
   r->path = g_strdup (path);
@@ -203,7 +203,7 @@ sim_calibration_nccl_from_bench (const SimBench *b, const char *path)
   r->rows = g_array_new (FALSE, TRUE, sizeof (SimNcclRow));
   r->avg_busbw_GBps = NAN;
   for (guint i = 0; i < b->rows->len; i++) {
-    const SimBenchRow *br = &g_array_index (b->rows, SimBenchRow, i);
+    const SimMicrobenchRow *br = &g_array_index (b->rows, SimMicrobenchRow, i);
     SimNcclRow row = { 0 };
     if (!g_str_equal (br->kind, "nccl") || !g_str_equal (br->op, "all_reduce"))
       continue;
@@ -266,12 +266,12 @@ median_ratio (const SimTopology *topo, const SimNcclResult *m, SimLinkKind kind,
 {
   g_autoptr (GArray) cmp = NULL;
   g_autofree double *r = NULL;
-  cmp = sim_compare_nccl_scaled (topo, m, SIM_OP_ALL_REDUCE, m->ranks, SIM_ALGO_AUTO, kind, s, error);
+  cmp = sim_validate_nccl_scaled (topo, m, SIM_OP_ALL_REDUCE, m->ranks, SIM_ALGO_AUTO, kind, s, error);
   if (cmp == NULL || cmp->len == 0)
     return -1;
   r = g_new (double, cmp->len);
   for (guint i = 0; i < cmp->len; i++) {
-    const SimComparison *c = &g_array_index (cmp, SimComparison, i);
+    const SimValidationRow *c = &g_array_index (cmp, SimValidationRow, i);
     r[i] = c->simulated_us / c->measured_us;
   }
   qsort (r, cmp->len, sizeof (double), cmp_double);

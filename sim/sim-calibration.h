@@ -9,7 +9,7 @@
 
 #include <glib.h>
 
-#include "sim-bench.h"
+#include "sim-microbench.h"
 #include "sim-nccl.h"
 #include "sim-topology.h"
 
@@ -53,12 +53,12 @@ SimTopology *sim_calibration_load_topology (const char *path, int nodes, const c
 
 /* the bf16 GEMM rows of a microbenchmark file become c's GEMM table;
  * returns how many */
-guint sim_calibration_fit_gemm (SimCalibration *c, const SimBench *b);
+guint sim_calibration_fit_gemm (SimCalibration *c, const SimMicrobench *b);
 /* the highest HBM rate of a microbenchmark file becomes c's bandwidth */
-void sim_calibration_fit_hbm (SimCalibration *c, const SimBench *b);
+void sim_calibration_fit_hbm (SimCalibration *c, const SimMicrobench *b);
 /* the all_reduce rows of a microbenchmark file as an nccl-tests result
  * (free with sim_nccl_result_free) */
-SimNcclResult *sim_calibration_nccl_from_bench (const SimBench *b, const char *path);
+SimNcclResult *sim_calibration_nccl_from_bench (const SimMicrobench *b, const char *path);
 /* the achieved bandwidth of link kind `kind`: the mean all_reduce bus
  * bandwidth from 256 MiB up (the largest size when none is that large).
  * FALSE with SIM_ERROR_USAGE when measured has no row. */

@@ -26,7 +26,7 @@ static void
 test_rates (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimBench) b = sim_bench_parse_text ("t.csv", bench_text, &error);
+  g_autoptr (SimMicrobench) b = sim_microbench_parse_text ("t.csv", bench_text, &error);
   g_autoptr (SimCalibration) c = g_new0 (SimCalibration, 1);
   g_autoptr (SimNcclResult) r = NULL;
   g_assert_no_error (error);

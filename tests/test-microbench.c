@@ -2,7 +2,7 @@
  *
  * Every expected number is worked by hand in the comment beside it.  The CSV
  * writer is checked by reading its output back with sim's own parser
- * (sim_bench_parse_text), and the human nccl-tests table with the parser of
+ * (sim_microbench_parse_text), and the human nccl-tests table with the parser of
  * `sim validate --nccl` (sim_nccl_parse_text), so the programs cannot drift
  * from what sim reads. */
 #include <glib.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mb-common.h"
-#include "sim-bench.h"
+#include "sim-microbench.h"
 #include "sim-error.h"
 #include "sim-nccl.h"
 
@@ -243,7 +243,7 @@ test_csv_round_trip (void)
     "gemm", "NVIDIA H100 80GB HBM3\n", "550.54.15", "12040", "120400", NULL, "sm 1980 MHz, memory 2619 MHz",
     "2026-11-29T12:00:00Z",
   };
-  /* the three example rows of sim-bench.h */
+  /* the three example rows of sim-microbench.h */
   const MbRow rows[] = {
     { "gemm", "matmul", "bf16", 4096, 4096, 4096, 0, 1, 176.3, 7.79e14 },
     { "hbm", "triad", "float", 0, 0, 0, UINT64_C (4294967296), 1, 4400.1, 2.93e12 },
@@ -252,9 +252,9 @@ test_csv_round_trip (void)
   const MbRow bad = { "gemm", "matmul", "bf16", 1, 1, 1, 0, 1, 0, 1 };
   FILE *f = tmpfile ();
   g_autofree char *text = NULL;
-  g_autoptr (SimBench) b = NULL;
+  g_autoptr (SimMicrobench) b = NULL;
   g_autoptr (GError) error = NULL;
-  const SimBenchRow *r;
+  const SimMicrobenchRow *r;
 
   g_assert_nonnull (f);
   g_assert_cmpint (mb_write_header (f, &h), ==, 0);
@@ -266,27 +266,27 @@ test_csv_round_trip (void)
   fclose (f);
 
   g_assert_true (g_str_has_prefix (text, "# sim-microbench/1\n# program: gemm\n"));
-  /* empty fields exactly as in sim-bench.h */
+  /* empty fields exactly as in sim-microbench.h */
   g_assert_nonnull (strstr (text, "\nkind,op,dtype,m,n,k,bytes,gpus,time_us,rate_per_s\n"
                                   "gemm,matmul,bf16,4096,4096,4096,,1,176.3,7.79e+14\n"
                                   "hbm,triad,float,,,,4294967296,1,4400.1,2.93e+12\n"
                                   "nccl,all_reduce,float,,,,1048576,8,27.4,6.7e+10\n"));
 
-  b = sim_bench_parse_text ("mb.csv", text, &error);
+  b = sim_microbench_parse_text ("mb.csv", text, &error);
   g_assert_no_error (error);
   g_assert_nonnull (b);
-  g_assert_cmpstr (sim_bench_header (b, "program"), ==, "gemm");
+  g_assert_cmpstr (sim_microbench_header (b, "program"), ==, "gemm");
   /* the newline in the name became a blank, then stripped */
-  g_assert_cmpstr (sim_bench_header (b, "gpu"), ==, "NVIDIA H100 80GB HBM3");
-  g_assert_cmpstr (sim_bench_header (b, "driver"), ==, "550.54.15");
-  g_assert_cmpstr (sim_bench_header (b, "cuda"), ==, "12040");
-  g_assert_cmpstr (sim_bench_header (b, "cublas"), ==, "120400");
-  g_assert_cmpstr (sim_bench_header (b, "nccl"), ==, "-");
-  g_assert_cmpstr (sim_bench_header (b, "clocks"), ==, "sm 1980 MHz, memory 2619 MHz");
-  g_assert_cmpstr (sim_bench_header (b, "date"), ==, "2026-11-29T12:00:00Z");
+  g_assert_cmpstr (sim_microbench_header (b, "gpu"), ==, "NVIDIA H100 80GB HBM3");
+  g_assert_cmpstr (sim_microbench_header (b, "driver"), ==, "550.54.15");
+  g_assert_cmpstr (sim_microbench_header (b, "cuda"), ==, "12040");
+  g_assert_cmpstr (sim_microbench_header (b, "cublas"), ==, "120400");
+  g_assert_cmpstr (sim_microbench_header (b, "nccl"), ==, "-");
+  g_assert_cmpstr (sim_microbench_header (b, "clocks"), ==, "sm 1980 MHz, memory 2619 MHz");
+  g_assert_cmpstr (sim_microbench_header (b, "date"), ==, "2026-11-29T12:00:00Z");
   g_assert_cmpuint (b->rows->len, ==, 3);
 
-  r = &g_array_index (b->rows, SimBenchRow, 0);
+  r = &g_array_index (b->rows, SimMicrobenchRow, 0);
   g_assert_cmpstr (r->kind, ==, "gemm");
   g_assert_cmpstr (r->op, ==, "matmul");
   g_assert_cmpstr (r->dtype, ==, "bf16");
@@ -297,12 +297,12 @@ test_csv_round_trip (void)
   g_assert_cmpfloat_with_epsilon (r->time_us, 176.3, 1e-9);
   assert_rel (r->rate_per_s, 7.79e14, 1e-12);
 
-  r = &g_array_index (b->rows, SimBenchRow, 1);
+  r = &g_array_index (b->rows, SimMicrobenchRow, 1);
   g_assert_cmpstr (r->op, ==, "triad");
   g_assert_cmpfloat (r->m, ==, 0);
   g_assert_cmpfloat (r->bytes, ==, 4294967296.0);
 
-  r = &g_array_index (b->rows, SimBenchRow, 2);
+  r = &g_array_index (b->rows, SimMicrobenchRow, 2);
   g_assert_cmpstr (r->kind, ==, "nccl");
   g_assert_cmpint (r->gpus, ==, 8);
   g_assert_cmpfloat (r->bytes, ==, 1048576);
@@ -355,7 +355,7 @@ test_shell_quote (void)
 static void
 test_rates_gemm (void)
 {
-  /* 2 x 4096^3 = 137438953472 FLOP in 176.3 us: 7.7957e14 FLOP/s (sim-bench.h's 7.79e14) */
+  /* 2 x 4096^3 = 137438953472 FLOP in 176.3 us: 7.7957e14 FLOP/s (sim-microbench.h's 7.79e14) */
   assert_rel (mb_gemm_flop_per_s (4096, 4096, 4096, 176.3), 7.79574324855e14, 1e-9);
   /* 2 x 8192 x 1280 x 8192 = 1.717986918e11 FLOP in 100 us: 1.717986918e15 */
   assert_rel (mb_gemm_flop_per_s (8192, 1280, 8192, 100), 1.7179869184e15, 1e-12);
@@ -369,7 +369,7 @@ test_rates_hbm (void)
   assert_rel (mb_hbm_bytes_per_s (MB_HBM_COPY, UINT64_C (1) << 30, 1000), 2.147483648e12, 1e-12);
   /* triad of 1 GiB in 1 ms: 3 x 2^30 / 1e-3 = 3.221225472e12 B/s */
   assert_rel (mb_hbm_bytes_per_s (MB_HBM_TRIAD, UINT64_C (1) << 30, 1000), 3.221225472e12, 1e-12);
-  /* sim-bench.h's row: triad of 4 GiB in 4400.1 us: 3 x 2^32 / 4.4001e-3 = 2.92832e12 */
+  /* sim-microbench.h's row: triad of 4 GiB in 4400.1 us: 3 x 2^32 / 4.4001e-3 = 2.92832e12 */
   assert_rel (mb_hbm_bytes_per_s (MB_HBM_TRIAD, UINT64_C (4) << 30, 4400.1), 2.928320240e12, 1e-9);
   g_assert_cmpstr (mb_hbm_op_name (MB_HBM_COPY), ==, "copy");
   g_assert_cmpstr (mb_hbm_op_name (MB_HBM_TRIAD), ==, "triad");
@@ -403,7 +403,7 @@ test_rates_busbw_factors (void)
 static void
 test_rates_busbw (void)
 {
-  /* sim-bench.h's row: 1 MiB all_reduce on 8 GPUs in 27.4 us:
+  /* sim-microbench.h's row: 1 MiB all_reduce on 8 GPUs in 27.4 us:
    * algbw = 1048576 / 27.4e-6 = 3.82692e10 B/s, busbw x 1.75 = 6.69711e10 */
   assert_rel (mb_nccl_algbw (1048576, 27.4), 3.826919708e10, 1e-9);
   assert_rel (mb_nccl_busbw (MB_NCCL_ALL_REDUCE, 8, 1048576, 27.4), 6.697109489e10, 1e-9);

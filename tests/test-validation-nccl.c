@@ -41,7 +41,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim-compare.h"
+#include "sim-validate.h"
 #include "test-util.h"
 
 /* one published output on a topology; the comparisons are made on demand */
@@ -52,7 +52,7 @@ typedef struct {
   SimCollOp op;
   int ranks;
   SimNcclResult *measured;
-  GArray *by_algo[3]; /* SimComparison, for auto, ring and nvls; NULL until asked */
+  GArray *by_algo[3]; /* SimValidationRow, for auto, ring and nvls; NULL until asked */
 } Output;
 
 /* one row of an output: a size, with its tolerance in percent */
@@ -111,26 +111,26 @@ output_rows (Output *o, SimAlgo algo)
   if (o->by_algo[k] != NULL)
     return o->by_algo[k];
   t = test_load_topology (o->topology, o->nodes);
-  o->by_algo[k] = sim_compare_nccl (t, o->measured, o->op, o->ranks, algo, &error);
+  o->by_algo[k] = sim_validate_nccl (t, o->measured, o->op, o->ranks, algo, &error);
   g_assert_no_error (error);
   return o->by_algo[k];
 }
 
 /* the row of size bytes in rows, or NULL */
-static const SimComparison *
+static const SimValidationRow *
 find_row (const GArray *rows, guint64 size)
 {
   for (guint i = 0; rows != NULL && i < rows->len; i++)
-    if (g_array_index (rows, SimComparison, i).size_bytes == size)
-      return &g_array_index (rows, SimComparison, i);
+    if (g_array_index (rows, SimValidationRow, i).size_bytes == size)
+      return &g_array_index (rows, SimValidationRow, i);
   return NULL;
 }
 
 /* the row of a Point on algo; NULL (the case failed) when it is missing */
-static const SimComparison *
+static const SimValidationRow *
 point_row (const Point *p, SimAlgo algo)
 {
-  const SimComparison *c = find_row (output_rows (p->output, algo), p->size_bytes);
+  const SimValidationRow *c = find_row (output_rows (p->output, algo), p->size_bytes);
   g_assert_nonnull (c);
   return c;
 }
@@ -159,7 +159,7 @@ add_points (const char *prefix, Output *o, guint64 min_bytes, double (*tolerance
     g_autofree char *label = NULL;
     g_autofree char *name = NULL;
     Point *p = NULL;
-    /* sim_compare_nccl skips rows without a time */
+    /* sim_validate_nccl skips rows without a time */
     if (row->size_bytes < min_bytes || row->time_us <= 0)
       continue;
     p = g_new0 (Point, 1);
@@ -180,7 +180,7 @@ print_table (Output *o, const GArray *rows)
   printf ("# %12s %10s %10s %11s %11s %8s  %s\n", "size (B)", "meas us", "sim us", "meas GB/s",
           "sim GB/s", "error %", "algo");
   for (guint i = 0; i < rows->len; i++) {
-    const SimComparison *c = &g_array_index (rows, SimComparison, i);
+    const SimValidationRow *c = &g_array_index (rows, SimValidationRow, i);
     printf ("#   %12" G_GUINT64_FORMAT " %10.2f %10.2f %11.2f %11.2f %+8.1f  %s/%s\n", c->size_bytes,
             c->measured_us, c->simulated_us, c->measured_busbw_GBps, c->simulated_busbw_GBps,
             c->error_pct, sim_algo_name (c->choice.algo), sim_proto_name (c->choice.proto));
@@ -199,7 +199,7 @@ static void
 test_dgxc_point (gconstpointer data)
 {
   const Point *p = data;
-  const SimComparison *c = point_row (p, SIM_ALGO_AUTO);
+  const SimValidationRow *c = point_row (p, SIM_ALGO_AUTO);
   if (c == NULL)
     return;
   g_assert_cmpfloat (fabs (c->error_pct), <=, p->tolerance_pct);
@@ -212,7 +212,7 @@ dgxc_latency_floor (double *measured_us, double *simulated_us)
   GArray *rows = output_rows (&dgxc, SIM_ALGO_AUTO);
   *measured_us = G_MAXDOUBLE, *simulated_us = 0;
   for (guint i = 0; rows != NULL && i < rows->len; i++) {
-    const SimComparison *c = &g_array_index (rows, SimComparison, i);
+    const SimValidationRow *c = &g_array_index (rows, SimValidationRow, i);
     if (c->size_bytes <= 4096) {
       *measured_us = MIN (*measured_us, c->measured_us);
       *simulated_us = c->size_bytes == 8 ? c->simulated_us : *simulated_us;
@@ -239,7 +239,7 @@ test_dgxc_summary (void)
     return;
   print_table (&dgxc, rows);
   for (guint i = 0; i < rows->len; i++) {
-    const SimComparison *c = &g_array_index (rows, SimComparison, i);
+    const SimValidationRow *c = &g_array_index (rows, SimValidationRow, i);
     double tol = dgxc_tolerance (c->size_bytes);
     if (tol > 0 && fabs (c->error_pct) > tol) {
       printf ("#   OUT OF TOLERANCE: %" G_GUINT64_FORMAT " B: %+.1f %% (tolerance %.0f %%)\n",
@@ -251,7 +251,7 @@ test_dgxc_summary (void)
   printf ("# latency floor: measured %.2f us, simulated %.2f us, error %+.1f %% (tolerance 30 %%)\n",
           floor_meas, floor_sim, floor_err);
   printf ("# mean |error|: %.1f %% from 1 MiB, %.1f %% from 64 MiB; %d sizes out of tolerance\n",
-          sim_compare_mean_abs_error (rows, 1u << 20), sim_compare_mean_abs_error (rows, 64u << 20), out);
+          sim_validate_mean_abs_error (rows, 1u << 20), sim_validate_mean_abs_error (rows, 64u << 20), out);
   g_assert_cmpint (out, ==, 0);
   g_assert_cmpfloat (fabs (floor_err), <=, 30.0);
 }
@@ -266,7 +266,7 @@ per_algorithm_tolerance (guint64 size)
 
 /* NCCL ran NVLS where the measurement beats the simulated ring by 5 % */
 static gboolean
-ran_nvls (const SimComparison *ring)
+ran_nvls (const SimValidationRow *ring)
 {
   return ring->measured_us < 0.95 * ring->simulated_us;
 }
@@ -275,8 +275,8 @@ static void
 test_per_algorithm_point (gconstpointer data)
 {
   const Point *p = data;
-  const SimComparison *ring = point_row (p, SIM_ALGO_RING);
-  const SimComparison *c = NULL;
+  const SimValidationRow *ring = point_row (p, SIM_ALGO_RING);
+  const SimValidationRow *c = NULL;
   if (ring == NULL)
     return;
   c = ran_nvls (ring) ? point_row (p, SIM_ALGO_NVLS) : ring;
@@ -304,8 +304,8 @@ per_algorithm (Output *o, double *worst_ring, double *worst_nvls, int *n_ring, i
           "meas GB/s", "sim GB/s", "error %");
   for (int pass = 0; pass < 2; pass++)
     for (guint i = 0; i < ring->len; i++) {
-      const SimComparison *r = &g_array_index (ring, SimComparison, i);
-      const SimComparison *c = find_row (nvls, r->size_bytes);
+      const SimValidationRow *r = &g_array_index (ring, SimValidationRow, i);
+      const SimValidationRow *c = find_row (nvls, r->size_bytes);
       gboolean is_nvls = ran_nvls (r);
       if (r->size_bytes < (64u << 20) || is_nvls != (pass == 1))
         continue;
@@ -380,7 +380,7 @@ static void
 test_order_point (gconstpointer data)
 {
   const Point *p = data;
-  const SimComparison *c = point_row (p, SIM_ALGO_AUTO);
+  const SimValidationRow *c = point_row (p, SIM_ALGO_AUTO);
   if (c == NULL)
     return;
   g_assert_cmpfloat (fabs (c->error_pct), <, p->tolerance_pct);
@@ -396,7 +396,7 @@ test_order_summary (gconstpointer data)
     return;
   print_table (o, rows);
   for (guint i = 0; i < rows->len; i++) {
-    const SimComparison *c = &g_array_index (rows, SimComparison, i);
+    const SimValidationRow *c = &g_array_index (rows, SimValidationRow, i);
     if (c->size_bytes >= (1u << 30))
       worst = MAX (worst, fabs (c->error_pct));
   }

@@ -16,7 +16,7 @@ set -u
 cd "$(dirname "$0")/../.."
 secs=${1:-60}
 shift || true
-targets=${*:-units topology model calibration nccl bench json plan sweep}
+targets=${*:-units topology model calibration nccl microbench json plan sweep}
 
 if [ ! -f build-fuzz/build.ninja ]; then
   CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
@@ -31,7 +31,7 @@ seeds() {
     model) echo models ;;
     calibration) echo tests/fuzz/seeds/calibration ;;
     nccl) echo tests/validation/data/nccl-tests ;;
-    bench) echo tests/validation/data/h100-sxm tests/validation/data/a100-sxm tests/fuzz/seeds/bench ;;
+    microbench) echo tests/validation/data/h100-sxm tests/validation/data/a100-sxm tests/fuzz/seeds/microbench ;;
     json) echo tests/fuzz/seeds/json ;;
     plan) echo tests/fuzz/seeds/plan ;;
     sweep) echo tests/fuzz/corpus/sweep tests/fuzz/seeds/json ;;

@@ -1,20 +1,20 @@
-/* fuzz-bench.c — the microbenchmark CSV reader (sim calibrate, sim
+/* fuzz-microbench.c — the microbenchmark CSV reader (sim calibrate, sim
  * validate --gemm/--hbm). */
 #include "fuzz.h"
-#include "sim-bench.h"
+#include "sim-microbench.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   g_autofree char *text = fuzz_text (data, size);
   GError *error = NULL;
-  SimBench *b = sim_bench_parse_text ("fuzz.csv", text, &error);
+  SimMicrobench *b = sim_microbench_parse_text ("fuzz.csv", text, &error);
   if (b == NULL)
     {
       g_assert (error != NULL && error->message[0] != '\0');
       g_error_free (error);
       return 0;
     }
-  sim_bench_free (b);
+  sim_microbench_free (b);
   return 0;
 }

@@ -1,4 +1,4 @@
-/* sim-compare.h — nccl-tests measurements against the simulator.
+/* sim-validate.h — nccl-tests measurements against the simulator.
  *
  * For every row of a parsed nccl-tests output, the same collective on the
  * first `ranks` GPUs of the topology is simulated alone (algorithm as asked,
@@ -22,25 +22,25 @@ typedef struct {
   double simulated_busbw_GBps;
   double error_pct;        /* (simulated - measured) / measured busbw, percent */
   SimCollChoice choice;
-} SimComparison;
+} SimValidationRow;
 
-/* Returns an array of SimComparison (caller g_array_unref()s), or NULL with
+/* Returns an array of SimValidationRow (caller g_array_unref()s), or NULL with
  * SIM_ERROR_USAGE (ranks outside the topology, or an algorithm the group
  * cannot run).  Each row runs on a private engine; any thread. */
-GArray *sim_compare_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
+GArray *sim_validate_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
                           int ranks, SimAlgo algo, GError **error);
 /* the same with link kind `kind`'s per-hop latency scaled by `scale` on the
  * simulated side (sim_network_set_latency_scale); topo is not written */
-GArray *sim_compare_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
+GArray *sim_validate_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
                                  int ranks, SimAlgo algo, SimLinkKind kind, double scale,
                                  GError **error);
 
 /* the mean of |error_pct| over rows with size_bytes >= min_bytes, NAN when
  * none; any thread */
-double sim_compare_mean_abs_error (const GArray *rows, guint64 min_bytes);
+double sim_validate_mean_abs_error (const GArray *rows, guint64 min_bytes);
 
 /* map the parser's op to the simulator's; FALSE for ops it does not model;
  * any thread */
-gboolean sim_compare_op (SimNcclOp in, SimCollOp *out);
+gboolean sim_validate_op (SimNcclOp in, SimCollOp *out);
 
 G_END_DECLS

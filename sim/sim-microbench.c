@@ -1,4 +1,4 @@
-#include "sim-bench.h"
+#include "sim-microbench.h"
 
 #include <math.h>
 #include <string.h>
@@ -8,14 +8,14 @@
 static void
 row_clear (gpointer p)
 {
-  SimBenchRow *r = p;
+  SimMicrobenchRow *r = p;
   g_free (r->kind);
   g_free (r->op);
   g_free (r->dtype);
 }
 
 void
-sim_bench_free (SimBench *b)
+sim_microbench_free (SimMicrobench *b)
 {
   if (b == NULL)
     return;
@@ -26,7 +26,7 @@ sim_bench_free (SimBench *b)
 }
 
 const char *
-sim_bench_header (const SimBench *b, const char *key)
+sim_microbench_header (const SimMicrobench *b, const char *key)
 {
   return g_hash_table_lookup (b->header, key);
 }
@@ -51,17 +51,17 @@ number (const char *path, int line, const char *field, const char *text, gboolea
   return TRUE;
 }
 
-SimBench *
-sim_bench_parse_text (const char *path, const char *text, GError **error)
+SimMicrobench *
+sim_microbench_parse_text (const char *path, const char *text, GError **error)
 {
-  g_autoptr (SimBench) b = g_new0 (SimBench, 1);
+  g_autoptr (SimMicrobench) b = g_new0 (SimMicrobench, 1);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   gboolean magic = FALSE, columns = FALSE;
   static const char *expect = "kind,op,dtype,m,n,k,bytes,gpus,time_us,rate_per_s";
 
   b->path = g_strdup (path);
   b->header = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  b->rows = g_array_new (FALSE, TRUE, sizeof (SimBenchRow));
+  b->rows = g_array_new (FALSE, TRUE, sizeof (SimMicrobenchRow));
   g_array_set_clear_func (b->rows, row_clear);
   for (int i = 0; lines[i] != NULL; i++) {
     char *l = g_strstrip (lines[i]);
@@ -96,7 +96,7 @@ sim_bench_parse_text (const char *path, const char *text, GError **error)
     }
     {
       g_auto (GStrv) f = g_strsplit (l, ",", -1);
-      SimBenchRow r = { 0 };
+      SimMicrobenchRow r = { 0 };
       double gpus = 0;
       if (g_strv_length (f) != 10) {
         g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s:%d: expected 10 comma-separated fields, got %u", path,
@@ -138,8 +138,8 @@ sim_bench_parse_text (const char *path, const char *text, GError **error)
   return g_steal_pointer (&b);
 }
 
-SimBench *
-sim_bench_parse_file (const char *path, GError **error)
+SimMicrobench *
+sim_microbench_parse_file (const char *path, GError **error)
 {
   g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
@@ -147,5 +147,5 @@ sim_bench_parse_file (const char *path, GError **error)
     g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot read: %s", path, local->message);
     return NULL;
   }
-  return sim_bench_parse_text (path, text, error);
+  return sim_microbench_parse_text (path, text, error);
 }

@@ -1,11 +1,11 @@
-#include "sim-compare.h"
+#include "sim-validate.h"
 
 #include <math.h>
 
 #include "sim-error.h"
 
 gboolean
-sim_compare_op (SimNcclOp in, SimCollOp *out)
+sim_validate_op (SimNcclOp in, SimCollOp *out)
 {
   switch (in) {
   case SIM_NCCL_ALL_REDUCE: *out = SIM_OP_ALL_REDUCE; return TRUE;
@@ -18,18 +18,18 @@ sim_compare_op (SimNcclOp in, SimCollOp *out)
 }
 
 GArray *
-sim_compare_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
+sim_validate_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
                   int ranks, SimAlgo algo, GError **error)
 {
-  return sim_compare_nccl_scaled (topo, measured, op, ranks, algo, SIM_LINK_NVLINK,
+  return sim_validate_nccl_scaled (topo, measured, op, ranks, algo, SIM_LINK_NVLINK,
                                   topo->coll_latency_scale[SIM_LINK_NVLINK], error);
 }
 
 GArray *
-sim_compare_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
+sim_validate_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
                          int ranks, SimAlgo algo, SimLinkKind kind, double scale, GError **error)
 {
-  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (SimComparison));
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (SimValidationRow));
   g_autofree int *gpus = NULL;
   double factor = sim_collective_busbw_factor (op, ranks);
 
@@ -46,7 +46,7 @@ sim_compare_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured,
     const SimNcclRow *row = &g_array_index (measured->rows, SimNcclRow, i);
     g_autoptr (SimEngine) e = sim_engine_new ();
     g_autoptr (SimNetwork) net = sim_network_new (topo, e);
-    SimComparison c = { 0 };
+    SimValidationRow c = { 0 };
     if (row->time_us <= 0)
       continue;
     sim_network_set_latency_scale (net, kind, scale);
@@ -65,12 +65,12 @@ sim_compare_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured,
 }
 
 double
-sim_compare_mean_abs_error (const GArray *rows, guint64 min_bytes)
+sim_validate_mean_abs_error (const GArray *rows, guint64 min_bytes)
 {
   double sum = 0;
   int n = 0;
   for (guint i = 0; i < rows->len; i++) {
-    const SimComparison *c = &g_array_index (rows, SimComparison, i);
+    const SimValidationRow *c = &g_array_index (rows, SimValidationRow, i);
     if (c->size_bytes < min_bytes)
       continue;
     sum += fabs (c->error_pct);

@@ -1,4 +1,4 @@
-/* sim-bench.h — the one CSV format of the microbenchmarks (microbench/).
+/* sim-microbench.h — the one CSV format of the microbenchmarks (microbench/).
  *
  *   # sim-microbench/1
  *   # program: gemm | hbm | collectives
@@ -35,25 +35,25 @@ typedef struct {
   double time_us;
   double rate_per_s;
   int line;
-} SimBenchRow;
+} SimMicrobenchRow;
 
 typedef struct {
   char *path;
   GHashTable *header;  /* "gpu" -> "NVIDIA H100 ...", ... */
-  GArray *rows;        /* SimBenchRow */
-} SimBench;
+  GArray *rows;        /* SimMicrobenchRow */
+} SimMicrobench;
 
-/* Each returns a new SimBench (free with sim_bench_free; it copies the path
+/* Each returns a new SimMicrobench (free with sim_microbench_free; it copies the path
  * and holds no pointer into the text), or NULL with SIM_ERROR_USAGE
  * ("PATH:LINE: expected ..."; no code fits non-XML input better) or, for a
  * file that cannot be read, SIM_ERROR_IO; any thread. */
-SimBench *sim_bench_parse_file (const char *path, GError **error);
-SimBench *sim_bench_parse_text (const char *path_for_messages, const char *text, GError **error);
+SimMicrobench *sim_microbench_parse_file (const char *path, GError **error);
+SimMicrobench *sim_microbench_parse_text (const char *path_for_messages, const char *text, GError **error);
 /* NULL is ignored */
-void sim_bench_free (SimBench *b);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimBench, sim_bench_free)
+void sim_microbench_free (SimMicrobench *b);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimMicrobench, sim_microbench_free)
 
 /* the "# key: value" header line's value (owned by b), or NULL; any thread */
-const char *sim_bench_header (const SimBench *b, const char *key);
+const char *sim_microbench_header (const SimMicrobench *b, const char *key);
 
 G_END_DECLS
