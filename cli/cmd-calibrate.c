@@ -139,7 +139,7 @@ sim_cmd_calibrate (int argc, char **argv, GError **error)
     sim_calibration_apply (c, topo);
     /* nccl-tests text does not always name its operation: --nccl is read as
      * all_reduce, as for the bandwidth above */
-    if (measured == NULL || (measured->op != SIM_NCCL_ALL_REDUCE && measured->op != SIM_NCCL_UNKNOWN) ||
+    if (measured == NULL || (measured->op != SIM_OP_ALL_REDUCE && measured->op != SIM_OP_UNKNOWN) ||
         measured->rows->len == 0) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: expected all_reduce measurements to fit the latency", nccl);
       return 2;

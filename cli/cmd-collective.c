@@ -137,7 +137,7 @@ sim_cmd_collective (int argc, char **argv, GError **error)
       sim_json_uint (&j, "size_bytes", r->size);
       sim_json_double (&j, "time_us", r->time_s * 1e6);
       sim_json_double (&j, "algbw_GBps", algbw);
-      sim_json_double (&j, "busbw_GBps", algbw * sim_collective_busbw_factor (op, n));
+      sim_json_double (&j, "busbw_GBps", algbw * sim_coll_op_busbw_factor (op, n));
       sim_json_string (&j, "algo", algo_name);
       sim_json_end_object (&j);
     }
@@ -171,7 +171,7 @@ sim_cmd_collective (int argc, char **argv, GError **error)
     printf (" %12" G_GUINT64_FORMAT "  %12" G_GUINT64_FORMAT "  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %s/%s\n",
             r->size, count, "float", op == SIM_OP_ALL_GATHER || op == SIM_OP_BROADCAST || op == SIM_OP_SENDRECV ? "none" : "sum",
             op == SIM_OP_BROADCAST ? 0 : -1, r->time_s * 1e6, algbw,
-            algbw * sim_collective_busbw_factor (op, n), sim_algo_name (r->choice.algo),
+            algbw * sim_coll_op_busbw_factor (op, n), sim_algo_name (r->choice.algo),
             sim_proto_name (r->choice.proto));
   }
   return 0;

@@ -81,7 +81,7 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     { NULL, FALSE, NULL, NULL, NULL },
   };
   int nodes = 0, ranks = 0;
-  SimNcclOp nop = SIM_NCCL_UNKNOWN;
+  SimCollOp nop = SIM_OP_UNKNOWN;
   SimCollOp op = SIM_OP_ALL_REDUCE;
   SimAlgo algo = SIM_ALGO_AUTO;
   double max_error = NAN, mean = 0;
@@ -145,14 +145,15 @@ sim_cmd_validate (int argc, char **argv, GError **error)
                  "--op: expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv, got '%s'", op_s);
     return 2;
   }
-  if (nop == SIM_NCCL_UNKNOWN) {
+  if (nop == SIM_OP_UNKNOWN) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
                  "%s: the output does not name its collective; give --op (for example --op all_reduce)", nccl);
     return 2;
   }
-  if (!sim_validate_op (nop, &op)) {
+  op = nop;
+  if (!sim_coll_op_simulated (op)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: %s is not modelled; expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv",
-                 nccl, sim_nccl_op_name (nop));
+                 nccl, sim_coll_op_name (nop));
     return 2;
   }
   ranks = measured->ranks;

@@ -199,7 +199,7 @@ sim_calibration_nccl_from_bench (const SimMicrobench *b, const char *path)
 {
   SimNcclResult *r = g_new0 (SimNcclResult, 1);
   r->path = g_strdup (path);
-  r->op = SIM_NCCL_ALL_REDUCE;
+  r->op = SIM_OP_ALL_REDUCE;
   r->rows = g_array_new (FALSE, TRUE, sizeof (SimNcclRow));
   r->avg_busbw_GBps = NAN;
   for (guint i = 0; i < b->rows->len; i++) {

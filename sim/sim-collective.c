@@ -487,27 +487,6 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
   return TRUE;
 }
 
-double
-sim_collective_busbw_factor (SimCollOp op, int n)
-{
-  switch (op) {
-  case SIM_OP_ALL_REDUCE: return 2.0 * (n - 1) / n;
-  case SIM_OP_ALL_GATHER:
-  case SIM_OP_REDUCE_SCATTER: return (double) (n - 1) / n;
-  case SIM_OP_BROADCAST:
-  case SIM_OP_SENDRECV: return 1.0;
-  }
-  return 1.0;
-}
-
-static const char *op_names[] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast", "sendrecv" };
-
-const char *
-sim_coll_op_name (SimCollOp op)
-{
-  return op_names[op];
-}
-
 /* the index of name in names[0..n), or -1 */
 static int
 name_index (const char *const *names, guint n, const char *name)
@@ -516,15 +495,6 @@ name_index (const char *const *names, guint n, const char *name)
     if (g_str_equal (name, names[i]))
       return (int) i;
   return -1;
-}
-
-gboolean
-sim_coll_op_parse (const char *name, SimCollOp *out)
-{
-  int i = name_index (op_names, G_N_ELEMENTS (op_names), name);
-  if (i >= 0)
-    *out = (SimCollOp) i;
-  return i >= 0;
 }
 
 static const char *algo_names[] = { "auto", "ring", "tree", "nvls", "hier" };

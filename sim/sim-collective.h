@@ -58,17 +58,10 @@
 
 #include <glib.h>
 
+#include "sim-collop.h"
 #include "sim-network.h"
 
 G_BEGIN_DECLS
-
-typedef enum {
-  SIM_OP_ALL_REDUCE,
-  SIM_OP_ALL_GATHER,
-  SIM_OP_REDUCE_SCATTER,
-  SIM_OP_BROADCAST,
-  SIM_OP_SENDRECV,
-} SimCollOp;
 
 typedef enum { SIM_ALGO_AUTO, SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NVLS, SIM_ALGO_HIER } SimAlgo;
 typedef enum { SIM_PROTO_AUTO, SIM_PROTO_LL, SIM_PROTO_LL128, SIM_PROTO_SIMPLE } SimProto;
@@ -105,14 +98,8 @@ SimActivityId sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus
                                   double bytes, const SimCollChoice *choice, guint32 tag,
                                   SimActivityId *start);
 
-/* nccl-tests' bus-bandwidth factor: all_reduce 2(n-1)/n; all_gather,
- * reduce_scatter (n-1)/n; broadcast, sendrecv 1.  Pure; any thread. */
-double sim_collective_busbw_factor (SimCollOp op, int n);
-
 /* names are static strings; a parser returns FALSE for an unknown name and
  * leaves *out untouched; any thread */
-const char *sim_coll_op_name (SimCollOp op);
-gboolean sim_coll_op_parse (const char *name, SimCollOp *out);
 const char *sim_algo_name (SimAlgo a);
 gboolean sim_algo_parse (const char *name, SimAlgo *out);
 const char *sim_proto_name (SimProto p);

@@ -11,17 +11,17 @@
 #define ALGBW_ABS_TOL_GBPS 0.02
 
 static const struct {
-  SimNcclOp op;
-  const char *name;    /* as sim_nccl_op_name() */
+  SimCollOp op;
+  const char *name;    /* as sim_coll_op_name() */
   const char *compact; /* lowercase, no separators: what op_parse compares */
 } ops[] = {
-  { SIM_NCCL_ALL_REDUCE, "all_reduce", "allreduce" },
-  { SIM_NCCL_ALL_GATHER, "all_gather", "allgather" },
-  { SIM_NCCL_REDUCE_SCATTER, "reduce_scatter", "reducescatter" },
-  { SIM_NCCL_BROADCAST, "broadcast", "broadcast" },
-  { SIM_NCCL_REDUCE, "reduce", "reduce" },
-  { SIM_NCCL_SENDRECV, "sendrecv", "sendrecv" },
-  { SIM_NCCL_ALLTOALL, "alltoall", "alltoall" },
+  { SIM_OP_ALL_REDUCE, "all_reduce", "allreduce" },
+  { SIM_OP_ALL_GATHER, "all_gather", "allgather" },
+  { SIM_OP_REDUCE_SCATTER, "reduce_scatter", "reducescatter" },
+  { SIM_OP_BROADCAST, "broadcast", "broadcast" },
+  { SIM_OP_REDUCE, "reduce", "reduce" },
+  { SIM_OP_SENDRECV, "sendrecv", "sendrecv" },
+  { SIM_OP_ALLTOALL, "alltoall", "alltoall" },
 };
 
 /* the data types nccl-tests prints (test_typenames), old NCCL 1 names
@@ -32,17 +32,8 @@ static const char *const type_names[] = {
   "char", "int",
 };
 
-const char *
-sim_nccl_op_name (SimNcclOp op)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
-    if (ops[i].op == op)
-      return ops[i].name;
-  return "unknown";
-}
-
 gboolean
-sim_nccl_op_parse (const char *name, SimNcclOp *out)
+sim_nccl_op_parse (const char *name, SimCollOp *out)
 {
   g_autofree char *lower = NULL;
   g_autoptr (GString) compact = g_string_new (NULL);
@@ -70,26 +61,6 @@ sim_nccl_op_parse (const char *name, SimNcclOp *out)
     }
   }
   return FALSE;
-}
-
-double
-sim_nccl_busbw_factor (SimNcclOp op, int ranks)
-{
-  double n = ranks;
-
-  if (ranks < 1)
-    return NAN;
-  switch (op) {
-  case SIM_NCCL_ALL_REDUCE: return 2.0 * (n - 1.0) / n;
-  case SIM_NCCL_ALL_GATHER:
-  case SIM_NCCL_REDUCE_SCATTER:
-  case SIM_NCCL_ALLTOALL: return (n - 1.0) / n;
-  case SIM_NCCL_BROADCAST:
-  case SIM_NCCL_REDUCE:
-  case SIM_NCCL_SENDRECV: return 1.0;
-  case SIM_NCCL_UNKNOWN: return NAN;
-  }
-  return NAN;
 }
 
 void
@@ -329,7 +300,7 @@ parse_row (const char *path, int lineno, const char *line, SimNcclRow *row, gboo
 /* an op named on this line: "..._perf" (a binary, a path, or "# Collective
  * test starting: all_reduce_perf") or "Collective test ...: AllReduce" */
 static gboolean
-find_op (const char *line, SimNcclOp *op, char **found)
+find_op (const char *line, SimCollOp *op, char **found)
 {
   const char *p = line;
   const char *colon;
@@ -412,7 +383,7 @@ sim_nccl_parse_text (const char *path_for_messages, const char *text, GError **e
 
   r = g_new0 (SimNcclResult, 1);
   r->path = g_strdup (path);
-  r->op = SIM_NCCL_UNKNOWN;
+  r->op = SIM_OP_UNKNOWN;
   r->avg_busbw_GBps = NAN;
   r->rows = g_array_new (FALSE, TRUE, sizeof (SimNcclRow));
 
@@ -423,7 +394,7 @@ sim_nccl_parse_text (const char *path_for_messages, const char *text, GError **e
     int lineno = i + 1;
     SimNcclRow row;
     gboolean is_row = FALSE;
-    SimNcclOp op;
+    SimCollOp op;
     g_autofree char *name = NULL;
     char *gpu = NULL;
     double avg;

@@ -7,7 +7,7 @@
  * size in bytes, count in elements, time in microseconds, algbw and busbw in
  * GB/s with GB = 10^9 bytes, as nccl-tests prints them:
  *   algbw = size / time
- *   busbw = algbw * factor, factor from sim_nccl_busbw_factor()
+ *   busbw = algbw * factor, factor from sim_coll_op_busbw_factor()
  * redop is absent in some old formats, root in others; #wrong is an integer,
  * "N/A" (validation off) or a float such as "0e+00" (old "error" column).
  * The second group of four (in place) is optional.
@@ -27,7 +27,7 @@
  * Besides the rows the parser picks up, when present:
  *   op        the first "<name>_perf" in the text (command line, binary path or
  *             "# Collective test starting: all_reduce_perf"), or the name after
- *             "Collective test ...:"; SIM_NCCL_UNKNOWN when the text names
+ *             "Collective test ...:"; SIM_OP_UNKNOWN when the text names
  *             none (then the caller must know it: a bare table of all_gather
  *             looks like one of alltoall).  Two different names are an error.
  *   ranks     the number of "#  Rank N Group G Pid P on HOST device D [BUS] GPU"
@@ -50,18 +50,10 @@
 
 #include <glib.h>
 
+#include "sim-collop.h"
+
 G_BEGIN_DECLS
 
-typedef enum {
-  SIM_NCCL_ALL_REDUCE,
-  SIM_NCCL_ALL_GATHER,
-  SIM_NCCL_REDUCE_SCATTER,
-  SIM_NCCL_BROADCAST,
-  SIM_NCCL_REDUCE,
-  SIM_NCCL_SENDRECV,
-  SIM_NCCL_ALLTOALL,
-  SIM_NCCL_UNKNOWN,
-} SimNcclOp;
 
 typedef struct {
   guint64 size_bytes;        /* the "size (B)" column */
@@ -76,7 +68,7 @@ typedef struct {
 
 typedef struct {
   char *path;
-  SimNcclOp op;
+  SimCollOp op;              /* SIM_OP_UNKNOWN when the text does not name it */
   int ranks;             /* device lines; 0 when the block is missing */
   char *gpu_name;        /* NULL when there are no device lines */
   GArray *rows;          /* SimNcclRow, in file order; never empty */
@@ -96,20 +88,11 @@ SimNcclResult *sim_nccl_parse_text (const char *path_for_messages, const char *t
 void sim_nccl_result_free (SimNcclResult *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimNcclResult, sim_nccl_result_free)
 
-/* "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
- * "sendrecv", "alltoall", "unknown" (static strings); any thread */
-const char *sim_nccl_op_name (SimNcclOp op);
 
 /* accepts the name above, the nccl-tests binary (all_reduce_perf, also with a
  * directory) and spellings without underscores or in CamelCase (allreduce,
  * AllReduce); FALSE for anything else, *out untouched */
-gboolean sim_nccl_op_parse (const char *name, SimNcclOp *out);
+gboolean sim_nccl_op_parse (const char *name, SimCollOp *out);
 
-/* busbw / algbw as nccl-tests computes it for ranks ranks:
- *   all_reduce                          2(n-1)/n
- *   all_gather, reduce_scatter, alltoall (n-1)/n
- *   broadcast, reduce, sendrecv         1
- * NAN for SIM_NCCL_UNKNOWN or ranks < 1; pure; any thread */
-double sim_nccl_busbw_factor (SimNcclOp op, int ranks);
 
 G_END_DECLS

@@ -4,19 +4,6 @@
 
 #include "sim-error.h"
 
-gboolean
-sim_validate_op (SimNcclOp in, SimCollOp *out)
-{
-  switch (in) {
-  case SIM_NCCL_ALL_REDUCE: *out = SIM_OP_ALL_REDUCE; return TRUE;
-  case SIM_NCCL_ALL_GATHER: *out = SIM_OP_ALL_GATHER; return TRUE;
-  case SIM_NCCL_REDUCE_SCATTER: *out = SIM_OP_REDUCE_SCATTER; return TRUE;
-  case SIM_NCCL_BROADCAST: *out = SIM_OP_BROADCAST; return TRUE;
-  case SIM_NCCL_SENDRECV: *out = SIM_OP_SENDRECV; return TRUE;
-  default: return FALSE;
-  }
-}
-
 GArray *
 sim_validate_nccl (const SimTopology *topo, const SimNcclResult *measured, SimCollOp op,
                   int ranks, SimAlgo algo, GError **error)
@@ -31,7 +18,7 @@ sim_validate_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured
 {
   g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (SimValidationRow));
   g_autofree int *gpus = NULL;
-  double factor = sim_collective_busbw_factor (op, ranks);
+  double factor = sim_coll_op_busbw_factor (op, ranks);
 
   if (ranks < 1 || ranks > sim_topology_n_gpus (topo)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,

@@ -39,8 +39,5 @@ GArray *sim_validate_nccl_scaled (const SimTopology *topo, const SimNcclResult *
  * none; any thread */
 double sim_validate_mean_abs_error (const GArray *rows, guint64 min_bytes);
 
-/* map the parser's op to the simulator's; FALSE for ops it does not model;
- * any thread */
-gboolean sim_validate_op (SimNcclOp in, SimCollOp *out);
 
 G_END_DECLS

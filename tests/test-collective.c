@@ -156,9 +156,9 @@ test_latency_scale (void)
 static void
 test_busbw (void)
 {
-  g_assert_cmpfloat_with_epsilon (sim_collective_busbw_factor (SIM_OP_ALL_REDUCE, 8), 1.75, 1e-12);
-  g_assert_cmpfloat_with_epsilon (sim_collective_busbw_factor (SIM_OP_ALL_GATHER, 16), 0.9375, 1e-12);
-  g_assert_cmpfloat_with_epsilon (sim_collective_busbw_factor (SIM_OP_SENDRECV, 2), 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_ALL_REDUCE, 8), 1.75, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_ALL_GATHER, 16), 0.9375, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_SENDRECV, 2), 1.0, 1e-12);
 }
 
 /* a point-to-point send of 1 GiB between two nodes: one NIC, 50 GB/s,

@@ -390,12 +390,12 @@ test_rates_busbw_factors (void)
   g_assert_true (isnan (mb_nccl_busbw_factor (MB_NCCL_ALL_REDUCE, 0)));
   /* the same factors as sim's reader of nccl-tests output */
   for (int op = 0; op < MB_NCCL_N_OPS; op++) {
-    SimNcclOp sop = SIM_NCCL_UNKNOWN;
+    SimCollOp sop = SIM_OP_UNKNOWN;
     g_assert_true (sim_nccl_op_parse (mb_nccl_op_name ((MbNcclOp) op), &sop));
     g_assert_cmpint (mb_nccl_op_parse (mb_nccl_op_name ((MbNcclOp) op)), ==, op);
     for (int n = 1; n <= 16; n++)
       g_assert_cmpfloat_with_epsilon (mb_nccl_busbw_factor ((MbNcclOp) op, n),
-                                      sim_nccl_busbw_factor (sop, n), 1e-15);
+                                      sim_coll_op_busbw_factor (sop, n), 1e-15);
   }
   g_assert_cmpint (mb_nccl_op_parse ("allreduce"), ==, -1);
 }
@@ -468,7 +468,7 @@ test_nccl_table (void)
   r = sim_nccl_parse_text ("table", text, &error);
   g_assert_no_error (error);
   g_assert_nonnull (r);
-  g_assert_cmpint (r->op, ==, SIM_NCCL_ALL_GATHER);
+  g_assert_cmpint (r->op, ==, SIM_OP_ALL_GATHER);
   g_assert_cmpint (r->ranks, ==, 8);
   g_assert_cmpstr (r->gpu_name, ==, "NVIDIA H200");
   g_assert_cmpfloat_with_epsilon (r->avg_busbw_GBps, 101.5, 1e-9);

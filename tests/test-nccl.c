@@ -20,72 +20,72 @@ typedef struct {
 
 typedef struct {
   const char *file;
-  SimNcclOp op;         /* as named in the text */
+  SimCollOp op;         /* as named in the text */
   int ranks;            /* device lines */
   const char *gpu_name; /* NULL: no device lines */
   guint rows;
   double avg_busbw;     /* NAN: no footer */
   Expect first, last;
-  SimNcclOp true_op;    /* from SOURCES.md, for the busbw check */
+  SimCollOp true_op;    /* from SOURCES.md, for the busbw check */
   int true_ranks;
 } Case;
 
 static const Case cases[] = {
-  { "h100x8-allreduce-dgxc-benchmarking.txt", SIM_NCCL_UNKNOWN, 8, "NVIDIA H100 80GB HBM3", 32,
+  { "h100x8-allreduce-dgxc-benchmarking.txt", SIM_OP_UNKNOWN, 8, "NVIDIA H100 80GB HBM3", 32,
     159.151,
     { 8, 2, 13.67, 0.00, 0.00, 13.03, 0.00, 16 },
     { G_GUINT64_CONSTANT (17179869184), 4294967296, 62648, 274.23, 479.90, 62636, 479.99, 47 },
-    SIM_NCCL_ALL_REDUCE, 8 },
+    SIM_OP_ALL_REDUCE, 8 },
   /* the command is on a "> " markdown quote line */
-  { "h100x16-2node-a3mega-tcpxo-allreduce-gcp.txt", SIM_NCCL_ALL_REDUCE, 16,
+  { "h100x16-2node-a3mega-tcpxo-allreduce-gcp.txt", SIM_OP_ALL_REDUCE, 16,
     "NVIDIA H100 80GB HBM3", 31, 70.742,
     { 8, 2, 135.8, 0.00, 0.00, 123.5, 0.00, 32 },
     { G_GUINT64_CONSTANT (8589934592), 2147483648, 47535, 180.71, 338.82, 47743, 337.35, 62 },
-    SIM_NCCL_ALL_REDUCE, 16 },
+    SIM_OP_ALL_REDUCE, 16 },
   /* all_gather with "redop none"; count is per rank, size / (4 B x 16) */
-  { "h200x16-2node-a3ultra-rdma-allgather-gcp.txt", SIM_NCCL_UNKNOWN, 16, "NVIDIA H200", 24,
+  { "h200x16-2node-a3ultra-rdma-allgather-gcp.txt", SIM_OP_UNKNOWN, 16, "NVIDIA H200", 24,
     121.902,
     { 1024, 16, 28.70, 0.04, 0.03, 27.82, 0.03, 25 },
     { G_GUINT64_CONSTANT (8589934592), 134217728, 24739, 347.22, 325.52, 24244, 332.16, 48 },
-    SIM_NCCL_ALL_GATHER, 16 },
+    SIM_OP_ALL_GATHER, 16 },
   /* every line prefixed "(head, rank=0, pid=3808) [1,0]<stdout>:" */
-  { "h200x16-2node-a3ultra-rdma-allgather-skypilot.txt", SIM_NCCL_UNKNOWN, 16, "NVIDIA H200", 24,
+  { "h200x16-2node-a3ultra-rdma-allgather-skypilot.txt", SIM_OP_UNKNOWN, 16, "NVIDIA H200", 24,
     122.073,
     { 1024, 16, 28.39, 0.04, 0.03, 28.07, 0.03, 28 },
     { G_GUINT64_CONSTANT (8589934592), 134217728, 24724, 347.44, 325.72, 24214, 332.58, 51 },
-    SIM_NCCL_ALL_GATHER, 16 },
+    SIM_OP_ALL_GATHER, 16 },
   /* nccl-tests 2.18: "# Collective test starting: all_reduce_perf", 2 decimals above 1 ms */
-  { "h200x16-2node-spectrumx-roce-allreduce-g8x2proc-ncclt2.18.txt", SIM_NCCL_ALL_REDUCE, 16,
+  { "h200x16-2node-spectrumx-roce-allreduce-g8x2proc-ncclt2.18.txt", SIM_OP_ALL_REDUCE, 16,
     "NVIDIA H200", 25, 178.222,
     { 1024, 256, 45.06, 0.02, 0.04, 43.74, 0.04, 27 },
     { G_GUINT64_CONSTANT (17179869184), 4294967296, 66326.9, 259.02, 485.66, 66345.5, 485.52,
       51 },
-    SIM_NCCL_ALL_REDUCE, 16 },
-  { "a100x8-allreduce-g8-singleproc-blog.txt", SIM_NCCL_ALL_REDUCE, 8, "NVIDIA A100-SXM4-80GB", 30,
+    SIM_OP_ALL_REDUCE, 16 },
+  { "a100x8-allreduce-g8-singleproc-blog.txt", SIM_OP_ALL_REDUCE, 8, "NVIDIA A100-SXM4-80GB", 30,
     66.2058,
     { 8, 2, 40.12, 0.00, 0.00, 38.85, 0.00, 17 },
     { G_GUINT64_CONSTANT (4294967296), 1073741824, 32336, 132.82, 232.44, 32455, 231.59, 46 },
-    SIM_NCCL_ALL_REDUCE, 8 },
+    SIM_OP_ALL_REDUCE, 8 },
   /* Open MPI help lines before the first row and before the last */
-  { "a100x8-allreduce-mpirun-np8-blog.txt", SIM_NCCL_ALL_REDUCE, 8, "NVIDIA A100-SXM4-80GB", 30,
+  { "a100x8-allreduce-mpirun-np8-blog.txt", SIM_OP_ALL_REDUCE, 8, "NVIDIA A100-SXM4-80GB", 30,
     72.7724,
     { 8, 2, 20.26, 0.00, 0.00, 17.74, 0.00, 18 },
     { G_GUINT64_CONSTANT (4294967296), 1073741824, 32285, 133.03, 232.81, 32268, 232.93, 48 },
-    SIM_NCCL_ALL_REDUCE, 8 },
+    SIM_OP_ALL_REDUCE, 8 },
   /* "0: " prefix; no nThread line, devices, first header line or footer */
-  { "h100x16-2node-p5-efa-allreduce-awsome.txt", SIM_NCCL_UNKNOWN, 0, NULL, 32, NAN,
+  { "h100x16-2node-p5-efa-allreduce-awsome.txt", SIM_OP_UNKNOWN, 0, NULL, 32, NAN,
     { 8, 2, 69.12, 0.00, 0.00, 72.43, 0.00, 3 },
     { G_GUINT64_CONSTANT (17179869184), 4294967296, 66132, 259.78, 487.09, 66109, 487.26, 34 },
-    SIM_NCCL_ALL_REDUCE, 16 },
-  { "a100x16-2node-p4de-efa-allreduce-awsome.txt", SIM_NCCL_UNKNOWN, 0, NULL, 29, NAN,
+    SIM_OP_ALL_REDUCE, 16 },
+  { "a100x16-2node-p4de-efa-allreduce-awsome.txt", SIM_OP_UNKNOWN, 0, NULL, 29, NAN,
     { 8, 2, 164.3, 0.00, 0.00, 163.3, 0.00, 3 },
     { G_GUINT64_CONSTANT (2147483648), 536870912, 51406, 41.78, 78.33, 51406, 78.33, 31 },
-    SIM_NCCL_ALL_REDUCE, 16 },
+    SIM_OP_ALL_REDUCE, 16 },
   /* "[1,0]<stdout>:" prefix; no devices, footer without a final "#" */
-  { "h100x8-p5-allreduce-awsbatch.txt", SIM_NCCL_UNKNOWN, 0, NULL, 32, 156.742,
+  { "h100x8-p5-allreduce-awsbatch.txt", SIM_OP_UNKNOWN, 0, NULL, 32, 156.742,
     { 8, 2, 12.90, 0.00, 0.00, 12.87, 0.00, 4 },
     { G_GUINT64_CONSTANT (17179869184), 4294967296, 62239, 276.03, 483.05, 62200, 483.35, 35 },
-    SIM_NCCL_ALL_REDUCE, 8 },
+    SIM_OP_ALL_REDUCE, 8 },
 };
 
 static void
@@ -109,12 +109,12 @@ test_file (gconstpointer data)
   g_autofree char *path = g_build_filename (SIM_SOURCE_DIR, "tests", "validation", "data",
                                             "nccl-tests", c->file, NULL);
   g_autoptr (SimNcclResult) r = sim_nccl_parse_file (path, &error);
-  double factor = sim_nccl_busbw_factor (c->true_op, c->true_ranks);
+  double factor = sim_coll_op_busbw_factor (c->true_op, c->true_ranks);
 
   g_assert_no_error (error);
   g_assert_nonnull (r);
   g_assert_cmpstr (r->path, ==, path);
-  g_assert_cmpstr (sim_nccl_op_name (r->op), ==, sim_nccl_op_name (c->op));
+  g_assert_cmpstr (sim_coll_op_name (r->op), ==, sim_coll_op_name (c->op));
   g_assert_cmpint (r->ranks, ==, c->ranks);
   g_assert_cmpstr (r->gpu_name, ==, c->gpu_name);
   g_assert_cmpuint (r->rows->len, ==, c->rows);
@@ -239,7 +239,7 @@ test_formats (void)
   row = &g_array_index (r->rows, SimNcclRow, 2);
   g_assert_cmpuint (row->count, ==, 512);
   g_assert_cmpfloat_with_epsilon (row->busbw_GBps_inplace, 0.18, 1e-9);
-  g_assert_cmpint (r->op, ==, SIM_NCCL_UNKNOWN);
+  g_assert_cmpint (r->op, ==, SIM_OP_UNKNOWN);
   g_assert_cmpint (r->ranks, ==, 0);
   g_assert_null (r->gpu_name);
 }
@@ -247,52 +247,52 @@ test_formats (void)
 static void
 test_op_names (void)
 {
-  struct { const char *name; SimNcclOp op; } ok[] = {
-    { "all_reduce", SIM_NCCL_ALL_REDUCE },
-    { "allreduce", SIM_NCCL_ALL_REDUCE },
-    { "all_reduce_perf", SIM_NCCL_ALL_REDUCE },
-    { "/opt/nccl-tests/build/all_reduce_perf", SIM_NCCL_ALL_REDUCE },
-    { "AllReduce", SIM_NCCL_ALL_REDUCE },
-    { "all_gather_perf_mpi", SIM_NCCL_ALL_GATHER },
-    { "reduce_scatter", SIM_NCCL_REDUCE_SCATTER },
-    { "broadcast_perf", SIM_NCCL_BROADCAST },
-    { "reduce_perf", SIM_NCCL_REDUCE },
-    { "sendrecv", SIM_NCCL_SENDRECV },
-    { "alltoall_perf", SIM_NCCL_ALLTOALL },
+  struct { const char *name; SimCollOp op; } ok[] = {
+    { "all_reduce", SIM_OP_ALL_REDUCE },
+    { "allreduce", SIM_OP_ALL_REDUCE },
+    { "all_reduce_perf", SIM_OP_ALL_REDUCE },
+    { "/opt/nccl-tests/build/all_reduce_perf", SIM_OP_ALL_REDUCE },
+    { "AllReduce", SIM_OP_ALL_REDUCE },
+    { "all_gather_perf_mpi", SIM_OP_ALL_GATHER },
+    { "reduce_scatter", SIM_OP_REDUCE_SCATTER },
+    { "broadcast_perf", SIM_OP_BROADCAST },
+    { "reduce_perf", SIM_OP_REDUCE },
+    { "sendrecv", SIM_OP_SENDRECV },
+    { "alltoall_perf", SIM_OP_ALLTOALL },
   };
   const char *bad[] = { "", "gather_perf", "hypercube_perf", "all", "unknown", "_perf" };
-  SimNcclOp op;
+  SimCollOp op;
 
   for (guint i = 0; i < G_N_ELEMENTS (ok); i++) {
-    op = SIM_NCCL_UNKNOWN;
+    op = SIM_OP_UNKNOWN;
     g_assert_true (sim_nccl_op_parse (ok[i].name, &op));
     g_assert_cmpint (op, ==, ok[i].op);
   }
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     g_assert_false (sim_nccl_op_parse (bad[i], &op));
-  for (int o = SIM_NCCL_ALL_REDUCE; o < SIM_NCCL_UNKNOWN; o++) {
-    g_assert_true (sim_nccl_op_parse (sim_nccl_op_name (o), &op));
+  for (int o = SIM_OP_ALL_REDUCE; o < SIM_OP_UNKNOWN; o++) {
+    g_assert_true (sim_nccl_op_parse (sim_coll_op_name (o), &op));
     g_assert_cmpint (op, ==, o);
   }
-  g_assert_cmpstr (sim_nccl_op_name (SIM_NCCL_REDUCE_SCATTER), ==, "reduce_scatter");
-  g_assert_cmpstr (sim_nccl_op_name (SIM_NCCL_UNKNOWN), ==, "unknown");
+  g_assert_cmpstr (sim_coll_op_name (SIM_OP_REDUCE_SCATTER), ==, "reduce_scatter");
+  g_assert_cmpstr (sim_coll_op_name (SIM_OP_UNKNOWN), ==, "unknown");
 }
 
 static void
 test_busbw_factor (void)
 {
   /* all_reduce n=8: 2*7/8 = 1.75; all_gather n=16: 15/16 = 0.9375 */
-  g_assert_cmpfloat_with_epsilon (sim_nccl_busbw_factor (SIM_NCCL_ALL_REDUCE, 8), 1.75, 1e-12);
-  g_assert_cmpfloat_with_epsilon (sim_nccl_busbw_factor (SIM_NCCL_ALL_GATHER, 16), 0.9375, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_ALL_REDUCE, 8), 1.75, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_ALL_GATHER, 16), 0.9375, 1e-12);
   /* reduce_scatter and alltoall as all_gather: n=4 gives 0.75; all_reduce n=16 gives 1.875 */
-  g_assert_cmpfloat_with_epsilon (sim_nccl_busbw_factor (SIM_NCCL_REDUCE_SCATTER, 4), 0.75, 1e-12);
-  g_assert_cmpfloat_with_epsilon (sim_nccl_busbw_factor (SIM_NCCL_ALLTOALL, 4), 0.75, 1e-12);
-  g_assert_cmpfloat_with_epsilon (sim_nccl_busbw_factor (SIM_NCCL_ALL_REDUCE, 16), 1.875, 1e-12);
-  g_assert_cmpfloat_with_epsilon (sim_nccl_busbw_factor (SIM_NCCL_BROADCAST, 8), 1.0, 1e-12);
-  g_assert_cmpfloat_with_epsilon (sim_nccl_busbw_factor (SIM_NCCL_REDUCE, 8), 1.0, 1e-12);
-  g_assert_cmpfloat_with_epsilon (sim_nccl_busbw_factor (SIM_NCCL_SENDRECV, 2), 1.0, 1e-12);
-  g_assert_true (isnan (sim_nccl_busbw_factor (SIM_NCCL_UNKNOWN, 8)));
-  g_assert_true (isnan (sim_nccl_busbw_factor (SIM_NCCL_ALL_REDUCE, 0)));
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_REDUCE_SCATTER, 4), 0.75, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_ALLTOALL, 4), 0.75, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_ALL_REDUCE, 16), 1.875, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_BROADCAST, 8), 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_REDUCE, 8), 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_SENDRECV, 2), 1.0, 1e-12);
+  g_assert_true (isnan (sim_coll_op_busbw_factor (SIM_OP_UNKNOWN, 8)));
+  g_assert_true (isnan (sim_coll_op_busbw_factor (SIM_OP_ALL_REDUCE, 0)));
 }
 
 int
