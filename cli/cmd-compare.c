@@ -5,6 +5,7 @@
 #include "sim-error.h"
 #include "sim-io.h"
 #include "sim-paths.h"
+#include "sim-report.h"
 #include "sim-run.h"
 #include "viz-file.h"
 
@@ -105,6 +106,10 @@ sim_cmd_compare (int argc, char **argv, GError **error)
     g_string_append_printf (out, "%s\n", r->label);
     for (guint k = 0; k < d->len; k++)
       g_string_append_printf (out, "  %s\n", (const char *) g_ptr_array_index (d, k));
+    for (guint k = 0; k < r->remedies->len; k++) {
+      g_autofree char *text = sim_report_remedy_text (g_ptr_array_index (r->remedies, k));
+      g_string_append_printf (out, "  remedy: %s\n", text);
+    }
   }
   fputs (out->str, stdout);
   return 0;

@@ -310,21 +310,34 @@ static void flash_on (SimPlan *p) { p->flash_attention = 1; }
 static void lora (SimPlan *p) { p->lora_rank = 16; }
 static void qlora (SimPlan *p) { p->lora_rank = 16; p->qlora = TRUE; }
 
+void
+sim_remedy_free (gpointer p)
+{
+  SimRemedy *r = p;
+  g_free (r->flags);
+  g_free (r->why);
+  g_free (r);
+}
+
+static SimRemedy *
+remedy_new (const char *flags, const char *why, gboolean together, const SimMemory *m)
+{
+  SimRemedy *r = g_new0 (SimRemedy, 1);
+  r->flags = g_strdup (flags);
+  r->why = g_strdup (why);
+  r->together = together;
+  r->peak_bytes = m->peak_bytes;
+  r->peak_stage = m->peak_stage;
+  r->fits = m->fits;
+  return r;
+}
+
 typedef struct {
-  GPtrArray *lines;
+  GPtrArray *lines;        /* SimRemedy */
   GString *flags;          /* the helpful changes so far, for the combination */
   GPtrArray *changes;      /* Change, in the same order */
   gboolean any_fits;
 } Remedies;
-
-static char *
-outcome (const SimMemory *m)
-{
-  g_autofree char *gb = sim_format_gb (m->peak_bytes);
-  g_autofree char *gib = sim_format_gib (m->peak_bytes);
-  return g_strdup_printf ("peak %s (%s) on stage %d, %s", gb, gib, m->peak_stage,
-                          m->fits ? "fits" : "still out of memory");
-}
 
 static void
 try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
@@ -338,15 +351,13 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
                         change != qlora && change != sel && change != zero1 && change != zero2;
   g_autoptr (SimPlan) p = sim_plan_copy (plan);
   g_autoptr (SimMemory) m = NULL;
-  g_autofree char *result = NULL;
   change (p);
   if (!sim_plan_resolve (p, topo, model, NULL))
     return;
   m = sim_memory_compute (topo, model, p);
   if (m->peak_bytes >= mem->peak_bytes)
     return; /* a remedy that does not help is not a remedy */
-  result = outcome (m);
-  g_ptr_array_add (r->lines, g_strdup_printf ("%-24s %s: %s", flags, why, result));
+  g_ptr_array_add (r->lines, remedy_new (flags, why, FALSE, m));
   r->any_fits |= m->fits;
   if (!combinable)
     return;
@@ -376,8 +387,7 @@ try_together (Remedies *r, const SimTopology *topo, const SimModel *model, const
       return;
     m = sim_memory_compute (topo, model, q);
     if (m->fits || i + 1 == r->changes->len) {
-      g_autofree char *result = outcome (m);
-      g_ptr_array_add (r->lines, g_strdup_printf ("together: %s: %s", flags->str, result));
+      g_ptr_array_add (r->lines, remedy_new (flags->str, NULL, TRUE, m));
       return;
     }
   }
@@ -387,7 +397,7 @@ GPtrArray *
 sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
                      const SimMemory *mem)
 {
-  Remedies r = { g_ptr_array_new_with_free_func (g_free), g_string_new (NULL),
+  Remedies r = { g_ptr_array_new_with_free_func (sim_remedy_free), g_string_new (NULL),
                   g_ptr_array_new (), FALSE };
   gboolean even_dp = plan->dp % 2 == 0;
   g_autofree char *tpf = g_strdup_printf ("--tp %d --dp %d", plan->tp * 2, plan->dp / 2);

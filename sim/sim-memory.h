@@ -126,12 +126,23 @@ void sim_recipe_bytes (SimRecipe recipe, int *params, int *grads, int *master, i
 /* NULL for NONE, else "A", "B", "C" (static); any thread */
 const char *sim_oom_case_name (SimOomCase c);
 
-/* Remedies for a plan that does not fit: each is a tried plan change with
- * the peak it gives (the ledger's estimate: remedies are not simulated).
- * Each line starts with the plan options it changes, written as flags
- * ("--zero 1"), which are also plan-string keys.  Returns a new array of
- * char* lines (caller g_ptr_array_unref()s; empty if it fits); never
- * fails; any thread (each try resolves a private copy of plan). */
+/* A remedy for a plan that does not fit: a tried plan change and the peak
+ * it gives (the ledger's estimate: remedies are not simulated).  The
+ * changes are written as the plan options they set ("--zero 1"), which are
+ * also plan-string keys; the report renders them (sim-report.h). */
+typedef struct {
+  char *flags;         /* "--recompute full", or every flag of the combination */
+  char *why;           /* what it does; NULL for the combination */
+  gboolean together;   /* the helpful single changes stacked, cheapest first */
+  guint64 peak_bytes;
+  int peak_stage;
+  gboolean fits;
+} SimRemedy;
+void sim_remedy_free (gpointer remedy);
+
+/* The remedies of a plan that does not fit.  Returns a new array of
+ * SimRemedy* (caller g_ptr_array_unref()s; empty if it fits); never fails;
+ * any thread (each try resolves a private copy of plan). */
 GPtrArray *sim_memory_remedies (const SimTopology *topo, const SimModel *model,
                                 const SimPlan *plan, const SimMemory *mem);
 

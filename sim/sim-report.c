@@ -62,6 +62,18 @@ gb (guint64 b)
   return g_strdup_printf ("%.2f", (double) b / 1e9);
 }
 
+char *
+sim_report_remedy_text (const SimRemedy *r)
+{
+  g_autofree char *gb = sim_format_gb (r->peak_bytes);
+  g_autofree char *gib = sim_format_gib (r->peak_bytes);
+  g_autofree char *outcome = g_strdup_printf ("peak %s (%s) on stage %d, %s", gb, gib, r->peak_stage,
+                                              r->fits ? "fits" : "still out of memory");
+  if (r->together)
+    return g_strdup_printf ("together: %s: %s", r->flags, outcome);
+  return g_strdup_printf ("%-24s %s: %s", r->flags, r->why, outcome);
+}
+
 /* what the report reads of a run, the diagnosis made once */
 typedef struct {
   const SimTopology *topo;
@@ -301,8 +313,10 @@ sim_report_text (const SimRun *run)
       g_string_append (s, "\n");
       if (in->remedies != NULL && in->remedies->len > 0) {
         g_string_append (s, "Remedies  (each tried on this plan)\n");
-        for (guint i = 0; i < in->remedies->len; i++)
-          g_string_append_printf (s, "          %s\n", (const char *) g_ptr_array_index (in->remedies, i));
+        for (guint i = 0; i < in->remedies->len; i++) {
+          g_autofree char *text = sim_report_remedy_text (g_ptr_array_index (in->remedies, i));
+          g_string_append_printf (s, "          %s\n", text);
+        }
       } else {
         g_string_append (s, "Remedies  none of the usual plan changes helps on this cluster: more GPUs or a smaller model\n");
       }
@@ -466,8 +480,19 @@ sim_report_json (const SimRun *run)
   sim_json_end_array (&j);
   sim_json_begin_array (&j, "remedies");
   if (in->remedies != NULL)
-    for (guint i = 0; i < in->remedies->len; i++)
-      sim_json_string (&j, NULL, g_ptr_array_index (in->remedies, i));
+    for (guint i = 0; i < in->remedies->len; i++) {
+      const SimRemedy *r = g_ptr_array_index (in->remedies, i);
+      g_autofree char *text = sim_report_remedy_text (r);
+      sim_json_begin_object (&j, NULL);
+      sim_json_string (&j, "flags", r->flags);
+      sim_json_string (&j, "why", r->why);
+      sim_json_bool (&j, "together", r->together);
+      sim_json_uint (&j, "peak_bytes", r->peak_bytes);
+      sim_json_int (&j, "peak_stage", r->peak_stage);
+      sim_json_bool (&j, "fits", r->fits);
+      sim_json_string (&j, "text", text);
+      sim_json_end_object (&j);
+    }
   sim_json_end_array (&j);
   sim_json_end_object (&j);
 

@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 
 /* Each returns new text (caller g_free()s); never fails; any thread. */
 char *sim_report_text (const SimRun *run);
+/* one remedy as the report writes it: "--zero 3  why: peak ... fits" */
+char *sim_report_remedy_text (const SimRemedy *r);
 /* schema "sim-result/1", pretty-printed, ends with a newline */
 char *sim_report_json (const SimRun *run);
 /* the resolved plan as the object "plan" of j: degrees, batch, schedule,

@@ -38,7 +38,7 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
     sim_memory_apply_timeline (run->memory, peaks);
   }
   run->remedies = (flags & SIM_RUN_REMEDIES) ? sim_memory_remedies (topo, model, plan, run->memory)
-                                             : g_ptr_array_new_with_free_func (g_free);
+                                             : g_ptr_array_new_with_free_func (sim_remedy_free);
   return g_steal_pointer (&run);
 }
 
@@ -89,8 +89,6 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
     g_ptr_array_add (out, g_strdup_printf ("memory wall: out of memory, case %s (%s): peak %.1f GB on stage %d against %.1f GB usable",
                                            sim_oom_case_name (mem->oom_case), why[mem->oom_case],
                                            mem->peak_bytes / 1e9, mem->peak_stage, mem->usable_bytes / 1e9));
-    for (guint i = 0; i < run->remedies->len; i++)
-      g_ptr_array_add (out, g_strdup_printf ("remedy: %s", (const char *) g_ptr_array_index (run->remedies, i)));
     return out;
   }
   if (it == NULL)

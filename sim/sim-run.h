@@ -15,7 +15,7 @@ typedef struct {
   char *label;          /* the plan as the user wrote it, or as the sweep made it */
   SimPlan *plan;        /* resolved */
   SimMemory *memory;
-  GPtrArray *remedies;  /* char* */
+  GPtrArray *remedies;  /* SimRemedy* */
   SimIteration *time;   /* NULL when not simulated */
   gboolean extrapolated;/* time from shorter simulations (sweep screening) */
 } SimRun;
