@@ -273,7 +273,9 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
       }
     }
   }
-  g_string_append_printf (out, "\n%d threads, %.1f s\n", threads, (double) (g_get_monotonic_time () - t0) / 1e6);
   fputs (out->str, stdout);
+  /* wall time is not a result: stderr, so that stdout is the same for the same inputs */
+  if (!quiet)
+    fprintf (stderr, "%d threads, %.1f s\n", threads, (double) (g_get_monotonic_time () - t0) / 1e6);
   return 0;
 }
