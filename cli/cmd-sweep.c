@@ -133,6 +133,108 @@ progress (int done, int total, gpointer data)
   g_mutex_unlock (&progress_lock);
 }
 
+/* --merge takes several files: gather the words after it, and take them
+ * out of argv */
+static void
+gather_merge_files (int *argc, char **argv, GPtrArray *merge_files)
+{
+  for (int i = 2; i < *argc; i++)
+    if (g_str_equal (argv[i], "--merge")) {
+      int k = i + 1;
+      while (k < *argc && !g_str_has_prefix (argv[k], "--"))
+        g_ptr_array_add (merge_files, g_strdup (argv[k++]));
+      for (int x = i; x + (k - i) < *argc; x++)
+        argv[x] = argv[x + (k - i)];
+      *argc -= k - i;
+      i--;
+    }
+}
+
+/* the numbers of a sweep that the library does not parse */
+typedef struct {
+  int nodes, threads, shard, shards;
+  guint64 gb;
+} Job;
+
+static gboolean
+parse_job (const char *nodes_s, const char *threads_s, const char *gb_s, const char *shard_s,
+           Job *job, GError **error)
+{
+  if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &job->nodes, error))
+    return FALSE;
+  if (threads_s != NULL && !sim_cli_int ("threads", threads_s, 1, 1024, &job->threads, error))
+    return FALSE;
+  if (gb_s != NULL) {
+    int v = 0;
+    if (!sim_cli_int ("global-batch", gb_s, 1, 1 << 30, &v, error))
+      return FALSE;
+    job->gb = (guint64) v;
+  }
+  if (shard_s != NULL && (sscanf (shard_s, "%d/%d", &job->shard, &job->shards) != 2 || job->shards < 1 ||
+                          job->shard < 1 || job->shard > job->shards)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--shard: expected I/N with 1 <= I <= N, for example 3/8, got '%s'", shard_s);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* the cluster at nodes (0: as the file says), or with --scale at 1, 2, 4
+ * ... nodes and at its full size; *max_nodes is the full size */
+static gboolean
+add_clusters (SimSweep *sw, const char *topo_path, int nodes, const char *calibration,
+              gboolean scale, int *max_nodes, GError **error)
+{
+  SimTopology *t = sim_cli_load_topology (topo_path, nodes, calibration, error);
+  if (t == NULL)
+    return FALSE;
+  if (!sim_topology_check_one_gpu_type (t, error)) {
+    sim_topology_free (t);
+    return FALSE;
+  }
+  *max_nodes = t->n_nodes;
+  if (!scale) {
+    sim_sweep_add_cluster (sw, t, *max_nodes);
+    return TRUE;
+  }
+  sim_topology_free (t);
+  for (int n = 1; n <= *max_nodes; n *= 2) {
+    SimTopology *tn = sim_cli_load_topology (topo_path, n, calibration, error);
+    if (tn == NULL)
+      return FALSE;
+    sim_sweep_add_cluster (sw, tn, n);
+    if (n < *max_nodes && n * 2 > *max_nodes) {
+      tn = sim_cli_load_topology (topo_path, *max_nodes, calibration, error);
+      if (tn == NULL)
+        return FALSE;
+      sim_sweep_add_cluster (sw, tn, *max_nodes);
+    }
+  }
+  return TRUE;
+}
+
+/* the diagnosis of the best, simulated again for its full report */
+static void
+print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked, gboolean scale)
+{
+  const Row *best = ranked->len > 0 ? g_ptr_array_index (ranked, 0) : NULL;
+  g_autoptr (GError) local = NULL;
+  g_autoptr (SimRun) run = NULL;
+  g_autoptr (GPtrArray) d = NULL;
+
+  if (best == NULL || !best->has_time)
+    return;
+  run = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), model, plan_of (best->label), best->label,
+                          SIM_RUN_TIME, &local);
+  if (run == NULL)
+    return;
+  d = sim_run_diagnose (run, NULL);
+  g_string_append_printf (out, "\nbest: %s\n", best->label);
+  for (guint i = 0; i < d->len; i++)
+    g_string_append_printf (out, "  %s\n", (const char *) g_ptr_array_index (d, i));
+  if (scale)
+    g_string_append_printf (out, "  scaling efficiency E = %.2f against the smallest layout that fits\n", best->e);
+}
+
 int
 sim_cmd_sweep (int argc, char **argv, GError **error)
 {
@@ -154,22 +256,11 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   g_autoptr (GPtrArray) ranked = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
   g_autoptr (SimSweep) sw = NULL;
-  int nodes = 0, top = 10, threads = (int) g_get_num_processors (), shard = 1, shards = 1;
-  int max_nodes = 0;
-  guint64 gb = 0;
+  Job job = { .nodes = 0, .threads = (int) g_get_num_processors (), .shard = 1, .shards = 1, .gb = 0 };
+  int top = 10, max_nodes = 0;
   gint64 t0 = g_get_monotonic_time ();
 
-  /* --merge takes several files: gather the words after it */
-  for (int i = 2; i < argc; i++)
-    if (g_str_equal (argv[i], "--merge")) {
-      int k = i + 1;
-      while (k < argc && !g_str_has_prefix (argv[k], "--"))
-        g_ptr_array_add (merge_files, g_strdup (argv[k++]));
-      for (int x = i; x + (k - i) < argc; x++)
-        argv[x] = argv[x + (k - i)];
-      argc -= k - i;
-      i--;
-    }
+  gather_merge_files (&argc, argv, merge_files);
   if (!sim_cli_parse (argc, argv, 2, options, "sweep", error))
     return 2;
   if (help) {
@@ -184,61 +275,24 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "sweep: expected --topology (or --merge FILE...); see sim sweep --help");
     return 2;
   }
-  if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error))
+  if (!parse_job (nodes_s, threads_s, gb_s, shard_s, &job, error))
     return 2;
-  if (threads_s != NULL && !sim_cli_int ("threads", threads_s, 1, 1024, &threads, error))
-    return 2;
-  if (gb_s != NULL) {
-    int v = 0;
-    if (!sim_cli_int ("global-batch", gb_s, 1, 1 << 30, &v, error))
-      return 2;
-    gb = (guint64) v;
-  }
-  if (shard_s != NULL && (sscanf (shard_s, "%d/%d", &shard, &shards) != 2 || shards < 1 || shard < 1 || shard > shards)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--shard: expected I/N with 1 <= I <= N, for example 3/8, got '%s'", shard_s);
-    return 2;
-  }
   if ((topo_path = sim_paths_resolve (topology, "topologies", error)) == NULL ||
       (model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
       (model = sim_model_load (model_path, error)) == NULL)
     return 2;
 
-  sw = sim_sweep_new (model, gb);
-  {
-    SimTopology *t = sim_cli_load_topology (topo_path, nodes, calibration, error);
-    if (t == NULL)
-      return 2;
-    if (!sim_topology_check_one_gpu_type (t, error)) {
-      sim_topology_free (t);
-      return 2;
-    }
-    max_nodes = t->n_nodes;
-    if (!scale)
-      sim_sweep_add_cluster (sw, t, max_nodes);
-    else {
-      sim_topology_free (t);
-      for (int n = 1; n <= max_nodes; n *= 2) {
-        SimTopology *tn = sim_cli_load_topology (topo_path, n, calibration, error);
-        if (tn == NULL)
-          return 2;
-        sim_sweep_add_cluster (sw, tn, n);
-        if (n < max_nodes && n * 2 > max_nodes) {
-          tn = sim_cli_load_topology (topo_path, max_nodes, calibration, error);
-          if (tn == NULL)
-            return 2;
-          sim_sweep_add_cluster (sw, tn, max_nodes);
-        }
-      }
-    }
-  }
+  sw = sim_sweep_new (model, job.gb);
+  if (!add_clusters (sw, topo_path, job.nodes, calibration, scale, &max_nodes, error))
+    return 2;
   sim_sweep_enumerate (sw);
   /* this shard's rows, evaluated on the pool; the leaders simulated in full */
-  sim_sweep_keep_shard (sw, shard, shards);
-  sim_sweep_run (sw, threads, !quiet && isatty (STDERR_FILENO) ? progress : NULL, NULL);
+  sim_sweep_keep_shard (sw, job.shard, job.shards);
+  sim_sweep_run (sw, job.threads, !quiet && isatty (STDERR_FILENO) ? progress : NULL, NULL);
   ranked = sim_sweep_rank (sw, top);
 
   if (json != NULL) {
-    g_autofree char *text = sim_sweep_rows_json (sim_sweep_rows (sw), topology, model->name, shard, shards);
+    g_autofree char *text = sim_sweep_rows_json (sim_sweep_rows (sw), topology, model->name, job.shard, job.shards);
     if (g_str_equal (json, "-")) {
       fputs (text, stdout);
       return 0;
@@ -251,31 +305,15 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   g_string_append_printf (out, "sim sweep: %s on %s, up to %d nodes%s; global batch %s; top %d by tokens/s\n\n",
                           model->name, topology, max_nodes, scale ? " (scaling 1, 2, 4 ... nodes)" : "",
                           gb_s != NULL ? gb_s : "the model's", top);
-  if (shards > 1)
-    g_string_append_printf (out, "shard %d of %d\n\n", shard, shards);
+  if (job.shards > 1)
+    g_string_append_printf (out, "shard %d of %d\n\n", job.shard, job.shards);
   print_table (out, ranked, top, scale);
   g_string_append_c (out, '\n');
   print_counts (out, sim_sweep_rows (sw));
-  {
-    /* the diagnosis of the best, simulated again for its full report */
-    const Row *best = ranked->len > 0 ? g_ptr_array_index (ranked, 0) : NULL;
-    if (best != NULL && best->has_time) {
-      g_autoptr (GError) local = NULL;
-      g_autoptr (SimRun) run = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), model, plan_of (best->label), best->label,
-                                                 SIM_RUN_TIME, &local);
-      if (run != NULL) {
-        g_autoptr (GPtrArray) d = sim_run_diagnose (run, NULL);
-        g_string_append_printf (out, "\nbest: %s\n", best->label);
-        for (guint i = 0; i < d->len; i++)
-          g_string_append_printf (out, "  %s\n", (const char *) g_ptr_array_index (d, i));
-        if (scale)
-          g_string_append_printf (out, "  scaling efficiency E = %.2f against the smallest layout that fits\n", best->e);
-      }
-    }
-  }
+  print_best (out, sw, model, ranked, scale);
   fputs (out->str, stdout);
   /* wall time is not a result: stderr, so that stdout is the same for the same inputs */
   if (!quiet)
-    fprintf (stderr, "%d threads, %.1f s\n", threads, (double) (g_get_monotonic_time () - t0) / 1e6);
+    fprintf (stderr, "%d threads, %.1f s\n", job.threads, (double) (g_get_monotonic_time () - t0) / 1e6);
   return 0;
 }

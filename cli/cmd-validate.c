@@ -61,6 +61,106 @@ validate_bench (const SimTopology *topo, const char *path, const char *kind, GEr
   return sum / n;
 }
 
+static gboolean
+parse_max_error (const char *max_s, double *max_error, GError **error)
+{
+  char *end = NULL;
+
+  *max_error = g_ascii_strtod (max_s, &end);
+  if (end == max_s || (*end != '\0' && !g_str_equal (end, "%")) || !(*max_error >= 0) || !isfinite (*max_error)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--max-error: expected a percentage such as 10, got '%s'", max_s);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* --gemm and --hbm against the topology's GPU; *worst is the larger mean
+ * absolute error (0 when neither is given) */
+static gboolean
+validate_rates (const char *topology, int nodes, const char *calibration, const char *gemm,
+                const char *hbm, double *worst, GError **error)
+{
+  g_autoptr (SimTopology) t = sim_cli_load_topology (topology, nodes, calibration, error);
+
+  *worst = 0;
+  if (t == NULL)
+    return FALSE;
+  if (gemm != NULL) {
+    double e = validate_bench (t, gemm, "gemm", error);
+    if (e < 0)
+      return FALSE;
+    *worst = MAX (*worst, e);
+  }
+  if (hbm != NULL) {
+    double e = validate_bench (t, hbm, "hbm", error);
+    if (e < 0)
+      return FALSE;
+    *worst = MAX (*worst, e);
+  }
+  return TRUE;
+}
+
+/* the collective and the GPU count: the output's own, or --op and --gpus */
+static gboolean
+resolve_op_and_ranks (const SimNcclResult *measured, const char *nccl, const char *op_s,
+                      const char *gpus_s, SimCollOp *op, int *ranks, GError **error)
+{
+  SimCollOp nop = measured->op;
+
+  if (op_s != NULL && !sim_nccl_op_parse (op_s, &nop)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--op: expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv, got '%s'", op_s);
+    return FALSE;
+  }
+  if (nop == SIM_OP_UNKNOWN) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s: the output does not name its collective; give --op (for example --op all_reduce)", nccl);
+    return FALSE;
+  }
+  *op = nop;
+  if (!sim_coll_op_simulated (*op)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: %s is not modelled; expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv",
+                 nccl, sim_coll_op_name (nop));
+    return FALSE;
+  }
+  *ranks = measured->ranks;
+  if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, 1 << 20, ranks, error))
+    return FALSE;
+  if (*ranks < 1) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s: the output does not list its GPUs; give --gpus N", nccl);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* measured vs simulated, size by size; returns the mean absolute error */
+static double
+print_nccl_rows (const char *nccl, const SimNcclResult *measured, SimCollOp op, int ranks,
+                 SimAlgo algo, const SimTopology *topo, GArray *rows)
+{
+  double mean = 0;
+
+  printf ("# sim validate: %s\n", nccl);
+  printf ("# %s on %d GPUs%s%s, measured vs %s on %s (%s)\n", sim_coll_op_name (op), ranks,
+          measured->gpu_name != NULL ? " of " : "", measured->gpu_name != NULL ? measured->gpu_name : "",
+          sim_algo_name (algo), topo->name, sim_topology_gpu_type (topo, 0)->name);
+  printf ("#%12s  %10s  %10s  %10s  %10s  %8s  %s\n", "size", "measured", "simulated", "measured",
+          "simulated", "error", "algo/proto");
+  printf ("#%12s  %10s  %10s  %10s  %10s  %8s\n", "(B)", "(us)", "(us)", "busbw GB/s", "busbw GB/s", "(%)");
+  for (guint i = 0; i < rows->len; i++) {
+    const SimValidationRow *c = &g_array_index (rows, SimValidationRow, i);
+    printf (" %12" G_GUINT64_FORMAT "  %10.2f  %10.2f  %10.2f  %10.2f  %+8.1f  %s/%s\n", c->size_bytes,
+            c->measured_us, c->simulated_us, c->measured_busbw_GBps, c->simulated_busbw_GBps,
+            c->error_pct, sim_algo_name (c->choice.algo), sim_proto_name (c->choice.proto));
+  }
+  mean = sim_validate_mean_abs_error (rows, 0);
+  printf ("# mean absolute error %.1f %% over %u sizes", mean, rows->len);
+  printf ("; %.1f %% from 1 MiB; %.1f %% from 64 MiB\n", sim_validate_mean_abs_error (rows, 1u << 20),
+          sim_validate_mean_abs_error (rows, 64u << 20));
+  return mean;
+}
+
 int
 sim_cmd_validate (int argc, char **argv, GError **error)
 {
@@ -81,10 +181,9 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     { NULL, FALSE, NULL, NULL, NULL },
   };
   int nodes = 0, ranks = 0;
-  SimCollOp nop = SIM_OP_UNKNOWN;
   SimCollOp op = SIM_OP_ALL_REDUCE;
   SimAlgo algo = SIM_ALGO_AUTO;
-  double max_error = NAN, mean = 0;
+  double max_error = NAN, mean = 0, worst = 0;
 
   if (!sim_cli_parse (argc, argv, 2, options, "validate", error))
     return 2;
@@ -103,91 +202,29 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, hier, nvls or auto, got '%s'", algo_s);
     return 2;
   }
-  if (max_s != NULL) {
-    char *end = NULL;
-    max_error = g_ascii_strtod (max_s, &end);
-    if (end == max_s || (*end != '\0' && !g_str_equal (end, "%")) || !(max_error >= 0) || !isfinite (max_error)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--max-error: expected a percentage such as 10, got '%s'", max_s);
-      return 2;
+  if (max_s != NULL && !parse_max_error (max_s, &max_error, error))
+    return 2;
+  if (!validate_rates (topology, nodes, calibration, gemm, hbm, &worst, error))
+    return 2;
+  if (nccl == NULL) {
+    if (!isnan (max_error) && worst > max_error) {
+      fprintf (stderr, "sim: validate: mean absolute error %.1f %% is above --max-error %.1f %%\n", worst, max_error);
+      return 1;
     }
-  }
-  {
-    double worst = 0;
-    g_autoptr (SimTopology) t = sim_cli_load_topology (topology, nodes, calibration, error);
-    if (t == NULL)
-      return 2;
-    if (gemm != NULL) {
-      double e = validate_bench (t, gemm, "gemm", error);
-      if (e < 0)
-        return 2;
-      worst = MAX (worst, e);
-    }
-    if (hbm != NULL) {
-      double e = validate_bench (t, hbm, "hbm", error);
-      if (e < 0)
-        return 2;
-      worst = MAX (worst, e);
-    }
-    if (nccl == NULL) {
-      if (!isnan (max_error) && worst > max_error) {
-        fprintf (stderr, "sim: validate: mean absolute error %.1f %% is above --max-error %.1f %%\n", worst, max_error);
-        return 1;
-      }
-      return 0;
-    }
+    return 0;
   }
   measured = sim_nccl_parse_file (nccl, error);
   if (measured == NULL)
     return 2;
-  nop = measured->op;
-  if (op_s != NULL && !sim_nccl_op_parse (op_s, &nop)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--op: expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv, got '%s'", op_s);
+  if (!resolve_op_and_ranks (measured, nccl, op_s, gpus_s, &op, &ranks, error))
     return 2;
-  }
-  if (nop == SIM_OP_UNKNOWN) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "%s: the output does not name its collective; give --op (for example --op all_reduce)", nccl);
-    return 2;
-  }
-  op = nop;
-  if (!sim_coll_op_simulated (op)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: %s is not modelled; expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv",
-                 nccl, sim_coll_op_name (nop));
-    return 2;
-  }
-  ranks = measured->ranks;
-  if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, 1 << 20, &ranks, error))
-    return 2;
-  if (ranks < 1) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "%s: the output does not list its GPUs; give --gpus N", nccl);
-    return 2;
-  }
   topo = sim_cli_load_topology (topology, nodes, calibration, error);
   if (topo == NULL)
     return 2;
   rows = sim_validate_nccl (topo, measured, op, ranks, algo, error);
   if (rows == NULL)
     return 2;
-
-  printf ("# sim validate: %s\n", nccl);
-  printf ("# %s on %d GPUs%s%s, measured vs %s on %s (%s)\n", sim_coll_op_name (op), ranks,
-          measured->gpu_name != NULL ? " of " : "", measured->gpu_name != NULL ? measured->gpu_name : "",
-          sim_algo_name (algo), topo->name, sim_topology_gpu_type (topo, 0)->name);
-  printf ("#%12s  %10s  %10s  %10s  %10s  %8s  %s\n", "size", "measured", "simulated", "measured",
-          "simulated", "error", "algo/proto");
-  printf ("#%12s  %10s  %10s  %10s  %10s  %8s\n", "(B)", "(us)", "(us)", "busbw GB/s", "busbw GB/s", "(%)");
-  for (guint i = 0; i < rows->len; i++) {
-    const SimValidationRow *c = &g_array_index (rows, SimValidationRow, i);
-    printf (" %12" G_GUINT64_FORMAT "  %10.2f  %10.2f  %10.2f  %10.2f  %+8.1f  %s/%s\n", c->size_bytes,
-            c->measured_us, c->simulated_us, c->measured_busbw_GBps, c->simulated_busbw_GBps,
-            c->error_pct, sim_algo_name (c->choice.algo), sim_proto_name (c->choice.proto));
-  }
-  mean = sim_validate_mean_abs_error (rows, 0);
-  printf ("# mean absolute error %.1f %% over %u sizes", mean, rows->len);
-  printf ("; %.1f %% from 1 MiB; %.1f %% from 64 MiB\n", sim_validate_mean_abs_error (rows, 1u << 20),
-          sim_validate_mean_abs_error (rows, 64u << 20));
+  mean = print_nccl_rows (nccl, measured, op, ranks, algo, topo, rows);
   if (!isnan (max_error) && mean > max_error) {
     fprintf (stderr, "sim: validate: mean absolute error %.1f %% is above --max-error %.1f %%\n", mean, max_error);
     return 1;

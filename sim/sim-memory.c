@@ -105,6 +105,163 @@ sim_memory_apply_timeline (SimMemory *mem, const guint64 *peak_activation_bytes)
   verdict (mem);
 }
 
+/* what every stage of one ledger shares: per-GPU parameter counts, the
+ * recipe's bytes per parameter and the activations of one micro-batch */
+typedef struct {
+  const SimModel *model;
+  const SimPlan *plan;
+  guint64 tp, shards;
+  guint64 layer_gpu, vocab_gpu, lora_layer_gpu;
+  int pb, gb, mb, ob, ab;
+  const SimActivations *layer_act, *emb_act, *out_act;
+} Ledger;
+
+/* the GPU's memory less the context reserve and the fragmentation allowance */
+static void
+memory_budget (SimMemory *mem, const SimGpuType *gpu, const SimPlan *plan)
+{
+  guint64 usable_left = 0;
+
+  mem->hbm_capacity_bytes = gpu->hbm_capacity_bytes;
+  mem->capacity_bytes = gpu->hbm_visible_bytes;
+  mem->context_reserve_bytes = (guint64) plan->context_reserve_bytes;
+  usable_left = mem->capacity_bytes > mem->context_reserve_bytes
+                    ? mem->capacity_bytes - mem->context_reserve_bytes : 0;
+  mem->fragmentation = plan->fragmentation;
+  mem->fragmentation_bytes = (guint64) llround ((double) usable_left * plan->fragmentation);
+  mem->usable_bytes = usable_left - mem->fragmentation_bytes;
+}
+
+/* parameters, gradients, master weights and optimizer state of one stage,
+ * sharded as the ZeRO stage says */
+static void
+stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last)
+{
+  const SimModel *model = l->model;
+  const SimPlan *plan = l->plan;
+  guint64 shards = l->shards;
+  guint64 params = st->layers * l->layer_gpu;
+  guint64 linear = st->layers * div_up (sim_model_layer_linear_weights (model), l->tp);
+  guint64 trainable = 0, frozen_bytes = 0;
+  gboolean zero3 = plan->zero >= 3;
+
+  if (first)
+    params += l->vocab_gpu + sim_model_position_params (model);
+  if (last) {
+    params += sim_model_final_norm_params (model);
+    /* untied: the output layer; tied with pp > 1: Megatron's copy of the
+     * embedding on the last stage, kept in sync by an all-reduce */
+    if (!model->tied_embeddings || plan->pp > 1)
+      params += l->vocab_gpu;
+  }
+
+  if (plan->lora_rank > 0) {
+    trainable = st->layers * l->lora_layer_gpu;
+    frozen_bytes = plan->qlora ? nf4_bytes (linear) + 2 * (params - linear) : 2 * params;
+    st->params = params + trainable;
+  } else {
+    trainable = params;
+    st->params = params;
+  }
+  st->params_bytes = frozen_bytes + trainable * (guint64) l->pb;
+  if (zero3) {
+    st->params_bytes = div_up (st->params_bytes, shards);
+    st->params = div_up (st->params, shards);
+  }
+  st->grads_bytes = trainable * (guint64) l->gb;
+  st->grad_accum_bytes = trainable * (guint64) l->ab;
+  if (plan->zero >= 2) {
+    st->grads_bytes = div_up (st->grads_bytes, shards);
+    st->grad_accum_bytes = div_up (st->grad_accum_bytes, shards);
+  }
+  st->master_bytes = trainable * (guint64) l->mb;
+  st->optimizer_bytes = trainable * (guint64) l->ob;
+  if (plan->zero >= 1) {
+    st->master_bytes = div_up (st->master_bytes, shards);
+    st->optimizer_bytes = div_up (st->optimizer_bytes, shards);
+  }
+  /* ZeRO-3 gathers a layer's parameters before use and prefetches the
+   * next: two layers' worth of full (TP-sharded) bf16 weights */
+  if (zero3 && shards > 1)
+    st->buffer_bytes = 2 * l->layer_gpu * 2;
+  st->states_bytes = st->params_bytes + st->grads_bytes + st->master_bytes + st->optimizer_bytes +
+                     st->grad_accum_bytes + st->buffer_bytes;
+}
+
+/* walk the stage's passes in program order: a forward holds its chunk's
+ * activations until the matching backward ends; the embedding and output
+ * activations ride with the first and last chunk.  The peak is an output
+ * of the schedule, the same as the simulated timeline's. */
+static void
+stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last)
+{
+  const SimPlan *plan = l->plan;
+  int v = plan->virtual_stages;
+  g_autoptr (GArray) order = sim_schedule_stage (plan->schedule, plan->pp, st->stage,
+                                                 (int) plan->micro_batches, v);
+  guint64 lpc = st->layers / (guint64) v, level = 0, best = 0, chunks = 0, best_chunks = 0;
+
+  for (guint i = 0; i < order->len; i++) {
+    const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
+    guint64 bytes = lpc * l->layer_act->saved_bytes +
+                    (first && op->chunk == 0 ? l->emb_act->saved_bytes : 0) +
+                    (last && op->chunk == v - 1 ? l->out_act->saved_bytes : 0);
+    if (!op->backward) {
+      level += bytes;
+      chunks++;
+      if (level > best) {
+        best = level;
+        best_chunks = chunks;
+      }
+    } else {
+      /* during the backward, this pass's activations and the layer's
+       * recomputation working set are both live */
+      if (level + l->layer_act->transient_bytes > best) {
+        best = level + l->layer_act->transient_bytes;
+        best_chunks = chunks;
+      }
+      level -= bytes;
+      chunks--;
+    }
+  }
+  st->in_flight_chunks = best_chunks;
+  st->in_flight_micro_batches = (double) best_chunks / v;
+  st->activations_peak_bytes = best;
+}
+
+/* case C: the largest single layer with one micro-batch of its
+ * activations, states as sharded now (ZeRO-3: the gathered layer) */
+static void
+stage_largest_layer (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last)
+{
+  const SimPlan *plan = l->plan;
+  guint64 shards = l->shards;
+  guint64 per_param = (guint64) (l->gb + l->mb + l->ob + l->ab);
+  guint64 lt = plan->lora_rank > 0 ? l->lora_layer_gpu : l->layer_gpu;
+  guint64 lstates = (plan->lora_rank > 0 ? 2 * l->layer_gpu : 0) + lt * (guint64) l->pb +
+                    lt * per_param / (plan->zero >= 1 ? shards : 1);
+  /* per sequence: a smaller micro-batch is case B's remedy, so case C
+   * asks whether one layer fails even with a single sequence */
+  guint64 lact = (l->layer_act->saved_bytes + l->layer_act->transient_bytes) /
+                 (guint64) plan->micro_batch;
+
+  st->largest_layer_name = "one transformer layer";
+  st->largest_layer_states_bytes = lstates;
+  st->largest_layer_activation_bytes = lact;
+  if (first || last) {
+    guint64 vt = plan->lora_rank > 0 ? 0 : l->vocab_gpu;
+    guint64 vstates = (plan->lora_rank > 0 ? 2 * l->vocab_gpu : 0) + vt * (guint64) l->pb +
+                      vt * per_param / (plan->zero >= 1 ? shards : 1);
+    guint64 vact = (last ? l->out_act->saved_bytes : l->emb_act->saved_bytes) /
+                   (guint64) plan->micro_batch;
+    if (vstates + vact > lstates + lact) {
+      st->largest_layer_name = last ? "the output layer and loss" : "the embedding";
+      st->largest_layer_states_bytes = vstates;
+      st->largest_layer_activation_bytes = vact;
+    }
+  }
+}
+
 SimMemory *
 sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPlan *plan)
 {
@@ -114,26 +271,19 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
   g_autoptr (SimActivations) layer_act = NULL;
   g_autoptr (SimActivations) emb_act = NULL;
   g_autoptr (SimActivations) out_act = NULL;
-  guint64 tp = (guint64) plan->tp, shards = (guint64) plan->dp * (guint64) plan->cp;
-  guint64 layer_gpu = div_up (sim_model_layer_params_sharded (model), tp) +
-                      sim_model_layer_params_replicated (model);
-  guint64 vocab_gpu = div_up (sim_model_embedding_params (model), tp);
-  guint64 lora_layer_gpu = plan->lora_rank > 0
-                               ? div_up (sim_model_lora_params_per_layer (model, plan->lora_rank, plan->lora_targets), tp)
-                               : 0;
-  int pb, gb, mb, ob, ab;
-  guint64 usable_left = 0;
+  Ledger l = { .model = model, .plan = plan };
 
-  sim_recipe_bytes (plan->recipe, &pb, &gb, &mb, &ob, &ab);
+  l.tp = (guint64) plan->tp;
+  l.shards = (guint64) plan->dp * (guint64) plan->cp;
+  l.layer_gpu = div_up (sim_model_layer_params_sharded (model), l.tp) +
+                sim_model_layer_params_replicated (model);
+  l.vocab_gpu = div_up (sim_model_embedding_params (model), l.tp);
+  l.lora_layer_gpu = plan->lora_rank > 0
+                         ? div_up (sim_model_lora_params_per_layer (model, plan->lora_rank, plan->lora_targets), l.tp)
+                         : 0;
+  sim_recipe_bytes (plan->recipe, &l.pb, &l.gb, &l.mb, &l.ob, &l.ab);
   mem->stages = g_array_new (FALSE, TRUE, sizeof (SimStageMemory));
-  mem->hbm_capacity_bytes = gpu->hbm_capacity_bytes;
-  mem->capacity_bytes = gpu->hbm_visible_bytes;
-  mem->context_reserve_bytes = (guint64) plan->context_reserve_bytes;
-  usable_left = mem->capacity_bytes > mem->context_reserve_bytes
-                    ? mem->capacity_bytes - mem->context_reserve_bytes : 0;
-  mem->fragmentation = plan->fragmentation;
-  mem->fragmentation_bytes = (guint64) llround ((double) usable_left * plan->fragmentation);
-  mem->usable_bytes = usable_left - mem->fragmentation_bytes;
+  memory_budget (mem, gpu, plan);
 
   if (plan->lora_rank > 0) {
     mem->trainable_params = model->layers * sim_model_lora_params_per_layer (model, plan->lora_rank,
@@ -147,131 +297,21 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
   layer_act = sim_activations_layer (model, &cfg);
   emb_act = sim_activations_embedding (model, &cfg);
   out_act = sim_activations_output (model, &cfg);
+  l.layer_act = layer_act;
+  l.emb_act = emb_act;
+  l.out_act = out_act;
 
   for (int s = 0; s < plan->pp; s++) {
     SimStageMemory st = { 0 };
     gboolean first = s == 0, last = s == plan->pp - 1;
-    guint64 layers = sim_plan_stage_layers (plan, model, s);
-    guint64 params = layers * layer_gpu;
-    guint64 linear = layers * div_up (sim_model_layer_linear_weights (model), tp);
-    guint64 trainable = 0, frozen_bytes = 0;
-    guint64 edge_mbs = 0;
-    guint64 layer_states = 0;
-    gboolean zero3 = plan->zero >= 3;
 
-    if (first)
-      params += vocab_gpu + sim_model_position_params (model);
-    if (last) {
-      params += sim_model_final_norm_params (model);
-      /* untied: the output layer; tied with pp > 1: Megatron's copy of the
-       * embedding on the last stage, kept in sync by an all-reduce */
-      if (!model->tied_embeddings || plan->pp > 1)
-        params += vocab_gpu;
-    }
     st.stage = s;
-    st.layers = layers;
-
-    if (plan->lora_rank > 0) {
-      trainable = layers * lora_layer_gpu;
-      frozen_bytes = plan->qlora ? nf4_bytes (linear) + 2 * (params - linear) : 2 * params;
-      st.params = params + trainable;
-    } else {
-      trainable = params;
-      st.params = params;
-    }
-    st.params_bytes = frozen_bytes + trainable * (guint64) pb;
-    if (zero3) {
-      st.params_bytes = div_up (st.params_bytes, shards);
-      st.params = div_up (st.params, shards);
-    }
-    st.grads_bytes = trainable * (guint64) gb;
-    st.grad_accum_bytes = trainable * (guint64) ab;
-    if (plan->zero >= 2) {
-      st.grads_bytes = div_up (st.grads_bytes, shards);
-      st.grad_accum_bytes = div_up (st.grad_accum_bytes, shards);
-    }
-    st.master_bytes = trainable * (guint64) mb;
-    st.optimizer_bytes = trainable * (guint64) ob;
-    if (plan->zero >= 1) {
-      st.master_bytes = div_up (st.master_bytes, shards);
-      st.optimizer_bytes = div_up (st.optimizer_bytes, shards);
-    }
-    /* ZeRO-3 gathers a layer's parameters before use and prefetches the
-     * next: two layers' worth of full (TP-sharded) bf16 weights */
-    if (zero3 && shards > 1)
-      st.buffer_bytes = 2 * layer_gpu * 2;
-    st.states_bytes = st.params_bytes + st.grads_bytes + st.master_bytes + st.optimizer_bytes +
-                      st.grad_accum_bytes + st.buffer_bytes;
-
+    st.layers = sim_plan_stage_layers (plan, model, s);
+    stage_states (&l, &st, first, last);
     st.activation_bytes_per_layer = layer_act->saved_bytes;
-    {
-      /* walk the stage's passes in program order: a forward holds its
-       * chunk's activations until the matching backward ends; the
-       * embedding and output activations ride with the first and last
-       * chunk.  The peak is an output of the schedule, the same as the
-       * simulated timeline's. */
-      int v = plan->virtual_stages;
-      g_autoptr (GArray) order = sim_schedule_stage (plan->schedule, plan->pp, s,
-                                                     (int) plan->micro_batches, v);
-      guint64 lpc = layers / (guint64) v, level = 0, best = 0, chunks = 0, best_chunks = 0;
-      for (guint i = 0; i < order->len; i++) {
-        const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
-        guint64 bytes = lpc * layer_act->saved_bytes +
-                        (first && op->chunk == 0 ? emb_act->saved_bytes : 0) +
-                        (last && op->chunk == v - 1 ? out_act->saved_bytes : 0);
-        if (!op->backward) {
-          level += bytes;
-          chunks++;
-          if (level > best) {
-            best = level;
-            best_chunks = chunks;
-          }
-        } else {
-          /* during the backward, this pass's activations and the layer's
-           * recomputation working set are both live */
-          if (level + layer_act->transient_bytes > best) {
-            best = level + layer_act->transient_bytes;
-            best_chunks = chunks;
-          }
-          level -= bytes;
-          chunks--;
-        }
-      }
-      st.in_flight_chunks = best_chunks;
-      st.in_flight_micro_batches = (double) best_chunks / v;
-      st.activations_peak_bytes = best;
-      (void) edge_mbs;
-    }
+    stage_activation_peak (&l, &st, first, last);
     st.peak_bytes = st.states_bytes + st.activations_peak_bytes;
-
-    /* case C: the largest single layer with one micro-batch of its
-     * activations, states as sharded now (ZeRO-3: the gathered layer) */
-    {
-      guint64 per_param = (guint64) (gb + mb + ob + ab);
-      guint64 lt = plan->lora_rank > 0 ? lora_layer_gpu : layer_gpu;
-      guint64 lstates = (plan->lora_rank > 0 ? 2 * layer_gpu : 0) + lt * (guint64) pb +
-                        lt * per_param / (plan->zero >= 1 ? shards : 1);
-      /* per sequence: a smaller micro-batch is case B's remedy, so case C
-       * asks whether one layer fails even with a single sequence */
-      guint64 lact = (layer_act->saved_bytes + layer_act->transient_bytes) /
-                     (guint64) plan->micro_batch;
-      layer_states = lstates;
-      st.largest_layer_name = "one transformer layer";
-      st.largest_layer_states_bytes = layer_states;
-      st.largest_layer_activation_bytes = lact;
-      if (first || last) {
-        guint64 vt = plan->lora_rank > 0 ? 0 : vocab_gpu;
-        guint64 vstates = (plan->lora_rank > 0 ? 2 * vocab_gpu : 0) + vt * (guint64) pb +
-                          vt * per_param / (plan->zero >= 1 ? shards : 1);
-        guint64 vact = (last ? out_act->saved_bytes : emb_act->saved_bytes) /
-                       (guint64) plan->micro_batch;
-        if (vstates + vact > lstates + lact) {
-          st.largest_layer_name = last ? "the output layer and loss" : "the embedding";
-          st.largest_layer_states_bytes = vstates;
-          st.largest_layer_activation_bytes = vact;
-        }
-      }
-    }
+    stage_largest_layer (&l, &st, first, last);
     g_array_append_val (mem->stages, st);
   }
 

@@ -182,6 +182,128 @@ bad:
   return FALSE;
 }
 
+/* the option's value as a number (u) or a boolean (b), checked against its kind */
+static gboolean
+parse_value (const Option *o, const char *value, gboolean negated, guint64 *u, int *b,
+             GError **error)
+{
+  switch (o->arg) {
+  case ARG_INT:
+  case ARG_UINT:
+    if (value == NULL ||
+        !g_ascii_string_to_unsigned (value, 10, 1,
+                                     o->arg == ARG_INT ? (1u << 20) : (G_GUINT64_CONSTANT (1) << 40),
+                                     u, NULL)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--%s: expected a whole number from 1 to %" G_GUINT64_FORMAT ", got '%s'",
+                   o->name, o->arg == ARG_INT ? (guint64) (1u << 20) : (G_GUINT64_CONSTANT (1) << 40),
+                   value != NULL ? value : "nothing");
+      return FALSE;
+    }
+    break;
+  case ARG_BOOL:
+    if (value != NULL) {
+      if (g_str_equal (value, "true") || g_str_equal (value, "on") || g_str_equal (value, "1"))
+        *b = 1;
+      else if (g_str_equal (value, "false") || g_str_equal (value, "off") ||
+               g_str_equal (value, "0"))
+        *b = 0;
+      else {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected true or false, got '%s'",
+                     o->name, value);
+        return FALSE;
+      }
+    }
+    if (negated)
+      *b = !*b;
+    break;
+  case ARG_CHOICE:
+    if (value == NULL || choice_index (o->choices, value) < 0) {
+      g_autofree char *list = g_strdelimit (g_strdup (o->choices), "|", ',');
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected one of %s, got '%s'",
+                   o->name, list, value != NULL ? value : "nothing");
+      return FALSE;
+    }
+    *u = (guint64) choice_index (o->choices, value);
+    break;
+  case ARG_STRING:
+  case ARG_BYTES:
+  case ARG_FRACTION:
+    if (value == NULL) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a value", o->name);
+      return FALSE;
+    }
+    break;
+  }
+  return TRUE;
+}
+
+static gboolean
+parse_context_reserve (SimPlan *plan, const char *value, GError **error)
+{
+  guint64 bytes = 0;
+  g_autoptr (GError) local = NULL;
+  if (!sim_units_parse_bytes (value, &bytes, &local)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--context-reserve: %s", local->message);
+    return FALSE;
+  }
+  plan->context_reserve_bytes = (double) bytes;
+  return TRUE;
+}
+
+static gboolean
+parse_fragmentation (SimPlan *plan, const char *value, GError **error)
+{
+  char *end = NULL;
+  double f = g_ascii_strtod (value, &end);
+  if (end != value && g_str_equal (end, "%"))
+    f /= 100.0;
+  else if (end == value || *end != '\0')
+    f = NAN;
+  if (!isfinite (f) || f < 0.0 || f > 0.9) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--fragmentation: expected a fraction from 0 to 0.9 or a percentage such as 10%%, got '%s'",
+                 value);
+    return FALSE;
+  }
+  plan->fragmentation = f;
+  return TRUE;
+}
+
+/* stores the parsed value (u, b, or the text for strings, bytes and fractions) */
+static gboolean
+store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError **error)
+{
+  switch (key) {
+  case KEY_TP: plan->tp = (int) u; break;
+  case KEY_CP: plan->cp = (int) u; break;
+  case KEY_PP: plan->pp = (int) u; break;
+  case KEY_DP: plan->dp = (int) u; break;
+  case KEY_MICRO_BATCH: plan->micro_batch = (int) u; break;
+  case KEY_GLOBAL_BATCH: plan->global_batch = u; break;
+  case KEY_SEQ_LEN: plan->seq_len = u; break;
+  case KEY_SCHEDULE: plan->schedule = (SimSchedule) u; plan->schedule_given = TRUE; break;
+  case KEY_VIRTUAL_STAGES: plan->virtual_stages = (int) u; break;
+  case KEY_RECOMPUTE: plan->recompute = (SimRecompute) u; break;
+  case KEY_SEQUENCE_PARALLEL: plan->sequence_parallel = b; break;
+  case KEY_FLASH_ATTENTION: plan->flash_attention = b; break;
+  case KEY_ZERO: plan->zero = (int) u; break;
+  case KEY_RECIPE: plan->recipe = (SimRecipe) u; plan->recipe_given = TRUE; break;
+  case KEY_ORDER: return parse_order (plan, value, error);
+  case KEY_LORA_RANK: plan->lora_rank = u; break;
+  case KEY_LORA_TARGETS: return sim_lora_targets_parse (value, &plan->lora_targets, error);
+  case KEY_QLORA: plan->qlora = b; break;
+  case KEY_OVERLAP: plan->overlap = b; break;
+  case KEY_FRAMEWORK: plan->framework = (SimFramework) u; plan->framework_given = TRUE; break;
+  case KEY_TP_COMM_OVERLAP: plan->tp_comm_overlap = b; break;
+  case KEY_OVERLAP_PARAM_GATHER: plan->overlap_param_gather = b; break;
+  case KEY_ATTENTION_KERNEL: plan->attention_kernel = (int) u; break;
+  case KEY_CONTEXT_RESERVE: return parse_context_reserve (plan, value, error);
+  case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
+  }
+  return TRUE;
+}
+
 gboolean
 sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_plan_key,
               GError **error)
@@ -197,113 +319,10 @@ sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_pl
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unknown option '%s'", key);
     return FALSE;
   }
-
-  switch (o->arg) {
-  case ARG_INT:
-  case ARG_UINT:
-    if (value == NULL ||
-        !g_ascii_string_to_unsigned (value, 10, 1,
-                                     o->arg == ARG_INT ? (1u << 20) : (G_GUINT64_CONSTANT (1) << 40),
-                                     &u, NULL)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "--%s: expected a whole number from 1 to %" G_GUINT64_FORMAT ", got '%s'",
-                   o->name, o->arg == ARG_INT ? (guint64) (1u << 20) : (G_GUINT64_CONSTANT (1) << 40),
-                   value != NULL ? value : "nothing");
-      return FALSE;
-    }
-    break;
-  case ARG_BOOL:
-    if (value != NULL) {
-      if (g_str_equal (value, "true") || g_str_equal (value, "on") || g_str_equal (value, "1"))
-        b = 1;
-      else if (g_str_equal (value, "false") || g_str_equal (value, "off") ||
-               g_str_equal (value, "0"))
-        b = 0;
-      else {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected true or false, got '%s'",
-                     o->name, value);
-        return FALSE;
-      }
-    }
-    if (negated)
-      b = !b;
-    break;
-  case ARG_CHOICE:
-    if (value == NULL || choice_index (o->choices, value) < 0) {
-      g_autofree char *list = g_strdelimit (g_strdup (o->choices), "|", ',');
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected one of %s, got '%s'",
-                   o->name, list, value != NULL ? value : "nothing");
-      return FALSE;
-    }
-    u = (guint64) choice_index (o->choices, value);
-    break;
-  case ARG_STRING:
-  case ARG_BYTES:
-  case ARG_FRACTION:
-    if (value == NULL) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a value", o->name);
-      return FALSE;
-    }
-    break;
-  }
-
-  switch (o->key) {
-  case KEY_TP: plan->tp = (int) u; break;
-  case KEY_CP: plan->cp = (int) u; break;
-  case KEY_PP: plan->pp = (int) u; break;
-  case KEY_DP: plan->dp = (int) u; break;
-  case KEY_MICRO_BATCH: plan->micro_batch = (int) u; break;
-  case KEY_GLOBAL_BATCH: plan->global_batch = u; break;
-  case KEY_SEQ_LEN: plan->seq_len = u; break;
-  case KEY_SCHEDULE: plan->schedule = (SimSchedule) u; plan->schedule_given = TRUE; break;
-  case KEY_VIRTUAL_STAGES: plan->virtual_stages = (int) u; break;
-  case KEY_RECOMPUTE: plan->recompute = (SimRecompute) u; break;
-  case KEY_SEQUENCE_PARALLEL: plan->sequence_parallel = b; break;
-  case KEY_FLASH_ATTENTION: plan->flash_attention = b; break;
-  case KEY_ZERO: plan->zero = (int) u; break;
-  case KEY_RECIPE: plan->recipe = (SimRecipe) u; plan->recipe_given = TRUE; break;
-  case KEY_ORDER:
-    if (!parse_order (plan, value, error))
-      return FALSE;
-    break;
-  case KEY_LORA_RANK: plan->lora_rank = u; break;
-  case KEY_LORA_TARGETS:
-    if (!sim_lora_targets_parse (value, &plan->lora_targets, error))
-      return FALSE;
-    break;
-  case KEY_QLORA: plan->qlora = b; break;
-  case KEY_OVERLAP: plan->overlap = b; break;
-  case KEY_FRAMEWORK: plan->framework = (SimFramework) u; plan->framework_given = TRUE; break;
-  case KEY_TP_COMM_OVERLAP: plan->tp_comm_overlap = b; break;
-  case KEY_OVERLAP_PARAM_GATHER: plan->overlap_param_gather = b; break;
-  case KEY_ATTENTION_KERNEL: plan->attention_kernel = (int) u; break;
-  case KEY_CONTEXT_RESERVE: {
-    guint64 bytes = 0;
-    g_autoptr (GError) local = NULL;
-    if (!sim_units_parse_bytes (value, &bytes, &local)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--context-reserve: %s", local->message);
-      return FALSE;
-    }
-    plan->context_reserve_bytes = (double) bytes;
-    break;
-  }
-  case KEY_FRAGMENTATION: {
-    char *end = NULL;
-    double f = g_ascii_strtod (value, &end);
-    if (end != value && g_str_equal (end, "%"))
-      f /= 100.0;
-    else if (end == value || *end != '\0')
-      f = NAN;
-    if (!isfinite (f) || f < 0.0 || f > 0.9) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "--fragmentation: expected a fraction from 0 to 0.9 or a percentage such as 10%%, got '%s'",
-                   value);
-      return FALSE;
-    }
-    plan->fragmentation = f;
-    break;
-  }
-  }
+  if (!parse_value (o, value, negated, &u, &b, error))
+    return FALSE;
+  if (!store_value (plan, o->key, u, b, value, error))
+    return FALSE;
   plan->given |= G_GUINT64_CONSTANT (1) << o->key;
   return TRUE;
 }
@@ -374,16 +393,12 @@ suggest_layouts (const SimPlan *plan, int world, const SimModel *model)
   return g_string_free (s, FALSE);
 }
 
-gboolean
-sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError **error)
+/* tp, cp, pp and dp: defaults, then the checks against the cluster and the model */
+static gboolean
+resolve_layout (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError **error)
 {
   int world = sim_topology_n_gpus (topo);
-  guint64 mbdp = 0;
 
-  g_ptr_array_set_size (plan->defaults, 0);
-  /* one GPU type: the cost model, the ledger and the MFU all read GPU 0's */
-  if (!sim_topology_check_one_gpu_type (topo, error))
-    return FALSE;
   if (plan->tp == 0) {
     plan->tp = 1;
     note_default (plan, "--tp 1");
@@ -429,6 +444,14 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
                  plan->pp, model->layers, model->name);
     return FALSE;
   }
+  return TRUE;
+}
+
+/* sequence length, micro-batch and global batch, and the micro-batches they give */
+static gboolean
+resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
+{
+  guint64 mbdp = 0;
 
   if (plan->seq_len == 0)
     plan->seq_len = model->seq_len; /* the model's own length is not a guess: not listed */
@@ -464,7 +487,13 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
     return FALSE;
   }
   plan->micro_batches = plan->global_batch / mbdp;
+  return TRUE;
+}
 
+/* the pipeline schedule, uneven stages and the interleaved schedule's virtual stages */
+static gboolean
+resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
+{
   if (!plan->schedule_given) {
     plan->schedule = plan->virtual_stages > 1 ? SIM_SCHEDULE_INTERLEAVED : SIM_SCHEDULE_1F1B;
     note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));
@@ -481,33 +510,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
                   (guint64) plan->pp * ((model->layers + plan->pp - 1) / plan->pp) - model->layers, plan->pp,
                   model->layers / plan->pp, (model->layers + plan->pp - 1) / plan->pp);
   }
-  if (plan->schedule == SIM_SCHEDULE_INTERLEAVED) {
-    if (plan->pp < 2) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "the interleaved schedule needs pp of at least 2, got pp %d", plan->pp);
-      return FALSE;
-    }
-    if (plan->virtual_stages == 0) {
-      guint64 per_stage = model->layers / (guint64) plan->pp;
-      plan->virtual_stages = per_stage % 2 == 0 ? 2 : (int) per_stage;
-      note_default (plan, "--virtual-stages %d", plan->virtual_stages);
-    }
-    if (plan->virtual_stages < 2 ||
-        model->layers % ((guint64) plan->pp * (guint64) plan->virtual_stages) != 0) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "the interleaved schedule needs pp %d x virtual stages %d to divide the %" G_GUINT64_FORMAT
-                   " layers of %s, with at least 2 virtual stages",
-                   plan->pp, plan->virtual_stages, model->layers, model->name);
-      return FALSE;
-    }
-    if (plan->micro_batches % (guint64) plan->pp != 0) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "the interleaved schedule needs the %" G_GUINT64_FORMAT
-                   " micro-batches per replica to be a multiple of pp %d (as Megatron requires)",
-                   plan->micro_batches, plan->pp);
-      return FALSE;
-    }
-  } else {
+  if (plan->schedule != SIM_SCHEDULE_INTERLEAVED) {
     if (plan->virtual_stages > 1) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                    "--virtual-stages %d needs --schedule interleaved, got --schedule %s",
@@ -515,8 +518,40 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
       return FALSE;
     }
     plan->virtual_stages = 1;
+    return TRUE;
   }
+  if (plan->pp < 2) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "the interleaved schedule needs pp of at least 2, got pp %d", plan->pp);
+    return FALSE;
+  }
+  if (plan->virtual_stages == 0) {
+    guint64 per_stage = model->layers / (guint64) plan->pp;
+    plan->virtual_stages = per_stage % 2 == 0 ? 2 : (int) per_stage;
+    note_default (plan, "--virtual-stages %d", plan->virtual_stages);
+  }
+  if (plan->virtual_stages < 2 ||
+      model->layers % ((guint64) plan->pp * (guint64) plan->virtual_stages) != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "the interleaved schedule needs pp %d x virtual stages %d to divide the %" G_GUINT64_FORMAT
+                 " layers of %s, with at least 2 virtual stages",
+                 plan->pp, plan->virtual_stages, model->layers, model->name);
+    return FALSE;
+  }
+  if (plan->micro_batches % (guint64) plan->pp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "the interleaved schedule needs the %" G_GUINT64_FORMAT
+                 " micro-batches per replica to be a multiple of pp %d (as Megatron requires)",
+                 plan->micro_batches, plan->pp);
+    return FALSE;
+  }
+  return TRUE;
+}
 
+/* recomputation, flash attention, sequence parallelism and the ZeRO stage */
+static gboolean
+resolve_memory_savers (SimPlan *plan, GError **error)
+{
   if (!given (plan, KEY_RECOMPUTE))
     note_default (plan, "--recompute none");
   if (plan->flash_attention < 0) {
@@ -543,6 +578,13 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
     note_default (plan, "--zero %d%s", plan->zero,
                   plan->zero ? " (distributed optimizer over dp x cp, as Megatron-Core and NeMo recipes use)" : " (no data-parallel group to shard over)");
   }
+  return TRUE;
+}
+
+/* the recipe, and the framework's overlaps and attention kernel */
+static void
+resolve_framework (SimPlan *plan)
+{
   if (!plan->recipe_given)
     note_default (plan, "--recipe %s", sim_recipe_name (plan->recipe));
   if (!plan->framework_given)
@@ -571,6 +613,12 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
       note_default (plan, "--attention-kernel %s",
                     plan->attention_kernel == SIM_ATTENTION_TRITON ? "triton (llm-foundry's)" : "flash");
   }
+}
+
+/* LoRA adapters, and the memory the context and the allocator take */
+static gboolean
+resolve_adapters_and_reserves (SimPlan *plan, const SimModel *model, GError **error)
+{
   if (plan->qlora && plan->lora_rank == 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--qlora needs --lora-rank R (for example 16)");
     return FALSE;
@@ -590,6 +638,20 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
     note_default (plan, "--fragmentation 10%% (allocator fragmentation allowance)");
   }
   return TRUE;
+}
+
+gboolean
+sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError **error)
+{
+  g_ptr_array_set_size (plan->defaults, 0);
+  /* one GPU type: the cost model, the ledger and the MFU all read GPU 0's */
+  if (!sim_topology_check_one_gpu_type (topo, error))
+    return FALSE;
+  if (!resolve_layout (plan, topo, model, error) || !resolve_batch (plan, model, error) ||
+      !resolve_schedule (plan, model, error) || !resolve_memory_savers (plan, error))
+    return FALSE;
+  resolve_framework (plan);
+  return resolve_adapters_and_reserves (plan, model, error);
 }
 
 guint64

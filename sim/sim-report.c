@@ -107,36 +107,27 @@ input_clear (Input *in)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Input, input_clear)
 
-char *
-sim_report_text (const SimRun *run)
+/* a GPU type without measured rates gives an optimistic bound: say so first */
+static void
+text_warnings (GString *s, const SimTopology *t)
 {
-  g_auto (Input) input = { 0 };
-  const Input *in = &input;
-  const SimTopology *t = run->topo;
-  const SimModel *m = run->model;
-  const SimPlan *p = run->plan;
-  const SimMemory *mem = run->memory;
-  const SimGpuType *gpu = sim_topology_gpu_type (t, 0);
-  GString *s = g_string_new (NULL);
-  g_autofree char *params = sim_format_billions (sim_model_param_count (m));
-  g_autofree char *params_exact = sim_format_count (sim_model_param_count (m));
-  g_autofree char *order = sim_plan_order_string (p);
+  const SimGpuType *g = sim_topology_gpu_type (t, 0);
+  if (g->gemm == NULL || g->gemm->len == 0)
+    g_string_append_printf (s, "WARNING   %s has no measured GEMM table: every GEMM is timed at the data-sheet\n"
+                               "          peak, so the step time is a lower bound (add a <gemm> table or --calibration)\n",
+                            g->id);
+  if (!g->eff.given)
+    g_string_append_printf (s, "WARNING   %s has no <efficiency> constants: kernels run at the benchmark clock and\n"
+                               "          the data-sheet HBM bandwidth with no per-kernel cost, an optimistic bound\n",
+                            g->id);
+  if (g->gemm == NULL || g->gemm->len == 0 || !g->eff.given)
+    g_string_append_c (s, '\n');
+}
 
-  input_init (&input, run);
-  g_string_append_printf (s, "sim %s: %s on %s\n\n", SIM_VERSION, m->name, t->name);
-  {
-    const SimGpuType *g = sim_topology_gpu_type (t, 0);
-    if (g->gemm == NULL || g->gemm->len == 0)
-      g_string_append_printf (s, "WARNING   %s has no measured GEMM table: every GEMM is timed at the data-sheet\n"
-                                 "          peak, so the step time is a lower bound (add a <gemm> table or --calibration)\n",
-                              g->id);
-    if (!g->eff.given)
-      g_string_append_printf (s, "WARNING   %s has no <efficiency> constants: kernels run at the benchmark clock and\n"
-                                 "          the data-sheet HBM bandwidth with no per-kernel cost, an optimistic bound\n",
-                              g->id);
-    if (g->gemm == NULL || g->gemm->len == 0 || !g->eff.given)
-      g_string_append_c (s, '\n');
-  }
+static void
+text_cluster (GString *s, const SimTopology *t)
+{
+  const SimGpuType *gpu = sim_topology_gpu_type (t, 0);
 
   g_string_append_printf (s, "Cluster   %d GPU%s: ", sim_topology_n_gpus (t),
                           sim_topology_n_gpus (t) == 1 ? "" : "s");
@@ -156,6 +147,13 @@ sim_report_text (const SimRun *run)
     append_wrapped (s, line->str);
     g_string_append_c (s, '\n');
   }
+}
+
+static void
+text_model (GString *s, const SimModel *m, const SimPlan *p, const SimMemory *mem)
+{
+  g_autofree char *params = sim_format_billions (sim_model_param_count (m));
+  g_autofree char *params_exact = sim_format_count (sim_model_param_count (m));
 
   g_string_append_printf (s, "Model     %s: %s parameters (%s), %" G_GUINT64_FORMAT
                           " layers, hidden %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " heads",
@@ -170,6 +168,12 @@ sim_report_text (const SimRun *run)
                             p->qlora ? "QLoRA" : "LoRA", p->lora_rank, tr,
                             p->qlora ? "4-bit NF4" : "bf16");
   }
+}
+
+static void
+text_plan (GString *s, const SimPlan *p)
+{
+  g_autofree char *order = sim_plan_order_string (p);
 
   g_string_append_printf (s, "Plan      tp %d x cp %d x pp %d x dp %d = %d GPU%s, ranks placed %s (fastest first)\n",
                           p->tp, p->cp, p->pp, p->dp, sim_plan_world_size (p),
@@ -200,43 +204,50 @@ sim_report_text (const SimRun *run)
     }
     g_string_append_c (s, '\n');
   }
+}
 
-  if (in->time != NULL) {
-    const SimIteration *it = in->time;
-    g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
-    g_autoptr (GString) cp = g_string_new (NULL);
-    const SimEfficiency *eff = &sim_topology_gpu_type (in->topo, 0)->eff;
-    g_string_append_printf (s, "\nTime      step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%\n",
-                            it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
-                            100 * it->mfu, 100 * it->hfu);
-    if (eff->error > 0)
-      g_string_append_printf (s, "          error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
-                              " published runs of this GPU generation,\n"
-                              "          each predicted with constants fitted without its model family\n",
-                              100 * eff->error, eff->error_rows);
-    g_string_append_printf (s, "          pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s\n",
-                            100 * it->bubble_fraction,
-                            it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
-                            it->activities, it->events,
-                            it->gemm_table ? "" : "; no measured GEMM table: GEMMs at peak (optimistic)");
-    g_string_append (s, "  stage   forward  backward  recompute  optimizer   TP exp.   CP exp.   PP exp.   DP exp.    bubble   (seconds per step)\n");
-    for (guint i = 0; i < it->stages->len; i++) {
-      const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
-      g_string_append_printf (s, "  %5d  %8.3f  %8.3f  %9.3f  %9.3f  %8.3f  %8.3f  %8.3f  %8.3f  %8.3f\n", st->stage,
-                              st->forward_s, st->backward_s, st->recompute_s, st->optimizer_s,
-                              st->exposed_tp_s, st->exposed_cp_s, st->exposed_pp_s, st->exposed_dp_s,
-                              st->bubble_s);
-    }
-    for (int k = 0; k < SIM_SPAN_GATE; k++)
-      if (it->critical_s[k] > 0)
-        g_string_append_printf (cp, "%s%s %.3fs", cp->len ? ", " : "", sim_span_kind_name (k), it->critical_s[k]);
-    g_string_append (s, "  critical path: ");
-    append_wrapped (s, cp->str);
-    g_string_append_c (s, '\n');
+static void
+text_time (GString *s, const SimIteration *it, const SimTopology *t)
+{
+  g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
+  g_autoptr (GString) cp = g_string_new (NULL);
+  const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
+
+  g_string_append_printf (s, "\nTime      step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%\n",
+                          it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
+                          100 * it->mfu, 100 * it->hfu);
+  if (eff->error > 0)
+    g_string_append_printf (s, "          error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
+                            " published runs of this GPU generation,\n"
+                            "          each predicted with constants fitted without its model family\n",
+                            100 * eff->error, eff->error_rows);
+  g_string_append_printf (s, "          pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s\n",
+                          100 * it->bubble_fraction,
+                          it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
+                          it->activities, it->events,
+                          it->gemm_table ? "" : "; no measured GEMM table: GEMMs at peak (optimistic)");
+  g_string_append (s, "  stage   forward  backward  recompute  optimizer   TP exp.   CP exp.   PP exp.   DP exp.    bubble   (seconds per step)\n");
+  for (guint i = 0; i < it->stages->len; i++) {
+    const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
+    g_string_append_printf (s, "  %5d  %8.3f  %8.3f  %9.3f  %9.3f  %8.3f  %8.3f  %8.3f  %8.3f  %8.3f\n", st->stage,
+                            st->forward_s, st->backward_s, st->recompute_s, st->optimizer_s,
+                            st->exposed_tp_s, st->exposed_cp_s, st->exposed_pp_s, st->exposed_dp_s,
+                            st->bubble_s);
   }
+  for (int k = 0; k < SIM_SPAN_GATE; k++)
+    if (it->critical_s[k] > 0)
+      g_string_append_printf (cp, "%s%s %.3fs", cp->len ? ", " : "", sim_span_kind_name (k), it->critical_s[k]);
+  g_string_append (s, "  critical path: ");
+  append_wrapped (s, cp->str);
+  g_string_append_c (s, '\n');
+}
 
+static void
+text_memory_table (GString *s, const SimModel *m, const SimPlan *p, const SimMemory *mem,
+                   gboolean timed)
+{
   g_string_append (s, "\nMemory per GPU by pipeline stage, in GB (10^9 bytes); GiB = 2^30 bytes");
-  g_string_append (s, in->time != NULL ? "; activations read off the simulated timeline\n" : "\n");
+  g_string_append (s, timed ? "; activations read off the simulated timeline\n" : "\n");
   g_string_append (s, "  stage  layers    params   grads  master   optim   accum  buffers  act/layer  in flight  activations  peak GB  peak GiB\n");
   for (guint i = 0; i < mem->stages->len; i++) {
     const SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
@@ -261,67 +272,105 @@ sim_report_text (const SimRun *run)
                             (double) st->peak_bytes / 1073741824.0,
                             st->stage == mem->peak_stage ? " <- peak" : "");
   }
+}
 
-  {
-    g_autofree char *lab_gib = sim_format_gib (mem->hbm_capacity_bytes);
-    g_autofree char *lab_gb = sim_format_gb (mem->hbm_capacity_bytes);
-    g_autofree char *vis_gb = sim_format_gb (mem->capacity_bytes);
-    g_autofree char *vis_gib = sim_format_gib (mem->capacity_bytes);
-    g_autofree char *ctx = sim_format_gb (mem->context_reserve_bytes);
-    g_autofree char *frag = sim_format_gb (mem->fragmentation_bytes);
-    g_autofree char *use_gb = sim_format_gb (mem->usable_bytes);
-    g_autofree char *use_gib = sim_format_gib (mem->usable_bytes);
-    g_string_append_printf (s, "\nCapacity  %s: %s (%s) of HBM; the driver exposes %s (%s)\n",
-                            gpu->name, lab_gib, lab_gb, vis_gb, vis_gib);
-    g_string_append_printf (s, "          - %s CUDA context and workspaces - %s fragmentation allowance (%.0f%%) = usable %s (%s)\n",
-                            ctx, frag, mem->fragmentation * 100, use_gb, use_gib);
-  }
-  {
-    g_autofree char *pk_gb = sim_format_gb (mem->peak_bytes);
-    g_autofree char *pk_gib = sim_format_gib (mem->peak_bytes);
-    if (mem->fits) {
-      g_autofree char *room = sim_format_gb (mem->usable_bytes - mem->peak_bytes);
-      g_string_append_printf (s, "Verdict   fits: peak %s (%s) on stage %d is %.0f%% of usable; %s headroom\n",
-                              pk_gb, pk_gib, mem->peak_stage,
-                              100.0 * (double) mem->peak_bytes / (double) mem->usable_bytes, room);
-    } else {
-      const SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, mem->peak_stage);
-      g_autofree char *over = sim_format_gb (mem->peak_bytes - mem->usable_bytes);
-      g_autofree char *states = sim_format_gb (st->states_bytes);
-      g_autofree char *acts = sim_format_gb (st->activations_peak_bytes);
-      g_string_append_printf (s, "Verdict   OUT OF MEMORY: peak %s (%s) on stage %d is %s over usable\n",
-                              pk_gb, pk_gib, mem->peak_stage, over);
-      g_string_append_printf (s, "          (model states %s + activations %s)\n", states, acts);
-      g_autoptr (GString) why = g_string_new (case_explanation (mem->oom_case));
-      if (mem->oom_case == SIM_OOM_C) {
-        const SimStageMemory *worst = NULL;
-        for (guint i = 0; i < mem->stages->len; i++) {
-          const SimStageMemory *x = &g_array_index (mem->stages, SimStageMemory, i);
-          if (worst == NULL || x->largest_layer_states_bytes + x->largest_layer_activation_bytes >
-                                   worst->largest_layer_states_bytes + worst->largest_layer_activation_bytes)
-            worst = x;
-        }
-        {
-          g_autofree char *ls = sim_format_gb (worst->largest_layer_states_bytes);
-          g_autofree char *la = sim_format_gb (worst->largest_layer_activation_bytes);
-          g_string_append_printf (why, "; %s on stage %d alone needs %s of states + %s of activations per sequence",
-                                  worst->largest_layer_name, worst->stage, ls, la);
-        }
-      }
-      g_string_append (s, "          ");
-      append_wrapped (s, why->str);
-      g_string_append (s, "\n");
-      if (in->remedies != NULL && in->remedies->len > 0) {
-        g_string_append (s, "Remedies  (each tried on this plan)\n");
-        for (guint i = 0; i < in->remedies->len; i++) {
-          g_autofree char *text = sim_report_remedy_text (g_ptr_array_index (in->remedies, i));
-          g_string_append_printf (s, "          %s\n", text);
-        }
-      } else {
-        g_string_append (s, "Remedies  none of the usual plan changes helps on this cluster: more GPUs or a smaller model\n");
-      }
+static void
+text_capacity (GString *s, const SimGpuType *gpu, const SimMemory *mem)
+{
+  g_autofree char *lab_gib = sim_format_gib (mem->hbm_capacity_bytes);
+  g_autofree char *lab_gb = sim_format_gb (mem->hbm_capacity_bytes);
+  g_autofree char *vis_gb = sim_format_gb (mem->capacity_bytes);
+  g_autofree char *vis_gib = sim_format_gib (mem->capacity_bytes);
+  g_autofree char *ctx = sim_format_gb (mem->context_reserve_bytes);
+  g_autofree char *frag = sim_format_gb (mem->fragmentation_bytes);
+  g_autofree char *use_gb = sim_format_gb (mem->usable_bytes);
+  g_autofree char *use_gib = sim_format_gib (mem->usable_bytes);
+
+  g_string_append_printf (s, "\nCapacity  %s: %s (%s) of HBM; the driver exposes %s (%s)\n",
+                          gpu->name, lab_gib, lab_gb, vis_gb, vis_gib);
+  g_string_append_printf (s, "          - %s CUDA context and workspaces - %s fragmentation allowance (%.0f%%) = usable %s (%s)\n",
+                          ctx, frag, mem->fragmentation * 100, use_gb, use_gib);
+}
+
+/* why the plan does not fit: the case, and for case C the layer that alone is too big */
+static void
+text_oom_why (GString *s, const SimMemory *mem)
+{
+  g_autoptr (GString) why = g_string_new (case_explanation (mem->oom_case));
+
+  if (mem->oom_case == SIM_OOM_C) {
+    const SimStageMemory *worst = NULL;
+    for (guint i = 0; i < mem->stages->len; i++) {
+      const SimStageMemory *x = &g_array_index (mem->stages, SimStageMemory, i);
+      if (worst == NULL || x->largest_layer_states_bytes + x->largest_layer_activation_bytes >
+                               worst->largest_layer_states_bytes + worst->largest_layer_activation_bytes)
+        worst = x;
+    }
+    {
+      g_autofree char *ls = sim_format_gb (worst->largest_layer_states_bytes);
+      g_autofree char *la = sim_format_gb (worst->largest_layer_activation_bytes);
+      g_string_append_printf (why, "; %s on stage %d alone needs %s of states + %s of activations per sequence",
+                              worst->largest_layer_name, worst->stage, ls, la);
     }
   }
+  g_string_append (s, "          ");
+  append_wrapped (s, why->str);
+  g_string_append (s, "\n");
+}
+
+static void
+text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies)
+{
+  g_autofree char *pk_gb = sim_format_gb (mem->peak_bytes);
+  g_autofree char *pk_gib = sim_format_gib (mem->peak_bytes);
+
+  if (mem->fits) {
+    g_autofree char *room = sim_format_gb (mem->usable_bytes - mem->peak_bytes);
+    g_string_append_printf (s, "Verdict   fits: peak %s (%s) on stage %d is %.0f%% of usable; %s headroom\n",
+                            pk_gb, pk_gib, mem->peak_stage,
+                            100.0 * (double) mem->peak_bytes / (double) mem->usable_bytes, room);
+  } else {
+    const SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, mem->peak_stage);
+    g_autofree char *over = sim_format_gb (mem->peak_bytes - mem->usable_bytes);
+    g_autofree char *states = sim_format_gb (st->states_bytes);
+    g_autofree char *acts = sim_format_gb (st->activations_peak_bytes);
+    g_string_append_printf (s, "Verdict   OUT OF MEMORY: peak %s (%s) on stage %d is %s over usable\n",
+                            pk_gb, pk_gib, mem->peak_stage, over);
+    g_string_append_printf (s, "          (model states %s + activations %s)\n", states, acts);
+    text_oom_why (s, mem);
+    if (remedies != NULL && remedies->len > 0) {
+      g_string_append (s, "Remedies  (each tried on this plan)\n");
+      for (guint i = 0; i < remedies->len; i++) {
+        g_autofree char *text = sim_report_remedy_text (g_ptr_array_index (remedies, i));
+        g_string_append_printf (s, "          %s\n", text);
+      }
+    } else {
+      g_string_append (s, "Remedies  none of the usual plan changes helps on this cluster: more GPUs or a smaller model\n");
+    }
+  }
+}
+
+char *
+sim_report_text (const SimRun *run)
+{
+  g_auto (Input) input = { 0 };
+  const Input *in = &input;
+  const SimTopology *t = run->topo;
+  const SimPlan *p = run->plan;
+  const SimMemory *mem = run->memory;
+  GString *s = g_string_new (NULL);
+
+  input_init (&input, run);
+  g_string_append_printf (s, "sim %s: %s on %s\n\n", SIM_VERSION, run->model->name, t->name);
+  text_warnings (s, t);
+  text_cluster (s, t);
+  text_model (s, run->model, p, mem);
+  text_plan (s, p);
+  if (in->time != NULL)
+    text_time (s, in->time, in->topo);
+  text_memory_table (s, run->model, p, mem, in->time != NULL);
+  text_capacity (s, sim_topology_gpu_type (t, 0), mem);
+  text_verdict (s, mem, in->remedies);
   if (in->diagnosis != NULL && in->diagnosis->len > 0 && in->memory->fits) {
     g_string_append (s, "Diagnosis ");
     for (guint i = 0; i < in->diagnosis->len; i++) {
@@ -364,15 +413,145 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_end_object (j);
 }
 
+static void
+json_topology_and_model (SimJson *j, const SimTopology *t, const SimModel *m, const SimPlan *p)
+{
+  sim_json_begin_object (j, "topology");
+  sim_json_string (j, "name", t->name);
+  sim_json_int (j, "gpus", sim_topology_n_gpus (t));
+  sim_json_int (j, "nodes", t->n_nodes);
+  sim_json_string (j, "gpu", sim_topology_gpu_type (t, 0)->name);
+  sim_json_end_object (j);
+
+  sim_json_begin_object (j, "model");
+  sim_json_string (j, "name", m->name);
+  sim_json_uint (j, "params", sim_model_param_count (m));
+  sim_json_uint (j, "layers", m->layers);
+  sim_json_uint (j, "hidden", m->hidden);
+  sim_json_uint (j, "heads", m->heads);
+  sim_json_uint (j, "kv_heads", m->kv_heads);
+  sim_json_uint (j, "ffn_hidden", m->ffn_hidden);
+  sim_json_uint (j, "vocab", m->vocab);
+  sim_json_uint (j, "seq_len", p->seq_len);
+  sim_json_end_object (j);
+}
+
+static void
+json_time (SimJson *j, const SimIteration *it)
+{
+  sim_json_begin_object (j, "time");
+  sim_json_double (j, "step_s", it->step_s);
+  sim_json_double (j, "tokens_per_s", it->tokens_per_s);
+  sim_json_double (j, "model_tflops_per_gpu", it->model_tflops_per_gpu);
+  sim_json_double (j, "hardware_tflops_per_gpu", it->hardware_tflops_per_gpu);
+  sim_json_double (j, "mfu", it->mfu);
+  sim_json_double (j, "hfu", it->hfu);
+  sim_json_double (j, "bubble_fraction", it->bubble_fraction);
+  sim_json_begin_object (j, "exposed_comm_s");
+  sim_json_double (j, "tp", it->exposed_tp_s);
+  sim_json_double (j, "cp", it->exposed_cp_s);
+  sim_json_double (j, "pp", it->exposed_pp_s);
+  sim_json_double (j, "dp", it->exposed_dp_s);
+  sim_json_end_object (j);
+  sim_json_double (j, "compute_s", it->compute_s);
+  sim_json_begin_object (j, "critical_path_s");
+  for (int k = 0; k < SIM_SPAN_GATE; k++)
+    sim_json_double (j, sim_span_kind_name (k), it->critical_s[k]);
+  sim_json_end_object (j);
+  sim_json_bool (j, "symmetric", it->symmetric);
+  sim_json_begin_array (j, "stages");
+  for (guint i = 0; i < it->stages->len; i++) {
+    const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
+    sim_json_begin_object (j, NULL);
+    sim_json_int (j, "stage", st->stage);
+    sim_json_double (j, "forward_s", st->forward_s);
+    sim_json_double (j, "backward_s", st->backward_s);
+    sim_json_double (j, "recompute_s", st->recompute_s);
+    sim_json_double (j, "optimizer_s", st->optimizer_s);
+    sim_json_double (j, "exposed_tp_s", st->exposed_tp_s);
+    sim_json_double (j, "exposed_cp_s", st->exposed_cp_s);
+    sim_json_double (j, "exposed_pp_s", st->exposed_pp_s);
+    sim_json_double (j, "exposed_dp_s", st->exposed_dp_s);
+    sim_json_double (j, "bubble_s", st->bubble_s);
+    sim_json_end_object (j);
+  }
+  sim_json_end_array (j);
+  sim_json_end_object (j);
+}
+
+static void
+json_memory_stages (SimJson *j, const SimMemory *mem)
+{
+  sim_json_begin_array (j, "stages");
+  for (guint i = 0; i < mem->stages->len; i++) {
+    const SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
+    sim_json_begin_object (j, NULL);
+    sim_json_int (j, "stage", st->stage);
+    sim_json_uint (j, "layers", st->layers);
+    sim_json_uint (j, "params", st->params);
+    sim_json_uint (j, "params_bytes", st->params_bytes);
+    sim_json_uint (j, "grads_bytes", st->grads_bytes);
+    sim_json_uint (j, "master_bytes", st->master_bytes);
+    sim_json_uint (j, "optimizer_bytes", st->optimizer_bytes);
+    sim_json_uint (j, "grad_accum_bytes", st->grad_accum_bytes);
+    sim_json_uint (j, "buffer_bytes", st->buffer_bytes);
+    sim_json_uint (j, "states_bytes", st->states_bytes);
+    sim_json_uint (j, "activation_bytes_per_layer", st->activation_bytes_per_layer);
+    sim_json_double (j, "in_flight_micro_batches", st->in_flight_micro_batches);
+    sim_json_uint (j, "in_flight_chunks", st->in_flight_chunks);
+    sim_json_uint (j, "activations_peak_bytes", st->activations_peak_bytes);
+    sim_json_uint (j, "peak_bytes", st->peak_bytes);
+    sim_json_end_object (j);
+  }
+  sim_json_end_array (j);
+}
+
+static void
+json_remedies (SimJson *j, const GPtrArray *remedies)
+{
+  sim_json_begin_array (j, "remedies");
+  if (remedies != NULL)
+    for (guint i = 0; i < remedies->len; i++) {
+      const SimRemedy *r = g_ptr_array_index (remedies, i);
+      g_autofree char *text = sim_report_remedy_text (r);
+      sim_json_begin_object (j, NULL);
+      sim_json_string (j, "flags", r->flags);
+      sim_json_string (j, "why", r->why);
+      sim_json_bool (j, "together", r->together);
+      sim_json_uint (j, "peak_bytes", r->peak_bytes);
+      sim_json_int (j, "peak_stage", r->peak_stage);
+      sim_json_bool (j, "fits", r->fits);
+      sim_json_string (j, "text", text);
+      sim_json_end_object (j);
+    }
+  sim_json_end_array (j);
+}
+
+static void
+json_memory (SimJson *j, const SimMemory *mem, const GPtrArray *remedies)
+{
+  sim_json_begin_object (j, "memory");
+  sim_json_uint (j, "hbm_capacity_bytes", mem->hbm_capacity_bytes);
+  sim_json_uint (j, "capacity_bytes", mem->capacity_bytes);
+  sim_json_uint (j, "context_reserve_bytes", mem->context_reserve_bytes);
+  sim_json_uint (j, "fragmentation_bytes", mem->fragmentation_bytes);
+  sim_json_uint (j, "usable_bytes", mem->usable_bytes);
+  sim_json_uint (j, "peak_bytes", mem->peak_bytes);
+  sim_json_int (j, "peak_stage", mem->peak_stage);
+  sim_json_bool (j, "fits", mem->fits);
+  sim_json_string (j, "oom_case", sim_oom_case_name (mem->oom_case));
+  sim_json_uint (j, "trainable_params", mem->trainable_params);
+  sim_json_uint (j, "frozen_params", mem->frozen_params);
+  json_memory_stages (j, mem);
+  json_remedies (j, remedies);
+  sim_json_end_object (j);
+}
+
 char *
 sim_report_json (const SimRun *run)
 {
   g_auto (Input) input = { 0 };
   const Input *in = &input;
-  const SimTopology *t = run->topo;
-  const SimModel *m = run->model;
-  const SimPlan *p = run->plan;
-  const SimMemory *mem = run->memory;
   SimJson j;
 
   input_init (&input, run);
@@ -380,121 +559,11 @@ sim_report_json (const SimRun *run)
   sim_json_begin_object (&j, NULL);
   sim_json_string (&j, "schema", "sim-result/1");
   sim_json_string (&j, "version", SIM_VERSION);
-
-  sim_json_begin_object (&j, "topology");
-  sim_json_string (&j, "name", t->name);
-  sim_json_int (&j, "gpus", sim_topology_n_gpus (t));
-  sim_json_int (&j, "nodes", t->n_nodes);
-  sim_json_string (&j, "gpu", sim_topology_gpu_type (t, 0)->name);
-  sim_json_end_object (&j);
-
-  sim_json_begin_object (&j, "model");
-  sim_json_string (&j, "name", m->name);
-  sim_json_uint (&j, "params", sim_model_param_count (m));
-  sim_json_uint (&j, "layers", m->layers);
-  sim_json_uint (&j, "hidden", m->hidden);
-  sim_json_uint (&j, "heads", m->heads);
-  sim_json_uint (&j, "kv_heads", m->kv_heads);
-  sim_json_uint (&j, "ffn_hidden", m->ffn_hidden);
-  sim_json_uint (&j, "vocab", m->vocab);
-  sim_json_uint (&j, "seq_len", p->seq_len);
-  sim_json_end_object (&j);
-
-  sim_report_json_plan (&j, p);
-
-  if (in->time != NULL) {
-    const SimIteration *it = in->time;
-    sim_json_begin_object (&j, "time");
-    sim_json_double (&j, "step_s", it->step_s);
-    sim_json_double (&j, "tokens_per_s", it->tokens_per_s);
-    sim_json_double (&j, "model_tflops_per_gpu", it->model_tflops_per_gpu);
-    sim_json_double (&j, "hardware_tflops_per_gpu", it->hardware_tflops_per_gpu);
-    sim_json_double (&j, "mfu", it->mfu);
-    sim_json_double (&j, "hfu", it->hfu);
-    sim_json_double (&j, "bubble_fraction", it->bubble_fraction);
-    sim_json_begin_object (&j, "exposed_comm_s");
-    sim_json_double (&j, "tp", it->exposed_tp_s);
-    sim_json_double (&j, "cp", it->exposed_cp_s);
-    sim_json_double (&j, "pp", it->exposed_pp_s);
-    sim_json_double (&j, "dp", it->exposed_dp_s);
-    sim_json_end_object (&j);
-    sim_json_double (&j, "compute_s", it->compute_s);
-    sim_json_begin_object (&j, "critical_path_s");
-    for (int k = 0; k < SIM_SPAN_GATE; k++)
-      sim_json_double (&j, sim_span_kind_name (k), it->critical_s[k]);
-    sim_json_end_object (&j);
-    sim_json_bool (&j, "symmetric", it->symmetric);
-    sim_json_begin_array (&j, "stages");
-    for (guint i = 0; i < it->stages->len; i++) {
-      const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
-      sim_json_begin_object (&j, NULL);
-      sim_json_int (&j, "stage", st->stage);
-      sim_json_double (&j, "forward_s", st->forward_s);
-      sim_json_double (&j, "backward_s", st->backward_s);
-      sim_json_double (&j, "recompute_s", st->recompute_s);
-      sim_json_double (&j, "optimizer_s", st->optimizer_s);
-      sim_json_double (&j, "exposed_tp_s", st->exposed_tp_s);
-      sim_json_double (&j, "exposed_cp_s", st->exposed_cp_s);
-      sim_json_double (&j, "exposed_pp_s", st->exposed_pp_s);
-      sim_json_double (&j, "exposed_dp_s", st->exposed_dp_s);
-      sim_json_double (&j, "bubble_s", st->bubble_s);
-      sim_json_end_object (&j);
-    }
-    sim_json_end_array (&j);
-    sim_json_end_object (&j);
-  }
-
-  sim_json_begin_object (&j, "memory");
-  sim_json_uint (&j, "hbm_capacity_bytes", mem->hbm_capacity_bytes);
-  sim_json_uint (&j, "capacity_bytes", mem->capacity_bytes);
-  sim_json_uint (&j, "context_reserve_bytes", mem->context_reserve_bytes);
-  sim_json_uint (&j, "fragmentation_bytes", mem->fragmentation_bytes);
-  sim_json_uint (&j, "usable_bytes", mem->usable_bytes);
-  sim_json_uint (&j, "peak_bytes", mem->peak_bytes);
-  sim_json_int (&j, "peak_stage", mem->peak_stage);
-  sim_json_bool (&j, "fits", mem->fits);
-  sim_json_string (&j, "oom_case", sim_oom_case_name (mem->oom_case));
-  sim_json_uint (&j, "trainable_params", mem->trainable_params);
-  sim_json_uint (&j, "frozen_params", mem->frozen_params);
-  sim_json_begin_array (&j, "stages");
-  for (guint i = 0; i < mem->stages->len; i++) {
-    const SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
-    sim_json_begin_object (&j, NULL);
-    sim_json_int (&j, "stage", st->stage);
-    sim_json_uint (&j, "layers", st->layers);
-    sim_json_uint (&j, "params", st->params);
-    sim_json_uint (&j, "params_bytes", st->params_bytes);
-    sim_json_uint (&j, "grads_bytes", st->grads_bytes);
-    sim_json_uint (&j, "master_bytes", st->master_bytes);
-    sim_json_uint (&j, "optimizer_bytes", st->optimizer_bytes);
-    sim_json_uint (&j, "grad_accum_bytes", st->grad_accum_bytes);
-    sim_json_uint (&j, "buffer_bytes", st->buffer_bytes);
-    sim_json_uint (&j, "states_bytes", st->states_bytes);
-    sim_json_uint (&j, "activation_bytes_per_layer", st->activation_bytes_per_layer);
-    sim_json_double (&j, "in_flight_micro_batches", st->in_flight_micro_batches);
-    sim_json_uint (&j, "in_flight_chunks", st->in_flight_chunks);
-    sim_json_uint (&j, "activations_peak_bytes", st->activations_peak_bytes);
-    sim_json_uint (&j, "peak_bytes", st->peak_bytes);
-    sim_json_end_object (&j);
-  }
-  sim_json_end_array (&j);
-  sim_json_begin_array (&j, "remedies");
-  if (in->remedies != NULL)
-    for (guint i = 0; i < in->remedies->len; i++) {
-      const SimRemedy *r = g_ptr_array_index (in->remedies, i);
-      g_autofree char *text = sim_report_remedy_text (r);
-      sim_json_begin_object (&j, NULL);
-      sim_json_string (&j, "flags", r->flags);
-      sim_json_string (&j, "why", r->why);
-      sim_json_bool (&j, "together", r->together);
-      sim_json_uint (&j, "peak_bytes", r->peak_bytes);
-      sim_json_int (&j, "peak_stage", r->peak_stage);
-      sim_json_bool (&j, "fits", r->fits);
-      sim_json_string (&j, "text", text);
-      sim_json_end_object (&j);
-    }
-  sim_json_end_array (&j);
-  sim_json_end_object (&j);
+  json_topology_and_model (&j, run->topo, run->model, run->plan);
+  sim_report_json_plan (&j, run->plan);
+  if (in->time != NULL)
+    json_time (&j, in->time);
+  json_memory (&j, run->memory, in->remedies);
 
   sim_json_string (&j, "wall", in->wall);
   sim_json_begin_array (&j, "diagnosis");

@@ -353,131 +353,150 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
   return TRUE;
 }
 
-static gboolean
-read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_override,
-            GError **error)
+/* a <gpu> of the graph; returns its vertex, or -1 with error set */
+static int
+read_graph_gpu (SimTopology *topo, const char *path, xmlNode *n, const char *id, guint64 node,
+                GError **error)
 {
-  g_autoptr (GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr (GArray) gpu_nodes = g_array_new (FALSE, FALSE, sizeof (int));
-  int max_node = -1;
+  g_autofree char *type = NULL;
+  int gt = -1, v = -1;
 
-  if (nodes_override > 0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "%s: is an explicit graph and cannot be resized to another node count; expected a <cluster> topology",
-                 path);
+  if (!sim_xml_get_string (path, n, "type", &type, error))
+    return -1;
+  gt = find_gpu_type (topo, type);
+  if (gt < 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: attribute type of <gpu>: expected the id of a <gpu-type>, got '%s'",
+                 path, sim_xml_attr_line (n, "type"), type);
+    return -1;
+  }
+  v = add_vertex (topo, SIM_VERTEX_GPU, g_strdup (id), (int) node, 0.0);
+  g_array_index (topo->vertices, SimVertex, v).gpu_type = gt;
+  g_array_index (topo->vertices, SimVertex, v).line = (int) sim_xml_attr_line (n, NULL);
+  return v;
+}
+
+/* a <switch> of the graph; returns its vertex, or -1 with error set */
+static int
+read_graph_switch (SimTopology *topo, const char *path, xmlNode *n, const char *id, guint64 node,
+                   double lat, GError **error)
+{
+  g_autofree char *kind = NULL;
+  SimVertexKind k = SIM_VERTEX_LEAF;
+  gboolean sharp = FALSE;
+  double sharp_bw = 0.0;
+  int v = -1;
+
+  if (!sim_xml_get_string (path, n, "kind", &kind, error))
+    return -1;
+  if (g_str_equal (kind, "nvswitch"))
+    k = SIM_VERTEX_NVSWITCH;
+  else if (g_str_equal (kind, "pcie"))
+    k = SIM_VERTEX_PCIE_SWITCH;
+  else if (g_str_equal (kind, "spine"))
+    k = SIM_VERTEX_SPINE;
+  if (xmlHasProp (n, (const xmlChar *) "sharp") &&
+      !sim_xml_get_bool (path, n, "sharp", &sharp, error))
+    return -1;
+  if (xmlHasProp (n, (const xmlChar *) "sharp-bandwidth") &&
+      !sim_xml_get_bandwidth (path, n, "sharp-bandwidth", &sharp_bw, error))
+    return -1;
+  v = add_vertex (topo, k, g_strdup (id),
+                  xmlHasProp (n, (const xmlChar *) "node") ? (int) node : -1, lat);
+  g_array_index (topo->vertices, SimVertex, v).sharp = sharp;
+  g_array_index (topo->vertices, SimVertex, v).sharp_bw_bytes_per_s = sharp ? sharp_bw : 0.0;
+  return v;
+}
+
+/* one device of the graph (<gpu>, <nic> or <switch>), its id recorded in ids */
+static gboolean
+read_graph_vertex (SimTopology *topo, const char *path, xmlNode *n, GHashTable *ids,
+                   GArray *gpu_nodes, int *max_node, GError **error)
+{
+  g_autofree char *id = NULL;
+  guint64 node = 0;
+  double lat = 0.0;
+  int v = -1;
+
+  if (!sim_xml_get_string (path, n, "id", &id, error))
+    return FALSE;
+  if (g_hash_table_contains (ids, id)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: attribute id of <%s>: expected a unique id, '%s' is used twice", path,
+                 sim_xml_attr_line (n, "id"), (const char *) n->name, id);
     return FALSE;
   }
-  /* vertices first, so links may name devices declared after them */
-  for (xmlNode *n = sim_xml_first_element (graph, NULL); n != NULL;
-       n = sim_xml_next_element (n, NULL)) {
-    g_autofree char *id = NULL;
-    guint64 node = 0;
-    double lat = 0.0;
-    int v = -1;
+  if (xmlHasProp (n, (const xmlChar *) "node") &&
+      !sim_xml_get_uint (path, n, "node", 0, MAX_NODES - 1, &node, error))
+    return FALSE;
+  if (xmlHasProp (n, (const xmlChar *) "latency") &&
+      !sim_xml_get_time (path, n, "latency", &lat, error))
+    return FALSE;
 
-    if (sim_xml_is (n, "link"))
-      continue;
-    if (!sim_xml_get_string (path, n, "id", &id, error))
+  if (sim_xml_is (n, "gpu")) {
+    v = read_graph_gpu (topo, path, n, id, node, error);
+    if (v < 0)
       return FALSE;
-    if (g_hash_table_contains (ids, id)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
-                   "%s:%ld: attribute id of <%s>: expected a unique id, '%s' is used twice", path,
-                   sim_xml_attr_line (n, "id"), (const char *) n->name, id);
+    g_array_append_val (gpu_nodes, v);
+    *max_node = MAX (*max_node, (int) node);
+  } else if (sim_xml_is (n, "nic")) {
+    v = add_vertex (topo, SIM_VERTEX_NIC, g_strdup (id), (int) node, lat);
+  } else {
+    v = read_graph_switch (topo, path, n, id, node, lat, error);
+    if (v < 0)
       return FALSE;
-    }
-    if (xmlHasProp (n, (const xmlChar *) "node") &&
-        !sim_xml_get_uint (path, n, "node", 0, MAX_NODES - 1, &node, error))
-      return FALSE;
-    if (xmlHasProp (n, (const xmlChar *) "latency") &&
-        !sim_xml_get_time (path, n, "latency", &lat, error))
-      return FALSE;
-
-    if (sim_xml_is (n, "gpu")) {
-      g_autofree char *type = NULL;
-      int gt = -1;
-      if (!sim_xml_get_string (path, n, "type", &type, error))
-        return FALSE;
-      gt = find_gpu_type (topo, type);
-      if (gt < 0) {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
-                     "%s:%ld: attribute type of <gpu>: expected the id of a <gpu-type>, got '%s'",
-                     path, sim_xml_attr_line (n, "type"), type);
-        return FALSE;
-      }
-      v = add_vertex (topo, SIM_VERTEX_GPU, g_strdup (id), (int) node, 0.0);
-      g_array_index (topo->vertices, SimVertex, v).gpu_type = gt;
-      g_array_index (topo->vertices, SimVertex, v).line = (int) sim_xml_attr_line (n, NULL);
-      g_array_append_val (gpu_nodes, v);
-      max_node = MAX (max_node, (int) node);
-    } else if (sim_xml_is (n, "nic")) {
-      v = add_vertex (topo, SIM_VERTEX_NIC, g_strdup (id), (int) node, lat);
-    } else {
-      g_autofree char *kind = NULL;
-      SimVertexKind k = SIM_VERTEX_LEAF;
-      gboolean sharp = FALSE;
-      double sharp_bw = 0.0;
-      if (!sim_xml_get_string (path, n, "kind", &kind, error))
-        return FALSE;
-      if (g_str_equal (kind, "nvswitch"))
-        k = SIM_VERTEX_NVSWITCH;
-      else if (g_str_equal (kind, "pcie"))
-        k = SIM_VERTEX_PCIE_SWITCH;
-      else if (g_str_equal (kind, "spine"))
-        k = SIM_VERTEX_SPINE;
-      if (xmlHasProp (n, (const xmlChar *) "sharp") &&
-          !sim_xml_get_bool (path, n, "sharp", &sharp, error))
-        return FALSE;
-      if (xmlHasProp (n, (const xmlChar *) "sharp-bandwidth") &&
-          !sim_xml_get_bandwidth (path, n, "sharp-bandwidth", &sharp_bw, error))
-        return FALSE;
-      v = add_vertex (topo, k, g_strdup (id),
-                      xmlHasProp (n, (const xmlChar *) "node") ? (int) node : -1, lat);
-      g_array_index (topo->vertices, SimVertex, v).sharp = sharp;
-      g_array_index (topo->vertices, SimVertex, v).sharp_bw_bytes_per_s = sharp ? sharp_bw : 0.0;
-    }
-    g_hash_table_insert (ids, g_array_index (topo->vertices, SimVertex, v).id,
-                         GINT_TO_POINTER (v + 1));
   }
+  g_hash_table_insert (ids, g_array_index (topo->vertices, SimVertex, v).id,
+                       GINT_TO_POINTER (v + 1));
+  return TRUE;
+}
 
-  for (xmlNode *n = sim_xml_first_element (graph, "link"); n != NULL;
-       n = sim_xml_next_element (n, "link")) {
-    g_autofree char *a = NULL;
-    g_autofree char *b = NULL;
-    g_autofree char *kind = NULL;
-    double bw = 0, lat = 0;
-    int va = 0, vb = 0;
-    SimLinkKind k = SIM_LINK_NVLINK;
+static gboolean
+read_graph_link (SimTopology *topo, const char *path, xmlNode *n, GHashTable *ids,
+                 GError **error)
+{
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *kind = NULL;
+  double bw = 0, lat = 0;
+  int va = 0, vb = 0;
+  SimLinkKind k = SIM_LINK_NVLINK;
 
-    if (!sim_xml_get_string (path, n, "a", &a, error) ||
-        !sim_xml_get_string (path, n, "b", &b, error) ||
-        !sim_xml_get_string (path, n, "kind", &kind, error) ||
-        !sim_xml_get_bandwidth (path, n, "bandwidth", &bw, error) ||
-        !sim_xml_get_time (path, n, "latency", &lat, error))
-      return FALSE;
-    va = GPOINTER_TO_INT (g_hash_table_lookup (ids, a)) - 1;
-    vb = GPOINTER_TO_INT (g_hash_table_lookup (ids, b)) - 1;
-    if (va < 0 || vb < 0) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
-                   "%s:%ld: attribute %s of <link>: expected the id of a device, got unknown '%s'",
-                   path, sim_xml_attr_line (n, va < 0 ? "a" : "b"), va < 0 ? "a" : "b", va < 0 ? a : b);
-      return FALSE;
-    }
-    if (va == vb) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
-                   "%s:%ld: <link>: expected two different devices, got '%s' twice", path,
-                   sim_xml_attr_line (n, "b"), a);
-      return FALSE;
-    }
-    if (g_str_equal (kind, "pcie"))
-      k = SIM_LINK_PCIE;
-    else if (g_str_equal (kind, "infiniband"))
-      k = SIM_LINK_INFINIBAND;
-    else if (g_str_equal (kind, "ethernet"))
-      k = SIM_LINK_ETHERNET;
-    add_link (topo, va, vb, k, bw, lat);
+  if (!sim_xml_get_string (path, n, "a", &a, error) ||
+      !sim_xml_get_string (path, n, "b", &b, error) ||
+      !sim_xml_get_string (path, n, "kind", &kind, error) ||
+      !sim_xml_get_bandwidth (path, n, "bandwidth", &bw, error) ||
+      !sim_xml_get_time (path, n, "latency", &lat, error))
+    return FALSE;
+  va = GPOINTER_TO_INT (g_hash_table_lookup (ids, a)) - 1;
+  vb = GPOINTER_TO_INT (g_hash_table_lookup (ids, b)) - 1;
+  if (va < 0 || vb < 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: attribute %s of <link>: expected the id of a device, got unknown '%s'",
+                 path, sim_xml_attr_line (n, va < 0 ? "a" : "b"), va < 0 ? "a" : "b", va < 0 ? a : b);
+    return FALSE;
   }
+  if (va == vb) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: <link>: expected two different devices, got '%s' twice", path,
+                 sim_xml_attr_line (n, "b"), a);
+    return FALSE;
+  }
+  if (g_str_equal (kind, "pcie"))
+    k = SIM_LINK_PCIE;
+  else if (g_str_equal (kind, "infiniband"))
+    k = SIM_LINK_INFINIBAND;
+  else if (g_str_equal (kind, "ethernet"))
+    k = SIM_LINK_ETHERNET;
+  add_link (topo, va, vb, k, bw, lat);
+  return TRUE;
+}
 
-  /* GPUs are numbered in node order, then in document order */
+/* GPUs are numbered in node order, then in document order */
+static gboolean
+number_graph_gpus (SimTopology *topo, const char *path, xmlNode *graph, GArray *gpu_nodes,
+                   int max_node, GError **error)
+{
   for (int node = 0; node <= max_node; node++)
     for (guint i = 0; i < gpu_nodes->len; i++) {
       int v = g_array_index (gpu_nodes, int, i);
@@ -503,6 +522,33 @@ read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_overr
         topo->gpus_per_node = 0;
   }
   return TRUE;
+}
+
+static gboolean
+read_graph (SimTopology *topo, const char *path, xmlNode *graph, int nodes_override,
+            GError **error)
+{
+  g_autoptr (GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GArray) gpu_nodes = g_array_new (FALSE, FALSE, sizeof (int));
+  int max_node = -1;
+
+  if (nodes_override > 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s: is an explicit graph and cannot be resized to another node count; expected a <cluster> topology",
+                 path);
+    return FALSE;
+  }
+  /* vertices first, so links may name devices declared after them */
+  for (xmlNode *n = sim_xml_first_element (graph, NULL); n != NULL;
+       n = sim_xml_next_element (n, NULL))
+    if (!sim_xml_is (n, "link") &&
+        !read_graph_vertex (topo, path, n, ids, gpu_nodes, &max_node, error))
+      return FALSE;
+  for (xmlNode *n = sim_xml_first_element (graph, "link"); n != NULL;
+       n = sim_xml_next_element (n, "link"))
+    if (!read_graph_link (topo, path, n, ids, error))
+      return FALSE;
+  return number_graph_gpus (topo, path, graph, gpu_nodes, max_node, error);
 }
 
 /* every GPU must reach GPU 0; a GPU that cannot is a topology error */

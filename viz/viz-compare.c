@@ -19,46 +19,51 @@ viz_compare_height (int n)
   return TOP + n * ROW + BOTTOM;
 }
 
-void
-viz_compare_draw (cairo_t *cr, double width, double height, const SimRun *const *runs, int n,
-                  const char *title)
-{
-  double tmax = 0, right = width - GAUGE_W - 170, gx = width - GAUGE_W - 10;
-  double scale = 1, step;
-  const char *unit = "s";
-  struct { SimSpanKind kind; const char *name; } parts[] = {
-    { SIM_SPAN_FORWARD, "compute" }, { SIM_SPAN_TP, "exposed TP" }, { SIM_SPAN_CP, "exposed CP" },
-    { SIM_SPAN_PP, "exposed PP" }, { SIM_SPAN_DP, "exposed DP" }, { SIM_SPAN_GATE, "bubble" },
-  };
+/* the segments of a step bar, in drawing order */
+static const struct {
+  SimSpanKind kind;
+  const char *name;
+} parts[] = {
+  { SIM_SPAN_FORWARD, "compute" }, { SIM_SPAN_TP, "exposed TP" }, { SIM_SPAN_CP, "exposed CP" },
+  { SIM_SPAN_PP, "exposed PP" }, { SIM_SPAN_DP, "exposed DP" }, { SIM_SPAN_GATE, "bubble" },
+};
 
-  for (int i = 0; i < n; i++)
-    if (runs[i]->time != NULL)
-      tmax = MAX (tmax, runs[i]->time->step_s);
-  if (tmax <= 0)
-    tmax = 1;
-  cairo_save (cr);
-  cairo_set_source_rgb (cr, 1, 1, 1);
-  cairo_paint (cr);
+static VizColor
+part_color (guint k)
+{
+  return parts[k].kind == SIM_SPAN_GATE ? (VizColor) { 0.80, 0.80, 0.80 } : viz_kind_color (parts[k].kind);
+}
+
+/* the title, what the chart shows, and the legend of the bar segments */
+static void
+draw_header (cairo_t *cr, const char *title)
+{
+  double x = 16;
+
   cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
   viz_font (cr, 17, TRUE);
   viz_text (cr, 16, 28, 0, title);
   viz_font (cr, 13, FALSE);
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
   viz_text (cr, 16, 50, 0, "step time of each layout, split into compute, exposed communication by kind and the pipeline bubble (mean over stages); right: peak memory against the usable capacity");
-  {
-    double x = 16;
-    viz_font (cr, 12, FALSE);
-    for (guint k = 0; k < G_N_ELEMENTS (parts); k++) {
-      viz_set_color (cr, parts[k].kind == SIM_SPAN_GATE ? (VizColor) { 0.80, 0.80, 0.80 } : viz_kind_color (parts[k].kind));
-      cairo_rectangle (cr, x, 70, 14, 12);
-      cairo_fill (cr);
-      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
-      viz_text (cr, x + 19, 80, 0, parts[k].name);
-      x += 19 + viz_text_width (cr, parts[k].name) + 18;
-    }
+  viz_font (cr, 12, FALSE);
+  for (guint k = 0; k < G_N_ELEMENTS (parts); k++) {
+    viz_set_color (cr, part_color (k));
+    cairo_rectangle (cr, x, 70, 14, 12);
+    cairo_fill (cr);
+    cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+    viz_text (cr, x + 19, 80, 0, parts[k].name);
+    x += 19 + viz_text_width (cr, parts[k].name) + 18;
   }
-  viz_time_unit (tmax, &scale, &unit);
-  step = viz_tick_step (tmax * scale, 8);
+}
+
+/* vertical grid lines and the step-time axis under n rows */
+static void
+draw_time_axis (cairo_t *cr, double right, double tmax, int n, double scale, const char *unit)
+{
+  double step = viz_tick_step (tmax * scale, 8);
+  g_autofree char *axis = g_strdup_printf ("step time (%s)", unit);
+
   for (double v = 0; v <= tmax * scale + 1e-9; v += step) {
     double x = floor (LEFT + (right - LEFT) * (v / scale) / tmax) + 0.5;
     g_autofree char *t = viz_format_tick (v);
@@ -71,16 +76,80 @@ viz_compare_draw (cairo_t *cr, double width, double height, const SimRun *const 
     viz_font (cr, 11.5, FALSE);
     viz_text (cr, x, TOP + n * ROW + 18, 0.5, t);
   }
-  {
-    g_autofree char *axis = g_strdup_printf ("step time (%s)", unit);
-    viz_font (cr, 12, FALSE);
-    viz_text (cr, (LEFT + right) / 2, TOP + n * ROW + 38, 0.5, axis);
+  viz_font (cr, 12, FALSE);
+  viz_text (cr, (LEFT + right) / 2, TOP + n * ROW + 38, 0.5, axis);
+}
+
+/* one layout's step, segment by segment, and its time and MFU if they fit before gx */
+static void
+draw_step_bar (cairo_t *cr, const SimIteration *it, double y, double h, double right, double tmax,
+               double gx, double scale, const char *unit)
+{
+  double x = LEFT;
+  double comp = it->compute_s;
+  double seg[] = { comp, it->exposed_tp_s, it->exposed_cp_s, it->exposed_pp_s, it->exposed_dp_s,
+                   MAX (0.0, it->step_s - comp - it->exposed_tp_s - it->exposed_cp_s - it->exposed_pp_s - it->exposed_dp_s) };
+  g_autofree char *t = g_strdup_printf ("%.2f %s, MFU %.0f%%", it->step_s * scale, unit, 100 * it->mfu);
+
+  for (guint k = 0; k < G_N_ELEMENTS (parts); k++) {
+    double w = (right - LEFT) * seg[k] / tmax;
+    viz_set_color (cr, part_color (k));
+    cairo_rectangle (cr, x, y, w, h);
+    cairo_fill (cr);
+    x += w;
   }
+  viz_font (cr, 11, FALSE);
+  cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+  if (x + 6 + viz_text_width (cr, t) < gx - 8)
+    viz_text (cr, x + 6, y + h / 2 + 4, 0, t);
+}
+
+/* the memory gauge: peak over usable, red past it */
+static void
+draw_memory_gauge (cairo_t *cr, const SimMemory *mem, double gx, double y, double h)
+{
+  double frac = (double) mem->peak_bytes / (double) mem->usable_bytes;
+  double gw = GAUGE_W - 110;
+  g_autofree char *t = g_strdup_printf ("%.0f GiB%s", mem->peak_bytes / 1073741824.0,
+                                        mem->fits ? "" : " OOM");
+
+  cairo_set_source_rgb (cr, 0.93, 0.93, 0.93);
+  cairo_rectangle (cr, gx, y + 4, gw, h - 8);
+  cairo_fill (cr);
+  if (mem->fits)
+    cairo_set_source_rgb (cr, 0.333, 0.659, 0.408);
+  else
+    cairo_set_source_rgb (cr, 0.80, 0.15, 0.15);
+  cairo_rectangle (cr, gx, y + 4, gw * MIN (frac, 1.0), h - 8);
+  cairo_fill (cr);
+  cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+  viz_font (cr, 11, !mem->fits);
+  viz_text (cr, gx + gw + 6, y + h / 2 + 4, 0, t);
+}
+
+void
+viz_compare_draw (cairo_t *cr, double width, double height, const SimRun *const *runs, int n,
+                  const char *title)
+{
+  double tmax = 0, right = width - GAUGE_W - 170, gx = width - GAUGE_W - 10;
+  double scale = 1;
+  const char *unit = "s";
+
+  for (int i = 0; i < n; i++)
+    if (runs[i]->time != NULL)
+      tmax = MAX (tmax, runs[i]->time->step_s);
+  if (tmax <= 0)
+    tmax = 1;
+  cairo_save (cr);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  draw_header (cr, title);
+  viz_time_unit (tmax, &scale, &unit);
+  draw_time_axis (cr, right, tmax, n, scale, unit);
 
   for (int i = 0; i < n; i++) {
     const SimRun *r = runs[i];
-    const SimIteration *it = r->time;
-    double y = TOP + i * ROW + 6, h = ROW - 14, x = LEFT;
+    double y = TOP + i * ROW + 6, h = ROW - 14;
     g_autofree char *label = r->memory->fits ? g_strdup_printf ("%d. %s", i + 1, r->label)
                                              : g_strdup_printf ("OOM: %s", r->label);
     cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
@@ -91,44 +160,9 @@ viz_compare_draw (cairo_t *cr, double width, double height, const SimRun *const 
       strcat (label, "...");
     }
     viz_text (cr, LEFT - 12, y + h / 2 + 4, 1, label);
-    if (it != NULL) {
-      double comp = it->compute_s;
-      double seg[] = { comp, it->exposed_tp_s, it->exposed_cp_s, it->exposed_pp_s, it->exposed_dp_s,
-                       MAX (0.0, it->step_s - comp - it->exposed_tp_s - it->exposed_cp_s - it->exposed_pp_s - it->exposed_dp_s) };
-      for (guint k = 0; k < G_N_ELEMENTS (parts); k++) {
-        double w = (right - LEFT) * seg[k] / tmax;
-        viz_set_color (cr, parts[k].kind == SIM_SPAN_GATE ? (VizColor) { 0.80, 0.80, 0.80 } : viz_kind_color (parts[k].kind));
-        cairo_rectangle (cr, x, y, w, h);
-        cairo_fill (cr);
-        x += w;
-      }
-      {
-        g_autofree char *t = g_strdup_printf ("%.2f %s, MFU %.0f%%", it->step_s * scale, unit, 100 * it->mfu);
-        viz_font (cr, 11, FALSE);
-        cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
-        if (x + 6 + viz_text_width (cr, t) < gx - 8)
-          viz_text (cr, x + 6, y + h / 2 + 4, 0, t);
-      }
-    }
-    /* the memory gauge: peak over usable, red past it */
-    {
-      double frac = (double) r->memory->peak_bytes / (double) r->memory->usable_bytes;
-      double gw = GAUGE_W - 110;
-      g_autofree char *t = g_strdup_printf ("%.0f GiB%s", r->memory->peak_bytes / 1073741824.0,
-                                            r->memory->fits ? "" : " OOM");
-      cairo_set_source_rgb (cr, 0.93, 0.93, 0.93);
-      cairo_rectangle (cr, gx, y + 4, gw, h - 8);
-      cairo_fill (cr);
-      if (r->memory->fits)
-        cairo_set_source_rgb (cr, 0.333, 0.659, 0.408);
-      else
-        cairo_set_source_rgb (cr, 0.80, 0.15, 0.15);
-      cairo_rectangle (cr, gx, y + 4, gw * MIN (frac, 1.0), h - 8);
-      cairo_fill (cr);
-      cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
-      viz_font (cr, 11, !r->memory->fits);
-      viz_text (cr, gx + gw + 6, y + h / 2 + 4, 0, t);
-    }
+    if (r->time != NULL)
+      draw_step_bar (cr, r->time, y, h, right, tmax, gx, scale, unit);
+    draw_memory_gauge (cr, r->memory, gx, y, h);
   }
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
   viz_font (cr, 11.5, FALSE);

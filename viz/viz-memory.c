@@ -32,6 +32,271 @@ static_bytes (const SimMemory *mem, int stage, double out[VIZ_MEM_COUNT])
   out[VIZ_MEM_ACTIVATIONS] = 0;
 }
 
+/* one panel's frame: where bytes and seconds land on the page */
+typedef struct {
+  double left, right, top, bottom;
+  double ymax;  /* bytes at the top of the panel */
+  double t_end; /* seconds at the right edge */
+} Panel;
+
+static double
+panel_y (const Panel *p, double v)
+{
+  return p->bottom - (p->bottom - p->top) * v / p->ymax;
+}
+
+static double
+panel_x (const Panel *p, double t)
+{
+  return p->left + (p->right - p->left) * t / p->t_end;
+}
+
+/* the title, the verdict line and the legend of the categories present */
+static void
+draw_header (cairo_t *cr, const char *title, const SimMemory *mem)
+{
+  double x = 16;
+  g_autofree char *line = g_strdup_printf (
+      "memory per GPU over one step; peak %.2f GB (%.2f GiB) on stage %d, usable %.2f GB (%.2f GiB): %s",
+      mem->peak_bytes / 1e9, mem->peak_bytes / 1073741824.0, mem->peak_stage, mem->usable_bytes / 1e9,
+      mem->usable_bytes / 1073741824.0, mem->fits ? "fits" : "OUT OF MEMORY");
+
+  cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+  viz_font (cr, 17, TRUE);
+  viz_text (cr, 16, 28, 0, title);
+  viz_font (cr, 14, FALSE);
+  cairo_set_source_rgb (cr, mem->fits ? 0.25 : 0.7, 0.25, 0.25);
+  viz_text (cr, 16, 52, 0, line);
+  /* legend */
+  viz_font (cr, 12, FALSE);
+  for (int c = 0; c < VIZ_MEM_COUNT; c++) {
+    if (c == VIZ_MEM_WORKSPACE ||
+        (c == VIZ_MEM_ACCUM && mem->stages->len > 0 &&
+         g_array_index (mem->stages, SimStageMemory, 0).grad_accum_bytes == 0) ||
+        (c == VIZ_MEM_BUFFERS && g_array_index (mem->stages, SimStageMemory, 0).buffer_bytes == 0) ||
+        (c == VIZ_MEM_MASTER && g_array_index (mem->stages, SimStageMemory, 0).master_bytes == 0))
+      continue;
+    viz_set_color (cr, viz_memory_color (c));
+    cairo_rectangle (cr, x, 72, 14, 12);
+    cairo_fill (cr);
+    cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+    viz_text (cr, x + 19, 82, 0, viz_memory_name (c));
+    x += 19 + viz_text_width (cr, viz_memory_name (c)) + 16;
+  }
+}
+
+/* the OOM shading and the model states, bottom up; returns their total */
+static double
+draw_static_stack (cairo_t *cr, const Panel *p, const SimMemory *mem, int stage)
+{
+  double stat[VIZ_MEM_COUNT];
+  double base = 0;
+
+  static_bytes (mem, stage, stat);
+  /* OOM region: above usable, shaded when the peak crosses it */
+  if (!mem->fits) {
+    cairo_set_source_rgba (cr, 0.85, 0.1, 0.1, 0.10);
+    cairo_rectangle (cr, p->left, p->top, p->right - p->left,
+                     panel_y (p, (double) mem->usable_bytes) - p->top);
+    cairo_fill (cr);
+  }
+  /* static categories, bottom up */
+  for (int c = 0; c < VIZ_MEM_ACTIVATIONS; c++) {
+    if (stat[c] <= 0)
+      continue;
+    viz_set_color (cr, viz_memory_color (c));
+    cairo_rectangle (cr, p->left, panel_y (p, base + stat[c]), p->right - p->left,
+                     panel_y (p, base) - panel_y (p, base + stat[c]));
+    cairo_fill (cr);
+    base += stat[c];
+  }
+  return base;
+}
+
+/* the activations above base, and where the stage's total peaks */
+static void
+draw_activations (cairo_t *cr, const Panel *p, const SimStageTime *st, const SimStageMemory *sm,
+                  double base, double *peak_t, double *peak_v)
+{
+  viz_set_color (cr, viz_memory_color (VIZ_MEM_ACTIVATIONS));
+  if (st != NULL && st->memory->len > 0) {
+    /* per pixel column, the highest level reached in it (a dense
+     * saw-tooth would otherwise alias into stripes) */
+    int cols = (int) ceil (p->right - p->left);
+    g_autofree double *colmax = g_new0 (double, cols + 1);
+    double level = 0;
+    guint i = 0;
+    for (int c = 0; c <= cols; c++) {
+      double tc1 = p->t_end * (c + 1) / cols;
+      double m = level;
+      while (i < st->memory->len && sim_time_to_s (g_array_index (st->memory, SimMemPoint, i).time) < tc1) {
+        const SimMemPoint *mp = &g_array_index (st->memory, SimMemPoint, i);
+        level = (double) mp->activation_bytes;
+        m = MAX (m, level);
+        if (base + level > *peak_v) {
+          *peak_v = base + level;
+          *peak_t = sim_time_to_s (mp->time);
+        }
+        i++;
+      }
+      colmax[c] = m;
+    }
+    cairo_move_to (cr, p->left, panel_y (p, base));
+    for (int c = 0; c < cols; c++) {
+      cairo_line_to (cr, p->left + c, panel_y (p, base + colmax[c]));
+      cairo_line_to (cr, p->left + c + 1, panel_y (p, base + colmax[c]));
+    }
+    cairo_line_to (cr, p->right, panel_y (p, base));
+    cairo_close_path (cr);
+    cairo_fill (cr);
+  } else {
+    /* no timeline: the ledger's peak as a flat band */
+    cairo_rectangle (cr, p->left, panel_y (p, base + sm->activations_peak_bytes), p->right - p->left,
+                     panel_y (p, base) - panel_y (p, base + sm->activations_peak_bytes));
+    cairo_fill (cr);
+    *peak_v = base + sm->activations_peak_bytes;
+    *peak_t = p->t_end / 2;
+  }
+}
+
+/* frame, capacity and usable lines */
+static void
+draw_capacity_lines (cairo_t *cr, const Panel *p, const SimMemory *mem)
+{
+  struct { double v; const char *name; double r, g, b; double dash; } lines[] = {
+    { (double) mem->capacity_bytes, "driver-visible", 0.1, 0.1, 0.1, 0 },
+    { (double) mem->usable_bytes, "usable", 0.75, 0.1, 0.1, 6 },
+  };
+
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  cairo_set_line_width (cr, 1);
+  cairo_rectangle (cr, p->left + 0.5, p->top + 0.5, p->right - p->left - 1, PANEL_H - 1);
+  cairo_stroke (cr);
+  for (guint k = 0; k < G_N_ELEMENTS (lines); k++) {
+    double y = floor (panel_y (p, lines[k].v)) + 0.5;
+    g_autofree char *lab = g_strdup_printf ("%s %.1f GB = %.1f GiB", lines[k].name, lines[k].v / 1e9,
+                                            lines[k].v / 1073741824.0);
+    cairo_set_source_rgb (cr, lines[k].r, lines[k].g, lines[k].b);
+    cairo_set_line_width (cr, 1.5);
+    if (lines[k].dash > 0)
+      cairo_set_dash (cr, &lines[k].dash, 1, 0);
+    cairo_move_to (cr, p->left, y);
+    cairo_line_to (cr, p->right, y);
+    cairo_stroke (cr);
+    cairo_set_dash (cr, NULL, 0, 0);
+    viz_font (cr, 11, FALSE);
+    viz_text (cr, p->right + 6, y + (k == 0 ? -3 : 11), 0, lab);
+  }
+}
+
+/* the peak, marked where it happens */
+static void
+draw_peak_marker (cairo_t *cr, const Panel *p, double peak_t, double peak_v)
+{
+  double x = panel_x (p, peak_t), y = panel_y (p, peak_v);
+  g_autofree char *a = g_strdup_printf ("peak %.2f GB", peak_v / 1e9);
+  g_autofree char *b = g_strdup_printf ("= %.2f GiB", peak_v / 1073741824.0);
+  double tx = x + 8, w = 0;
+
+  cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+  cairo_arc (cr, x, y, 4, 0, 2 * G_PI);
+  cairo_fill (cr);
+  viz_font (cr, 11.5, TRUE);
+  w = MAX (viz_text_width (cr, a), viz_text_width (cr, b));
+  if (tx + w > p->right - 4)
+    tx = x - 8 - w;
+  if (y - 44 > p->top) {
+    /* above the stack, where nothing is drawn */
+    cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+    cairo_set_line_width (cr, 1);
+    cairo_move_to (cr, x, y - 4);
+    cairo_line_to (cr, x, y - 12);
+    cairo_stroke (cr);
+    viz_text (cr, tx, y - 30, 0, a);
+    viz_font (cr, 11.5, FALSE);
+    viz_text (cr, tx, y - 16, 0, b);
+  } else {
+    /* no room above: beside the point, on a white card */
+    cairo_set_source_rgba (cr, 1, 1, 1, 0.9);
+    cairo_rectangle (cr, tx - 4, y + 4, w + 8, 32);
+    cairo_fill (cr);
+    cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+    viz_text (cr, tx, y + 18, 0, a);
+    viz_font (cr, 11.5, FALSE);
+    viz_text (cr, tx, y + 32, 0, b);
+  }
+}
+
+/* y axis in GB */
+static void
+draw_y_axis (cairo_t *cr, const Panel *p)
+{
+  double stepv = viz_tick_step (p->ymax / 1e9, 5);
+
+  viz_font (cr, 11, FALSE);
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  for (double v = 0; v * 1e9 <= p->ymax; v += stepv) {
+    g_autofree char *t = viz_format_tick (v);
+    double y = floor (panel_y (p, v * 1e9)) + 0.5;
+    cairo_move_to (cr, p->left - 5, y);
+    cairo_line_to (cr, p->left, y);
+    cairo_stroke (cr);
+    viz_text (cr, p->left - 8, y + 4, 1, t);
+  }
+  cairo_save (cr);
+  cairo_translate (cr, 18, (p->top + p->bottom) / 2);
+  cairo_rotate (cr, -G_PI / 2);
+  viz_font (cr, 12, FALSE);
+  viz_text (cr, 0, 0, 0.5, "GB (10^9 bytes)");
+  cairo_restore (cr);
+}
+
+/* one stage's memory over the step */
+static void
+draw_panel (cairo_t *cr, const Panel *p, const SimMemory *mem, const SimIteration *it, int s)
+{
+  const SimStageTime *st = it != NULL ? &g_array_index (it->stages, SimStageTime, s) : NULL;
+  const SimStageMemory *sm = &g_array_index (mem->stages, SimStageMemory, s);
+  double peak_t = 0, peak_v = 0;
+  double base = draw_static_stack (cr, p, mem, s);
+  g_autofree char *lab = g_strdup_printf ("stage %d%s", s, s == mem->peak_stage ? " (peak)" : "");
+
+  /* activations over time */
+  draw_activations (cr, p, st, sm, base, &peak_t, &peak_v);
+  draw_capacity_lines (cr, p, mem);
+  draw_peak_marker (cr, p, peak_t, peak_v);
+  draw_y_axis (cr, p);
+  viz_font (cr, 13, TRUE);
+  cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+  viz_text (cr, p->left, p->top - 8, 0, lab);
+}
+
+/* time axis under the last panel, at yb */
+static void
+draw_time_axis (cairo_t *cr, double left, double right, double yb, double t_end)
+{
+  double scale = 1;
+  const char *unit = "s";
+  double stepx = 0;
+  g_autofree char *axis = NULL;
+
+  viz_time_unit (t_end, &scale, &unit);
+  stepx = viz_tick_step (t_end * scale, 10);
+  axis = g_strdup_printf ("time (%s)", unit);
+  viz_font (cr, 11.5, FALSE);
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  for (double v = 0; v <= t_end * scale + 1e-9; v += stepx) {
+    double x = floor (left + (right - left) * (v / scale) / t_end) + 0.5;
+    g_autofree char *t = viz_format_tick (v);
+    cairo_move_to (cr, x, yb);
+    cairo_line_to (cr, x, yb + 5);
+    cairo_stroke (cr);
+    viz_text (cr, x, yb + 18, 0.5, t);
+  }
+  viz_font (cr, 12, FALSE);
+  viz_text (cr, (left + right) / 2, yb + 38, 0.5, axis);
+}
+
 void
 viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
 {
@@ -39,12 +304,9 @@ viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
   g_autofree char *title = viz_title (in);
   const SimMemory *mem = in->run->memory;
   const SimIteration *it = in->run->time;
-  double t_end = it != NULL ? it->step_s : 1.0;
-  double scale = 1;
-  const char *unit = "s";
-  double left = LEFT, right = width - RIGHT;
-  double ymax = 0;
+  Panel p = { .left = LEFT, .right = width - RIGHT };
 
+  p.t_end = it != NULL ? it->step_s : 1.0;
   /* default panels: the peak stage first, then at most 3 others */
   if (in->stages != NULL) {
     panels = g_array_new (FALSE, FALSE, sizeof (int));
@@ -56,215 +318,16 @@ viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
   cairo_save (cr);
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
-  cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-  viz_font (cr, 17, TRUE);
-  viz_text (cr, 16, 28, 0, title);
-  {
-    g_autofree char *line = g_strdup_printf (
-        "memory per GPU over one step; peak %.2f GB (%.2f GiB) on stage %d, usable %.2f GB (%.2f GiB): %s",
-        mem->peak_bytes / 1e9, mem->peak_bytes / 1073741824.0, mem->peak_stage, mem->usable_bytes / 1e9,
-        mem->usable_bytes / 1073741824.0, mem->fits ? "fits" : "OUT OF MEMORY");
-    viz_font (cr, 14, FALSE);
-    cairo_set_source_rgb (cr, mem->fits ? 0.25 : 0.7, 0.25, 0.25);
-    viz_text (cr, 16, 52, 0, line);
-  }
-  /* legend */
-  {
-    double x = 16;
-    viz_font (cr, 12, FALSE);
-    for (int c = 0; c < VIZ_MEM_COUNT; c++) {
-      if (c == VIZ_MEM_WORKSPACE ||
-          (c == VIZ_MEM_ACCUM && mem->stages->len > 0 &&
-           g_array_index (mem->stages, SimStageMemory, 0).grad_accum_bytes == 0) ||
-          (c == VIZ_MEM_BUFFERS && g_array_index (mem->stages, SimStageMemory, 0).buffer_bytes == 0) ||
-          (c == VIZ_MEM_MASTER && g_array_index (mem->stages, SimStageMemory, 0).master_bytes == 0))
-        continue;
-      viz_set_color (cr, viz_memory_color (c));
-      cairo_rectangle (cr, x, 72, 14, 12);
-      cairo_fill (cr);
-      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
-      viz_text (cr, x + 19, 82, 0, viz_memory_name (c));
-      x += 19 + viz_text_width (cr, viz_memory_name (c)) + 16;
-    }
-  }
+  draw_header (cr, title, mem);
 
   /* one y scale for all panels: up to the larger of capacity and peak */
-  ymax = MAX ((double) mem->capacity_bytes, (double) mem->peak_bytes) * 1.08;
-  viz_time_unit (t_end, &scale, &unit);
-
+  p.ymax = MAX ((double) mem->capacity_bytes, (double) mem->peak_bytes) * 1.08;
   for (guint pi = 0; pi < panels->len; pi++) {
-    int s = g_array_index (panels, int, pi);
-    double top = TOP + pi * (PANEL_H + GAP), bottom = top + PANEL_H;
-    double stat[VIZ_MEM_COUNT];
-    double base = 0;
-    const SimStageTime *st = it != NULL ? &g_array_index (it->stages, SimStageTime, s) : NULL;
-    const SimStageMemory *sm = &g_array_index (mem->stages, SimStageMemory, s);
-    double peak_t = 0, peak_v = 0;
-#define Y(v) (bottom - (bottom - top) * (v) / ymax)
-#define X(t) (left + (right - left) * (t) / t_end)
-
-    static_bytes (mem, s, stat);
-    /* OOM region: above usable, shaded when the peak crosses it */
-    if (!mem->fits) {
-      cairo_set_source_rgba (cr, 0.85, 0.1, 0.1, 0.10);
-      cairo_rectangle (cr, left, top, right - left, Y ((double) mem->usable_bytes) - top);
-      cairo_fill (cr);
-    }
-    /* static categories, bottom up */
-    for (int c = 0; c < VIZ_MEM_ACTIVATIONS; c++) {
-      if (stat[c] <= 0)
-        continue;
-      viz_set_color (cr, viz_memory_color (c));
-      cairo_rectangle (cr, left, Y (base + stat[c]), right - left, Y (base) - Y (base + stat[c]));
-      cairo_fill (cr);
-      base += stat[c];
-    }
-    /* activations over time: per pixel column, the highest level reached
-     * in it (a dense saw-tooth would otherwise alias into stripes) */
-    viz_set_color (cr, viz_memory_color (VIZ_MEM_ACTIVATIONS));
-    if (st != NULL && st->memory->len > 0) {
-      int cols = (int) ceil (right - left);
-      g_autofree double *colmax = g_new0 (double, cols + 1);
-      double level = 0;
-      guint i = 0;
-      for (int c = 0; c <= cols; c++) {
-        double tc1 = t_end * (c + 1) / cols;
-        double m = level;
-        while (i < st->memory->len && sim_time_to_s (g_array_index (st->memory, SimMemPoint, i).time) < tc1) {
-          const SimMemPoint *mp = &g_array_index (st->memory, SimMemPoint, i);
-          level = (double) mp->activation_bytes;
-          m = MAX (m, level);
-          if (base + level > peak_v) {
-            peak_v = base + level;
-            peak_t = sim_time_to_s (mp->time);
-          }
-          i++;
-        }
-        colmax[c] = m;
-      }
-      cairo_move_to (cr, left, Y (base));
-      for (int c = 0; c < cols; c++) {
-        cairo_line_to (cr, left + c, Y (base + colmax[c]));
-        cairo_line_to (cr, left + c + 1, Y (base + colmax[c]));
-      }
-      cairo_line_to (cr, right, Y (base));
-      cairo_close_path (cr);
-      cairo_fill (cr);
-    } else {
-      /* no timeline: the ledger's peak as a flat band */
-      cairo_rectangle (cr, left, Y (base + sm->activations_peak_bytes), right - left,
-                       Y (base) - Y (base + sm->activations_peak_bytes));
-      cairo_fill (cr);
-      peak_v = base + sm->activations_peak_bytes;
-      peak_t = t_end / 2;
-    }
-    /* frame, capacity and usable lines */
-    cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-    cairo_set_line_width (cr, 1);
-    cairo_rectangle (cr, left + 0.5, top + 0.5, right - left - 1, PANEL_H - 1);
-    cairo_stroke (cr);
-    {
-      struct { double v; const char *name; double r, g, b; double dash; } lines[] = {
-        { (double) mem->capacity_bytes, "driver-visible", 0.1, 0.1, 0.1, 0 },
-        { (double) mem->usable_bytes, "usable", 0.75, 0.1, 0.1, 6 },
-      };
-      for (guint k = 0; k < G_N_ELEMENTS (lines); k++) {
-        double y = floor (Y (lines[k].v)) + 0.5;
-        g_autofree char *lab = g_strdup_printf ("%s %.1f GB = %.1f GiB", lines[k].name, lines[k].v / 1e9,
-                                                lines[k].v / 1073741824.0);
-        cairo_set_source_rgb (cr, lines[k].r, lines[k].g, lines[k].b);
-        cairo_set_line_width (cr, 1.5);
-        if (lines[k].dash > 0)
-          cairo_set_dash (cr, &lines[k].dash, 1, 0);
-        cairo_move_to (cr, left, y);
-        cairo_line_to (cr, right, y);
-        cairo_stroke (cr);
-        cairo_set_dash (cr, NULL, 0, 0);
-        viz_font (cr, 11, FALSE);
-        viz_text (cr, right + 6, y + (k == 0 ? -3 : 11), 0, lab);
-      }
-    }
-    /* the peak, marked where it happens */
-    {
-      double x = X (peak_t), y = Y (peak_v);
-      g_autofree char *a = g_strdup_printf ("peak %.2f GB", peak_v / 1e9);
-      g_autofree char *b = g_strdup_printf ("= %.2f GiB", peak_v / 1073741824.0);
-      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-      cairo_arc (cr, x, y, 4, 0, 2 * G_PI);
-      cairo_fill (cr);
-      viz_font (cr, 11.5, TRUE);
-      {
-        double tx = x + 8, w = MAX (viz_text_width (cr, a), viz_text_width (cr, b));
-        if (tx + w > right - 4)
-          tx = x - 8 - w;
-        if (y - 44 > top) {
-          /* above the stack, where nothing is drawn */
-          cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-          cairo_set_line_width (cr, 1);
-          cairo_move_to (cr, x, y - 4);
-          cairo_line_to (cr, x, y - 12);
-          cairo_stroke (cr);
-          viz_text (cr, tx, y - 30, 0, a);
-          viz_font (cr, 11.5, FALSE);
-          viz_text (cr, tx, y - 16, 0, b);
-        } else {
-          /* no room above: beside the point, on a white card */
-          cairo_set_source_rgba (cr, 1, 1, 1, 0.9);
-          cairo_rectangle (cr, tx - 4, y + 4, w + 8, 32);
-          cairo_fill (cr);
-          cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-          viz_text (cr, tx, y + 18, 0, a);
-          viz_font (cr, 11.5, FALSE);
-          viz_text (cr, tx, y + 32, 0, b);
-        }
-      }
-    }
-    /* y axis in GB */
-    {
-      double stepv = viz_tick_step (ymax / 1e9, 5);
-      viz_font (cr, 11, FALSE);
-      cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-      for (double v = 0; v * 1e9 <= ymax; v += stepv) {
-        g_autofree char *t = viz_format_tick (v);
-        double y = floor (Y (v * 1e9)) + 0.5;
-        cairo_move_to (cr, left - 5, y);
-        cairo_line_to (cr, left, y);
-        cairo_stroke (cr);
-        viz_text (cr, left - 8, y + 4, 1, t);
-      }
-      cairo_save (cr);
-      cairo_translate (cr, 18, (top + bottom) / 2);
-      cairo_rotate (cr, -G_PI / 2);
-      viz_font (cr, 12, FALSE);
-      viz_text (cr, 0, 0, 0.5, "GB (10^9 bytes)");
-      cairo_restore (cr);
-    }
-    {
-      g_autofree char *lab = g_strdup_printf ("stage %d%s", s, s == mem->peak_stage ? " (peak)" : "");
-      viz_font (cr, 13, TRUE);
-      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-      viz_text (cr, left, top - 8, 0, lab);
-    }
-#undef Y
-#undef X
+    p.top = TOP + pi * (PANEL_H + GAP);
+    p.bottom = p.top + PANEL_H;
+    draw_panel (cr, &p, mem, it, g_array_index (panels, int, pi));
   }
-  /* time axis under the last panel */
-  {
-    double yb = TOP + panels->len * PANEL_H + (panels->len - 1) * GAP;
-    double stepx = viz_tick_step (t_end * scale, 10);
-    g_autofree char *axis = g_strdup_printf ("time (%s)", unit);
-    viz_font (cr, 11.5, FALSE);
-    cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-    for (double v = 0; v <= t_end * scale + 1e-9; v += stepx) {
-      double x = floor (left + (right - left) * (v / scale) / t_end) + 0.5;
-      g_autofree char *t = viz_format_tick (v);
-      cairo_move_to (cr, x, yb);
-      cairo_line_to (cr, x, yb + 5);
-      cairo_stroke (cr);
-      viz_text (cr, x, yb + 18, 0.5, t);
-    }
-    viz_font (cr, 12, FALSE);
-    viz_text (cr, (left + right) / 2, yb + 38, 0.5, axis);
-  }
+  draw_time_axis (cr, p.left, p.right, TOP + panels->len * PANEL_H + (panels->len - 1) * GAP,
+                  p.t_end);
   cairo_restore (cr);
 }
