@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "sim-plan.h"
+#include "sim-run.h"
 #include "sim-topology.h"
 
 G_BEGIN_DECLS
@@ -42,14 +43,8 @@ SimTopology *sim_cli_load_topology (const char *name, int nodes, const char *cal
 gboolean sim_cli_int (const char *flag, const char *value, int min, int max, int *out,
                       GError **error);
 
-/* the comparison table of compare and sweep: runs in the order given
+/* the comparison table of sim compare: runs in the order given
  * (SimRun*), E against ref when it is not NULL */
-struct _SimRunTableRow;
-void sim_cli_print_runs (GString *out, GPtrArray *runs, gconstpointer ref);
-/* runs that fit first, by tokens/s, then those that do not, by peak */
-void sim_cli_rank_runs (GPtrArray *runs);
-/* the runs as JSON rows: {"label", "plan": {...}, "fits", "oom_case", "peak_bytes", ...} */
-char *sim_cli_runs_json (const char *command, const char *topology, const char *model,
-                         GPtrArray *runs, gconstpointer ref, GPtrArray *extra_lines);
+void sim_cli_print_runs (GString *out, GPtrArray *runs, const SimRun *ref);
 
 G_END_DECLS

@@ -115,32 +115,9 @@ sim_cli_load_topology (const char *name, int nodes, const char *calibration, GEr
 #include "sim-report.h"
 #include "sim-run.h"
 
-static int
-rank_cmp (gconstpointer pa, gconstpointer pb)
-{
-  const SimRun *a = *(const SimRun *const *) pa, *b = *(const SimRun *const *) pb;
-  double ta, tb;
-  if (a->memory->fits != b->memory->fits)
-    return a->memory->fits ? -1 : 1;
-  if (!a->memory->fits)
-    return (a->memory->peak_bytes > b->memory->peak_bytes) - (a->memory->peak_bytes < b->memory->peak_bytes);
-  ta = a->time != NULL ? a->time->tokens_per_s : 0;
-  tb = b->time != NULL ? b->time->tokens_per_s : 0;
-  if (ta != tb)
-    return ta > tb ? -1 : 1;
-  return strcmp (a->label, b->label); /* a total order: the same table every run */
-}
-
 void
-sim_cli_rank_runs (GPtrArray *runs)
+sim_cli_print_runs (GString *out, GPtrArray *runs, const SimRun *ref)
 {
-  g_ptr_array_sort (runs, rank_cmp);
-}
-
-void
-sim_cli_print_runs (GString *out, GPtrArray *runs, gconstpointer ref_p)
-{
-  const SimRun *ref = ref_p;
   gsize w = 24;
   for (guint i = 0; i < runs->len; i++)
     w = MAX (w, strlen (((const SimRun *) g_ptr_array_index (runs, i))->label));
@@ -168,55 +145,4 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gconstpointer ref_p)
     else
       g_string_append_printf (out, "%5.2f  %s%s\n", e, sim_run_wall (r), r->extrapolated ? " (screened)" : "");
   }
-}
-
-char *
-sim_cli_runs_json (const char *command, const char *topology, const char *model, GPtrArray *runs,
-                   gconstpointer ref_p, GPtrArray *extra)
-{
-  const SimRun *ref = ref_p;
-  SimJson j;
-  sim_json_init (&j, TRUE);
-  sim_json_begin_object (&j, NULL);
-  sim_json_string (&j, "schema", "sim-runs/1");
-  sim_json_string (&j, "command", command);
-  sim_json_string (&j, "topology", topology);
-  sim_json_string (&j, "model", model);
-  sim_json_begin_array (&j, "runs");
-  for (guint i = 0; i < runs->len; i++) {
-    const SimRun *r = g_ptr_array_index (runs, i);
-    const SimIteration *it = r->time;
-    const SimPlan *p = r->plan;
-    sim_json_begin_object (&j, NULL);
-    sim_json_string (&j, "label", r->label);
-    sim_report_json_plan (&j, p);
-    sim_json_bool (&j, "fits", r->memory->fits);
-    sim_json_string (&j, "oom_case", sim_oom_case_name (r->memory->oom_case));
-    sim_json_uint (&j, "peak_bytes", r->memory->peak_bytes);
-    sim_json_uint (&j, "usable_bytes", r->memory->usable_bytes);
-    sim_json_bool (&j, "screened", r->extrapolated);
-    if (it != NULL) {
-      sim_json_double (&j, "step_s", it->step_s);
-      sim_json_double (&j, "tokens_per_s", it->tokens_per_s);
-      sim_json_double (&j, "mfu", it->mfu);
-      sim_json_double (&j, "bubble_fraction", it->bubble_fraction);
-      sim_json_double (&j, "compute_s", it->compute_s);
-      sim_json_double (&j, "exposed_tp_s", it->exposed_tp_s);
-      sim_json_double (&j, "exposed_cp_s", it->exposed_cp_s);
-      sim_json_double (&j, "exposed_pp_s", it->exposed_pp_s);
-      sim_json_double (&j, "exposed_dp_s", it->exposed_dp_s);
-    }
-    sim_json_double (&j, "scaling_efficiency", sim_run_scaling_efficiency (r, ref));
-    sim_json_string (&j, "wall", sim_run_wall (r));
-    sim_json_end_object (&j);
-  }
-  sim_json_end_array (&j);
-  if (extra != NULL) {
-    sim_json_begin_array (&j, "notes");
-    for (guint i = 0; i < extra->len; i++)
-      sim_json_string (&j, NULL, g_ptr_array_index (extra, i));
-    sim_json_end_array (&j);
-  }
-  sim_json_end_object (&j);
-  return sim_json_finish (&j);
 }

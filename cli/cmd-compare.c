@@ -75,7 +75,7 @@ sim_cmd_compare (int argc, char **argv, GError **error)
     }
     g_ptr_array_add (runs, r);
   }
-  sim_cli_rank_runs (runs);
+  sim_run_rank (runs);
 
   if (chart != NULL) {
     g_autofree char *title = g_strdup_printf ("%s on %s (%d GPUs): %u layouts", model->name, topo->name,
@@ -86,7 +86,7 @@ sim_cmd_compare (int argc, char **argv, GError **error)
     }
   }
   if (json != NULL) {
-    g_autofree char *text = sim_cli_runs_json ("compare", topo->name, model->name, runs, NULL, NULL);
+    g_autofree char *text = sim_report_runs_json ("compare", topo->name, model->name, runs, NULL, NULL);
     if (g_str_equal (json, "-")) {
       fputs (text, stdout);
       return 0;

@@ -25,4 +25,11 @@ char *sim_report_json (const SimRun *run);
  * appends to j, never fails */
 void sim_report_json_plan (SimJson *j, const SimPlan *p);
 
+/* runs side by side (SimRun*, in the order given; schema "sim-runs/1"):
+ * label, plan, fits, peak, time, scaling efficiency against ref (may be
+ * NULL), wall; extra (may be NULL) becomes "notes".  New text, caller
+ * g_free()s; never fails; any thread. */
+char *sim_report_runs_json (const char *command, const char *topology, const char *model,
+                            GPtrArray *runs, const SimRun *ref, GPtrArray *extra);
+
 G_END_DECLS

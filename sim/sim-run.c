@@ -1,6 +1,8 @@
 /* sim-run.c — see sim-run.h */
 #include "sim-run.h"
 
+#include <string.h>
+
 #include <math.h>
 
 void
@@ -140,4 +142,26 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
                                                       : "most of the extra GPUs are wasted"));
   }
   return out;
+}
+
+static int
+rank_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const SimRun *a = *(const SimRun *const *) pa, *b = *(const SimRun *const *) pb;
+  double ta, tb;
+  if (a->memory->fits != b->memory->fits)
+    return a->memory->fits ? -1 : 1;
+  if (!a->memory->fits)
+    return (a->memory->peak_bytes > b->memory->peak_bytes) - (a->memory->peak_bytes < b->memory->peak_bytes);
+  ta = a->time != NULL ? a->time->tokens_per_s : 0;
+  tb = b->time != NULL ? b->time->tokens_per_s : 0;
+  if (ta != tb)
+    return ta > tb ? -1 : 1;
+  return strcmp (a->label, b->label); /* a total order: the same table every run */
+}
+
+void
+sim_run_rank (GPtrArray *runs)
+{
+  g_ptr_array_sort (runs, rank_cmp);
 }

@@ -53,4 +53,9 @@ double sim_run_scaling_efficiency (const SimRun *run, const SimRun *reference);
  * when the run fits but was not simulated (static strings); any thread */
 const char *sim_run_wall (const SimRun *run);
 
+/* sort runs (SimRun*): those that fit first, by tokens/s (a run without a
+ * time counts 0), then those that do not, by peak memory; ties by label, so
+ * the order is total; never fails; any thread on a private array */
+void sim_run_rank (GPtrArray *runs);
+
 G_END_DECLS
