@@ -121,7 +121,8 @@ fit_latency (SimCalibration *c, const char *topology, int nodes, int gpus, const
   g_autofree char *topo_path = sim_paths_resolve (topology, "topologies", error);
   SimLatencyFit fit;
 
-  if (topo_path == NULL || (topo = sim_topology_load (topo_path, nodes, error)) == NULL)
+  if (topo_path == NULL || (topo = sim_topology_load (topo_path, nodes, error)) == NULL ||
+      !sim_topology_check_one_gpu_type (topo, error))
     return FALSE;
   /* the rates measured above are part of the cluster the fit runs on */
   sim_calibration_apply (c, topo);

@@ -101,9 +101,14 @@ SimTopology *
 sim_cli_load_topology (const char *name, int nodes, const char *calibration, GError **error)
 {
   g_autofree char *path = sim_paths_resolve (name, "topologies", error);
-  if (path == NULL)
+  g_autoptr (SimTopology) t = NULL;
+  if (path == NULL || (t = sim_calibration_load_topology (path, nodes, calibration, error)) == NULL)
     return NULL;
-  return sim_calibration_load_topology (path, nodes, calibration, error);
+  /* every subcommand models one GPU type per cluster (sim_plan_resolve
+   * checks it too, for library users) */
+  if (!sim_topology_check_one_gpu_type (t, error))
+    return NULL;
+  return g_steal_pointer (&t);
 }
 
 /* ---- tables shared by compare and sweep ---- */

@@ -187,10 +187,6 @@ add_clusters (SimSweep *sw, const char *topo_path, int nodes, const char *calibr
   SimTopology *t = sim_cli_load_topology (topo_path, nodes, calibration, error);
   if (t == NULL)
     return FALSE;
-  if (!sim_topology_check_one_gpu_type (t, error)) {
-    sim_topology_free (t);
-    return FALSE;
-  }
   *max_nodes = t->n_nodes;
   if (!scale) {
     sim_sweep_add_cluster (sw, t, *max_nodes);
