@@ -89,7 +89,7 @@ plan_of (const char *label)
 static int
 merge (GPtrArray *files, int top, GError **error)
 {
-  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (sim_sweep_row_free);
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (sim_run_summary_free);
   g_autoptr (GPtrArray) ranked = g_ptr_array_new ();
   g_autoptr (GString) out = g_string_new (NULL);
   g_autofree char *topo = NULL, *model = NULL;

@@ -576,6 +576,29 @@ sim_report_json (const SimRun *run)
   return sim_json_finish (&j);
 }
 
+void
+sim_report_summary_json (SimJson *j, const SimRunSummary *r)
+{
+  sim_json_bool (j, "fits", r->fits);
+  sim_json_string (j, "oom_case", r->oom_case);
+  sim_json_uint (j, "peak_bytes", r->peak_bytes);
+  sim_json_uint (j, "usable_bytes", r->usable_bytes);
+  if (!r->has_time)
+    return;
+  sim_json_bool (j, "screened", r->screened);
+  sim_json_double (j, "step_s", r->step_s);
+  sim_json_double (j, "tokens_per_s", r->tokens_per_s);
+  sim_json_double (j, "mfu", r->mfu);
+  sim_json_double (j, "bubble_fraction", r->bubble);
+  sim_json_double (j, "compute_s", r->compute_s);
+  sim_json_double (j, "exposed_tp_s", r->tp_s);
+  sim_json_double (j, "exposed_cp_s", r->cp_s);
+  sim_json_double (j, "exposed_pp_s", r->pp_s);
+  sim_json_double (j, "exposed_dp_s", r->dp_s);
+  sim_json_string (j, "wall", r->wall);
+  sim_json_double (j, "scaling_efficiency", r->e);
+}
+
 char *
 sim_report_runs_json (const char *command, const char *topology, const char *model, GPtrArray *runs,
                       const SimRun *ref, GPtrArray *extra)
@@ -590,29 +613,15 @@ sim_report_runs_json (const char *command, const char *topology, const char *mod
   sim_json_begin_array (&j, "runs");
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
-    const SimIteration *it = r->time;
-    const SimPlan *p = r->plan;
+    g_autoptr (SimRunSummary) s = sim_run_summary_new ((int) i, r->label, 0);
+    sim_run_summary_fill (s, r);
+    s->e = sim_run_scaling_efficiency (r, ref);
     sim_json_begin_object (&j, NULL);
     sim_json_string (&j, "label", r->label);
-    sim_report_json_plan (&j, p);
-    sim_json_bool (&j, "fits", r->memory->fits);
-    sim_json_string (&j, "oom_case", sim_oom_case_name (r->memory->oom_case));
-    sim_json_uint (&j, "peak_bytes", r->memory->peak_bytes);
-    sim_json_uint (&j, "usable_bytes", r->memory->usable_bytes);
-    sim_json_bool (&j, "screened", r->extrapolated);
-    if (it != NULL) {
-      sim_json_double (&j, "step_s", it->step_s);
-      sim_json_double (&j, "tokens_per_s", it->tokens_per_s);
-      sim_json_double (&j, "mfu", it->mfu);
-      sim_json_double (&j, "bubble_fraction", it->bubble_fraction);
-      sim_json_double (&j, "compute_s", it->compute_s);
-      sim_json_double (&j, "exposed_tp_s", it->exposed_tp_s);
-      sim_json_double (&j, "exposed_cp_s", it->exposed_cp_s);
-      sim_json_double (&j, "exposed_pp_s", it->exposed_pp_s);
-      sim_json_double (&j, "exposed_dp_s", it->exposed_dp_s);
-    }
-    sim_json_double (&j, "scaling_efficiency", sim_run_scaling_efficiency (r, ref));
-    sim_json_string (&j, "wall", sim_run_wall (r));
+    sim_report_json_plan (&j, r->plan);
+    sim_report_summary_json (&j, s);
+    if (!s->has_time)
+      sim_json_string (&j, "wall", s->wall);
     sim_json_end_object (&j);
   }
   sim_json_end_array (&j);

@@ -144,24 +144,107 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
   return out;
 }
 
-static int
-rank_cmp (gconstpointer pa, gconstpointer pb)
+SimRunSummary *
+sim_run_summary_new (int index, const char *label, int nodes)
 {
-  const SimRun *a = *(const SimRun *const *) pa, *b = *(const SimRun *const *) pb;
-  double ta, tb;
-  if (a->memory->fits != b->memory->fits)
-    return a->memory->fits ? -1 : 1;
-  if (!a->memory->fits)
-    return (a->memory->peak_bytes > b->memory->peak_bytes) - (a->memory->peak_bytes < b->memory->peak_bytes);
-  ta = a->time != NULL ? a->time->tokens_per_s : 0;
-  tb = b->time != NULL ? b->time->tokens_per_s : 0;
-  if (ta != tb)
+  SimRunSummary *s = g_new0 (SimRunSummary, 1);
+  s->index = index;
+  s->label = g_strdup (label);
+  s->nodes = nodes;
+  s->e = NAN;
+  return s;
+}
+
+void
+sim_run_summary_free (gpointer p)
+{
+  SimRunSummary *s = p;
+  g_free (s->label);
+  g_free (s->pruned);
+  g_free (s->oom_case);
+  g_free (s->wall);
+  g_free (s);
+}
+
+void
+sim_run_summary_fill (SimRunSummary *s, const SimRun *run)
+{
+  const SimIteration *it = run->time;
+  s->gpus = sim_plan_world_size (run->plan);
+  s->fits = run->memory->fits;
+  g_free (s->oom_case);
+  s->oom_case = g_strdup (sim_oom_case_name (run->memory->oom_case));
+  s->peak_bytes = run->memory->peak_bytes;
+  s->usable_bytes = run->memory->usable_bytes;
+  s->screened = run->extrapolated;
+  g_free (s->wall);
+  s->wall = g_strdup (sim_run_wall (run));
+  s->has_time = it != NULL;
+  s->simulated = it != NULL;
+  if (it == NULL)
+    return;
+  s->step_s = it->step_s;
+  s->tokens_per_s = it->tokens_per_s;
+  s->mfu = it->mfu;
+  s->bubble = it->bubble_fraction;
+  s->compute_s = it->compute_s;
+  s->tp_s = it->exposed_tp_s;
+  s->cp_s = it->exposed_cp_s;
+  s->pp_s = it->exposed_pp_s;
+  s->dp_s = it->exposed_dp_s;
+}
+
+static int
+summary_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const SimRunSummary *a = *(const SimRunSummary *const *) pa, *b = *(const SimRunSummary *const *) pb;
+  double ta = a->has_time ? a->tokens_per_s : 0, tb = b->has_time ? b->tokens_per_s : 0;
+  if (a->fits != b->fits)
+    return a->fits ? -1 : 1;
+  if (a->fits && ta != tb)
     return ta > tb ? -1 : 1;
-  return strcmp (a->label, b->label); /* a total order: the same table every run */
+  if (!a->fits && a->peak_bytes != b->peak_bytes)
+    return a->peak_bytes < b->peak_bytes ? -1 : 1;
+  return a->index - b->index; /* a total order: the same table every run */
+}
+
+void
+sim_run_summaries_rank (GPtrArray *summaries)
+{
+  g_ptr_array_sort (summaries, summary_cmp);
+}
+
+void
+sim_run_summaries_efficiency (GPtrArray *ranked)
+{
+  const SimRunSummary *ref = NULL;
+  for (guint i = 0; i < ranked->len; i++) {
+    const SimRunSummary *r = g_ptr_array_index (ranked, i);
+    if (!r->has_time)
+      continue;
+    if (ref == NULL || r->gpus < ref->gpus)
+      ref = r; /* ranked by throughput: the first of the fewest GPUs is its best */
+  }
+  for (guint i = 0; i < ranked->len; i++) {
+    SimRunSummary *r = g_ptr_array_index (ranked, i);
+    r->e = ref != NULL && r->has_time ? (r->tokens_per_s / r->gpus) / (ref->tokens_per_s / ref->gpus) : NAN;
+  }
 }
 
 void
 sim_run_rank (GPtrArray *runs)
 {
-  g_ptr_array_sort (runs, rank_cmp);
+  g_autoptr (GPtrArray) sums = g_ptr_array_new_with_free_func (sim_run_summary_free);
+  g_autofree gpointer *order = g_new (gpointer, runs->len);
+  for (guint i = 0; i < runs->len; i++) {
+    const SimRun *r = g_ptr_array_index (runs, i);
+    SimRunSummary *s = sim_run_summary_new ((int) i, r->label, 0);
+    sim_run_summary_fill (s, r);
+    g_ptr_array_add (sums, s);
+  }
+  sim_run_summaries_rank (sums);
+  for (guint i = 0; i < sums->len; i++)
+    order[i] = g_ptr_array_index (runs, ((SimRunSummary *) g_ptr_array_index (sums, i))->index);
+  for (guint i = 0; i < runs->len; i++)
+    runs->pdata[i] = order[i];
 }

@@ -53,9 +53,38 @@ double sim_run_scaling_efficiency (const SimRun *run, const SimRun *reference);
  * when the run fits but was not simulated (static strings); any thread */
 const char *sim_run_wall (const SimRun *run);
 
-/* sort runs (SimRun*): those that fit first, by tokens/s (a run without a
- * time counts 0), then those that do not, by peak memory; ties by label, so
- * the order is total; never fails; any thread on a private array */
+/* One layout in a table (sim compare, sim sweep): what a run gives, in a
+ * few numbers, and why it was not simulated when it was not.  Filled from a
+ * run by sim_run_summary_fill, or read back from a sweep's shard file. */
+typedef struct {
+  int index;             /* the order it was given or enumerated in */
+  char *label;           /* the plan string */
+  int nodes;
+  char *pruned;          /* why it was not simulated, or NULL */
+  gboolean simulated, fits, screened, has_time;
+  char *oom_case;        /* "A", "B", "C" or NULL */
+  guint64 peak_bytes, usable_bytes;
+  int gpus;
+  double step_s, tokens_per_s, mfu, bubble, compute_s, tp_s, cp_s, pp_s, dp_s;
+  char *wall;            /* the diagnosis' wall */
+  double e;              /* scaling efficiency against the smallest layout that fits; NAN without one */
+} SimRunSummary;
+
+/* a new summary (free with sim_run_summary_free) of label, index and nodes,
+ * e NAN, nothing else yet */
+SimRunSummary *sim_run_summary_new (int index, const char *label, int nodes);
+void sim_run_summary_free (gpointer summary);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimRunSummary, sim_run_summary_free)
+/* the memory and, when the run has one, the time of run into s; any thread */
+void sim_run_summary_fill (SimRunSummary *s, const SimRun *run);
+/* sort summaries: the layouts that fit first, by tokens/s (without a time:
+ * 0); then those that do not, by peak memory; ties by index.  Then the
+ * scaling efficiency of every one with a time against the best of the
+ * fewest GPUs (E = tokens/s per GPU over the reference's). */
+void sim_run_summaries_rank (GPtrArray *summaries);
+void sim_run_summaries_efficiency (GPtrArray *ranked);
+/* sort runs (SimRun*) in the order of their summaries (above), ties in the
+ * order given */
 void sim_run_rank (GPtrArray *runs);
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include "sim-json-read.h"
 #include "sim-memory.h"
 #include "sim-plan.h"
+#include "sim-report.h"
 #include "sim-run.h"
 
 typedef SimSweepRow Row;
@@ -28,17 +29,6 @@ struct _SimSweep {
 
 typedef SimSweep Sweep;
 
-void
-sim_sweep_row_free (gpointer p)
-{
-  Row *r = p;
-  g_free (r->label);
-  g_free (r->pruned);
-  g_free (r->oom_case);
-  g_free (r->wall);
-  g_free (r);
-}
-
 SimSweep *
 sim_sweep_new (const SimModel *model, guint64 global_batch)
 {
@@ -47,7 +37,7 @@ sim_sweep_new (const SimModel *model, guint64 global_batch)
   sw->node_counts = g_array_new (FALSE, FALSE, sizeof (int));
   sw->model = model;
   sw->global_batch = global_batch;
-  sw->rows = g_ptr_array_new_with_free_func (sim_sweep_row_free);
+  sw->rows = g_ptr_array_new_with_free_func (sim_run_summary_free);
   return sw;
 }
 
@@ -91,14 +81,13 @@ static void
 add (Sweep *sw, int nodes, const char *reason, const char *fmt, ...)
 {
   va_list ap;
-  Row *r = g_new0 (Row, 1);
+  g_autofree char *label = NULL;
+  Row *r;
   va_start (ap, fmt);
-  r->label = g_strdup_vprintf (fmt, ap);
+  label = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  r->index = (int) sw->rows->len;
-  r->nodes = nodes;
+  r = sim_run_summary_new ((int) sw->rows->len, label, nodes);
   r->pruned = reason != NULL ? g_strdup (reason) : NULL;
-  r->e = NAN;
   g_ptr_array_add (sw->rows, r);
 }
 
@@ -177,24 +166,6 @@ simulate (const SimTopology *t, const SimModel *m, const char *label, guint64 gb
   return sim_run_evaluate (t, m, plan, label, SIM_RUN_TIME, error);
 }
 
-static void
-fill_time (Row *r, const SimRun *run)
-{
-  const SimIteration *it = run->time;
-  r->has_time = TRUE;
-  r->step_s = it->step_s;
-  r->tokens_per_s = it->tokens_per_s;
-  r->mfu = it->mfu;
-  r->bubble = it->bubble_fraction;
-  r->compute_s = it->compute_s;
-  r->tp_s = it->exposed_tp_s;
-  r->cp_s = it->exposed_cp_s;
-  r->pp_s = it->exposed_pp_s;
-  r->dp_s = it->exposed_dp_s;
-  g_free (r->wall);
-  r->wall = g_strdup (sim_run_wall (run));
-}
-
 /* evaluate one row: prune by validity and memory, then simulate, screening
  * long runs by linear extrapolation from 2p and 4p micro-batches */
 static void
@@ -236,7 +207,7 @@ evaluate (Sweep *sw, Row *r, gboolean exact)
       r->fits = FALSE;
       return;
     }
-    fill_time (r, run);
+    sim_run_summary_fill (r, run);
     r->screened = FALSE;
     r->peak_bytes = run->memory->peak_bytes;
   } else {
@@ -251,7 +222,7 @@ evaluate (Sweep *sw, Row *r, gboolean exact)
     /* from 4p to m micro-batches, at the slope between 2p and 4p */
     k = (double) (m - 4 * p) / (double) (2 * p);
 #define EX(f) (b->time->f + k * (b->time->f - a->time->f))
-    fill_time (r, b);
+    sim_run_summary_fill (r, b);
     r->step_s = EX (step_s);
     r->compute_s = EX (compute_s);
     r->tp_s = EX (exposed_tp_s);
@@ -285,7 +256,7 @@ work (gpointer data, gpointer user)
 void
 sim_sweep_keep_shard (SimSweep *sw, int shard, int shards)
 {
-  g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (sim_sweep_row_free);
+  g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (sim_run_summary_free);
   if (shards <= 1)
     return;
   for (guint i = 0; i < sw->rows->len; i++) {
@@ -293,7 +264,7 @@ sim_sweep_keep_shard (SimSweep *sw, int shard, int shards)
     if ((int) (i % (guint) shards) == shard - 1)
       g_ptr_array_add (keep, r);
     else
-      sim_sweep_row_free (r);
+      sim_run_summary_free (r);
   }
   g_ptr_array_set_free_func (sw->rows, NULL);
   g_ptr_array_unref (sw->rows);
@@ -313,39 +284,11 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   g_thread_pool_free (pool, FALSE, TRUE);
 }
 
-static int
-rank_cmp (gconstpointer pa, gconstpointer pb)
-{
-  const Row *a = *(const Row *const *) pa, *b = *(const Row *const *) pb;
-  if (a->has_time != b->has_time)
-    return a->has_time ? -1 : 1;
-  if (a->tokens_per_s != b->tokens_per_s)
-    return a->tokens_per_s > b->tokens_per_s ? -1 : 1;
-  return a->index - b->index;
-}
-
-static void
-efficiency (GPtrArray *ranked)
-{
-  const Row *ref = NULL;
-  for (guint i = 0; i < ranked->len; i++) {
-    const Row *r = g_ptr_array_index (ranked, i);
-    if (!r->has_time)
-      continue;
-    if (ref == NULL || r->gpus < ref->gpus)
-      ref = r; /* ranked by throughput: the first of the fewest GPUs is its best */
-  }
-  for (guint i = 0; i < ranked->len; i++) {
-    Row *r = g_ptr_array_index (ranked, i);
-    r->e = ref != NULL && r->has_time ? (r->tokens_per_s / r->gpus) / (ref->tokens_per_s / ref->gpus) : NAN;
-  }
-}
-
 void
 sim_sweep_rank_rows (GPtrArray *rows)
 {
-  g_ptr_array_sort (rows, rank_cmp);
-  efficiency (rows);
+  sim_run_summaries_rank (rows);
+  sim_run_summaries_efficiency (rows);
 }
 
 GPtrArray *
@@ -355,7 +298,7 @@ sim_sweep_rank (SimSweep *sw, int exact)
   int redone = 0;
   for (guint i = 0; i < sw->rows->len; i++)
     g_ptr_array_add (ranked, g_ptr_array_index (sw->rows, i));
-  g_ptr_array_sort (ranked, rank_cmp);
+  sim_run_summaries_rank (ranked);
   /* the leaders, simulated in full where they were screened */
   for (guint i = 0; i < ranked->len && redone < exact; i++) {
     Row *r = g_ptr_array_index (ranked, i);
@@ -389,24 +332,7 @@ sim_sweep_rows_json (GPtrArray *rows, const char *topo, const char *model, int s
     sim_json_int (&j, "nodes", r->nodes);
     sim_json_int (&j, "gpus", r->gpus);
     sim_json_string (&j, "pruned", r->pruned);
-    sim_json_bool (&j, "fits", r->fits);
-    sim_json_string (&j, "oom_case", r->oom_case);
-    sim_json_uint (&j, "peak_bytes", r->peak_bytes);
-    sim_json_uint (&j, "usable_bytes", r->usable_bytes);
-    if (r->has_time) {
-      sim_json_bool (&j, "screened", r->screened);
-      sim_json_double (&j, "step_s", r->step_s);
-      sim_json_double (&j, "tokens_per_s", r->tokens_per_s);
-      sim_json_double (&j, "mfu", r->mfu);
-      sim_json_double (&j, "bubble_fraction", r->bubble);
-      sim_json_double (&j, "compute_s", r->compute_s);
-      sim_json_double (&j, "exposed_tp_s", r->tp_s);
-      sim_json_double (&j, "exposed_cp_s", r->cp_s);
-      sim_json_double (&j, "exposed_pp_s", r->pp_s);
-      sim_json_double (&j, "exposed_dp_s", r->dp_s);
-      sim_json_string (&j, "wall", r->wall);
-      sim_json_double (&j, "scaling_efficiency", r->e);
-    }
+    sim_report_summary_json (&j, r);
     sim_json_end_object (&j);
   }
   sim_json_end_array (&j);

@@ -20,23 +20,13 @@
 #include <glib.h>
 
 #include "sim-model.h"
+#include "sim-run.h"
 #include "sim-topology.h"
 
 G_BEGIN_DECLS
 
-typedef struct {
-  int index;             /* order of enumeration */
-  char *label;           /* the plan string */
-  int nodes;
-  char *pruned;          /* why it was not simulated, or NULL */
-  gboolean simulated, fits, screened, has_time;
-  char *oom_case;        /* "A", "B", "C" or NULL */
-  guint64 peak_bytes, usable_bytes;
-  int gpus;
-  double step_s, tokens_per_s, mfu, bubble, compute_s, tp_s, cp_s, pp_s, dp_s;
-  char *wall;            /* the diagnosis' wall */
-  double e;              /* scaling efficiency against the smallest layout that fits; NAN without time */
-} SimSweepRow;
+/* a sweep's row is a run's summary (sim-run.h), pruned or simulated */
+typedef SimRunSummary SimSweepRow;
 
 typedef struct _SimSweep SimSweep;
 
@@ -75,10 +65,9 @@ void sim_sweep_rank_rows (GPtrArray *rows);
 char *sim_sweep_rows_json (GPtrArray *rows, const char *topology, const char *model, int shard,
                            int shards);
 /* append the rows of one shard file's text to rows (SimSweepRow*, free with
- * sim_sweep_row_free); *topology and *model are set from the first file and
+ * sim_run_summary_free); *topology and *model are set from the first file and
  * checked against later ones.  SIM_ERROR_USAGE on another schema or sweep. */
 gboolean sim_sweep_rows_read (const char *path, const char *text, char **topology, char **model,
                               GPtrArray *rows, GError **error);
-void sim_sweep_row_free (gpointer row);
 
 G_END_DECLS

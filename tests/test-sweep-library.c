@@ -124,7 +124,7 @@ test_json (void)
 {
   g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
   g_autoptr (SimSweep) sw = make (m);
-  g_autoptr (GPtrArray) back = g_ptr_array_new_with_free_func (sim_sweep_row_free);
+  g_autoptr (GPtrArray) back = g_ptr_array_new_with_free_func (sim_run_summary_free);
   g_autofree char *text = NULL, *topo = NULL, *model = NULL;
   g_autoptr (GError) error = NULL;
   GPtrArray *rows;

@@ -8,7 +8,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   g_autofree char *text = fuzz_text (data, size);
   g_autofree char *topo = NULL, *model = NULL, *back = NULL;
-  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (sim_sweep_row_free);
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (sim_run_summary_free);
   GError *error = NULL;
   if (!sim_sweep_rows_read ("fuzz.json", text, &topo, &model, rows, &error)) {
     g_assert (error != NULL && error->message[0] != '\0');
