@@ -40,6 +40,10 @@ gboolean sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOptio
  * is not NULL, with that calibration applied */
 SimTopology *sim_cli_load_topology (const char *name, int nodes, const char *calibration, GError **error);
 
+/* --json FILE|-: the text to FILE, whole or not at all (error prefixed
+ * "--json: "), or to stdout for "-", which ends the command (*done) */
+gboolean sim_cli_write_json (const char *json, const char *text, gboolean *done, GError **error);
+
 gboolean sim_cli_int (const char *flag, const char *value, int min, int max, int *out,
                       GError **error);
 

@@ -209,14 +209,11 @@ sim_cmd_collective (int argc, char **argv, GError **error)
 
   if (json != NULL) {
     g_autofree char *text = rows_json (topo, sw.op, n, rows);
-    if (g_str_equal (json, "-")) {
-      fputs (text, stdout);
-      return 0;
-    }
-    if (!sim_write_file (json, text, error)) {
-      g_prefix_error (error, "--json: ");
+    gboolean done = FALSE;
+    if (!sim_cli_write_json (json, text, &done, error))
       return 2;
-    }
+    if (done)
+      return 0;
   }
   print_rows (topo, &sw, n, rows);
   return 0;

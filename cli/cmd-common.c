@@ -1,8 +1,10 @@
 /* cmd-common.c — argument scanning shared by the subcommands */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "sim-error.h"
+#include "sim-io.h"
 #include "sim-plan.h"
 
 gboolean
@@ -79,6 +81,21 @@ sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options, co
                GError **error)
 {
   return sim_cli_parse_plan (argc, argv, first, options, command, NULL, error);
+}
+
+gboolean
+sim_cli_write_json (const char *json, const char *text, gboolean *done, GError **error)
+{
+  *done = g_str_equal (json, "-");
+  if (*done) {
+    fputs (text, stdout);
+    return TRUE;
+  }
+  if (!sim_write_file (json, text, error)) {
+    g_prefix_error (error, "--json: ");
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean

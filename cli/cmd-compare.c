@@ -87,14 +87,11 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   }
   if (json != NULL) {
     g_autofree char *text = sim_report_runs_json ("compare", topo->name, model->name, runs, NULL, NULL);
-    if (g_str_equal (json, "-")) {
-      fputs (text, stdout);
-      return 0;
-    }
-    if (!sim_write_file (json, text, error)) {
-      g_prefix_error (error, "--json: ");
+    gboolean done = FALSE;
+    if (!sim_cli_write_json (json, text, &done, error))
       return 2;
-    }
+    if (done)
+      return 0;
   }
   g_string_append_printf (out, "sim compare: %s on %s, %d GPUs (%d nodes); ranked by tokens/s among the layouts that fit\n\n",
                           model->name, topo->name, sim_topology_n_gpus (topo), topo->n_nodes);

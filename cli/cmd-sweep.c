@@ -289,14 +289,11 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
 
   if (json != NULL) {
     g_autofree char *text = sim_sweep_rows_json (sim_sweep_rows (sw), topology, model->name, job.shard, job.shards);
-    if (g_str_equal (json, "-")) {
-      fputs (text, stdout);
-      return 0;
-    }
-    if (!sim_write_file (json, text, error)) {
-      g_prefix_error (error, "--json: ");
+    gboolean done = FALSE;
+    if (!sim_cli_write_json (json, text, &done, error))
       return 2;
-    }
+    if (done)
+      return 0;
   }
   g_string_append_printf (out, "sim sweep: %s on %s, up to %d nodes%s; global batch %s; top %d by tokens/s\n\n",
                           model->name, topology, max_nodes, scale ? " (scaling 1, 2, 4 ... nodes)" : "",
