@@ -117,7 +117,7 @@ def command(sim, r, mx):
 
 def select_rows(data, gpu):
     """the bf16 runs on that GPU with a layout, a batch and a time"""
-    return [r for r in csv.DictReader(open(data))
+    return [r for r in csv.DictReader(line for line in open(data) if not line.startswith("#"))
             if gpu_of(r) == gpu and "fp8" not in (r["precision"] or "") and r["pp"] and r["global_batch"]
             and r["layers"] and (r["iter_time_s"] or r["tokens_per_s"])]
 
