@@ -150,7 +150,8 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, const SimRun *ref)
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
     const SimIteration *it = r->time;
-    g_autofree char *fits = r->memory->fits ? g_strdup ("yes")
+    g_autofree char *fits = r->memory->tight  ? g_strdup ("tight")
+                            : r->memory->fits ? g_strdup ("yes")
                                             : g_strdup_printf ("OOM %s", sim_oom_case_name (r->memory->oom_case));
     g_autofree char *rank = r->memory->fits ? g_strdup_printf ("%u", i + 1) : g_strdup ("-");
     g_autofree char *tok = it != NULL ? sim_format_count ((guint64) llround (it->tokens_per_s)) : g_strdup ("-");

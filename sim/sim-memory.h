@@ -94,7 +94,9 @@ typedef struct {
   GArray *stages;                 /* SimStageMemory */
   int peak_stage;
   guint64 peak_bytes;
-  gboolean fits;
+  gboolean fits;                  /* the peak is within capacity - context reserve */
+  gboolean tight;                 /* it fits only without the fragmentation allowance:
+                                   * usable < peak <= capacity - context reserve */
   SimOomCase oom_case;
 } SimMemory;
 

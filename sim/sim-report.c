@@ -324,7 +324,17 @@ text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies)
   g_autofree char *pk_gb = sim_format_gb (mem->peak_bytes);
   g_autofree char *pk_gib = sim_format_gib (mem->peak_bytes);
 
-  if (mem->fits) {
+  if (mem->tight) {
+    g_autofree char *over = sim_format_gb (mem->peak_bytes - mem->usable_bytes);
+    g_autofree char *left = sim_format_gb (mem->capacity_bytes - mem->context_reserve_bytes - mem->peak_bytes);
+    double room = (double) (mem->capacity_bytes - mem->context_reserve_bytes);
+    g_string_append_printf (s, "Verdict   fits only without the fragmentation allowance: peak %s (%s) on stage %d is\n"
+                               "          %s over usable, %s under what the CUDA context leaves: it runs if the\n"
+                               "          allocator wastes less than %.1f%% of that (the allowance assumes %.0f%%;\n"
+                               "          PyTorch's expandable segments waste less)\n",
+                            pk_gb, pk_gib, mem->peak_stage, over, left,
+                            100 * (room - (double) mem->peak_bytes) / room, 100 * mem->fragmentation);
+  } else if (mem->fits) {
     g_autofree char *room = sim_format_gb (mem->usable_bytes - mem->peak_bytes);
     g_string_append_printf (s, "Verdict   fits: peak %s (%s) on stage %d is %.0f%% of usable; %s headroom\n",
                             pk_gb, pk_gib, mem->peak_stage,
@@ -539,6 +549,7 @@ json_memory (SimJson *j, const SimMemory *mem, const GPtrArray *remedies)
   sim_json_uint (j, "peak_bytes", mem->peak_bytes);
   sim_json_int (j, "peak_stage", mem->peak_stage);
   sim_json_bool (j, "fits", mem->fits);
+  sim_json_bool (j, "tight", mem->tight);
   sim_json_string (j, "oom_case", sim_oom_case_name (mem->oom_case));
   sim_json_uint (j, "trainable_params", mem->trainable_params);
   sim_json_uint (j, "frozen_params", mem->frozen_params);
@@ -580,6 +591,7 @@ void
 sim_report_summary_json (SimJson *j, const SimRunSummary *r)
 {
   sim_json_bool (j, "fits", r->fits);
+  sim_json_bool (j, "tight", r->tight);
   sim_json_string (j, "oom_case", r->oom_case);
   sim_json_uint (j, "peak_bytes", r->peak_bytes);
   sim_json_uint (j, "usable_bytes", r->usable_bytes);

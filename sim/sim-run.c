@@ -126,7 +126,13 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
       g_ptr_array_add (out, g_strdup_printf ("pipeline bubble %.0f%% of the step: more micro-batches per replica (%" G_GUINT64_FORMAT " now), %s",
                                              100 * it->bubble_fraction, p->micro_batches,
                                              p->schedule == SIM_SCHEDULE_INTERLEAVED ? "more virtual stages" : "or the interleaved schedule"));
-    {
+    if (mem->tight)
+      g_ptr_array_add (out, g_strdup_printf ("memory: peak %.1f GB on stage %d is over the %.1f GB usable: it fits only "
+                                             "without the %.0f%% fragmentation allowance; a smaller micro-batch or "
+                                             "recomputation buys headroom",
+                                             mem->peak_bytes / 1e9, mem->peak_stage, mem->usable_bytes / 1e9,
+                                             100 * mem->fragmentation));
+    else {
       double headroom = (double) mem->usable_bytes - (double) mem->peak_bytes;
       g_ptr_array_add (out, g_strdup_printf ("memory: peak %.1f GB of %.1f GB usable on stage %d (%.1f GB headroom)",
                                              mem->peak_bytes / 1e9, mem->usable_bytes / 1e9, mem->peak_stage,
@@ -172,6 +178,7 @@ sim_run_summary_fill (SimRunSummary *s, const SimRun *run)
   const SimIteration *it = run->time;
   s->gpus = sim_plan_world_size (run->plan);
   s->fits = run->memory->fits;
+  s->tight = run->memory->tight;
   g_free (s->oom_case);
   s->oom_case = g_strdup (sim_oom_case_name (run->memory->oom_case));
   s->peak_bytes = run->memory->peak_bytes;

@@ -62,6 +62,7 @@ typedef struct {
   int nodes;
   char *pruned;          /* why it was not simulated, or NULL */
   gboolean simulated, fits, screened, has_time;
+  gboolean tight;        /* fits only without the fragmentation allowance (SimMemory) */
   char *oom_case;        /* "A", "B", "C" or NULL */
   guint64 peak_bytes, usable_bytes;
   int gpus;

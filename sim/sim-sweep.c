@@ -194,6 +194,7 @@ evaluate (Sweep *sw, Row *r, gboolean exact)
     return;
   }
   r->fits = TRUE;
+  r->tight = mem->tight;
   m = plan->micro_batches;
   p = (guint64) plan->pp;
   mb_dp = (guint64) plan->micro_batch * (guint64) plan->dp;
@@ -380,6 +381,7 @@ sim_sweep_rows_read (const char *path, const char *text, char **topo, char **mod
     r->gpus = (int) sim_json_get_number (o, "gpus", 0);
     r->pruned = g_strdup (sim_json_get_string (o, "pruned"));
     r->fits = sim_json_get_bool (o, "fits", FALSE);
+    r->tight = sim_json_get_bool (o, "tight", FALSE);
     r->oom_case = g_strdup (sim_json_get_string (o, "oom_case"));
     r->peak_bytes = (guint64) sim_json_get_number (o, "peak_bytes", 0);
     r->usable_bytes = (guint64) sim_json_get_number (o, "usable_bytes", 0);

@@ -180,6 +180,26 @@ test_case_c (void)
   g_assert_cmpint (r.mem->oom_case, ==, SIM_OOM_C);
 }
 
+/* Fits only without the fragmentation allowance: Llama-3-8B at 9,728 tokens,
+ * two sequences per micro-batch on tp 2 x dp 4 peaks above the usable
+ * 75.62 GB (85.52 GB visible - 1.5 GB context - 10 % of the rest) but under
+ * the 84.02 GB the context leaves: "tight", which fits and has no OOM case.
+ * At 8,192 tokens the same layout fits with headroom. */
+static void
+test_tight (void)
+{
+  g_auto (Run) r = { 0 }, s = { 0 };
+  run (&r, "dgx8x4.xml", 1, "llama3-8b.xml", "tp=2,pp=1,dp=4,mb=2,gb=64,seq=9728");
+  g_assert_cmpuint (r.mem->peak_bytes, >, r.mem->usable_bytes);
+  g_assert_cmpuint (r.mem->peak_bytes + r.mem->context_reserve_bytes, <=, r.mem->capacity_bytes);
+  g_assert_true (r.mem->fits);
+  g_assert_true (r.mem->tight);
+  g_assert_cmpint (r.mem->oom_case, ==, SIM_OOM_NONE);
+  run (&s, "dgx8x4.xml", 1, "llama3-8b.xml", "tp=2,pp=1,dp=4,mb=2,gb=64,seq=8192");
+  g_assert_true (s.mem->fits);
+  g_assert_false (s.mem->tight);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -193,5 +213,6 @@ main (int argc, char **argv)
   g_test_add_func ("/memory/headline", test_headline);
   g_test_add_func ("/memory/case-b", test_case_b);
   g_test_add_func ("/memory/case-c", test_case_c);
+  g_test_add_func ("/memory/tight", test_tight);
   return g_test_run ();
 }
