@@ -3,8 +3,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <errno.h>
-#include <glib/gstdio.h>
-#include <unistd.h>
+#include <stdlib.h>
 
 #include "sim-error.h"
 
@@ -29,8 +28,8 @@ draw (cairo_t *cr, VizChart chart, double w, double h, const VizInput *in)
 
 typedef void (*DrawFunc) (cairo_t *cr, double w, double h, gconstpointer data);
 
-static gboolean write_surface (const char *path, double w, double h, DrawFunc draw_fn,
-                               gconstpointer data, GError **error);
+static gboolean stage_surface (SimOutputSet *set, const char *path, double w, double h,
+                               DrawFunc draw_fn, gconstpointer data, GError **error);
 
 typedef struct {
   VizChart chart;
@@ -58,79 +57,125 @@ draw_compare (cairo_t *cr, double w, double h, gconstpointer data)
 }
 
 gboolean
-viz_write_compare (const char *path, const SimRun *const *runs, int n, const char *title,
-                   GError **error)
+viz_check_chart_path (const char *path, GError **error)
 {
-  CompareData d = { runs, n, title };
-  return write_surface (path, GANTT_WIDTH, viz_compare_height (n), draw_compare, &d, error);
-}
-
-gboolean
-viz_write_chart (const char *path, VizChart chart, const VizInput *in, GError **error)
-{
-  double w = chart == VIZ_CHART_GANTT ? GANTT_WIDTH : MEMORY_WIDTH;
-  double h = chart == VIZ_CHART_GANTT ? viz_gantt_height_for (in, n_rows (chart, in), w)
-                                      : viz_memory_height (n_rows (chart, in));
-  ChartData d = { chart, in };
-  return write_surface (path, w, h, draw_chart, &d, error);
-}
-
-static gboolean
-write_surface (const char *path, double w, double h, DrawFunc draw_fn, gconstpointer data,
-               GError **error)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *tmp = NULL;
-  cairo_surface_t *surface = NULL;
-  cairo_t *cr = NULL;
-  cairo_status_t st;
-  int fd;
-
   if (!g_str_has_suffix (path, ".png") && !g_str_has_suffix (path, ".svg") &&
       !g_str_has_suffix (path, ".pdf")) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
                  "%s: expected a file name ending in .png, .svg or .pdf", path);
     return FALSE;
   }
-  if (!g_file_test (dir, G_FILE_TEST_IS_DIR)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: %s", path, g_strerror (ENOENT));
+  return TRUE;
+}
+
+gboolean
+viz_stage_compare (SimOutputSet *set, const char *path, const SimRun *const *runs, int n,
+                   const char *title, GError **error)
+{
+  CompareData d = { runs, n, title };
+  return stage_surface (set, path, GANTT_WIDTH, viz_compare_height (n), draw_compare, &d, error);
+}
+
+gboolean
+viz_stage_chart (SimOutputSet *set, const char *path, VizChart chart, const VizInput *in,
+                 GError **error)
+{
+  double w = chart == VIZ_CHART_GANTT ? GANTT_WIDTH : MEMORY_WIDTH;
+  double h = chart == VIZ_CHART_GANTT ? viz_gantt_height_for (in, n_rows (chart, in), w)
+                                      : viz_memory_height (n_rows (chart, in));
+  ChartData d = { chart, in };
+  return stage_surface (set, path, w, h, draw_chart, &d, error);
+}
+
+gboolean
+viz_write_compare (const char *path, const SimRun *const *runs, int n, const char *title,
+                   GError **error)
+{
+  g_autoptr (SimOutputSet) set = sim_output_set_new ();
+  return viz_stage_compare (set, path, runs, n, title, error) && sim_output_set_commit (set, error);
+}
+
+gboolean
+viz_write_chart (const char *path, VizChart chart, const VizInput *in, GError **error)
+{
+  g_autoptr (SimOutputSet) set = sim_output_set_new ();
+  return viz_stage_chart (set, path, chart, in, error) && sim_output_set_commit (set, error);
+}
+
+/* the stream every surface writes through: the first failed write is kept
+ * so that the error names its cause, not only CAIRO_STATUS_WRITE_ERROR */
+typedef struct {
+  int fd;
+  int err;
+} Sink;
+
+static cairo_status_t
+sink_write (void *closure, const unsigned char *data, unsigned int len)
+{
+  Sink *s = closure;
+  if (s->err == 0)
+    s->err = sim_output_write_all (s->fd, data, len);
+  return s->err == 0 ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
+/* the creation date a PDF records: reproducible builds' SOURCE_DATE_EPOCH,
+ * or the epoch, never the clock */
+static char *
+pdf_create_date (void)
+{
+  const char *env = g_getenv ("SOURCE_DATE_EPOCH");
+  guint64 t = 0;
+  g_autoptr (GDateTime) dt = NULL;
+  if (env == NULL || !g_ascii_string_to_unsigned (env, 10, 0, 253402300799ULL, &t, NULL))
+    t = 0;
+  dt = g_date_time_new_from_unix_utc ((gint64) t);
+  return g_date_time_format (dt, "%Y-%m-%dT%H:%M:%SZ");
+}
+
+static gboolean
+stage_surface (SimOutputSet *set, const char *path, double w, double h, DrawFunc draw_fn,
+               gconstpointer data, GError **error)
+{
+  Sink sink = { -1, 0 };
+  cairo_surface_t *surface = NULL;
+  cairo_t *cr = NULL;
+  cairo_status_t st;
+
+  if (!viz_check_chart_path (path, error))
     return FALSE;
-  }
-  tmp = g_build_filename (dir, ".sim-chart-XXXXXX", NULL);
-  fd = g_mkstemp (tmp);
-  if (fd < 0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: %s", path, g_strerror (errno));
+  sink.fd = sim_output_set_open (set, path, error);
+  if (sink.fd < 0)
     return FALSE;
-  }
-  close (fd);
 
   if (g_str_has_suffix (path, ".png"))
     surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
   else if (g_str_has_suffix (path, ".svg"))
-    surface = cairo_svg_surface_create (tmp, w, h);
-  else
-    surface = cairo_pdf_surface_create (tmp, w, h);
+    surface = cairo_svg_surface_create_for_stream (sink_write, &sink, w, h);
+  else {
+    g_autofree char *date = pdf_create_date ();
+    surface = cairo_pdf_surface_create_for_stream (sink_write, &sink, w, h);
+    cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATE_DATE, date);
+  }
   cr = cairo_create (surface);
   draw_fn (cr, w, h, data);
+  st = cairo_status (cr);
   cairo_destroy (cr);
-  if (g_str_has_suffix (path, ".png"))
-    st = cairo_surface_write_to_png (surface, tmp);
-  else {
-    cairo_surface_finish (surface);
-    st = cairo_surface_status (surface);
+  if (st == CAIRO_STATUS_SUCCESS) {
+    if (g_str_has_suffix (path, ".png"))
+      st = cairo_surface_write_to_png_stream (surface, sink_write, &sink);
+    else {
+      cairo_surface_finish (surface);
+      st = cairo_surface_status (surface);
+    }
   }
   cairo_surface_destroy (surface);
-  if (st != CAIRO_STATUS_SUCCESS) {
-    g_unlink (tmp);
-    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: %s", path,
-                 cairo_status_to_string (st));
+  if (sink.err != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: %s", path, g_strerror (sink.err));
     return FALSE;
   }
-  g_chmod (tmp, 0644);
-  if (g_rename (tmp, path) != 0) {
-    int err = errno;
-    g_unlink (tmp);
-    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: %s", path, g_strerror (err));
+  if (st != CAIRO_STATUS_SUCCESS) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: %s", path,
+                 cairo_status_to_string (st));
     return FALSE;
   }
   return TRUE;
