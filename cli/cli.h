@@ -43,6 +43,9 @@ SimTopology *sim_cli_load_topology (const char *name, int nodes, const char *cal
 /* --json FILE|-: the text to FILE, whole or not at all (error prefixed
  * "--json: "), or to stdout for "-", which ends the command (*done) */
 gboolean sim_cli_write_json (const char *json, const char *text, gboolean *done, GError **error);
+/* whether --json FILE|- could be written (sim_output_check), before any
+ * work is done; the error is prefixed "--json: " */
+gboolean sim_cli_check_json (const char *json, GError **error);
 
 gboolean sim_cli_int (const char *flag, const char *value, int min, int max, int *out,
                       GError **error);

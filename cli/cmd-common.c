@@ -84,6 +84,15 @@ sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options, co
 }
 
 gboolean
+sim_cli_check_json (const char *json, GError **error)
+{
+  if (g_str_equal (json, "-") || sim_output_check (json, FALSE, error))
+    return TRUE;
+  g_prefix_error (error, "--json: ");
+  return FALSE;
+}
+
+gboolean
 sim_cli_write_json (const char *json, const char *text, gboolean *done, GError **error)
 {
   *done = g_str_equal (json, "-");

@@ -19,6 +19,30 @@ static const char *usage =
     "(every plan flag of sim --help; short names mb, gb, v, sp, seq).  Prints one row per\n"
     "plan, the plans that fit ranked by throughput, and the diagnosis of each.\n";
 
+/* --chart and --json FILE: both or neither (sim-io.h) */
+static gboolean
+write_outputs (const char *chart, const char *json, const SimTopology *topo, const SimModel *model,
+               GPtrArray *runs, GError **error)
+{
+  g_autoptr (SimOutputSet) set = sim_output_set_new ();
+  if (chart != NULL) {
+    g_autofree char *title = g_strdup_printf ("%s on %s (%d GPUs): %u layouts", model->name, topo->name,
+                                              sim_topology_n_gpus (topo), runs->len);
+    if (!viz_stage_compare (set, chart, (const SimRun *const *) runs->pdata, (int) runs->len, title, error)) {
+      g_prefix_error (error, "--chart: ");
+      return FALSE;
+    }
+  }
+  if (json != NULL && !g_str_equal (json, "-")) {
+    g_autofree char *text = sim_report_runs_json ("compare", topo->name, model->name, runs, NULL, NULL);
+    if (!sim_output_set_add (set, json, text, -1, error)) {
+      g_prefix_error (error, "--json: ");
+      return FALSE;
+    }
+  }
+  return sim_output_set_commit (set, error);
+}
+
 int
 sim_cmd_compare (int argc, char **argv, GError **error)
 {
@@ -57,6 +81,13 @@ sim_cmd_compare (int argc, char **argv, GError **error)
       (topo = sim_cli_load_topology (topology, nodes, calibration, error)) == NULL ||
       (model = sim_model_load (model_path, error)) == NULL)
     return 2;
+  /* the outputs, before any layout is simulated */
+  if (chart != NULL && (!viz_check_chart_path (chart, error) || !sim_output_check (chart, FALSE, error))) {
+    g_prefix_error (error, "--chart: ");
+    return 2;
+  }
+  if (json != NULL && !sim_cli_check_json (json, error))
+    return 2;
 
   for (guint i = 0; i < plans->len; i++) {
     const char *text = g_ptr_array_index (plans, i);
@@ -77,21 +108,12 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   }
   sim_run_rank (runs);
 
-  if (chart != NULL) {
-    g_autofree char *title = g_strdup_printf ("%s on %s (%d GPUs): %u layouts", model->name, topo->name,
-                                              sim_topology_n_gpus (topo), runs->len);
-    if (!viz_write_compare (chart, (const SimRun *const *) runs->pdata, (int) runs->len, title, error)) {
-      g_prefix_error (error, "--chart: ");
-      return 2;
-    }
-  }
-  if (json != NULL) {
+  if (!write_outputs (chart, json, topo, model, runs, error))
+    return 2;
+  if (json != NULL && g_str_equal (json, "-")) {
     g_autofree char *text = sim_report_runs_json ("compare", topo->name, model->name, runs, NULL, NULL);
-    gboolean done = FALSE;
-    if (!sim_cli_write_json (json, text, &done, error))
-      return 2;
-    if (done)
-      return 0;
+    fputs (text, stdout);
+    return 0;
   }
   g_string_append_printf (out, "sim compare: %s on %s, %d GPUs (%d nodes); ranked by tokens/s among the layouts that fit\n\n",
                           model->name, topo->name, sim_topology_n_gpus (topo), topo->n_nodes);

@@ -3,9 +3,8 @@
  *   sim --topology dgx8x4.xml --tp 8 --pp 4 --dp 2 [plan flags] [--json FILE|-]
  *
  * stdout carries results only; errors are one line on stderr and exit
- * status 2.  Output files are written whole or not at all
- * (g_file_set_contents writes a temporary file and renames it). */
-#include <errno.h>
+ * status 2.  Output files are checked before the simulation and written as
+ * a set, all of them or none (sim-io.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -122,19 +121,102 @@ parse_ranks (const char *list, const SimPlan *plan, GArray *stages, GError **err
   return TRUE;
 }
 
+/* ---- outputs: every one checked before the simulation, then all
+ * staged in one set and committed together (sim-io.h) ---- */
+
 static gboolean
-write_text (const char *flag, const char *path, const char *text, GError **error)
+check_file (const char *flag, const char *path, gboolean parents, GError **error)
 {
-  if (!sim_write_file (path, text, error)) {
-    g_prefix_error (error, "%s: ", flag);
-    return FALSE;
+  if (sim_output_check (path, parents, error))
+    return TRUE;
+  g_prefix_error (error, "%s: ", flag);
+  return FALSE;
+}
+
+static gboolean
+check_chart (const char *flag, const char *path, gboolean parents, GError **error)
+{
+  if (viz_check_chart_path (path, error) && sim_output_check (path, parents, error))
+    return TRUE;
+  g_prefix_error (error, "%s: ", flag);
+  return FALSE;
+}
+
+/* the files of DIR/NAME outputs (--output-dir, --csv) */
+static gboolean
+check_in_dir (const char *flag, const char *dir, const char *const *names, GError **error)
+{
+  for (guint i = 0; names[i] != NULL; i++) {
+    g_autofree char *p = g_build_filename (dir, names[i], NULL);
+    gboolean ok = g_str_has_suffix (names[i], ".png") ? check_chart (flag, p, TRUE, error)
+                                                       : check_file (flag, p, TRUE, error);
+    if (!ok)
+      return FALSE;
   }
   return TRUE;
 }
 
-/* every file asked for, each written whole or not at all */
+static const char *const dir_files_memory[] = { "report.txt", "result.json", "memory.png", NULL };
+static const char *const dir_files_time[] = { "gantt.png", "trace.json", "spans.csv", "memory.csv", NULL };
+static const char *const csv_files[] = { "spans.csv", "memory.csv", NULL };
+
+/* everything about the outputs that can be known before simulating */
 static gboolean
-write_outputs (const Cli *cli, const SimRun *in, GError **error)
+check_outputs (const Cli *cli, GError **error)
+{
+  if (cli->memory_only && (cli->gantt != NULL || cli->trace != NULL || cli->csv != NULL)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--gantt, --trace and --csv need the time simulation; drop --memory-only");
+    return FALSE;
+  }
+  if (cli->output_dir != NULL &&
+      (!check_in_dir ("--output-dir", cli->output_dir, dir_files_memory, error) ||
+       (!cli->memory_only && !check_in_dir ("--output-dir", cli->output_dir, dir_files_time, error))))
+    return FALSE;
+  if (cli->json != NULL && !g_str_equal (cli->json, "-") && !check_file ("--json", cli->json, FALSE, error))
+    return FALSE;
+  if (cli->gantt != NULL && !check_chart ("--gantt", cli->gantt, FALSE, error))
+    return FALSE;
+  if (cli->memory_chart != NULL && !check_chart ("--memory-chart", cli->memory_chart, FALSE, error))
+    return FALSE;
+  if (cli->trace != NULL && !check_file ("--trace", cli->trace, FALSE, error))
+    return FALSE;
+  if (cli->csv != NULL && !check_in_dir ("--csv", cli->csv, csv_files, error))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+stage_text (SimOutputSet *set, const char *flag, const char *path, const char *text, GError **error)
+{
+  if (sim_output_set_add (set, path, text, -1, error))
+    return TRUE;
+  g_prefix_error (error, "%s: ", flag);
+  return FALSE;
+}
+
+static gboolean
+stage_chart (SimOutputSet *set, const char *flag, const char *path, VizChart chart,
+             const VizInput *vi, GError **error)
+{
+  if (viz_stage_chart (set, path, chart, vi, error))
+    return TRUE;
+  g_prefix_error (error, "%s: ", flag);
+  return FALSE;
+}
+
+static gboolean
+stage_mkdir (SimOutputSet *set, const char *flag, const char *dir, GError **error)
+{
+  if (sim_output_set_mkdir (set, dir, error))
+    return TRUE;
+  g_prefix_error (error, "%s: ", flag);
+  return FALSE;
+}
+
+/* every file asked for, staged in set */
+static gboolean
+stage_outputs (SimOutputSet *set, const Cli *cli, const SimRun *in, GError **error)
 {
   g_autoptr (GArray) stages = g_array_new (FALSE, FALSE, sizeof (int));
   VizInput vi = { in, NULL, 0 };
@@ -152,51 +234,45 @@ write_outputs (const Cli *cli, const SimRun *in, GError **error)
     return FALSE;
   }
   if (cli->output_dir != NULL) {
+    const char *d = cli->output_dir;
     g_autofree char *report = sim_report_text (in);
     g_autofree char *json = sim_report_json (in);
-    g_autofree char *p_report = g_build_filename (cli->output_dir, "report.txt", NULL);
-    g_autofree char *p_json = g_build_filename (cli->output_dir, "result.json", NULL);
-    g_autofree char *p_mem = g_build_filename (cli->output_dir, "memory.png", NULL);
-    if (g_mkdir_with_parents (cli->output_dir, 0755) != 0) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "--output-dir: %s: cannot create: %s",
-                   cli->output_dir, g_strerror (errno));
-      return FALSE;
-    }
-    if (!write_text ("--output-dir", p_report, report, error) ||
-        !write_text ("--output-dir", p_json, json, error) ||
-        !viz_write_chart (p_mem, VIZ_CHART_MEMORY, &vi, error))
+    g_autofree char *p_report = g_build_filename (d, "report.txt", NULL);
+    g_autofree char *p_json = g_build_filename (d, "result.json", NULL);
+    g_autofree char *p_mem = g_build_filename (d, "memory.png", NULL);
+    if (!stage_mkdir (set, "--output-dir", d, error) ||
+        !stage_text (set, "--output-dir", p_report, report, error) ||
+        !stage_text (set, "--output-dir", p_json, json, error) ||
+        !stage_chart (set, "--output-dir", p_mem, VIZ_CHART_MEMORY, &vi, error))
       return FALSE;
     if (in->time != NULL) {
-      g_autofree char *p_gantt = g_build_filename (cli->output_dir, "gantt.png", NULL);
-      g_autofree char *p_trace = g_build_filename (cli->output_dir, "trace.json", NULL);
-      g_autofree char *p_spans = g_build_filename (cli->output_dir, "spans.csv", NULL);
-      g_autofree char *p_memcsv = g_build_filename (cli->output_dir, "memory.csv", NULL);
+      g_autofree char *p_gantt = g_build_filename (d, "gantt.png", NULL);
+      g_autofree char *p_trace = g_build_filename (d, "trace.json", NULL);
+      g_autofree char *p_spans = g_build_filename (d, "spans.csv", NULL);
+      g_autofree char *p_memcsv = g_build_filename (d, "memory.csv", NULL);
       g_autofree char *trace = sim_trace_json (in);
       g_autofree char *spans = sim_trace_spans_csv (in);
       g_autofree char *memcsv = sim_trace_memory_csv (in);
-      if (!viz_write_chart (p_gantt, VIZ_CHART_GANTT, &vi, error) ||
-          !write_text ("--output-dir", p_trace, trace, error) ||
-          !write_text ("--output-dir", p_spans, spans, error) ||
-          !write_text ("--output-dir", p_memcsv, memcsv, error))
+      if (!stage_chart (set, "--output-dir", p_gantt, VIZ_CHART_GANTT, &vi, error) ||
+          !stage_text (set, "--output-dir", p_trace, trace, error) ||
+          !stage_text (set, "--output-dir", p_spans, spans, error) ||
+          !stage_text (set, "--output-dir", p_memcsv, memcsv, error))
         return FALSE;
     }
   }
   if (cli->json != NULL && !g_str_equal (cli->json, "-")) {
     g_autofree char *json = sim_report_json (in);
-    if (!write_text ("--json", cli->json, json, error))
+    if (!stage_text (set, "--json", cli->json, json, error))
       return FALSE;
   }
-  if (cli->gantt != NULL && !viz_write_chart (cli->gantt, VIZ_CHART_GANTT, &vi, error)) {
-    g_prefix_error (error, "--gantt: ");
+  if (cli->gantt != NULL && !stage_chart (set, "--gantt", cli->gantt, VIZ_CHART_GANTT, &vi, error))
     return FALSE;
-  }
-  if (cli->memory_chart != NULL && !viz_write_chart (cli->memory_chart, VIZ_CHART_MEMORY, &vi, error)) {
-    g_prefix_error (error, "--memory-chart: ");
+  if (cli->memory_chart != NULL &&
+      !stage_chart (set, "--memory-chart", cli->memory_chart, VIZ_CHART_MEMORY, &vi, error))
     return FALSE;
-  }
   if (cli->trace != NULL) {
     g_autofree char *trace = sim_trace_json (in);
-    if (!write_text ("--trace", cli->trace, trace, error))
+    if (!stage_text (set, "--trace", cli->trace, trace, error))
       return FALSE;
   }
   if (cli->csv != NULL) {
@@ -204,15 +280,39 @@ write_outputs (const Cli *cli, const SimRun *in, GError **error)
     g_autofree char *p_memcsv = g_build_filename (cli->csv, "memory.csv", NULL);
     g_autofree char *spans = sim_trace_spans_csv (in);
     g_autofree char *memcsv = sim_trace_memory_csv (in);
-    if (g_mkdir_with_parents (cli->csv, 0755) != 0) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "--csv: %s: cannot create: %s", cli->csv,
-                   g_strerror (errno));
-      return FALSE;
-    }
-    if (!write_text ("--csv", p_spans, spans, error) || !write_text ("--csv", p_memcsv, memcsv, error))
+    if (!stage_mkdir (set, "--csv", cli->csv, error) ||
+        !stage_text (set, "--csv", p_spans, spans, error) ||
+        !stage_text (set, "--csv", p_memcsv, memcsv, error))
       return FALSE;
   }
   return TRUE;
+}
+
+/* all the files or none: a failure aborts the set, which leaves every
+ * target as it was */
+static gboolean
+write_outputs (const Cli *cli, const SimRun *in, GError **error)
+{
+  g_autoptr (SimOutputSet) set = sim_output_set_new ();
+  return stage_outputs (set, cli, in, error) && sim_output_set_commit (set, error);
+}
+
+/* --ranks against the layout, before simulating it: the plan is resolved
+ * on a copy; a plan that does not resolve is left for sim_run_evaluate to
+ * report */
+static gboolean
+check_ranks (const Cli *cli, const SimPlan *plan, const SimTopology *topo, const SimModel *model,
+             GError **error)
+{
+  g_autoptr (SimPlan) copy = NULL;
+  g_autoptr (GArray) stages = NULL;
+  if (cli->ranks == NULL)
+    return TRUE;
+  copy = sim_plan_copy (plan);
+  if (!sim_plan_resolve (copy, topo, model, NULL))
+    return TRUE;
+  stages = g_array_new (FALSE, FALSE, sizeof (int));
+  return parse_ranks (cli->ranks, copy, stages, error);
 }
 
 int
@@ -273,6 +373,8 @@ sim_cmd_run (int argc, char **argv, GError **error)
   }
   model = sim_model_load (model_path, error);
   if (model == NULL)
+    return 2;
+  if (!check_outputs (&cli, error) || !check_ranks (&cli, plan, topo, model, error))
     return 2;
   {
     gboolean model_default = cli.model == NULL;

@@ -273,6 +273,9 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   }
   if (!parse_job (nodes_s, threads_s, gb_s, shard_s, &job, error))
     return 2;
+  /* the output, before hours of simulation */
+  if (json != NULL && !sim_cli_check_json (json, error))
+    return 2;
   if ((topo_path = sim_paths_resolve (topology, "topologies", error)) == NULL ||
       (model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
       (model = sim_model_load (model_path, error)) == NULL)

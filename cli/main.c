@@ -1,12 +1,16 @@
 /* main.c — the sim command line: a table of subcommands (cli.h).
  *
  * stdout carries results only; errors are one line on stderr, "sim: ...",
- * and exit status 2. */
+ * and exit status 2.  SIGINT, SIGTERM and SIGHUP remove the temporary files
+ * of outputs being written (sim-io.h) before the process dies of the
+ * signal. */
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "cli.h"
+#include "sim-io.h"
 
 static const struct {
   const char *name;
@@ -20,6 +24,35 @@ static const struct {
   { "calibrate", sim_cmd_calibrate },
 };
 
+/* async-signal-safe only: unlink the temporary files, then die of the same
+ * signal (SA_RESETHAND restored the default action; the signal is delivered
+ * when the handler returns) */
+static void
+on_signal (int sig)
+{
+  int saved = errno;
+  sim_output_remove_temps ();
+  raise (sig);
+  errno = saved;
+}
+
+static void
+install_handlers (void)
+{
+  const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+  for (guint i = 0; i < G_N_ELEMENTS (sigs); i++) {
+    struct sigaction sa = { 0 }, old = { 0 };
+    /* a signal the parent ignores (a job started with nohup or in the
+     * background of a script) stays ignored */
+    if (sigaction (sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+      continue;
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset (&sa.sa_mask);
+    sigaction (sigs[i], &sa, NULL);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -28,6 +61,7 @@ main (int argc, char **argv)
   int rc;
 
   setlocale (LC_ALL, "C");
+  install_handlers ();
   for (guint i = 0; argc > 1 && i < G_N_ELEMENTS (commands); i++)
     if (g_str_equal (argv[1], commands[i].name))
       run = commands[i].run;
