@@ -1,3 +1,4 @@
+/* sim-json-read.c — see sim-json-read.h */
 #include "sim-json-read.h"
 
 #include <math.h>
@@ -8,24 +9,15 @@
 typedef struct {
   const char *path;
   const char *p;
-  const char *start;
+  int line;   /* of p; only ws() steps over newlines, so it counts them */
   GError **error;
 } P;
-
-static int
-line_of (const P *ps)
-{
-  int l = 1;
-  for (const char *q = ps->start; q < ps->p; q++)
-    l += *q == '\n';
-  return l;
-}
 
 static gboolean
 fail (P *ps, const char *what)
 {
   if (ps->error != NULL && *ps->error == NULL)
-    g_set_error (ps->error, SIM_ERROR, SIM_ERROR_USAGE, "%s:%d: expected %s", ps->path, line_of (ps), what);
+    g_set_error (ps->error, SIM_ERROR, SIM_ERROR_USAGE, "%s:%d: expected %s", ps->path, ps->line, what);
   return FALSE;
 }
 
@@ -33,7 +25,7 @@ static void
 ws (P *ps)
 {
   while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r')
-    ps->p++;
+    ps->line += *ps->p++ == '\n';
 }
 
 void
@@ -48,6 +40,74 @@ sim_json_value_free (SimJsonValue *v)
 }
 
 static SimJsonValue *value (P *ps, int depth);
+
+/* the four hex digits after ps->p (at the 'u'); ps->p is left on the last */
+static gboolean
+hex4 (P *ps, gunichar *c)
+{
+  char hex[5] = { 0 };
+  for (int i = 0; i < 4; i++) {
+    if (!g_ascii_isxdigit (ps->p[1 + i]))
+      return fail (ps, "four hex digits after \\u");
+    hex[i] = ps->p[1 + i];
+  }
+  *c = (gunichar) g_ascii_strtoull (hex, NULL, 16);
+  ps->p += 4;
+  return TRUE;
+}
+
+/* the length of a JSON number at p (RFC 8259: -?int frac? exp?), 0 when
+ * there is none; strtod alone would also take hex, "inf" and "nan" */
+static gsize
+number_length (const char *p)
+{
+  const char *q = p;
+  if (*q == '-')
+    q++;
+  if (*q == '0')
+    q++;
+  else if (*q >= '1' && *q <= '9')
+    while (g_ascii_isdigit (*q))
+      q++;
+  else
+    return 0;
+  if (*q == '.') {
+    if (!g_ascii_isdigit (q[1]))
+      return 0;
+    q++;
+    while (g_ascii_isdigit (*q))
+      q++;
+  }
+  if (*q == 'e' || *q == 'E') {
+    q++;
+    if (*q == '+' || *q == '-')
+      q++;
+    if (!g_ascii_isdigit (*q))
+      return 0;
+    while (g_ascii_isdigit (*q))
+      q++;
+  }
+  return (gsize) (q - p);
+}
+
+/* whether obj already has member key: a file that says one thing twice is
+ * not one sim wrote, and the reader would see only the first */
+static gboolean
+has_key (const SimJsonValue *obj, GHashTable **seen, const char *key)
+{
+  /* a few members: a scan; many: a set, so that a big object stays linear */
+  if (*seen == NULL && obj->keys->len >= 16) {
+    *seen = g_hash_table_new (g_str_hash, g_str_equal);
+    for (guint i = 0; i < obj->keys->len; i++)
+      g_hash_table_add (*seen, g_ptr_array_index (obj->keys, i));
+  }
+  if (*seen != NULL)
+    return g_hash_table_contains (*seen, key);
+  for (guint i = 0; i < obj->keys->len; i++)
+    if (g_str_equal (g_ptr_array_index (obj->keys, i), key))
+      return TRUE;
+  return FALSE;
+}
 
 static char *
 string (P *ps)
@@ -72,19 +132,37 @@ string (P *ps)
       case 'b': g_string_append_c (s, '\b'); break;
       case 'f': g_string_append_c (s, '\f'); break;
       case 'u': {
-        char hex[5] = { 0 };
-        gunichar c;
-        for (int i = 0; i < 4; i++) {
-          if (!g_ascii_isxdigit (ps->p[1 + i])) {
+        gunichar c = 0;
+        if (!hex4 (ps, &c)) {
+          g_string_free (s, TRUE);
+          return NULL;
+        }
+        /* a surrogate pair is one character; a lone half, or NUL, would
+         * give a string C cannot hold or that is not UTF-8 */
+        if (c >= 0xD800 && c <= 0xDBFF) {
+          gunichar lo = 0;
+          if (ps->p[1] != '\\' || ps->p[2] != 'u') {
             g_string_free (s, TRUE);
-            fail (ps, "four hex digits after \\u");
+            fail (ps, "a low surrogate \\u escape after a high one");
             return NULL;
           }
-          hex[i] = ps->p[1 + i];
+          ps->p += 2;
+          if (!hex4 (ps, &lo) || lo < 0xDC00 || lo > 0xDFFF) {
+            g_string_free (s, TRUE);
+            fail (ps, "a low surrogate \\u escape after a high one");
+            return NULL;
+          }
+          c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+        } else if (c >= 0xDC00 && c <= 0xDFFF) {
+          g_string_free (s, TRUE);
+          fail (ps, "a high surrogate before a low one");
+          return NULL;
+        } else if (c == 0) {
+          g_string_free (s, TRUE);
+          fail (ps, "no \\u0000 in a string");
+          return NULL;
         }
-        c = (gunichar) g_ascii_strtoull (hex, NULL, 16);
         g_string_append_unichar (s, c);
-        ps->p += 4;
         break;
       }
       default:
@@ -105,7 +183,9 @@ static SimJsonValue *
 value (P *ps, int depth)
 {
   g_autoptr (SimJsonValue) v = g_new0 (SimJsonValue, 1);
+  g_autoptr (GHashTable) seen = NULL;
   ws (ps);
+  v->line = ps->line;
   if (depth > 64) {
     fail (ps, "at most 64 levels of nesting");
     return NULL;
@@ -131,7 +211,14 @@ value (P *ps, int depth)
       }
       if ((k = string (ps)) == NULL)
         return NULL;
+      if (has_key (v, &seen, k)) {
+        g_free (k);
+        fail (ps, "each member name once in an object");
+        return NULL;
+      }
       g_ptr_array_add (v->keys, k);
+      if (seen != NULL)
+        g_hash_table_add (seen, k);
       ws (ps);
       if (*ps->p != ':') {
         fail (ps, "':' after a member name");
@@ -199,18 +286,19 @@ value (P *ps, int depth)
     return NULL;
   }
   default: {
-    char *end = NULL;
+    gsize n;
     if (*ps->p != '-' && !g_ascii_isdigit (*ps->p)) {
       fail (ps, "a value");
       return NULL;
     }
+    n = number_length (ps->p);
     v->type = SIM_JNUMBER;
-    v->number = g_ascii_strtod (ps->p, &end);
-    if (end == ps->p || !isfinite (v->number)) {
-      fail (ps, "a number");
+    v->number = n > 0 ? g_ascii_strtod (ps->p, NULL) : NAN;
+    if (!isfinite (v->number)) {
+      fail (ps, "a finite number");
       return NULL;
     }
-    ps->p = end;
+    ps->p += n;
     return g_steal_pointer (&v);
   }
   }
@@ -219,7 +307,7 @@ value (P *ps, int depth)
 SimJsonValue *
 sim_json_parse (const char *path, const char *text, GError **error)
 {
-  P ps = { path, text, text, error };
+  P ps = { path, text, 1, error };
   SimJsonValue *v = value (&ps, 0);
   if (v == NULL)
     return NULL;

@@ -1,6 +1,13 @@
 /* sim-json-read.h — a small JSON reader, for the files sim writes itself
  * (sim sweep --merge reads the shards' JSON).  Parses the whole text into a
- * tree; errors name the line. */
+ * tree; errors name the line.
+ *
+ * The input is untrusted: it is RFC 8259 JSON only (no hex, "inf" or "nan";
+ * numbers finite), at most 64 levels deep, with no member name twice in an
+ * object, no \u0000 and no lone surrogate in a string (so every string is
+ * NUL-free UTF-8 when the text is UTF-8).  The reader checks only syntax: a
+ * caller checks the type of every member it reads (sim_json_get returns any
+ * type; the typed getters hide a wrong type behind their fallback). */
 #pragma once
 
 #include <glib.h>
@@ -12,6 +19,7 @@ typedef enum { SIM_JNULL, SIM_JBOOL, SIM_JNUMBER, SIM_JSTRING, SIM_JARRAY, SIM_J
 typedef struct _SimJsonValue SimJsonValue;
 struct _SimJsonValue {
   SimJsonType type;
+  int line;           /* where the value starts, for messages */
   gboolean boolean;
   double number;
   char *string;
