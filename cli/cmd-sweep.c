@@ -89,28 +89,20 @@ plan_of (const char *label)
 static int
 merge (GPtrArray *files, int top, GError **error)
 {
-  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (sim_run_summary_free);
+  g_autoptr (SimSweepMerged) m = NULL;
   g_autoptr (GPtrArray) ranked = g_ptr_array_new ();
   g_autoptr (GString) out = g_string_new (NULL);
-  g_autofree char *topo = NULL, *model = NULL;
-  for (guint f = 0; f < files->len; f++) {
-    const char *path = g_ptr_array_index (files, f);
-    g_autofree char *text = NULL;
-    g_autoptr (GError) local = NULL;
-    if (!g_file_get_contents (path, &text, NULL, &local)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot read: %s", path, local->message);
-      return 2;
-    }
-    if (!sim_sweep_rows_read (path, text, &topo, &model, rows, error))
-      return 2;
-  }
-  for (guint i = 0; i < rows->len; i++)
-    g_ptr_array_add (ranked, g_ptr_array_index (rows, i));
+  /* the library reads and checks every file: they come from other machines */
+  m = sim_sweep_merge ((const char *const *) files->pdata, files->len, error);
+  if (m == NULL)
+    return 2;
+  for (guint i = 0; i < m->rows->len; i++)
+    g_ptr_array_add (ranked, g_ptr_array_index (m->rows, i));
   sim_sweep_rank_rows (ranked);
-  g_string_append_printf (out, "sim sweep --merge: %s on %s, %u shard files\n\n", model, topo, files->len);
+  g_string_append_printf (out, "sim sweep --merge: %s on %s, %u shard files\n\n", m->model, m->topology, files->len);
   print_table (out, ranked, top, FALSE);
   g_string_append_c (out, '\n');
-  print_counts (out, rows);
+  print_counts (out, m->rows);
   fputs (out->str, stdout);
   return 0;
 }
@@ -135,19 +127,24 @@ progress (int done, int total, gpointer data)
 
 /* --merge takes several files: gather the words after it, and take them
  * out of argv */
-static void
-gather_merge_files (int *argc, char **argv, GPtrArray *merge_files)
+static gboolean
+gather_merge_files (int *argc, char **argv, GPtrArray *merge_files, GError **error)
 {
   for (int i = 2; i < *argc; i++)
     if (g_str_equal (argv[i], "--merge")) {
       int k = i + 1;
       while (k < *argc && !g_str_has_prefix (argv[k], "--"))
         g_ptr_array_add (merge_files, g_strdup (argv[k++]));
+      if (k == i + 1) {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--merge: expected one or more shard files (sim sweep --json)");
+        return FALSE;
+      }
       for (int x = i; x + (k - i) < *argc; x++)
         argv[x] = argv[x + (k - i)];
       *argc -= k - i;
       i--;
     }
+  return TRUE;
 }
 
 /* the numbers of a sweep that the library does not parse */
@@ -256,7 +253,8 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   int top = 10, max_nodes = 0;
   gint64 t0 = g_get_monotonic_time ();
 
-  gather_merge_files (&argc, argv, merge_files);
+  if (!gather_merge_files (&argc, argv, merge_files, error))
+    return 2;
   if (!sim_cli_parse (argc, argv, 2, options, "sweep", error))
     return 2;
   if (help) {
@@ -291,7 +289,11 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   ranked = sim_sweep_rank (sw, top);
 
   if (json != NULL) {
-    g_autofree char *text = sim_sweep_rows_json (sim_sweep_rows (sw), topology, model->name, job.shard, job.shards);
+    /* what shapes the sweep, so that --merge joins only shards of one */
+    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT ",scale=%s,calibration=%s",
+                                                job.nodes, job.gb, scale ? "yes" : "no",
+                                                calibration != NULL ? calibration : "");
+    g_autofree char *text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
     gboolean done = FALSE;
     if (!sim_cli_write_json (json, text, &done, error))
       return 2;

@@ -6,6 +6,7 @@
 
 #include "sim-cost.h"
 #include "sim-error.h"
+#include "sim-input.h"
 #include "sim-json.h"
 #include "sim-json-read.h"
 #include "sim-memory.h"
@@ -21,6 +22,7 @@ struct _SimSweep {
   const SimModel *model;
   guint64 global_batch;
   GPtrArray *rows;
+  guint layouts;         /* enumerated, before sim_sweep_keep_shard */
   gint done;
   int total;
   SimSweepProgress progress;
@@ -150,6 +152,7 @@ sim_sweep_enumerate (SimSweep *sw)
       }
     }
   }
+  sw->layouts = sw->rows->len;
 }
 
 /* one simulation of label with the global batch replaced by gb (0: keep) */
@@ -313,15 +316,20 @@ sim_sweep_rank (SimSweep *sw, int exact)
   return ranked;
 }
 
-char *
-sim_sweep_rows_json (GPtrArray *rows, const char *topo, const char *model, int shard, int shards)
+/* ---- shard files ---- */
+
+static char *
+write_json (GPtrArray *rows, const char *topo, const char *model, const char *options, guint layouts,
+            int shard, int shards)
 {
   SimJson j;
   sim_json_init (&j, TRUE);
   sim_json_begin_object (&j, NULL);
-  sim_json_string (&j, "schema", "sim-sweep/1");
+  sim_json_string (&j, "schema", "sim-sweep/2");
   sim_json_string (&j, "topology", topo);
   sim_json_string (&j, "model", model);
+  sim_json_string (&j, "options", options);
+  sim_json_uint (&j, "layouts", layouts);
   sim_json_int (&j, "shard", shard);
   sim_json_int (&j, "shards", shards);
   sim_json_begin_array (&j, "rows");
@@ -341,64 +349,441 @@ sim_sweep_rows_json (GPtrArray *rows, const char *topo, const char *model, int s
   return sim_json_finish (&j);
 }
 
+char *
+sim_sweep_json (const SimSweep *sw, const char *topo, const char *options, int shard, int shards)
+{
+  return write_json (sw->rows, topo, sw->model->name, options != NULL ? options : "", sw->layouts, shard,
+                     shards);
+}
+
+char *
+sim_sweep_rows_json (GPtrArray *rows, const char *topo, const char *model, int shard, int shards)
+{
+  return write_json (rows, topo, model, "", rows->len, shard, shards);
+}
+
+/* One shard file, checked on its own. */
+typedef struct {
+  char *topology, *model, *options;
+  guint layouts;
+  int shard, shards;
+  GPtrArray *rows; /* Row*, owned */
+} Shard;
+
+static void
+shard_free (Shard *sh)
+{
+  g_free (sh->topology);
+  g_free (sh->model);
+  g_free (sh->options);
+  g_clear_pointer (&sh->rows, g_ptr_array_unref);
+  g_free (sh);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Shard, shard_free)
+
+/* the largest layout count and shard count a file may claim: far above any
+ * sweep, low enough that no count overflows an int */
+#define MAX_COUNT ((double) (1 << 30))
+
+/* one line of bounded length: the message may quote anything a file held */
+static char *
+one_line (const char *msg)
+{
+  g_autofree char *valid = g_utf8_make_valid (msg, -1);
+  GString *out = g_string_new (NULL);
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p)) {
+    gunichar c = g_utf8_get_char (p);
+    if (out->len >= 300) {
+      g_string_append (out, "...");
+      break;
+    }
+    if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029)
+      g_string_append_c (out, '?');
+    else
+      g_string_append_unichar (out, c);
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* a string from a file, short enough to quote in a message */
+static char *
+quoted (const char *s)
+{
+  if (s == NULL)
+    return g_strdup ("null");
+  if (g_utf8_validate (s, -1, NULL) && g_utf8_strlen (s, -1) > 60) {
+    g_autofree char *head = g_utf8_substring (s, 0, 57);
+    return g_strdup_printf ("'%s...'", head);
+  }
+  return g_strdup_printf ("'%.60s'", s);
+}
+
+static gboolean refuse (GError **error, const char *path, int line, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+
+/* "PATH:LINE: expected ..." (line 0: "PATH: expected ...") */
+static gboolean
+refuse (GError **error, const char *path, int line, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *what = NULL, *msg = NULL;
+  va_start (ap, fmt);
+  what = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  msg = line > 0 ? g_strdup_printf ("%s:%d: expected %s", path, line, what)
+                 : g_strdup_printf ("%s: expected %s", path, what);
+  g_set_error_literal (error, SIM_ERROR, SIM_ERROR_USAGE, one_line (msg));
+  return FALSE;
+}
+
+static const char *
+type_name (SimJsonType t)
+{
+  static const char *names[] = { "null", "true or false", "a number", "a string", "an array", "an object" };
+  return names[t];
+}
+
+/* member key of o, of type t (or null where null_ok), else an error on o's
+ * line (a missing member) or the member's (a wrong type) */
+static const SimJsonValue *
+member (const SimJsonValue *o, const char *key, SimJsonType t, gboolean null_ok, const char *path,
+        GError **error)
+{
+  const SimJsonValue *v = sim_json_get (o, key);
+  if (v == NULL)
+    refuse (error, path, o->line, "a member \"%s\" (%s%s)", key, type_name (t), null_ok ? " or null" : "");
+  else if (v->type != t && !(null_ok && v->type == SIM_JNULL))
+    refuse (error, path, v->line, "\"%s\" to be %s%s, not %s", key, type_name (t), null_ok ? " or null" : "",
+            type_name (v->type));
+  else
+    return v;
+  return NULL;
+}
+
+/* a number member, finite (the reader sees to that) and at least 0 */
+static gboolean
+amount (const SimJsonValue *o, const char *key, const char *path, double *out, GError **error)
+{
+  const SimJsonValue *v = member (o, key, SIM_JNUMBER, FALSE, path, error);
+  if (v == NULL)
+    return FALSE;
+  if (v->number < 0)
+    return refuse (error, path, v->line, "\"%s\" to be at least 0", key);
+  *out = v->number;
+  return TRUE;
+}
+
+/* a whole number member in [lo, hi] */
+static gboolean
+count (const SimJsonValue *o, const char *key, double lo, double hi, const char *path, guint64 *out,
+       GError **error)
+{
+  const SimJsonValue *v = member (o, key, SIM_JNUMBER, FALSE, path, error);
+  if (v == NULL)
+    return FALSE;
+  if (v->number != floor (v->number) || v->number < lo || v->number > hi)
+    return refuse (error, path, v->line, "\"%s\" to be a whole number from %.0f to %.0f", key, lo, hi);
+  *out = (guint64) v->number;
+  return TRUE;
+}
+
+static gboolean
+flag (const SimJsonValue *o, const char *key, const char *path, gboolean *out, GError **error)
+{
+  const SimJsonValue *v = member (o, key, SIM_JBOOL, FALSE, path, error);
+  if (v == NULL)
+    return FALSE;
+  *out = v->boolean;
+  return TRUE;
+}
+
+/* a string member (NULL for null where null_ok), duplicated into *out */
+static gboolean
+text (const SimJsonValue *o, const char *key, gboolean null_ok, const char *path, char **out, GError **error)
+{
+  const SimJsonValue *v = member (o, key, SIM_JSTRING, null_ok, path, error);
+  if (v == NULL)
+    return FALSE;
+  g_free (*out);
+  *out = g_strdup (v->string);
+  return TRUE;
+}
+
+/* the members a row has when it was simulated, and only then */
+static const char *const time_keys[] = { "screened", "step_s", "tokens_per_s", "mfu", "bubble_fraction",
+                                         "compute_s", "exposed_tp_s", "exposed_cp_s", "exposed_pp_s",
+                                         "exposed_dp_s", "wall", "scaling_efficiency" };
+
+/* the time of a simulated row */
+static gboolean
+read_time (const SimJsonValue *o, const char *path, Row *r, GError **error)
+{
+  struct {
+    const char *key;
+    double *to;
+  } nums[] = { { "step_s", &r->step_s }, { "tokens_per_s", &r->tokens_per_s }, { "mfu", &r->mfu },
+               { "bubble_fraction", &r->bubble }, { "compute_s", &r->compute_s }, { "exposed_tp_s", &r->tp_s },
+               { "exposed_cp_s", &r->cp_s }, { "exposed_pp_s", &r->pp_s }, { "exposed_dp_s", &r->dp_s } };
+  const SimJsonValue *e;
+  for (guint i = 0; i < G_N_ELEMENTS (nums); i++)
+    if (!amount (o, nums[i].key, path, nums[i].to, error))
+      return FALSE;
+  /* the ranking divides by these */
+  if (r->step_s <= 0 || r->tokens_per_s <= 0 || r->gpus < 1)
+    return refuse (error, path, o->line, "a simulated row to have a positive \"step_s\", \"tokens_per_s\" and \"gpus\"");
+  if (!flag (o, "screened", path, &r->screened, error) || !text (o, "wall", FALSE, path, &r->wall, error))
+    return FALSE;
+  /* recomputed over all the shards; only its type is checked */
+  e = member (o, "scaling_efficiency", SIM_JNUMBER, TRUE, path, error);
+  if (e == NULL)
+    return FALSE;
+  if (e->type == SIM_JNUMBER && e->number < 0)
+    return refuse (error, path, e->line, "\"scaling_efficiency\" to be at least 0");
+  r->has_time = r->simulated = TRUE;
+  return TRUE;
+}
+
+/* one row of sh, checked member by member */
+static Row *
+read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **error)
+{
+  g_autoptr (SimRunSummary) r = NULL;
+  g_autoptr (SimPlan) plan = sim_plan_new ();
+  g_autoptr (GError) why = NULL;
+  g_autofree char *label = NULL;
+  guint64 index = 0, nodes = 0, gpus = 0;
+  gboolean timed;
+
+  if (o->type != SIM_JOBJECT) {
+    refuse (error, path, o->line, "each row to be an object, not %s", type_name (o->type));
+    return NULL;
+  }
+  if (!count (o, "index", 0, MAX_COUNT, path, &index, error) || !text (o, "plan", FALSE, path, &label, error) ||
+      !count (o, "nodes", 1, 65536, path, &nodes, error) || !count (o, "gpus", 0, MAX_COUNT, path, &gpus, error))
+    return NULL;
+  if (index >= sh->layouts || index % (guint64) sh->shards != (guint64) (sh->shard - 1)) {
+    refuse (error, path, sim_json_get (o, "index")->line,
+            "\"index\" to be a layout of shard %d of %d (below %u, %d more than a multiple of %d), not %" G_GUINT64_FORMAT,
+            sh->shard, sh->shards, sh->layouts, sh->shard - 1, sh->shards, index);
+    return NULL;
+  }
+  /* the label is shown as the layout and run again by whoever reads the
+   * table: it must be a plan sim itself would accept */
+  if (label[0] == '\0' || !sim_plan_parse_string (plan, label, &why)) {
+    g_autofree char *q = quoted (label);
+    refuse (error, path, sim_json_get (o, "plan")->line, "\"plan\" to be a plan string, not %s%s%s", q,
+            why != NULL ? ": " : "", why != NULL ? why->message : "");
+    return NULL;
+  }
+  r = sim_run_summary_new ((int) index, label, (int) nodes);
+  r->gpus = (int) gpus;
+  if (!text (o, "pruned", TRUE, path, &r->pruned, error) || !flag (o, "fits", path, &r->fits, error) ||
+      !flag (o, "tight", path, &r->tight, error) || !text (o, "oom_case", TRUE, path, &r->oom_case, error) ||
+      !count (o, "peak_bytes", 0, 18446744073709549568.0, path, &r->peak_bytes, error) ||
+      !count (o, "usable_bytes", 0, 18446744073709549568.0, path, &r->usable_bytes, error))
+    return NULL;
+  if (r->oom_case != NULL && !(g_str_equal (r->oom_case, "A") || g_str_equal (r->oom_case, "B") ||
+                               g_str_equal (r->oom_case, "C"))) {
+    refuse (error, path, sim_json_get (o, "oom_case")->line, "\"oom_case\" to be \"A\", \"B\", \"C\" or null");
+    return NULL;
+  }
+  /* a row is pruned, or simulated with a time, never both nor neither */
+  timed = sim_json_get (o, "step_s") != NULL;
+  if (timed == (r->pruned != NULL) || (timed && !r->fits)) {
+    refuse (error, path, o->line, "a row either pruned (\"pruned\" a string) or simulated (fits, \"step_s\" and the rest), not %s",
+            timed ? "both" : "neither");
+    return NULL;
+  }
+  if (timed && !read_time (o, path, r, error))
+    return NULL;
+  if (!timed)
+    for (guint i = 0; i < G_N_ELEMENTS (time_keys); i++)
+      if (sim_json_get (o, time_keys[i]) != NULL) {
+        refuse (error, path, sim_json_get (o, time_keys[i])->line, "no \"%s\" in a row without \"step_s\"",
+                time_keys[i]);
+        return NULL;
+      }
+  return g_steal_pointer (&r);
+}
+
+/* the header of a shard file: what its sweep was and which shard */
+static gboolean
+read_header (const SimJsonValue *doc, const char *path, Shard *sh, GError **error)
+{
+  const SimJsonValue *schema = sim_json_get (doc, "schema");
+  guint64 layouts = 0, shard = 0, shards = 0;
+  if (doc->type != SIM_JOBJECT || schema == NULL || schema->type != SIM_JSTRING ||
+      !g_str_equal (schema->string, "sim-sweep/2"))
+    return refuse (error, path, doc->type == SIM_JOBJECT && schema != NULL ? schema->line : doc->line,
+                   "the JSON of sim sweep --json (schema sim-sweep/2)");
+  if (!text (doc, "topology", FALSE, path, &sh->topology, error) || !text (doc, "model", FALSE, path, &sh->model, error) ||
+      !text (doc, "options", FALSE, path, &sh->options, error) ||
+      !count (doc, "layouts", 0, MAX_COUNT, path, &layouts, error) ||
+      !count (doc, "shards", 1, MAX_COUNT, path, &shards, error) ||
+      !count (doc, "shard", 1, (double) shards, path, &shard, error))
+    return FALSE;
+  sh->layouts = (guint) layouts;
+  sh->shard = (int) shard;
+  sh->shards = (int) shards;
+  return TRUE;
+}
+
+/* one shard file's text, checked on its own */
+static Shard *
+read_shard (const char *path, const char *text, GError **error)
+{
+  g_autoptr (SimJsonValue) doc = sim_json_parse (path, text, error);
+  g_autoptr (Shard) sh = g_new0 (Shard, 1);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  const SimJsonValue *rows;
+  if (doc == NULL || !read_header (doc, path, sh, error) ||
+      (rows = member (doc, "rows", SIM_JARRAY, FALSE, path, error)) == NULL)
+    return NULL;
+  sh->rows = g_ptr_array_new_full (rows->items->len, sim_run_summary_free);
+  for (guint i = 0; i < rows->items->len; i++) {
+    const SimJsonValue *o = g_ptr_array_index (rows->items, i);
+    Row *r = read_row (o, sh, path, error);
+    if (r == NULL)
+      return NULL;
+    g_ptr_array_add (sh->rows, r);
+    if (!g_hash_table_add (seen, GINT_TO_POINTER (r->index + 1))) {
+      refuse (error, path, o->line, "each layout once: row %d is there twice", r->index);
+      return NULL;
+    }
+  }
+  return g_steal_pointer (&sh);
+}
+
+void
+sim_sweep_merged_free (SimSweepMerged *m)
+{
+  if (m == NULL)
+    return;
+  g_free (m->topology);
+  g_free (m->model);
+  g_free (m->options);
+  g_clear_pointer (&m->rows, g_ptr_array_unref);
+  g_free (m);
+}
+
+/* sh is the same sweep as the first shard m holds */
+static gboolean
+same_sweep (const SimSweepMerged *m, const char *first, const Shard *sh, const char *path, GError **error)
+{
+  struct {
+    const char *what, *a, *b;
+  } strs[] = { { "topology", m->topology, sh->topology }, { "model", m->model, sh->model },
+               { "options", m->options, sh->options } };
+  for (guint i = 0; i < G_N_ELEMENTS (strs); i++)
+    if (!g_str_equal (strs[i].a, strs[i].b)) {
+      g_autofree char *qa = quoted (strs[i].a), *qb = quoted (strs[i].b);
+      return refuse (error, path, 0, "a shard of the same sweep as %s: its %s is %s, not %s", first, strs[i].what,
+                     qb, qa);
+    }
+  if (m->layouts != sh->layouts || m->shards != sh->shards)
+    return refuse (error, path, 0, "a shard of the same sweep as %s: %u layouts in %d shards, not %u in %d", first,
+                   m->layouts, m->shards, sh->layouts, sh->shards);
+  return TRUE;
+}
+
+static int
+by_index (gconstpointer a, gconstpointer b)
+{
+  const Row *x = *(const Row *const *) a, *y = *(const Row *const *) b;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* every shard and every layout there, each once, the layouts in order */
+static gboolean
+complete (SimSweepMerged *m, const char *first, GHashTable *shards, GError **error)
+{
+  g_autoptr (GHashTable) layouts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  int missing = 1;
+  if ((int) g_hash_table_size (shards) < m->shards) {
+    while (g_hash_table_contains (shards, GINT_TO_POINTER (missing)))
+      missing++;
+    return refuse (error, first, 0, "all %d shards of the sweep: shard %d is missing", m->shards, missing);
+  }
+  /* each shard holds only its own indices, each once: the count tells */
+  if (m->rows->len != m->layouts)
+    return refuse (error, first, 0, "the %u layouts of the sweep in its shards, not %u", m->layouts, m->rows->len);
+  g_ptr_array_sort (m->rows, by_index);
+  for (guint i = 0; i < m->rows->len; i++) {
+    const Row *r = g_ptr_array_index (m->rows, i);
+    g_autofree char *key = g_strdup_printf ("%d %s", r->nodes, r->label);
+    gpointer other = g_hash_table_lookup (layouts, key);
+    if (other != NULL) {
+      g_autofree char *q = quoted (r->label);
+      return refuse (error, first, 0, "each layout once: %s on %d nodes is rows %d and %d", q, r->nodes,
+                     GPOINTER_TO_INT (other) - 1, r->index);
+    }
+    g_hash_table_insert (layouts, g_steal_pointer (&key), GINT_TO_POINTER (r->index + 1));
+  }
+  return TRUE;
+}
+
+/* add sh's rows to m, the first shard setting what the sweep is */
+static gboolean
+add_shard (SimSweepMerged *m, const char *first, Shard *sh, const char *path, GHashTable *shards, GError **error)
+{
+  const char *other;
+  if (m->topology == NULL) {
+    m->topology = g_strdup (sh->topology);
+    m->model = g_strdup (sh->model);
+    m->options = g_strdup (sh->options);
+    m->layouts = sh->layouts;
+    m->shards = sh->shards;
+  } else if (!same_sweep (m, first, sh, path, error))
+    return FALSE;
+  if ((other = g_hash_table_lookup (shards, GINT_TO_POINTER (sh->shard))) != NULL)
+    return refuse (error, path, 0, "each shard once: shard %d of %d is also %s", sh->shard, sh->shards, other);
+  g_hash_table_insert (shards, GINT_TO_POINTER (sh->shard), (gpointer) path);
+  g_ptr_array_set_free_func (sh->rows, NULL);
+  g_ptr_array_extend_and_steal (m->rows, g_steal_pointer (&sh->rows));
+  return TRUE;
+}
+
+SimSweepMerged *
+sim_sweep_merge (const char *const *paths, guint n, GError **error)
+{
+  g_autoptr (SimSweepMerged) m = g_new0 (SimSweepMerged, 1);
+  g_autoptr (GHashTable) shards = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_return_val_if_fail (n > 0, NULL);
+  m->rows = g_ptr_array_new_with_free_func (sim_run_summary_free);
+  for (guint f = 0; f < n; f++) {
+    g_autofree char *contents = NULL;
+    g_autoptr (Shard) sh = NULL;
+    gsize len = 0;
+    if (!sim_input_read (paths[f], SIM_SWEEP_MERGE_MAX_BYTES, &contents, &len, error))
+      return NULL;
+    /* the reader stops at a NUL: a file with one is not JSON sim wrote */
+    if (strlen (contents) != len) {
+      refuse (error, paths[f], 0, "a JSON text, not a file with a NUL byte");
+      return NULL;
+    }
+    if ((sh = read_shard (paths[f], contents, error)) == NULL ||
+        !add_shard (m, paths[0], sh, paths[f], shards, error))
+      return NULL;
+  }
+  if (!complete (m, paths[0], shards, error))
+    return NULL;
+  return g_steal_pointer (&m);
+}
+
 gboolean
 sim_sweep_rows_read (const char *path, const char *text, char **topo, char **model, GPtrArray *rows,
                      GError **error)
 {
-  g_autoptr (SimJsonValue) doc = NULL;
-  const SimJsonValue *arr;
-  const char *schema;
-  doc = sim_json_parse (path, text, error);
-  if (doc == NULL)
+  g_autoptr (Shard) sh = read_shard (path, text, error);
+  if (sh == NULL)
     return FALSE;
-  schema = sim_json_get_string (doc, "schema");
-  arr = sim_json_get (doc, "rows");
-  if (schema == NULL || !g_str_equal (schema, "sim-sweep/1") || arr == NULL || arr->type != SIM_JARRAY) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s:1: expected the JSON of sim sweep --json (schema sim-sweep/1)", path);
-    return FALSE;
-  }
   if (*topo == NULL) {
-    *topo = g_strdup (sim_json_get_string (doc, "topology"));
-    *model = g_strdup (sim_json_get_string (doc, "model"));
-  } else if (g_strcmp0 (*topo, sim_json_get_string (doc, "topology")) != 0 ||
-             g_strcmp0 (*model, sim_json_get_string (doc, "model")) != 0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s:1: expected a shard of the same sweep (%s on %s)", path, *model, *topo);
-    return FALSE;
+    *topo = g_strdup (sh->topology);
+    *model = g_strdup (sh->model);
+  } else if (!g_str_equal (*topo, sh->topology) || !g_str_equal (*model, sh->model)) {
+    g_autofree char *qt = quoted (*topo), *qm = quoted (*model);
+    return refuse (error, path, 0, "a shard of the same sweep (%s on %s)", qm, qt);
   }
-  for (guint i = 0; i < arr->items->len; i++) {
-    const SimJsonValue *o = g_ptr_array_index (arr->items, i);
-    Row *r = NULL;
-    if (o == NULL || o->type != SIM_JOBJECT || sim_json_get_string (o, "plan") == NULL) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "%s:1: expected row %u of \"rows\" to be an object with a \"plan\" string", path, i);
-      return FALSE;
-    }
-    r = g_new0 (Row, 1);
-    r->e = NAN;
-    r->index = (int) sim_json_get_number (o, "index", 0);
-    r->label = g_strdup (sim_json_get_string (o, "plan"));
-    r->nodes = (int) sim_json_get_number (o, "nodes", 0);
-    r->gpus = (int) sim_json_get_number (o, "gpus", 0);
-    r->pruned = g_strdup (sim_json_get_string (o, "pruned"));
-    r->fits = sim_json_get_bool (o, "fits", FALSE);
-    r->tight = sim_json_get_bool (o, "tight", FALSE);
-    r->oom_case = g_strdup (sim_json_get_string (o, "oom_case"));
-    r->peak_bytes = (guint64) sim_json_get_number (o, "peak_bytes", 0);
-    r->usable_bytes = (guint64) sim_json_get_number (o, "usable_bytes", 0);
-    r->has_time = sim_json_get (o, "step_s") != NULL;
-    r->simulated = r->has_time;
-    r->screened = sim_json_get_bool (o, "screened", FALSE);
-    r->step_s = sim_json_get_number (o, "step_s", 0);
-    r->tokens_per_s = sim_json_get_number (o, "tokens_per_s", 0);
-    r->mfu = sim_json_get_number (o, "mfu", 0);
-    r->bubble = sim_json_get_number (o, "bubble_fraction", 0);
-    r->compute_s = sim_json_get_number (o, "compute_s", 0);
-    r->tp_s = sim_json_get_number (o, "exposed_tp_s", 0);
-    r->cp_s = sim_json_get_number (o, "exposed_cp_s", 0);
-    r->pp_s = sim_json_get_number (o, "exposed_pp_s", 0);
-    r->dp_s = sim_json_get_number (o, "exposed_dp_s", 0);
-    r->wall = g_strdup (sim_json_get_string (o, "wall"));
-    g_ptr_array_add (rows, r);
-  }
+  g_ptr_array_set_free_func (sh->rows, NULL);
+  g_ptr_array_extend_and_steal (rows, g_steal_pointer (&sh->rows));
   return TRUE;
 }

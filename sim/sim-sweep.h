@@ -61,12 +61,57 @@ GPtrArray *sim_sweep_rank (SimSweep *sw, int exact);
 /* rank rows read back from shard files the same way (no simulation) */
 void sim_sweep_rank_rows (GPtrArray *rows);
 
-/* the JSON of rows (schema sim-sweep/1) */
+/* The shard file of a sweep (schema sim-sweep/2), a new string: the
+ * topology as the user named it, the model, `options` (the caller's
+ * canonical text of every option that shapes the enumeration or the results,
+ * such as the node count, global batch, scaling and calibration; "" when
+ * none), the number of layouts enumerated before sim_sweep_keep_shard, the
+ * shard and the shard count, and the rows.  --merge accepts shards only
+ * when all of these but the shard agree. */
+char *sim_sweep_json (const SimSweep *sw, const char *topology, const char *options, int shard,
+                      int shards);
+/* the same for rows that are a whole sweep of rows->len layouts (options
+ * ""), for tests and fuzzing */
 char *sim_sweep_rows_json (GPtrArray *rows, const char *topology, const char *model, int shard,
                            int shards);
-/* append the rows of one shard file's text to rows (SimSweepRow*, free with
- * sim_run_summary_free); *topology and *model are set from the first file and
- * checked against later ones.  SIM_ERROR_USAGE on another schema or sweep. */
+
+/* the largest shard file --merge reads */
+#define SIM_SWEEP_MERGE_MAX_BYTES (64u << 20)
+
+/* The shard files of one sweep, read back and checked (sim_sweep_merge). */
+typedef struct {
+  char *topology, *model, *options;
+  guint layouts;        /* enumerated, over all shards */
+  int shards;
+  GPtrArray *rows;      /* SimSweepRow*, owned, by index: 0 .. layouts - 1 */
+} SimSweepMerged;
+
+void sim_sweep_merged_free (SimSweepMerged *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimSweepMerged, sim_sweep_merged_free)
+
+/* Read the n shard files at paths (sim_input_read, at most
+ * SIM_SWEEP_MERGE_MAX_BYTES each: regular files only, never blocking) and
+ * merge them.  A shard file is input from elsewhere (a job array, a shared
+ * disk), so everything is checked: the schema; the type of every member of
+ * the file and of every row; that every plan parses (sim_plan_parse_string);
+ * that every number is finite, non-negative and, for counts, an integer;
+ * that the files are shards 1 .. N of one sweep (same topology, model,
+ * options, layouts and N), each once; that every row belongs to its shard
+ * (index % N = shard - 1) and that the rows are the layouts 0 .. layouts - 1,
+ * each once, with no layout (plan and node count) twice.
+ *
+ * Returns a new SimSweepMerged (free with sim_sweep_merged_free), or NULL
+ * with SIM_ERROR_IO (unreadable, not a regular file, too big) or
+ * SIM_ERROR_USAGE "PATH:LINE: expected ..." (or "PATH: expected ..." for
+ * what no one line holds, such as a missing shard): one line, of bounded
+ * length, whatever the input.  Any thread. */
+SimSweepMerged *sim_sweep_merge (const char *const *paths, guint n, GError **error);
+
+/* sim_sweep_merge's checks on one file's text (path names it in messages),
+ * the rows appended to rows (SimSweepRow*, free with sim_run_summary_free);
+ * *topology and *model are set from the first file and checked against
+ * later ones.  Kept for the sweep fuzz target; --merge uses
+ * sim_sweep_merge. */
 gboolean sim_sweep_rows_read (const char *path, const char *text, char **topology, char **model,
                               GPtrArray *rows, GError **error);
 

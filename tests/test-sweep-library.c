@@ -1,8 +1,11 @@
 /* Unit tests of the sweep library (sim-sweep.h): Llama-3-8B on one DGX H100
  * node (8 GPUs), global batch 16. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sim-error.h"
 #include "sim-plan.h"
@@ -118,8 +121,8 @@ test_shards (void)
   g_assert_cmpuint (total, ==, all);
 }
 
-/* The JSON of rows reads back to the same rows; a row without a plan
- * string is refused with the file and what was expected. */
+/* The JSON of a shard reads back to the same rows; a row without a plan
+ * string is refused with the file, the line and what was expected. */
 static void
 test_json (void)
 {
@@ -132,7 +135,7 @@ test_json (void)
   sim_sweep_keep_shard (sw, 1, 8);
   sim_sweep_run (sw, 1, NULL, NULL);
   rows = sim_sweep_rows (sw);
-  text = sim_sweep_rows_json (rows, "dgx8x4", "llama3-8b", 1, 8);
+  text = sim_sweep_json (sw, "dgx8x4", "nodes=1", 1, 8);
   g_assert_true (sim_sweep_rows_read ("x.json", text, &topo, &model, back, &error));
   g_assert_no_error (error);
   g_assert_cmpstr (topo, ==, "dgx8x4");
@@ -147,11 +150,188 @@ test_json (void)
       g_assert_cmpfloat (fabs (x->step_s - y->step_s), <=, 1e-9 * x->step_s);
   }
   g_assert_false (sim_sweep_rows_read ("bad.json",
-                                       "{\"schema\":\"sim-sweep/1\",\"topology\":\"dgx8x4\","
-                                       "\"model\":\"llama3-8b\",\"rows\":[{\"plan\":null}]}",
+                                       "{\"schema\":\"sim-sweep/2\",\"topology\":\"dgx8x4\",\n"
+                                       "\"model\":\"llama3-8b\",\"options\":\"\",\"layouts\":1,\"shard\":1,\"shards\":1,\n"
+                                       "\"rows\":[{\"index\":0,\n\"plan\":null}]}",
                                        &topo, &model, back, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
-  g_assert_nonnull (strstr (error->message, "bad.json:1: expected row 0"));
+  g_assert_cmpstr (error->message, ==, "bad.json:4: expected \"plan\" to be a string, not null");
+}
+
+/* a scratch file holding text; g_free the path, unlink it */
+static char *
+scratch (const char *name, const char *text)
+{
+  char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+  g_autofree char *unique = g_strdup_printf ("%s-%d", path, (int) getpid ());
+  g_free (path);
+  g_assert_true (g_file_set_contents (unique, text, -1, NULL));
+  return g_steal_pointer (&unique);
+}
+
+/* Three shards of the sweep, merged in any order, give every layout of the
+ * whole sweep once, in enumeration order; one missing, one twice, or a
+ * shard of another sweep (other options) is refused. */
+static void
+test_merge (void)
+{
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (SimSweepMerged) merged = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *other = NULL;
+  guint all;
+  {
+    g_autoptr (SimSweep) sw = make (m);
+    all = sim_sweep_rows (sw)->len;
+  }
+  for (int s = 3; s >= 1; s--) {
+    g_autoptr (SimSweep) sw = make (m);
+    g_autofree char *text = NULL, *name = g_strdup_printf ("sim-merge-%d.json", s);
+    sim_sweep_keep_shard (sw, s, 3);
+    sim_sweep_run (sw, 2, NULL, NULL);
+    text = sim_sweep_json (sw, "dgx8x4", "nodes=1", s, 3);
+    g_ptr_array_add (paths, scratch (name, text));
+    if (s == 2) {
+      g_autofree char *o = sim_sweep_json (sw, "dgx8x4", "nodes=2", s, 3);
+      other = scratch ("sim-merge-other.json", o);
+    }
+  }
+  merged = sim_sweep_merge ((const char *const *) paths->pdata, 3, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (merged->rows->len, ==, all);
+  g_assert_cmpuint (merged->layouts, ==, all);
+  g_assert_cmpint (merged->shards, ==, 3);
+  g_assert_cmpstr (merged->options, ==, "nodes=1");
+  for (guint i = 0; i < all; i++)
+    g_assert_cmpint (((SimSweepRow *) g_ptr_array_index (merged->rows, i))->index, ==, (int) i);
+
+  /* shards 3 and 1: shard 2 is missing */
+  g_clear_pointer (&merged, sim_sweep_merged_free);
+  {
+    const char *two[] = { g_ptr_array_index (paths, 0), g_ptr_array_index (paths, 2) };
+    g_autofree char *want = g_strdup_printf ("%s: expected all 3 shards of the sweep: shard 2 is missing", two[0]);
+    g_assert_null (sim_sweep_merge (two, 2, &error));
+    g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
+    g_assert_cmpstr (error->message, ==, want);
+    g_clear_error (&error);
+  }
+  /* shard 3 twice */
+  {
+    const char *twice[] = { g_ptr_array_index (paths, 0), g_ptr_array_index (paths, 1), g_ptr_array_index (paths, 2),
+                            g_ptr_array_index (paths, 0) };
+    g_assert_null (sim_sweep_merge (twice, 4, &error));
+    g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
+    g_assert_nonnull (strstr (error->message, "expected each shard once: shard 3 of 3 is also"));
+    g_clear_error (&error);
+  }
+  /* shard 2 of a sweep with other options */
+  {
+    const char *mixed[] = { g_ptr_array_index (paths, 0), other, g_ptr_array_index (paths, 2) };
+    g_assert_null (sim_sweep_merge (mixed, 3, &error));
+    g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
+    g_assert_nonnull (strstr (error->message, "its options is 'nodes=2', not 'nodes=1'"));
+    g_clear_error (&error);
+  }
+  for (guint i = 0; i < paths->len; i++)
+    g_unlink (g_ptr_array_index (paths, i));
+  g_unlink (other);
+}
+
+/* One bad shard file each (a whole sweep of one or two layouts): the error
+ * names the file, the line where one exists, and what was expected. */
+static void
+test_merge_bad (void)
+{
+#define HEAD(layouts) "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"\",\n\"layouts\":" #layouts ",\"shard\":1,\"shards\":1,\n\"rows\":["
+#define PRUNED(i, plan) "{\"index\":" #i ",\"plan\":\"" plan "\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":null,\"peak_bytes\":0,\"usable_bytes\":0}"
+#define TIMED(extra) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"fits\":true,\"tight\":false,\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2,\n\"screened\":false,\"step_s\":1,\"tokens_per_s\":2,\"mfu\":0.5,\"bubble_fraction\":0,\"compute_s\":1,\"exposed_tp_s\":0,\"exposed_cp_s\":0,\"exposed_pp_s\":0,\"exposed_dp_s\":0,\"wall\":\"compute\"" extra "}"
+  static const struct {
+    const char *text, *error;
+  } cases[] = {
+    { HEAD (1) PRUNED (0, "tp=1") "]}", NULL },
+    { HEAD (1) TIMED (",\"scaling_efficiency\":null") "]}", NULL },
+    { "{\"schema\":\"sim-sweep/1\",\"topology\":\"t\",\"model\":\"m\",\"shard\":1,\"shards\":1,\"rows\":[{\"plan\":null}]}",
+      "F:1: expected the JSON of sim sweep --json (schema sim-sweep/2)" },
+    { HEAD (1) "1]}", "F:3: expected each row to be an object, not a number" },
+    { HEAD (1) "null]}", "F:3: expected each row to be an object, not null" },
+    { HEAD (1) "{}]}", "F:3: expected a member \"index\" (a number)" },
+    { HEAD (1) "{\"index\":0,\"plan\":null}]}", "F:3: expected \"plan\" to be a string, not null" },
+    { HEAD (1) PRUNED (0, "tp=999,zz") "]}", "F:3: expected \"plan\" to be a plan string, not 'tp=999,zz': " },
+    { HEAD (1) PRUNED (0, "") "]}", "F:3: expected \"plan\" to be a plan string, not ''" },
+    { HEAD (1) PRUNED (1, "tp=1") "]}", "F:3: expected \"index\" to be a layout of shard 1 of 1" },
+    { HEAD (2) PRUNED (0, "tp=1") "," PRUNED (0, "tp=2") "]}", "F:3: expected each layout once: row 0 is there twice" },
+    { HEAD (2) PRUNED (0, "tp=1") "," PRUNED (1, "tp=1") "]}",
+      "F: expected each layout once: 'tp=1' on 1 nodes is rows 0 and 1" },
+    { HEAD (2) PRUNED (0, "tp=1") "]}", "F: expected the 2 layouts of the sweep in its shards, not 1" },
+    { HEAD (1) TIMED ("") "]}", "F:3: expected a member \"scaling_efficiency\" (a number or null)" },
+    { HEAD (1) TIMED (",\"scaling_efficiency\":-1") "]}", "F:4: expected \"scaling_efficiency\" to be at least 0" },
+    { HEAD (1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"fits\":true,\"tight\":false,\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2}]}",
+      "F:3: expected a row either pruned (\"pruned\" a string) or simulated (fits, \"step_s\" and the rest), not neither" },
+    { HEAD (1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":\"D\",\"peak_bytes\":0,\"usable_bytes\":0}]}",
+      "F:3: expected \"oom_case\" to be \"A\", \"B\", \"C\" or null" },
+    { HEAD (1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":null,\"peak_bytes\":-1,\"usable_bytes\":0}]}",
+      "F:3: expected \"peak_bytes\" to be a whole number from 0 to " },
+    { HEAD (1) "{\"index\":0.5}]}", "F:3: expected \"index\" to be a whole number from 0 to " },
+    { HEAD (1) "{\"index\":0,\"index\":0}]}", "F:3: expected each member name once in an object" },
+    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":null}", "F:1: expected \"model\" to be a string, not null" },
+    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"\",\"layouts\":1,\"shard\":0,\"shards\":1,\"rows\":[]}",
+      "F:1: expected \"shard\" to be a whole number from 1 to 1" },
+    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"\",\"layouts\":1,\"shard\":1,\"shards\":1099511627776,\"rows\":[]}",
+      "F:1: expected \"shards\" to be a whole number from 1 to 1073741824" },
+    { HEAD (1) PRUNED (0, "tp=1") "]} x", "F:3: expected the end of the document" },
+    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"a\\u0000b\"}", "F:1: expected no \\u0000 in a string" },
+    { "[0x10]", "F:1: expected ',' or ']'" },
+    { "[-inf]", "F:1: expected a finite number" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree char *path = scratch ("F", cases[i].text);
+    const char *paths[] = { path };
+    g_autoptr (SimSweepMerged) merged = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autofree char *want = NULL;
+    if (g_test_verbose ())
+      g_printerr ("case %u\n", i);
+    merged = sim_sweep_merge (paths, 1, &error);
+    if (cases[i].error == NULL) {
+      g_assert_no_error (error);
+      g_assert_nonnull (merged);
+    } else {
+      g_assert_null (merged);
+      g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
+      /* the scratch path stands for "F" */
+      want = g_strconcat (path, cases[i].error + 1, NULL);
+      if (!g_str_has_prefix (error->message, want))
+        g_error ("case %u: got \"%s\", expected a prefix \"%s\"", i, error->message, want);
+      g_assert_null (strchr (error->message, '\n'));
+    }
+    g_unlink (path);
+  }
+#undef HEAD
+#undef PRUNED
+#undef TIMED
+}
+
+/* A FIFO and a device are refused without blocking, an unreadable path
+ * with SIM_ERROR_IO. */
+static void
+test_merge_not_a_file (void)
+{
+  const char *zero[] = { "/dev/zero" }, *none[] = { "/nonexistent/sim-merge.json" };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *fifo = g_build_filename (g_get_tmp_dir (), "sim-merge-fifo", NULL);
+  g_autofree char *fifo_unique = g_strdup_printf ("%s-%d", fifo, (int) getpid ());
+  const char *fifos[] = { fifo_unique };
+  g_assert_null (sim_sweep_merge (zero, 1, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_IO);
+  g_clear_error (&error);
+  g_assert_null (sim_sweep_merge (none, 1, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_IO);
+  g_clear_error (&error);
+  g_assert_cmpint (mkfifo (fifo_unique, 0600), ==, 0);
+  g_assert_null (sim_sweep_merge (fifos, 1, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_IO);
+  g_unlink (fifo_unique);
 }
 
 int
@@ -162,5 +342,8 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep/run-and-rank", test_run_and_rank);
   g_test_add_func ("/sweep/shards", test_shards);
   g_test_add_func ("/sweep/json", test_json);
+  g_test_add_func ("/sweep/merge", test_merge);
+  g_test_add_func ("/sweep/merge/bad", test_merge_bad);
+  g_test_add_func ("/sweep/merge/not-a-file", test_merge_not_a_file);
   return g_test_run ();
 }
