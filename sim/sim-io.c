@@ -143,13 +143,14 @@ follow_links (const char *path, GError **error)
 static const char *
 kind_name (mode_t m)
 {
-  return S_ISFIFO (m) ? "a FIFO" : S_ISSOCK (m) ? "a socket" : S_ISBLK (m) ? "a block device" : "a special file";
+  return S_ISSOCK (m) ? "a socket" : S_ISBLK (m) ? "a block device" : "a special file";
 }
 
 typedef struct {
   char *target;  /* links followed */
   gboolean exists;
-  gboolean device;
+  gboolean device;  /* a character device or a FIFO, written through */
+  gboolean fifo;
   mode_t mode;   /* for a regular file */
 } Target;
 
@@ -169,6 +170,17 @@ inspect (const char *path, gboolean parents, Target *t, GError **error)
   g_autofree char *dir = NULL;
   struct stat st;
 
+  /* a device or a FIFO is opened by the name given, which also follows
+   * /dev/stdout -> /proc/self/fd/1 -> "pipe:[N]" correctly */
+  if (stat (path, &st) == 0 && (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode))) {
+    t->target = g_strdup (path);
+    t->exists = TRUE;
+    t->device = TRUE;
+    t->fifo = S_ISFIFO (st.st_mode);
+    if (access (path, W_OK) != 0)
+      return fail (path, errno, error);
+    return TRUE;
+  }
   t->target = follow_links (path, error);
   if (t->target == NULL)
     return FALSE;
@@ -176,15 +188,9 @@ inspect (const char *path, gboolean parents, Target *t, GError **error)
     t->exists = TRUE;
     if (S_ISDIR (st.st_mode))
       return fail (path, EISDIR, error);
-    if (S_ISCHR (st.st_mode)) {
-      t->device = TRUE;
-      if (access (t->target, W_OK) != 0)
-        return fail (path, errno, error);
-      return TRUE;
-    }
     if (!S_ISREG (st.st_mode)) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_IO,
-                   "%s: cannot write: expected a regular file or a character device, got %s", path,
+                   "%s: cannot write: expected a regular file, a character device or a FIFO, got %s", path,
                    kind_name (st.st_mode));
       return FALSE;
     }
@@ -234,6 +240,7 @@ typedef struct {
   int fd;
   int slot;      /* in the registry, or -1 */
   gboolean device;
+  gboolean fifo;
   mode_t mode;
 } Entry;
 
@@ -379,8 +386,9 @@ sim_output_set_open (SimOutputSet *set, const char *path, GError **error)
   }
   e = g_new0 (Entry, 1);
   e->path = g_strdup (path);
-  e->target = g_build_filename (canon, base, NULL);
+  e->target = t.device ? g_strdup (t.target) : g_build_filename (canon, base, NULL);
   e->device = t.device;
+  e->fifo = t.fifo;
   e->mode = t.mode;
   e->fd = -1;
   e->slot = -1;
@@ -444,9 +452,15 @@ write_device (Entry *e)
   int err = 0;
   if (lseek (e->fd, 0, SEEK_SET) != 0)
     return errno;
-  out = open (e->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  /* a FIFO without a reader would block the run forever: ENXIO instead */
+  out = open (e->target, O_WRONLY | O_NOCTTY | O_CLOEXEC | (e->fifo ? O_NONBLOCK : 0));
   if (out < 0)
     return errno;
+  if (e->fifo && fcntl (out, F_SETFL, fcntl (out, F_GETFL) & ~O_NONBLOCK) != 0) {
+    err = errno;
+    close (out);
+    return err;
+  }
   for (;;) {
     gssize n = read (e->fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR)
@@ -495,7 +509,12 @@ sim_output_set_commit (SimOutputSet *set, GError **error)
       continue;
     if ((err = write_device (e)) != 0) {
       g_autofree char *path = g_strdup (e->path);
+      gboolean no_reader = e->fifo && err == ENXIO;
       sim_output_set_abort (set);
+      if (no_reader) {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: a FIFO with no reader", path);
+        return FALSE;
+      }
       return fail (path, err, error);
     }
   }

@@ -6,11 +6,12 @@
  *   mode, a new one gets 0666 & ~umask;
  * - a symbolic link is followed on purpose: the temporary file goes next to
  *   the file it points to and replaces that file, so the link stays a link;
- * - an existing character device (/dev/null, /dev/stdout, a terminal) is
- *   written through, opened O_WRONLY | O_NOCTTY, never created, truncated
- *   or replaced;
- * - a directory, a FIFO, a socket or a block device is refused: a FIFO
- *   without a reader would block the run forever.
+ * - an existing character device (/dev/null, a terminal) or FIFO (a pipe,
+ *   /dev/stdout into one) is written through, opened by the name given
+ *   with O_WRONLY | O_NOCTTY, never created, truncated or replaced; a FIFO
+ *   is opened without blocking, so one with no reader is an error ("a FIFO
+ *   with no reader") rather than a hang;
+ * - a directory, a socket or a block device is refused.
  * Every write and the final close are checked.
  *
  * A SimOutputSet holds several outputs: each is staged (written to its
@@ -45,7 +46,8 @@ void sim_output_set_free (SimOutputSet *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimOutputSet, sim_output_set_free)
 
 /* Whether path could be written, without changing anything: the target (a
- * symbolic link followed) is absent, a regular file or a character device,
+ * symbolic link followed) is absent, a regular file, a character device or
+ * a FIFO,
  * and its directory exists and is writable.  With parents, missing
  * directories above path are allowed when the nearest existing one is a
  * writable directory (they would be made by sim_output_set_mkdir).  FALSE
