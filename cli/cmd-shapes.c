@@ -43,6 +43,8 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
     return 2;
   p->tp = tp, p->cp = cp, p->micro_batch = mb;
   p->seq_len = seq > 0 ? (guint64) seq : m->seq_len;
+  if (!sim_plan_check_model_split (p, m, error))
+    return 2;
   shapes = sim_cost_gemm_shapes (m, p);
   puts ("name,m,n,k");
   for (guint i = 0; i < shapes->len; i++) {

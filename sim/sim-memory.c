@@ -19,6 +19,7 @@ sim_recipe_bytes (SimRecipe recipe, int *params, int *grads, int *master, int *o
   case SIM_RECIPE_FP32_ADAM: *params = 4, *grads = 4, *master = 0; break;
   case SIM_RECIPE_BF16_ADAM8BIT: *optimizer = 2; break;
   case SIM_RECIPE_BF16_SGD: *optimizer = 0; break;
+  case SIM_RECIPE_BF16_ADAM_BF16_STATES: *master = 2, *optimizer = 4; break;
   }
 }
 

@@ -10,7 +10,13 @@
  *   fp32-adam                4      4     -     4    4       -          16
  *   bf16-adam8bit            2      2     4     1    1       -          10
  *   bf16-sgd                 2      2     4     -    -       -           8
+ *   bf16-adam-bf16-states    2      2     2     2    2       -          10
  *
+ * bf16-adam-bf16-states is NeMo's distributed_fused_adam with `dtype: bf16`
+ * (Apex DistributedFusedAdam: "dtype: datatype for optimizer state", and its
+ * stored parameter shard in that dtype), the optimizer of NVIDIA's
+ * Nemotron-4 340B performance recipe (NVIDIA/dgxc-benchmarking
+ * nemotron/nemotron4-340b-synth.yaml @8f5cbb3, run by configure.sh @35a9aec).
  * Worked checks (tests/test-memory.c): 7e9 params x 16 B = 112 GB = 104.3 GiB;
  * Llama-3-8B full fine-tune 128.5 GB; LoRA r=16 on all seven projections
  * 41.9 M trainable, 8.03e9 x 2 + 41.9e6 x 16 = 16.7 GB.

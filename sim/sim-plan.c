@@ -49,7 +49,7 @@ static const Option options[] = {
   { "zero", NULL, KEY_ZERO, ARG_CHOICE, "0|1|2|3",
     "ZeRO stage over the data-parallel group (default 1 when dp*cp > 1)" },
   { "recipe", NULL, KEY_RECIPE, ARG_CHOICE,
-    "bf16-adam|bf16-adam-fp32-accum|fp32-adam|bf16-adam8bit|bf16-sgd",
+    "bf16-adam|bf16-adam-fp32-accum|fp32-adam|bf16-adam8bit|bf16-sgd|bf16-adam-bf16-states",
     "precision and optimizer (default bf16-adam)" },
   { "order", NULL, KEY_ORDER, ARG_STRING, NULL,
     "rank placement, fastest first (default tp-cp-dp-pp, as Megatron)" },
@@ -182,6 +182,19 @@ bad:
   return FALSE;
 }
 
+/* the largest value an option takes (see sim-plan.h for why each holds) */
+static guint64
+option_max (const Option *o)
+{
+  switch (o->key) {
+  case KEY_SEQ_LEN: return SIM_PLAN_MAX_SEQ_LEN;
+  case KEY_GLOBAL_BATCH: return SIM_PLAN_MAX_GLOBAL_BATCH;
+  case KEY_MICRO_BATCH: return SIM_PLAN_MAX_MICRO_BATCH;
+  case KEY_LORA_RANK: return SIM_PLAN_MAX_LORA_RANK;
+  default: return SIM_PLAN_MAX_DEGREE;
+  }
+}
+
 /* the option's value as a number (u) or a boolean (b), checked against its kind */
 static gboolean
 parse_value (const Option *o, const char *value, gboolean negated, guint64 *u, int *b,
@@ -190,14 +203,11 @@ parse_value (const Option *o, const char *value, gboolean negated, guint64 *u, i
   switch (o->arg) {
   case ARG_INT:
   case ARG_UINT:
-    if (value == NULL ||
-        !g_ascii_string_to_unsigned (value, 10, 1,
-                                     o->arg == ARG_INT ? (1u << 20) : (G_GUINT64_CONSTANT (1) << 40),
-                                     u, NULL)) {
+    if (value == NULL || !g_ascii_string_to_unsigned (value, 10, 1, option_max (o), u, NULL)) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "--%s: expected a whole number from 1 to %" G_GUINT64_FORMAT ", got '%s'",
-                   o->name, o->arg == ARG_INT ? (guint64) (1u << 20) : (G_GUINT64_CONSTANT (1) << 40),
-                   value != NULL ? value : "nothing");
+                   "--%s: expected a whole number from 1 to %" G_GUINT64_FORMAT ", got '%.40s%s'",
+                   o->name, option_max (o), value != NULL ? value : "nothing",
+                   value != NULL && strlen (value) > 40 ? "..." : "");
       return FALSE;
     }
     break;
@@ -350,7 +360,15 @@ sim_plan_help (void)
       flag = g_strdup_printf ("--[no-]%s", o->name);
     else if (o->arg == ARG_CHOICE)
       flag = g_strdup_printf ("--%s %s", o->name, o->choices);
-    else
+    else if (o->arg == ARG_INT || o->arg == ARG_UINT) {
+      /* the range it takes: 2^k for the large powers of two */
+      guint64 max = option_max (o);
+      int k = g_bit_nth_lsf (max, -1);
+      if (max >= (1u << 20) && max == G_GUINT64_CONSTANT (1) << k)
+        flag = g_strdup_printf ("--%s 1..2^%d", o->name, k);
+      else
+        flag = g_strdup_printf ("--%s 1..%" G_GUINT64_FORMAT, o->name, max);
+    } else
       flag = g_strdup_printf ("--%s N", o->name);
     g_string_append_printf (s, "  %-34s %s\n", flag, o->help);
   }
@@ -410,38 +428,59 @@ resolve_layout (SimPlan *plan, const SimTopology *topo, const SimModel *model, G
     note_default (plan, "--pp 1");
   }
   if (plan->dp == 0) {
-    int mp = plan->tp * plan->cp * plan->pp;
-    if (mp > 0 && world % mp == 0) {
-      plan->dp = world / mp;
+    /* each degree is at most SIM_PLAN_MAX_DEGREE = 2^17: three fit in 2^51 */
+    gint64 mp = (gint64) plan->tp * plan->cp * plan->pp;
+    if (mp <= world && world % mp == 0) {
+      plan->dp = (int) (world / mp);
       note_default (plan, "--dp %d (the %d GPUs of %s / (tp %d x cp %d x pp %d))", plan->dp,
                     world, topo->name, plan->tp, plan->cp, plan->pp);
     } else {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "tp %d x cp %d x pp %d = %d does not divide the %d GPUs of %s, so no data-parallel degree fits",
+                   "tp %d x cp %d x pp %d = %" G_GINT64_FORMAT " does not divide the %d GPUs of %s, so no data-parallel degree fits",
                    plan->tp, plan->cp, plan->pp, mp, world, topo->name);
       return FALSE;
     }
   }
-  if ((gint64) plan->tp * plan->cp * plan->pp * plan->dp != world) {
+  /* four degrees of up to 2^17 overflow 64 bits: compare as doubles, exact below 2^53 */
+  if ((double) plan->tp * plan->cp * plan->pp * plan->dp != (double) world) {
     g_autofree char *alts = suggest_layouts (plan, world, model);
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "tp %d x cp %d x pp %d x dp %d = %" G_GINT64_FORMAT " GPUs, but %s has %d (%d nodes)%s%s",
+                 "tp %d x cp %d x pp %d x dp %d = %.0f GPUs, but %s has %d (%d nodes)%s%s",
                  plan->tp, plan->cp, plan->pp, plan->dp,
-                 (gint64) plan->tp * plan->cp * plan->pp * plan->dp, topo->name, world,
+                 (double) plan->tp * plan->cp * plan->pp * plan->dp, topo->name, world,
                  topo->n_nodes, *alts ? "; layouts that fit: " : "", alts);
     return FALSE;
   }
-  if (model->heads % (guint64) plan->tp != 0 || model->kv_heads % (guint64) plan->tp != 0) {
+  return sim_plan_check_model_split (plan, model, error);
+}
+
+gboolean
+sim_plan_check_model_split (const SimPlan *plan, const SimModel *model, GError **error)
+{
+  guint64 tp = (guint64) MAX (plan->tp, 1), cp = (guint64) MAX (plan->cp, 1);
+  if (model->heads % tp != 0 || model->kv_heads % tp != 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "tp %d must divide the %" G_GUINT64_FORMAT " attention heads and %" G_GUINT64_FORMAT
                  " KV heads of %s, so each tensor-parallel rank holds whole heads",
                  plan->tp, model->heads, model->kv_heads, model->name);
     return FALSE;
   }
+  if (model->ffn_hidden % tp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "tp %d must divide the feed-forward width %" G_GUINT64_FORMAT " of %s",
+                 plan->tp, model->ffn_hidden, model->name);
+    return FALSE;
+  }
   if ((guint64) plan->pp > model->layers) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "pp %d exceeds the %" G_GUINT64_FORMAT " layers of %s: every stage needs at least one layer",
                  plan->pp, model->layers, model->name);
+    return FALSE;
+  }
+  if (plan->seq_len > 0 && plan->seq_len % cp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "cp %d must divide the sequence length %" G_GUINT64_FORMAT, plan->cp,
+                 plan->seq_len);
     return FALSE;
   }
   return TRUE;
@@ -487,6 +526,21 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
     return FALSE;
   }
   plan->micro_batches = plan->global_batch / mbdp;
+  if (plan->micro_batches > SIM_PLAN_MAX_MICRO_BATCHES) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "global batch %" G_GUINT64_FORMAT " is %" G_GUINT64_FORMAT
+                 " micro-batches per data-parallel replica; sim simulates at most %d "
+                 "(raise --micro-batch or --dp)",
+                 plan->global_batch, plan->micro_batches, SIM_PLAN_MAX_MICRO_BATCHES);
+    return FALSE;
+  }
+  if ((guint64) plan->micro_batch * plan->seq_len / (guint64) plan->cp > SIM_PLAN_MAX_MB_TOKENS) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "micro-batch %d x sequence %" G_GUINT64_FORMAT " / cp %d is more than %" G_GUINT64_FORMAT
+                 " tokens per GPU per micro-batch, beyond what sim's arithmetic holds",
+                 plan->micro_batch, plan->seq_len, plan->cp, SIM_PLAN_MAX_MB_TOKENS);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -728,7 +782,7 @@ const char *
 sim_recipe_name (SimRecipe r)
 {
   static const char *names[] = { "bf16-adam", "bf16-adam-fp32-accum", "fp32-adam",
-                                 "bf16-adam8bit", "bf16-sgd" };
+                                 "bf16-adam8bit", "bf16-sgd", "bf16-adam-bf16-states" };
   return names[r];
 }
 

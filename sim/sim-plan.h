@@ -31,7 +31,36 @@ typedef enum {
   SIM_RECIPE_FP32_ADAM,
   SIM_RECIPE_BF16_ADAM8BIT,
   SIM_RECIPE_BF16_SGD,
+  SIM_RECIPE_BF16_ADAM_BF16_STATES,
 } SimRecipe;
+
+/* The ranges every plan value is held to, so that the arithmetic provably
+ * holds (sim --help prints them):
+ * - a parallel degree (tp, cp, pp, dp, virtual stages) is at most 2^17 =
+ *   131,072, the largest cluster sim loads: three degrees multiply within
+ *   2^51, and the four are compared as doubles, exact below 2^53;
+ * - a sequence at most 2^24 = 16.8 M tokens, a micro-batch at most 2^17
+ *   sequences, and their tokens per GPU (micro-batch x seq / cp) at most
+ *   2^27: a layer's activation bytes (~34 per token and unit of hidden,
+ *   hidden at most 2^20 by sim-model.c) stay near 2^52, exact in a double;
+ * - a global batch at most 2^40 sequences; with the micro-batch limit
+ *   below it is never more than 2^16 x 2^17 x 2^17 = 2^50, and tokens per
+ *   step (x seq 2^24) stay within 2^64 as unsigned and exact as doubles to
+ *   2^53 for every realistic batch;
+ * - at most SIM_PLAN_MAX_MICRO_BATCHES micro-batches per data-parallel
+ *   replica: the event graph grows with them (Llama-3-8B, tp 8 x pp 4 on
+ *   dgx8x4: 8,192 micro-batches take 3.3 s and 166 MB, 32,768 take 14 s
+ *   and 633 MB), and 16,384 is 256 times the most of any published run in
+ *   tests/validation (64, GPT-3 175B on 128 GPUs);
+ * - step times past 2^63 ps (106 days) are an error of the engine
+ *   (sim-time.h), never a wrapped time. */
+#define SIM_PLAN_MAX_DEGREE (1u << 17)
+#define SIM_PLAN_MAX_SEQ_LEN (G_GUINT64_CONSTANT (1) << 24)
+#define SIM_PLAN_MAX_MICRO_BATCH (1u << 17)
+#define SIM_PLAN_MAX_MB_TOKENS (G_GUINT64_CONSTANT (1) << 27)
+#define SIM_PLAN_MAX_GLOBAL_BATCH (G_GUINT64_CONSTANT (1) << 40)
+#define SIM_PLAN_MAX_LORA_RANK (1u << 20)
+#define SIM_PLAN_MAX_MICRO_BATCHES 16384
 
 /* the four parallel dimensions, in the names --order uses */
 /* the training framework whose overlaps and kernels the step follows */
@@ -101,6 +130,11 @@ gboolean sim_plan_parse_string (SimPlan *plan, const char *text, GError **error)
 /* a help text listing every plan option, for --help (caller g_free()s);
  * never fails; any thread */
 char *sim_plan_help (void);
+
+/* the checks of a layout against a model alone (tp divides the heads and
+ * the FFN width, pp at most the layers, cp divides the sequence), which
+ * sim_plan_resolve also makes; FALSE with SIM_ERROR_PLAN; any thread */
+gboolean sim_plan_check_model_split (const SimPlan *plan, const SimModel *model, GError **error);
 
 /* Apply defaults (each one noted in plan->defaults) and validate against
  * topology and model: FALSE with SIM_ERROR_PLAN, or SIM_ERROR_TOPOLOGY for a

@@ -7,17 +7,38 @@ the sim command line as a user would run it, with the shipped cluster
 files and their fitted <efficiency> constants.  Prints the error table per
 row and per GPU; asserts the tolerances below, which are what the model
 reaches today (the goals of issue 12 are tighter: every row within 15 %,
-MAE <= 6 %, |bias| <= 3 %).
+MAE <= 6 %, |bias| <= 3 %).  Rows whose data contradict their neighbours
+(fit-efficiency.py INCONSISTENT) are printed with the evidence and kept out
+of the tolerances.  Every run, those included, trained: each must be
+predicted to fit (--memory-only).
 
 usage: test-training-calibration.py SIM SOURCE_ROOT
 """
-import importlib.util, os, statistics, sys
+import importlib.util, json, os, statistics, subprocess, sys
 
 # per GPU: (largest |error| of any row, largest MAE, largest |bias|)
-TOLERANCE = {"h100": (0.15, 0.06, 0.03), "a100": (0.35, 0.08, 0.03)}
+TOLERANCE = {"h100": (0.15, 0.06, 0.03), "a100": (0.25, 0.06, 0.03)}
 # runs no fit saw (tests/validation/data/mosaic_h100_heldout.csv: MosaicML's
 # FSDP runs on H100, predicted with constants fitted on NeMo runs only)
 HELDOUT = ("mosaic_h100_heldout.csv", "h100", (0.15, 0.10, 0.10))
+
+
+def fits(sim, fit, runner, rows, gpu):
+    """every published run trained: each must be predicted to fit"""
+    oom = []
+    for r in rows:
+        mx = os.path.join(runner.tmp, r["row_id"] + ".xml")
+        fit.model_xml(r, mx)
+        p = subprocess.run(fit.command(sim, r, mx) + ["--memory-only", "--json", "-"],
+                           capture_output=True, text=True)
+        m = json.loads(p.stdout)["memory"]
+        if not m["fits"]:
+            oom.append(r["row_id"])
+            print("#   %s: predicted out of memory, peak %.2f GB of %.2f GB usable"
+                  % (r["row_id"], m["peak_bytes"] / 1e9, m["usable_bytes"] / 1e9))
+    print("%s - %s: %d of %d runs that trained predicted to fit"
+          % ("not ok" if oom else "ok", gpu, len(rows) - len(oom), len(rows)))
+    return not oom
 
 
 def main(sim, root):
@@ -44,6 +65,12 @@ def main(sim, root):
               % ("ok" if ok else "not ok", gpu, 100 * worst, 100 * worst_tol, 100 * mae, 100 * mae_tol,
                  100 * bias, 100 * bias_tol))
         failed += not ok
+        out = fit.select_rows(data, gpu, inconsistent=True)
+        errs_out = fit.Runner(sim, out, os.cpu_count() or 2).errors(None, out) if out else {}
+        for r in out:
+            print("#   kept out %-37s measured %9.3f s  %+6.1f%%: %s"
+                  % (r["row_id"], fit.measured_s(r), 100 * errs_out[r["row_id"]], fit.INCONSISTENT[r["row_id"]]))
+        failed += not fits(sim, fit, runner, rows + out, gpu)
     name, gpu, (worst_tol, mae_tol, bias_tol) = HELDOUT
     rows = fit.select_rows(os.path.join(root, "tests", "validation", "data", name), gpu)
     errs = fit.Runner(sim, rows, os.cpu_count() or 2).errors(None, rows)
