@@ -384,7 +384,7 @@ reshare (SimEngine *e, gint32 seed)
         f->rate = best;
         f->version++;
         if (best > 0)
-          push_event (e, e->now + sim_time_from_s (f->bytes_left / best), f->activity, f->version,
+          push_event (e, sim_time_add (e->now, sim_time_from_s (f->bytes_left / best)), f->activity, f->version,
                       EV_FLOW_BYTES);
       }
       for (guint32 k = 0; k < f->path_len; k++) {
@@ -416,7 +416,7 @@ stream_kick (SimEngine *e, gint32 si)
   s->busy = TRUE;
   a->state = ST_RUNNING;
   a->start = e->now;
-  push_event (e, e->now + a->duration, id, 0, EV_DONE);
+  push_event (e, sim_time_add (e->now, a->duration), id, 0, EV_DONE);
 }
 
 static void
@@ -457,7 +457,7 @@ make_ready (SimEngine *e, guint32 id)
   case KIND_DELAY:
     a->state = ST_RUNNING;
     a->start = e->now;
-    push_event (e, e->now + a->duration, id, 0, EV_DONE);
+    push_event (e, sim_time_add (e->now, a->duration), id, 0, EV_DONE);
     break;
   case KIND_FLOW: {
     Flow *f = FLOW (e, a->index);
@@ -466,11 +466,11 @@ make_ready (SimEngine *e, guint32 id)
     f->last = e->now;
     if (f->bytes_left <= 0 || (f->path_len == 0 && f->max_rate <= 0)) {
       a->state = ST_LATENCY;
-      push_event (e, e->now + a->duration, id, 0, EV_DONE);
+      push_event (e, sim_time_add (e->now, a->duration), id, 0, EV_DONE);
     } else if (f->path_len == 0) {
       /* no shared link: only its own cap limits it */
       f->rate = f->max_rate;
-      push_event (e, e->now + sim_time_from_s (f->bytes_left / f->rate), id, f->version,
+      push_event (e, sim_time_add (e->now, sim_time_from_s (f->bytes_left / f->rate)), id, f->version,
                   EV_FLOW_BYTES);
       f->active = FALSE;
     } else {
@@ -500,7 +500,7 @@ flow_bytes_done (SimEngine *e, guint32 id, guint32 version)
     reshare (e, a->index);
   }
   a->state = ST_LATENCY;
-  push_event (e, e->now + a->duration, id, 0, EV_DONE);
+  push_event (e, sim_time_add (e->now, a->duration), id, 0, EV_DONE);
 }
 
 gboolean
@@ -555,6 +555,12 @@ sim_engine_run (SimEngine *e, GError **error)
   if (done != n) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "%u of %u activities never started: their dependencies form a cycle", n - done, n);
+    return FALSE;
+  }
+  if (e->now == SIM_TIME_MAX) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "the step would take longer than %.0f days, more than sim's clock can represent",
+                 sim_time_to_s (SIM_TIME_MAX) / 86400.0);
     return FALSE;
   }
   return TRUE;
