@@ -147,11 +147,11 @@ kind_name (mode_t m)
 }
 
 typedef struct {
-  char *target;  /* links followed */
+  char *target; /* links followed */
   gboolean exists;
-  gboolean device;  /* a character device or a FIFO, written through */
+  gboolean device; /* a character device or a FIFO, written through */
   gboolean fifo;
-  mode_t mode;   /* for a regular file */
+  mode_t mode; /* for a regular file */
 } Target;
 
 static void
@@ -189,9 +189,10 @@ inspect (const char *path, gboolean parents, Target *t, GError **error)
     if (S_ISDIR (st.st_mode))
       return fail (path, EISDIR, error);
     if (!S_ISREG (st.st_mode)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_IO,
-                   "%s: cannot write: expected a regular file, a character device or a FIFO, got %s", path,
-                   kind_name (st.st_mode));
+      g_set_error (
+          error, SIM_ERROR, SIM_ERROR_IO,
+          "%s: cannot write: expected a regular file, a character device or a FIFO, got %s", path,
+          kind_name (st.st_mode));
       return FALSE;
     }
     t->mode = st.st_mode & 07777;
@@ -234,21 +235,21 @@ sim_output_check (const char *path, gboolean parents, GError **error)
 /* ---- the set ---- */
 
 typedef struct {
-  char *path;    /* as named, for messages */
-  char *target;  /* where the file goes: links followed, directory canonical */
-  char *tmp;     /* the staged regular file; NULL for a device */
+  char *path;   /* as named, for messages */
+  char *target; /* where the file goes: links followed, directory canonical */
+  char *tmp;    /* the staged regular file; NULL for a device */
   int fd;
-  int slot;      /* in the registry, or -1 */
+  int slot; /* in the registry, or -1 */
   gboolean device;
   gboolean fifo;
   mode_t mode;
 } Entry;
 
 struct _SimOutputSet {
-  GPtrArray *entries;  /* Entry*, in the order staged */
-  GPtrArray *dirs;     /* directories made, outermost first */
-  GHashTable *swept;   /* directories cleaned of stale temporary files */
-  gboolean done;       /* committed or aborted */
+  GPtrArray *entries; /* Entry*, in the order staged */
+  GPtrArray *dirs;    /* directories made, outermost first */
+  GHashTable *swept;  /* directories cleaned of stale temporary files */
+  gboolean done;      /* committed or aborted */
 };
 
 static void
@@ -320,7 +321,8 @@ sim_output_set_mkdir (SimOutputSet *set, const char *dir, GError **error)
     if (mkdir (d, 0777) == 0)
       g_ptr_array_add (set->dirs, g_strdup (d));
     else if (errno != EEXIST) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot create: %s", dir, g_strerror (errno));
+      g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot create: %s", dir,
+                   g_strerror (errno));
       return FALSE;
     }
   }
@@ -329,7 +331,8 @@ sim_output_set_mkdir (SimOutputSet *set, const char *dir, GError **error)
     return FALSE;
   }
   if (!S_ISDIR (st.st_mode)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot create: %s", dir, g_strerror (ENOTDIR));
+    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot create: %s", dir,
+                 g_strerror (ENOTDIR));
     return FALSE;
   }
   return TRUE;
@@ -395,8 +398,8 @@ sim_output_set_open (SimOutputSet *set, const char *path, GError **error)
   for (guint i = 0; i < set->entries->len && !t.device; i++) {
     const Entry *o = g_ptr_array_index (set->entries, i);
     if (g_str_equal (o->target, e->target)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: expected each output once, but %s names the same file",
-                   path, o->path);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "%s: expected each output once, but %s names the same file", path, o->path);
       entry_free (e);
       return -1;
     }
@@ -512,7 +515,8 @@ sim_output_set_commit (SimOutputSet *set, GError **error)
       gboolean no_reader = e->fifo && err == ENXIO;
       sim_output_set_abort (set);
       if (no_reader) {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: a FIFO with no reader", path);
+        g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: a FIFO with no reader",
+                     path);
         return FALSE;
       }
       return fail (path, err, error);

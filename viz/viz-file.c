@@ -170,7 +170,8 @@ stage_surface (SimOutputSet *set, const char *path, double w, double h, DrawFunc
   }
   cairo_surface_destroy (surface);
   if (sink.err != 0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: %s", path, g_strerror (sink.err));
+    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: %s", path,
+                 g_strerror (sink.err));
     return FALSE;
   }
   if (st != CAIRO_STATUS_SUCCESS) {
