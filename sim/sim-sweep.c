@@ -425,13 +425,14 @@ static gboolean
 refuse (GError **error, const char *path, int line, const char *fmt, ...)
 {
   va_list ap;
-  g_autofree char *what = NULL, *msg = NULL;
+  g_autofree char *what = NULL, *msg = NULL, *shown = NULL;
   va_start (ap, fmt);
   what = g_strdup_vprintf (fmt, ap);
   va_end (ap);
   msg = line > 0 ? g_strdup_printf ("%s:%d: expected %s", path, line, what)
                  : g_strdup_printf ("%s: expected %s", path, what);
-  g_set_error_literal (error, SIM_ERROR, SIM_ERROR_USAGE, one_line (msg));
+  shown = one_line (msg);
+  g_set_error_literal (error, SIM_ERROR, SIM_ERROR_USAGE, shown);
   return FALSE;
 }
 
