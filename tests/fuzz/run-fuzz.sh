@@ -16,7 +16,7 @@ set -u
 cd "$(dirname "$0")/../.."
 secs=${1:-60}
 shift || true
-targets=${*:-units topology model calibration nccl microbench json plan sweep}
+targets=${*:-units topology model calibration nccl microbench json plan sweep merge}
 
 if [ ! -f build-fuzz/build.ninja ]; then
   CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
@@ -35,6 +35,7 @@ seeds() {
     json) echo tests/fuzz/seeds/json ;;
     plan) echo tests/fuzz/seeds/plan ;;
     sweep) echo tests/fuzz/corpus/sweep tests/fuzz/seeds/json ;;
+    merge) echo tests/fuzz/seeds/merge ;;
   esac
 }
 dict() {
