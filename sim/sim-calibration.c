@@ -31,8 +31,9 @@ sim_calibration_load (const char *path, GError **error)
   c->gemm = g_array_new (FALSE, FALSE, sizeof (SimGemmPoint));
   root = xmlDocGetRootElement (doc);
   if (!sim_xml_is (root, "calibration")) {
+    g_autofree char *shown = sim_xml_shorten ((const char *) root->name);
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:%ld: expected a <calibration> document, got <%s>", path,
-                 sim_xml_attr_line (root, NULL), (const char *) root->name);
+                 sim_xml_attr_line (root, NULL), shown);
     return NULL;
   }
   if (!sim_xml_get_string (path, root, "gpu", &c->gpu, error))

@@ -1,7 +1,10 @@
 /* sim-topology.c — load topologies/NAME.xml into a graph (see sim-topology.h) */
 #include "sim-topology.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "sim-error.h"
 #include "sim-units.h"
@@ -119,9 +122,10 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
       if (g_str_equal (dtype, dtype_names[i]))
         d = i;
     if (d < 0 || t->peak_flop_per_s[d] > 0) {
+      g_autofree char *shown = sim_xml_shorten (dtype);
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                    "%s:%ld: attribute dtype of <peak>: expected a dtype not given before, got '%s'",
-                   path, sim_xml_attr_line (p, "dtype"), dtype);
+                   path, sim_xml_attr_line (p, "dtype"), shown);
       return FALSE;
     }
     t->peak_flop_per_s[d] = rate;
@@ -165,9 +169,10 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
     }
   }
   if (t->peak_flop_per_s[SIM_DTYPE_BF16] <= 0 && t->peak_flop_per_s[SIM_DTYPE_FP16] <= 0) {
+    g_autofree char *shown = sim_xml_shorten (t->id);
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: <gpu-type id=\"%s\">: expected a <peak dtype=\"bf16\"> or fp16 rate",
-                 path, sim_xml_attr_line (node, NULL), t->id);
+                 path, sim_xml_attr_line (node, NULL), shown);
     return FALSE;
   }
   return TRUE;
@@ -295,9 +300,10 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
     return FALSE;
   gt = find_gpu_type (topo, gpu_type_id);
   if (gt < 0) {
+    g_autofree char *shown = sim_xml_shorten (gpu_type_id);
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: attribute gpu-type of <node>: expected the id of a <gpu-type>, got '%s'",
-                 path, sim_xml_attr_line (node, "gpu-type"), gpu_type_id);
+                 path, sim_xml_attr_line (node, "gpu-type"), shown);
     return FALSE;
   }
   if (nvl != NULL) {
@@ -334,12 +340,32 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
     return FALSE;
   c.rail = g_str_equal (kind, "rail-optimized");
 
+  /* the file's own count, then a resize: checked before expanding */
+  if (nodes_override <= 0 && (nodes * c.gpus > SIM_TOPOLOGY_MAX_GPUS || nodes * c.nics > SIM_TOPOLOGY_MAX_GPUS)) {
+    gboolean gpus = nodes * c.gpus > SIM_TOPOLOGY_MAX_GPUS;
+    g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
+                 "%s:%ld: attribute nodes of <cluster>: expected at most %d %s in all, got %" G_GUINT64_FORMAT
+                 " nodes x %" G_GUINT64_FORMAT " = %" G_GUINT64_FORMAT,
+                 path, sim_xml_attr_line (cl, "nodes"), SIM_TOPOLOGY_MAX_GPUS, gpus ? "GPUs" : "NICs", nodes,
+                 gpus ? c.gpus : c.nics, nodes * (gpus ? c.gpus : c.nics));
+    return FALSE;
+  }
   if (nodes_override > 0)
     nodes = (guint64) nodes_override;
   if (nodes > MAX_NODES) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
                  "%s: resizing to %" G_GUINT64_FORMAT " nodes: expected at most %d nodes", path, nodes,
                  MAX_NODES);
+    return FALSE;
+  }
+  if (nodes * c.gpus > SIM_TOPOLOGY_MAX_GPUS || nodes * c.nics > SIM_TOPOLOGY_MAX_GPUS) {
+    gboolean gpus = nodes * c.gpus > SIM_TOPOLOGY_MAX_GPUS;
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s: resizing to %" G_GUINT64_FORMAT " nodes: expected at most %d %s in all, got %"
+                 G_GUINT64_FORMAT " nodes x %" G_GUINT64_FORMAT " = %" G_GUINT64_FORMAT
+                 " (at most %" G_GUINT64_FORMAT " nodes of this kind)",
+                 path, nodes, SIM_TOPOLOGY_MAX_GPUS, gpus ? "GPUs" : "NICs", nodes, gpus ? c.gpus : c.nics,
+                 nodes * (gpus ? c.gpus : c.nics), SIM_TOPOLOGY_MAX_GPUS / MAX (c.gpus, c.nics));
     return FALSE;
   }
   topo->n_nodes = (int) nodes;
@@ -365,9 +391,10 @@ read_graph_gpu (SimTopology *topo, const char *path, xmlNode *n, const char *id,
     return -1;
   gt = find_gpu_type (topo, type);
   if (gt < 0) {
+    g_autofree char *shown = sim_xml_shorten (type);
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: attribute type of <gpu>: expected the id of a <gpu-type>, got '%s'",
-                 path, sim_xml_attr_line (n, "type"), type);
+                 path, sim_xml_attr_line (n, "type"), shown);
     return -1;
   }
   v = add_vertex (topo, SIM_VERTEX_GPU, g_strdup (id), (int) node, 0.0);
@@ -421,9 +448,10 @@ read_graph_vertex (SimTopology *topo, const char *path, xmlNode *n, GHashTable *
   if (!sim_xml_get_string (path, n, "id", &id, error))
     return FALSE;
   if (g_hash_table_contains (ids, id)) {
+    g_autofree char *shown = sim_xml_shorten (id);
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: attribute id of <%s>: expected a unique id, '%s' is used twice", path,
-                 sim_xml_attr_line (n, "id"), (const char *) n->name, id);
+                 sim_xml_attr_line (n, "id"), (const char *) n->name, shown);
     return FALSE;
   }
   if (xmlHasProp (n, (const xmlChar *) "node") &&
@@ -434,6 +462,11 @@ read_graph_vertex (SimTopology *topo, const char *path, xmlNode *n, GHashTable *
     return FALSE;
 
   if (sim_xml_is (n, "gpu")) {
+    if (gpu_nodes->len >= SIM_TOPOLOGY_MAX_GPUS) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY, "%s:%ld: <gpu>: expected at most %d GPUs in all",
+                   path, sim_xml_attr_line (n, NULL), SIM_TOPOLOGY_MAX_GPUS);
+      return FALSE;
+    }
     v = read_graph_gpu (topo, path, n, id, node, error);
     if (v < 0)
       return FALSE;
@@ -471,15 +504,17 @@ read_graph_link (SimTopology *topo, const char *path, xmlNode *n, GHashTable *id
   va = GPOINTER_TO_INT (g_hash_table_lookup (ids, a)) - 1;
   vb = GPOINTER_TO_INT (g_hash_table_lookup (ids, b)) - 1;
   if (va < 0 || vb < 0) {
+    g_autofree char *shown = sim_xml_shorten (va < 0 ? a : b);
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: attribute %s of <link>: expected the id of a device, got unknown '%s'",
-                 path, sim_xml_attr_line (n, va < 0 ? "a" : "b"), va < 0 ? "a" : "b", va < 0 ? a : b);
+                 path, sim_xml_attr_line (n, va < 0 ? "a" : "b"), va < 0 ? "a" : "b", shown);
     return FALSE;
   }
   if (va == vb) {
+    g_autofree char *shown = sim_xml_shorten (a);
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: <link>: expected two different devices, got '%s' twice", path,
-                 sim_xml_attr_line (n, "b"), a);
+                 sim_xml_attr_line (n, "b"), shown);
     return FALSE;
   }
   if (g_str_equal (kind, "pcie"))
@@ -492,20 +527,29 @@ read_graph_link (SimTopology *topo, const char *path, xmlNode *n, GHashTable *id
   return TRUE;
 }
 
-/* GPUs are numbered in node order, then in document order */
+/* GPUs are numbered in node order, then in document order: a counting
+ * sort, linear in GPUs + nodes (a GPU on node 65535 must not cost a pass
+ * over every GPU per node) */
 static gboolean
 number_graph_gpus (SimTopology *topo, const char *path, xmlNode *graph, GArray *gpu_nodes,
                    int max_node, GError **error)
 {
+  g_autofree guint *first = g_new0 (guint, (gsize) max_node + 2);
+  g_autofree int *order = g_new (int, MAX (gpu_nodes->len, 1));
+
+  for (guint i = 0; i < gpu_nodes->len; i++)
+    first[g_array_index (topo->vertices, SimVertex, g_array_index (gpu_nodes, int, i)).node + 1]++;
   for (int node = 0; node <= max_node; node++)
-    for (guint i = 0; i < gpu_nodes->len; i++) {
-      int v = g_array_index (gpu_nodes, int, i);
-      SimVertex *vx = &g_array_index (topo->vertices, SimVertex, v);
-      if (vx->node != node)
-        continue;
-      vx->gpu_index = (int) topo->gpus->len;
-      g_array_append_val (topo->gpus, v);
-    }
+    first[node + 1] += first[node];
+  for (guint i = 0; i < gpu_nodes->len; i++) {
+    int v = g_array_index (gpu_nodes, int, i);
+    order[first[g_array_index (topo->vertices, SimVertex, v).node]++] = v;
+  }
+  for (guint i = 0; i < gpu_nodes->len; i++) {
+    int v = order[i];
+    g_array_index (topo->vertices, SimVertex, v).gpu_index = (int) topo->gpus->len;
+    g_array_append_val (topo->gpus, v);
+  }
   if (topo->gpus->len == 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY, "%s:%ld: <graph>: expected at least one <gpu>",
                  path, sim_xml_attr_line (graph, NULL));
@@ -588,14 +632,80 @@ check_connected (SimTopology *topo, GError **error)
     int v = g_array_index (topo->gpus, int, i);
     if (!seen[v]) {
       const SimVertex *lost = &g_array_index (topo->vertices, SimVertex, v);
+      g_autofree char *from = sim_xml_shorten (g_array_index (topo->vertices, SimVertex, queue[0]).id);
+      g_autofree char *to_id = sim_xml_shorten (lost->id);
       g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
                    "%s:%d: expected every GPU to reach every other, but there is no route from %s to %s",
                    topo->path, lost->line > 0 ? lost->line : 1,
-                   g_array_index (topo->vertices, SimVertex, queue[0]).id, lost->id);
+                   from, to_id);
       return FALSE;
     }
   }
   return TRUE;
+}
+
+/* The file a <gpu-type calibration="FILE"> names: FILE is relative to the
+ * topology's folder and must stay inside it once symbolic links and ".."
+ * are resolved, so a topology from elsewhere cannot make sim read
+ * /dev/zero, a FIFO or ../../etc/passwd.  Returns the path to read (caller
+ * g_free()s; sim_input_read then insists on a regular file), or NULL with
+ * SIM_ERROR_TOPOLOGY naming the attribute. */
+static char *
+calibration_path (const char *path, xmlNode *g, GError **error)
+{
+  g_autofree char *rel = NULL;
+  g_autofree char *shown = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *joined = NULL;
+  g_autofree char *real_dir = NULL;
+  g_autofree char *real = NULL;
+  long line = sim_xml_attr_line (g, "calibration");
+  gsize n = 0;
+
+  if (!sim_xml_get_string (path, g, "calibration", &rel, error))
+    return NULL;
+  shown = sim_xml_shorten (rel);
+  if (*rel == '\0' || g_path_is_absolute (rel)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
+                 "%s:%ld: attribute calibration of <gpu-type>: expected a file name relative to the "
+                 "topology's folder, got '%s'", path, line, shown);
+    return NULL;
+  }
+  /* ".." that climbs above the folder, whatever the folder holds */
+  {
+    g_auto (GStrv) parts = g_strsplit (rel, G_DIR_SEPARATOR_S, -1);
+    int depth = 0;
+    for (guint i = 0; parts[i] != NULL && depth >= 0; i++)
+      if (g_str_equal (parts[i], ".."))
+        depth--;
+      else if (parts[i][0] != '\0' && !g_str_equal (parts[i], "."))
+        depth++;
+    if (depth < 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
+                   "%s:%ld: attribute calibration of <gpu-type>: expected a file in the topology's folder, "
+                   "'%s' leads outside it", path, line, shown);
+      return NULL;
+    }
+  }
+  dir = g_path_get_dirname (path);
+  joined = g_build_filename (dir, rel, NULL);
+  real_dir = realpath (dir, NULL);
+  real = realpath (joined, NULL);
+  if (real_dir == NULL || real == NULL) {
+    int err = errno;
+    g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
+                 "%s:%ld: attribute calibration of <gpu-type>: expected a file in the topology's folder, "
+                 "cannot read '%s': %s", path, line, shown, g_strerror (err));
+    return NULL;
+  }
+  n = strlen (real_dir);
+  if (strncmp (real, real_dir, n) != 0 || (real[n] != G_DIR_SEPARATOR && !g_str_equal (real_dir, "/"))) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
+                 "%s:%ld: attribute calibration of <gpu-type>: expected a file in the topology's folder, "
+                 "'%s' leads outside it", path, line, shown);
+    return NULL;
+  }
+  return g_steal_pointer (&joined);
 }
 
 SimTopology *
@@ -618,8 +728,9 @@ sim_topology_load (const char *path, int nodes_override, GError **error)
     return NULL;
   root = xmlDocGetRootElement (doc);
   if (!sim_xml_is (root, "topology")) {
+    g_autofree char *shown = sim_xml_shorten ((const char *) root->name);
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:%ld: expected a <topology> document, got <%s>",
-                 path, sim_xml_attr_line (root, NULL), (const char *) root->name);
+                 path, sim_xml_attr_line (root, NULL), shown);
     return NULL;
   }
   if (!sim_xml_get_string (path, root, "name", &topo->name, error) ||
@@ -631,9 +742,10 @@ sim_topology_load (const char *path, int nodes_override, GError **error)
     if (!sim_xml_get_string (path, g, "id", &id, error))
       return NULL;
     if (find_gpu_type (topo, id) >= 0) {
+      g_autofree char *shown = sim_xml_shorten (id);
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                    "%s:%ld: attribute id of <gpu-type>: expected a unique id, '%s' is used twice",
-                   path, sim_xml_attr_line (g, "id"), id);
+                   path, sim_xml_attr_line (g, "id"), shown);
       return NULL;
     }
     if (!read_gpu_type (topo, path, g, error))
@@ -663,14 +775,11 @@ sim_topology_load (const char *path, int nodes_override, GError **error)
     guint i = 0;
     for (xmlNode *g = sim_xml_first_element (root, "gpu-type"); g != NULL;
          g = sim_xml_next_element (g, "gpu-type"), i++) {
-      g_autofree char *rel = NULL, *dir = NULL;
       SimGpuType *t = g_ptr_array_index (topo->gpu_types, i);
       if (!xmlHasProp (g, (const xmlChar *) "calibration"))
         continue;
-      if (!sim_xml_get_string (path, g, "calibration", &rel, error))
+      if ((t->calibration_path = calibration_path (path, g, error)) == NULL)
         return NULL;
-      dir = g_path_get_dirname (path);
-      t->calibration_path = g_path_is_absolute (rel) ? g_strdup (rel) : g_build_filename (dir, rel, NULL);
     }
   }
   return g_steal_pointer (&topo);
@@ -702,11 +811,13 @@ sim_topology_check_one_gpu_type (const SimTopology *topo, GError **error)
   for (int g = 1; g < sim_topology_n_gpus (topo); g++)
     if (sim_topology_gpu (topo, g)->gpu_type != sim_topology_gpu (topo, 0)->gpu_type) {
       const SimVertex *odd = sim_topology_gpu (topo, g);
+      g_autofree char *odd_id = sim_xml_shorten (odd->id);
+      g_autofree char *first_id = sim_xml_shorten (sim_topology_gpu (topo, 0)->id);
       g_set_error (error, SIM_ERROR, SIM_ERROR_TOPOLOGY,
                    "%s:%d: expected one GPU type for the whole cluster, but %s differs from %s "
                    "(mixed GPUs are not modelled yet)",
-                   topo->path != NULL ? topo->path : topo->name, odd->line > 0 ? odd->line : 1, odd->id,
-                   sim_topology_gpu (topo, 0)->id);
+                   topo->path != NULL ? topo->path : topo->name, odd->line > 0 ? odd->line : 1, odd_id,
+                   first_id);
       return FALSE;
     }
   return TRUE;

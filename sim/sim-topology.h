@@ -132,12 +132,24 @@ typedef struct {
   double coll_latency_scale[4];
 } SimTopology;
 
+/* The most GPUs (and, separately, NICs) a topology may hold, checked
+ * before anything is allocated.  The project wants 131,072 GPUs to work.
+ * A DGX-like cluster costs 330 bytes of topology per GPU (its vertex, its
+ * NIC, three links, ids, array slack; malloc statistics: 43.2 MB for
+ * 131,072 GPUs, 86.3 MB for 262,144), so the cap, twice the goal, bounds a
+ * topology under 100 MB, where 65,536 nodes of 1,024 GPUs (which the
+ * schema allows) would ask for 22 GB and abort on allocation. */
+#define SIM_TOPOLOGY_MAX_GPUS 262144
+
 /* nodes_override > 0 replaces the cluster form's node count.  Returns a new
- * SimTopology (free with sim_topology_free), with the calibration a
- * <gpu-type calibration> names already applied, or NULL with SIM_ERROR_IO,
- * SIM_ERROR_XML, SIM_ERROR_UNIT, SIM_ERROR_TOPOLOGY (no route, no GPU) or
- * SIM_ERROR_USAGE (nodes_override too large, or given for a <graph>);
- * "file:line: ...".  Any thread (see sim-xml.h). */
+ * SimTopology (free with sim_topology_free), or NULL with SIM_ERROR_IO,
+ * SIM_ERROR_XML, SIM_ERROR_UNIT, SIM_ERROR_TOPOLOGY (no route, no GPU, a
+ * calibration= file outside the topology's folder) or SIM_ERROR_USAGE
+ * (nodes_override too large, or given for a <graph>); "file:line: ...".
+ * A <gpu-type calibration="FILE"> is resolved (a regular file in the
+ * topology's folder or below, never an absolute path or one leading out)
+ * and recorded in calibration_path; sim_calibration_load_topology applies
+ * it.  Any thread (see sim-xml.h). */
 SimTopology *sim_topology_load (const char *path, int nodes_override, GError **error);
 /* NULL is ignored */
 void sim_topology_free (SimTopology *topo);
