@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim-error.h"
+#include "sim-input.h"
 
 /* print rounding: algbw has two decimals, time four significant digits */
 #define ALGBW_REL_TOL 0.02
@@ -448,7 +449,6 @@ SimNcclResult *
 sim_nccl_parse_file (const char *path, GError **error)
 {
   g_autofree char *buf = NULL;
-  g_autoptr (GError) local = NULL;
   gsize len = 0;
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -458,10 +458,9 @@ sim_nccl_parse_file (const char *path, GError **error)
                  "%s: is a directory, expected nccl-tests output", path);
     return NULL;
   }
-  if (!g_file_get_contents (path, &buf, &len, &local)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot read: %s", path, local->message);
+  /* a regular file of bounded size: never a FIFO, a device or /dev/zero */
+  if (!sim_input_read (path, SIM_INPUT_MAX_BYTES, &buf, &len, error))
     return NULL;
-  }
   if (memchr (buf, '\0', len) != NULL) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
                  "%s: expected nccl-tests text output, found a NUL byte", path);
