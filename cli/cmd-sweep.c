@@ -99,7 +99,8 @@ merge (GPtrArray *files, int top, GError **error)
   for (guint i = 0; i < m->rows->len; i++)
     g_ptr_array_add (ranked, g_ptr_array_index (m->rows, i));
   sim_sweep_rank_rows (ranked);
-  g_string_append_printf (out, "sim sweep --merge: %s on %s, %u shard files\n\n", m->model, m->topology, files->len);
+  g_string_append_printf (out, "sim sweep --merge: %s on %s, %u shard files\n\n", m->model,
+                          m->topology, files->len);
   print_table (out, ranked, top, FALSE);
   g_string_append_c (out, '\n');
   print_counts (out, m->rows);
@@ -136,7 +137,8 @@ gather_merge_files (int *argc, char **argv, GPtrArray *merge_files, GError **err
       while (k < *argc && !g_str_has_prefix (argv[k], "--"))
         g_ptr_array_add (merge_files, g_strdup (argv[k++]));
       if (k == i + 1) {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--merge: expected one or more shard files (sim sweep --json)");
+        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                     "--merge: expected one or more shard files (sim sweep --json)");
         return FALSE;
       }
       for (int x = i; x + (k - i) < *argc; x++)

@@ -9,7 +9,7 @@
 typedef struct {
   const char *path;
   const char *p;
-  int line;   /* of p; only ws() steps over newlines, so it counts them */
+  int line; /* of p; only ws() steps over newlines, so it counts them */
   GError **error;
 } P;
 
@@ -17,7 +17,8 @@ static gboolean
 fail (P *ps, const char *what)
 {
   if (ps->error != NULL && *ps->error == NULL)
-    g_set_error (ps->error, SIM_ERROR, SIM_ERROR_USAGE, "%s:%d: expected %s", ps->path, ps->line, what);
+    g_set_error (ps->error, SIM_ERROR, SIM_ERROR_USAGE, "%s:%d: expected %s", ps->path, ps->line,
+                 what);
   return FALSE;
 }
 

@@ -319,8 +319,8 @@ sim_sweep_rank (SimSweep *sw, int exact)
 /* ---- shard files ---- */
 
 static char *
-write_json (GPtrArray *rows, const char *topo, const char *model, const char *options, guint layouts,
-            int shard, int shards)
+write_json (GPtrArray *rows, const char *topo, const char *model, const char *options,
+            guint layouts, int shard, int shards)
 {
   SimJson j;
   sim_json_init (&j, TRUE);
@@ -352,8 +352,8 @@ write_json (GPtrArray *rows, const char *topo, const char *model, const char *op
 char *
 sim_sweep_json (const SimSweep *sw, const char *topo, const char *options, int shard, int shards)
 {
-  return write_json (sw->rows, topo, sw->model->name, options != NULL ? options : "", sw->layouts, shard,
-                     shards);
+  return write_json (sw->rows, topo, sw->model->name, options != NULL ? options : "", sw->layouts,
+                     shard, shards);
 }
 
 char *
@@ -418,7 +418,8 @@ quoted (const char *s)
   return g_strdup_printf ("'%.60s'", s);
 }
 
-static gboolean refuse (GError **error, const char *path, int line, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+static gboolean refuse (GError **error, const char *path, int line, const char *fmt, ...)
+    G_GNUC_PRINTF (4, 5);
 
 /* "PATH:LINE: expected ..." (line 0: "PATH: expected ...") */
 static gboolean
@@ -439,7 +440,8 @@ refuse (GError **error, const char *path, int line, const char *fmt, ...)
 static const char *
 type_name (SimJsonType t)
 {
-  static const char *names[] = { "null", "true or false", "a number", "a string", "an array", "an object" };
+  static const char *names[] = { "null",     "true or false", "a number",
+                                 "a string", "an array",      "an object" };
   return names[t];
 }
 
@@ -451,10 +453,11 @@ member (const SimJsonValue *o, const char *key, SimJsonType t, gboolean null_ok,
 {
   const SimJsonValue *v = sim_json_get (o, key);
   if (v == NULL)
-    refuse (error, path, o->line, "a member \"%s\" (%s%s)", key, type_name (t), null_ok ? " or null" : "");
+    refuse (error, path, o->line, "a member \"%s\" (%s%s)", key, type_name (t),
+            null_ok ? " or null" : "");
   else if (v->type != t && !(null_ok && v->type == SIM_JNULL))
-    refuse (error, path, v->line, "\"%s\" to be %s%s, not %s", key, type_name (t), null_ok ? " or null" : "",
-            type_name (v->type));
+    refuse (error, path, v->line, "\"%s\" to be %s%s, not %s", key, type_name (t),
+            null_ok ? " or null" : "", type_name (v->type));
   else
     return v;
   return NULL;
@@ -482,7 +485,8 @@ count (const SimJsonValue *o, const char *key, double lo, double hi, const char 
   if (v == NULL)
     return FALSE;
   if (v->number != floor (v->number) || v->number < lo || v->number > hi)
-    return refuse (error, path, v->line, "\"%s\" to be a whole number from %.0f to %.0f", key, lo, hi);
+    return refuse (error, path, v->line, "\"%s\" to be a whole number from %.0f to %.0f", key, lo,
+                   hi);
   *out = (guint64) v->number;
   return TRUE;
 }
@@ -499,7 +503,8 @@ flag (const SimJsonValue *o, const char *key, const char *path, gboolean *out, G
 
 /* a string member (NULL for null where null_ok), duplicated into *out */
 static gboolean
-text (const SimJsonValue *o, const char *key, gboolean null_ok, const char *path, char **out, GError **error)
+text (const SimJsonValue *o, const char *key, gboolean null_ok, const char *path, char **out,
+      GError **error)
 {
   const SimJsonValue *v = member (o, key, SIM_JSTRING, null_ok, path, error);
   if (v == NULL)
@@ -510,9 +515,11 @@ text (const SimJsonValue *o, const char *key, gboolean null_ok, const char *path
 }
 
 /* the members a row has when it was simulated, and only then */
-static const char *const time_keys[] = { "screened", "step_s", "tokens_per_s", "mfu", "bubble_fraction",
-                                         "compute_s", "exposed_tp_s", "exposed_cp_s", "exposed_pp_s",
-                                         "exposed_dp_s", "wall", "scaling_efficiency" };
+static const char *const time_keys[] = {
+  "screened",        "step_s",       "tokens_per_s", "mfu",
+  "bubble_fraction", "compute_s",    "exposed_tp_s", "exposed_cp_s",
+  "exposed_pp_s",    "exposed_dp_s", "wall",         "scaling_efficiency"
+};
 
 /* the time of a simulated row */
 static gboolean
@@ -521,17 +528,25 @@ read_time (const SimJsonValue *o, const char *path, Row *r, GError **error)
   struct {
     const char *key;
     double *to;
-  } nums[] = { { "step_s", &r->step_s }, { "tokens_per_s", &r->tokens_per_s }, { "mfu", &r->mfu },
-               { "bubble_fraction", &r->bubble }, { "compute_s", &r->compute_s }, { "exposed_tp_s", &r->tp_s },
-               { "exposed_cp_s", &r->cp_s }, { "exposed_pp_s", &r->pp_s }, { "exposed_dp_s", &r->dp_s } };
+  } nums[] = { { "step_s", &r->step_s },
+               { "tokens_per_s", &r->tokens_per_s },
+               { "mfu", &r->mfu },
+               { "bubble_fraction", &r->bubble },
+               { "compute_s", &r->compute_s },
+               { "exposed_tp_s", &r->tp_s },
+               { "exposed_cp_s", &r->cp_s },
+               { "exposed_pp_s", &r->pp_s },
+               { "exposed_dp_s", &r->dp_s } };
   const SimJsonValue *e;
   for (guint i = 0; i < G_N_ELEMENTS (nums); i++)
     if (!amount (o, nums[i].key, path, nums[i].to, error))
       return FALSE;
   /* the ranking divides by these */
   if (r->step_s <= 0 || r->tokens_per_s <= 0 || r->gpus < 1)
-    return refuse (error, path, o->line, "a simulated row to have a positive \"step_s\", \"tokens_per_s\" and \"gpus\"");
-  if (!flag (o, "screened", path, &r->screened, error) || !text (o, "wall", FALSE, path, &r->wall, error))
+    return refuse (error, path, o->line,
+                   "a simulated row to have a positive \"step_s\", \"tokens_per_s\" and \"gpus\"");
+  if (!flag (o, "screened", path, &r->screened, error) ||
+      !text (o, "wall", FALSE, path, &r->wall, error))
     return FALSE;
   /* recomputed over all the shards; only its type is checked */
   e = member (o, "scaling_efficiency", SIM_JNUMBER, TRUE, path, error);
@@ -558,40 +573,47 @@ read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **err
     refuse (error, path, o->line, "each row to be an object, not %s", type_name (o->type));
     return NULL;
   }
-  if (!count (o, "index", 0, MAX_COUNT, path, &index, error) || !text (o, "plan", FALSE, path, &label, error) ||
-      !count (o, "nodes", 1, 65536, path, &nodes, error) || !count (o, "gpus", 0, MAX_COUNT, path, &gpus, error))
+  if (!count (o, "index", 0, MAX_COUNT, path, &index, error) ||
+      !text (o, "plan", FALSE, path, &label, error) ||
+      !count (o, "nodes", 1, 65536, path, &nodes, error) ||
+      !count (o, "gpus", 0, MAX_COUNT, path, &gpus, error))
     return NULL;
   if (index >= sh->layouts || index % (guint64) sh->shards != (guint64) (sh->shard - 1)) {
-    refuse (error, path, sim_json_get (o, "index")->line,
-            "\"index\" to be a layout of shard %d of %d (below %u, %d more than a multiple of %d), not %" G_GUINT64_FORMAT,
-            sh->shard, sh->shards, sh->layouts, sh->shard - 1, sh->shards, index);
+    refuse (
+        error, path, sim_json_get (o, "index")->line,
+        "\"index\" to be a layout of shard %d of %d (below %u, %d more than a multiple of %d), not %" G_GUINT64_FORMAT,
+        sh->shard, sh->shards, sh->layouts, sh->shard - 1, sh->shards, index);
     return NULL;
   }
   /* the label is shown as the layout and run again by whoever reads the
    * table: it must be a plan sim itself would accept */
   if (label[0] == '\0' || !sim_plan_parse_string (plan, label, &why)) {
     g_autofree char *q = quoted (label);
-    refuse (error, path, sim_json_get (o, "plan")->line, "\"plan\" to be a plan string, not %s%s%s", q,
-            why != NULL ? ": " : "", why != NULL ? why->message : "");
+    refuse (error, path, sim_json_get (o, "plan")->line, "\"plan\" to be a plan string, not %s%s%s",
+            q, why != NULL ? ": " : "", why != NULL ? why->message : "");
     return NULL;
   }
   r = sim_run_summary_new ((int) index, label, (int) nodes);
   r->gpus = (int) gpus;
-  if (!text (o, "pruned", TRUE, path, &r->pruned, error) || !flag (o, "fits", path, &r->fits, error) ||
-      !flag (o, "tight", path, &r->tight, error) || !text (o, "oom_case", TRUE, path, &r->oom_case, error) ||
+  if (!text (o, "pruned", TRUE, path, &r->pruned, error) ||
+      !flag (o, "fits", path, &r->fits, error) || !flag (o, "tight", path, &r->tight, error) ||
+      !text (o, "oom_case", TRUE, path, &r->oom_case, error) ||
       !count (o, "peak_bytes", 0, 18446744073709549568.0, path, &r->peak_bytes, error) ||
       !count (o, "usable_bytes", 0, 18446744073709549568.0, path, &r->usable_bytes, error))
     return NULL;
   if (r->oom_case != NULL && !(g_str_equal (r->oom_case, "A") || g_str_equal (r->oom_case, "B") ||
                                g_str_equal (r->oom_case, "C"))) {
-    refuse (error, path, sim_json_get (o, "oom_case")->line, "\"oom_case\" to be \"A\", \"B\", \"C\" or null");
+    refuse (error, path, sim_json_get (o, "oom_case")->line,
+            "\"oom_case\" to be \"A\", \"B\", \"C\" or null");
     return NULL;
   }
   /* a row is pruned, or simulated with a time, never both nor neither */
   timed = sim_json_get (o, "step_s") != NULL;
   if (timed == (r->pruned != NULL) || (timed && !r->fits)) {
-    refuse (error, path, o->line, "a row either pruned (\"pruned\" a string) or simulated (fits, \"step_s\" and the rest), not %s",
-            timed ? "both" : "neither");
+    refuse (
+        error, path, o->line,
+        "a row either pruned (\"pruned\" a string) or simulated (fits, \"step_s\" and the rest), not %s",
+        timed ? "both" : "neither");
     return NULL;
   }
   if (timed && !read_time (o, path, r, error))
@@ -599,8 +621,8 @@ read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **err
   if (!timed)
     for (guint i = 0; i < G_N_ELEMENTS (time_keys); i++)
       if (sim_json_get (o, time_keys[i]) != NULL) {
-        refuse (error, path, sim_json_get (o, time_keys[i])->line, "no \"%s\" in a row without \"step_s\"",
-                time_keys[i]);
+        refuse (error, path, sim_json_get (o, time_keys[i])->line,
+                "no \"%s\" in a row without \"step_s\"", time_keys[i]);
         return NULL;
       }
   return g_steal_pointer (&r);
@@ -614,9 +636,11 @@ read_header (const SimJsonValue *doc, const char *path, Shard *sh, GError **erro
   guint64 layouts = 0, shard = 0, shards = 0;
   if (doc->type != SIM_JOBJECT || schema == NULL || schema->type != SIM_JSTRING ||
       !g_str_equal (schema->string, "sim-sweep/2"))
-    return refuse (error, path, doc->type == SIM_JOBJECT && schema != NULL ? schema->line : doc->line,
+    return refuse (error, path,
+                   doc->type == SIM_JOBJECT && schema != NULL ? schema->line : doc->line,
                    "the JSON of sim sweep --json (schema sim-sweep/2)");
-  if (!text (doc, "topology", FALSE, path, &sh->topology, error) || !text (doc, "model", FALSE, path, &sh->model, error) ||
+  if (!text (doc, "topology", FALSE, path, &sh->topology, error) ||
+      !text (doc, "model", FALSE, path, &sh->model, error) ||
       !text (doc, "options", FALSE, path, &sh->options, error) ||
       !count (doc, "layouts", 0, MAX_COUNT, path, &layouts, error) ||
       !count (doc, "shards", 1, MAX_COUNT, path, &shards, error) ||
@@ -668,20 +692,23 @@ sim_sweep_merged_free (SimSweepMerged *m)
 
 /* sh is the same sweep as the first shard m holds */
 static gboolean
-same_sweep (const SimSweepMerged *m, const char *first, const Shard *sh, const char *path, GError **error)
+same_sweep (const SimSweepMerged *m, const char *first, const Shard *sh, const char *path,
+            GError **error)
 {
   struct {
     const char *what, *a, *b;
-  } strs[] = { { "topology", m->topology, sh->topology }, { "model", m->model, sh->model },
+  } strs[] = { { "topology", m->topology, sh->topology },
+               { "model", m->model, sh->model },
                { "options", m->options, sh->options } };
   for (guint i = 0; i < G_N_ELEMENTS (strs); i++)
     if (!g_str_equal (strs[i].a, strs[i].b)) {
       g_autofree char *qa = quoted (strs[i].a), *qb = quoted (strs[i].b);
-      return refuse (error, path, 0, "a shard of the same sweep as %s: its %s is %s, not %s", first, strs[i].what,
-                     qb, qa);
+      return refuse (error, path, 0, "a shard of the same sweep as %s: its %s is %s, not %s", first,
+                     strs[i].what, qb, qa);
     }
   if (m->layouts != sh->layouts || m->shards != sh->shards)
-    return refuse (error, path, 0, "a shard of the same sweep as %s: %u layouts in %d shards, not %u in %d", first,
+    return refuse (error, path, 0,
+                   "a shard of the same sweep as %s: %u layouts in %d shards, not %u in %d", first,
                    m->layouts, m->shards, sh->layouts, sh->shards);
   return TRUE;
 }
@@ -702,11 +729,13 @@ complete (SimSweepMerged *m, const char *first, GHashTable *shards, GError **err
   if ((int) g_hash_table_size (shards) < m->shards) {
     while (g_hash_table_contains (shards, GINT_TO_POINTER (missing)))
       missing++;
-    return refuse (error, first, 0, "all %d shards of the sweep: shard %d is missing", m->shards, missing);
+    return refuse (error, first, 0, "all %d shards of the sweep: shard %d is missing", m->shards,
+                   missing);
   }
   /* each shard holds only its own indices, each once: the count tells */
   if (m->rows->len != m->layouts)
-    return refuse (error, first, 0, "the %u layouts of the sweep in its shards, not %u", m->layouts, m->rows->len);
+    return refuse (error, first, 0, "the %u layouts of the sweep in its shards, not %u", m->layouts,
+                   m->rows->len);
   g_ptr_array_sort (m->rows, by_index);
   for (guint i = 0; i < m->rows->len; i++) {
     const Row *r = g_ptr_array_index (m->rows, i);
@@ -714,8 +743,8 @@ complete (SimSweepMerged *m, const char *first, GHashTable *shards, GError **err
     gpointer other = g_hash_table_lookup (layouts, key);
     if (other != NULL) {
       g_autofree char *q = quoted (r->label);
-      return refuse (error, first, 0, "each layout once: %s on %d nodes is rows %d and %d", q, r->nodes,
-                     GPOINTER_TO_INT (other) - 1, r->index);
+      return refuse (error, first, 0, "each layout once: %s on %d nodes is rows %d and %d", q,
+                     r->nodes, GPOINTER_TO_INT (other) - 1, r->index);
     }
     g_hash_table_insert (layouts, g_steal_pointer (&key), GINT_TO_POINTER (r->index + 1));
   }
@@ -724,7 +753,8 @@ complete (SimSweepMerged *m, const char *first, GHashTable *shards, GError **err
 
 /* add sh's rows to m, the first shard setting what the sweep is */
 static gboolean
-add_shard (SimSweepMerged *m, const char *first, Shard *sh, const char *path, GHashTable *shards, GError **error)
+add_shard (SimSweepMerged *m, const char *first, Shard *sh, const char *path, GHashTable *shards,
+           GError **error)
 {
   const char *other;
   if (m->topology == NULL) {
@@ -736,7 +766,8 @@ add_shard (SimSweepMerged *m, const char *first, Shard *sh, const char *path, GH
   } else if (!same_sweep (m, first, sh, path, error))
     return FALSE;
   if ((other = g_hash_table_lookup (shards, GINT_TO_POINTER (sh->shard))) != NULL)
-    return refuse (error, path, 0, "each shard once: shard %d of %d is also %s", sh->shard, sh->shards, other);
+    return refuse (error, path, 0, "each shard once: shard %d of %d is also %s", sh->shard,
+                   sh->shards, other);
   g_hash_table_insert (shards, GINT_TO_POINTER (sh->shard), (gpointer) path);
   g_ptr_array_set_free_func (sh->rows, NULL);
   g_ptr_array_extend_and_steal (m->rows, g_steal_pointer (&sh->rows));

@@ -149,11 +149,12 @@ test_json (void)
     if (x->has_time)
       g_assert_cmpfloat (fabs (x->step_s - y->step_s), <=, 1e-9 * x->step_s);
   }
-  g_assert_false (sim_sweep_rows_read ("bad.json",
-                                       "{\"schema\":\"sim-sweep/2\",\"topology\":\"dgx8x4\",\n"
-                                       "\"model\":\"llama3-8b\",\"options\":\"\",\"layouts\":1,\"shard\":1,\"shards\":1,\n"
-                                       "\"rows\":[{\"index\":0,\n\"plan\":null}]}",
-                                       &topo, &model, back, &error));
+  g_assert_false (sim_sweep_rows_read (
+      "bad.json",
+      "{\"schema\":\"sim-sweep/2\",\"topology\":\"dgx8x4\",\n"
+      "\"model\":\"llama3-8b\",\"options\":\"\",\"layouts\":1,\"shard\":1,\"shards\":1,\n"
+      "\"rows\":[{\"index\":0,\n\"plan\":null}]}",
+      &topo, &model, back, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
   g_assert_cmpstr (error->message, ==, "bad.json:4: expected \"plan\" to be a string, not null");
 }
@@ -210,7 +211,8 @@ test_merge (void)
   g_clear_pointer (&merged, sim_sweep_merged_free);
   {
     const char *two[] = { g_ptr_array_index (paths, 0), g_ptr_array_index (paths, 2) };
-    g_autofree char *want = g_strdup_printf ("%s: expected all 3 shards of the sweep: shard 2 is missing", two[0]);
+    g_autofree char *want =
+        g_strdup_printf ("%s: expected all 3 shards of the sweep: shard 2 is missing", two[0]);
     g_assert_null (sim_sweep_merge (two, 2, &error));
     g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
     g_assert_cmpstr (error->message, ==, want);
@@ -218,8 +220,8 @@ test_merge (void)
   }
   /* shard 3 twice */
   {
-    const char *twice[] = { g_ptr_array_index (paths, 0), g_ptr_array_index (paths, 1), g_ptr_array_index (paths, 2),
-                            g_ptr_array_index (paths, 0) };
+    const char *twice[] = { g_ptr_array_index (paths, 0), g_ptr_array_index (paths, 1),
+                            g_ptr_array_index (paths, 2), g_ptr_array_index (paths, 0) };
     g_assert_null (sim_sweep_merge (twice, 4, &error));
     g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
     g_assert_nonnull (strstr (error->message, "expected each shard once: shard 3 of 3 is also"));
@@ -243,9 +245,15 @@ test_merge (void)
 static void
 test_merge_bad (void)
 {
-#define HEAD(layouts) "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"\",\n\"layouts\":" #layouts ",\"shard\":1,\"shards\":1,\n\"rows\":["
-#define PRUNED(i, plan) "{\"index\":" #i ",\"plan\":\"" plan "\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":null,\"peak_bytes\":0,\"usable_bytes\":0}"
-#define TIMED(extra) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"fits\":true,\"tight\":false,\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2,\n\"screened\":false,\"step_s\":1,\"tokens_per_s\":2,\"mfu\":0.5,\"bubble_fraction\":0,\"compute_s\":1,\"exposed_tp_s\":0,\"exposed_cp_s\":0,\"exposed_pp_s\":0,\"exposed_dp_s\":0,\"wall\":\"compute\"" extra "}"
+#define HEAD(layouts)                                                                                       \
+  "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"\",\n\"layouts\":" #layouts \
+  ",\"shard\":1,\"shards\":1,\n\"rows\":["
+#define PRUNED(i, plan)                \
+  "{\"index\":" #i ",\"plan\":\"" plan \
+  "\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":null,\"peak_bytes\":0,\"usable_bytes\":0}"
+#define TIMED(extra)                                                                                                                                                                                                                                                                                                                                                        \
+  "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"fits\":true,\"tight\":false,\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2,\n\"screened\":false,\"step_s\":1,\"tokens_per_s\":2,\"mfu\":0.5,\"bubble_fraction\":0,\"compute_s\":1,\"exposed_tp_s\":0,\"exposed_cp_s\":0,\"exposed_pp_s\":0,\"exposed_dp_s\":0,\"wall\":\"compute\"" extra \
+  "}"
   static const struct {
     const char *text, *error;
   } cases[] = {
@@ -257,30 +265,40 @@ test_merge_bad (void)
     { HEAD (1) "null]}", "F:3: expected each row to be an object, not null" },
     { HEAD (1) "{}]}", "F:3: expected a member \"index\" (a number)" },
     { HEAD (1) "{\"index\":0,\"plan\":null}]}", "F:3: expected \"plan\" to be a string, not null" },
-    { HEAD (1) PRUNED (0, "tp=999,zz") "]}", "F:3: expected \"plan\" to be a plan string, not 'tp=999,zz': " },
+    { HEAD (1) PRUNED (0, "tp=999,zz") "]}",
+      "F:3: expected \"plan\" to be a plan string, not 'tp=999,zz': " },
     { HEAD (1) PRUNED (0, "") "]}", "F:3: expected \"plan\" to be a plan string, not ''" },
     { HEAD (1) PRUNED (1, "tp=1") "]}", "F:3: expected \"index\" to be a layout of shard 1 of 1" },
-    { HEAD (2) PRUNED (0, "tp=1") "," PRUNED (0, "tp=2") "]}", "F:3: expected each layout once: row 0 is there twice" },
+    { HEAD (2) PRUNED (0, "tp=1") "," PRUNED (0, "tp=2") "]}",
+      "F:3: expected each layout once: row 0 is there twice" },
     { HEAD (2) PRUNED (0, "tp=1") "," PRUNED (1, "tp=1") "]}",
       "F: expected each layout once: 'tp=1' on 1 nodes is rows 0 and 1" },
-    { HEAD (2) PRUNED (0, "tp=1") "]}", "F: expected the 2 layouts of the sweep in its shards, not 1" },
-    { HEAD (1) TIMED ("") "]}", "F:3: expected a member \"scaling_efficiency\" (a number or null)" },
-    { HEAD (1) TIMED (",\"scaling_efficiency\":-1") "]}", "F:4: expected \"scaling_efficiency\" to be at least 0" },
-    { HEAD (1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"fits\":true,\"tight\":false,\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2}]}",
+    { HEAD (2) PRUNED (0, "tp=1") "]}",
+      "F: expected the 2 layouts of the sweep in its shards, not 1" },
+    { HEAD (1) TIMED ("") "]}",
+      "F:3: expected a member \"scaling_efficiency\" (a number or null)" },
+    { HEAD (1) TIMED (",\"scaling_efficiency\":-1") "]}",
+      "F:4: expected \"scaling_efficiency\" to be at least 0" },
+    { HEAD (
+          1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"fits\":true,\"tight\":false,\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2}]}",
       "F:3: expected a row either pruned (\"pruned\" a string) or simulated (fits, \"step_s\" and the rest), not neither" },
-    { HEAD (1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":\"D\",\"peak_bytes\":0,\"usable_bytes\":0}]}",
+    { HEAD (
+          1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":\"D\",\"peak_bytes\":0,\"usable_bytes\":0}]}",
       "F:3: expected \"oom_case\" to be \"A\", \"B\", \"C\" or null" },
-    { HEAD (1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":null,\"peak_bytes\":-1,\"usable_bytes\":0}]}",
+    { HEAD (
+          1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":null,\"peak_bytes\":-1,\"usable_bytes\":0}]}",
       "F:3: expected \"peak_bytes\" to be a whole number from 0 to " },
     { HEAD (1) "{\"index\":0.5}]}", "F:3: expected \"index\" to be a whole number from 0 to " },
     { HEAD (1) "{\"index\":0,\"index\":0}]}", "F:3: expected each member name once in an object" },
-    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":null}", "F:1: expected \"model\" to be a string, not null" },
+    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":null}",
+      "F:1: expected \"model\" to be a string, not null" },
     { "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"\",\"layouts\":1,\"shard\":0,\"shards\":1,\"rows\":[]}",
       "F:1: expected \"shard\" to be a whole number from 1 to 1" },
     { "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"\",\"layouts\":1,\"shard\":1,\"shards\":1099511627776,\"rows\":[]}",
       "F:1: expected \"shards\" to be a whole number from 1 to 1073741824" },
     { HEAD (1) PRUNED (0, "tp=1") "]} x", "F:3: expected the end of the document" },
-    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"a\\u0000b\"}", "F:1: expected no \\u0000 in a string" },
+    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"a\\u0000b\"}",
+      "F:1: expected no \\u0000 in a string" },
     { "[0x10]", "F:1: expected ',' or ']'" },
     { "[-inf]", "F:1: expected a finite number" },
   };
