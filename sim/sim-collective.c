@@ -72,29 +72,33 @@ static void
 group_init (Group *g, SimNetwork *net, const int *gpus, int n)
 {
   const SimTopology *t = sim_network_topology (net);
-  g_autoptr (GArray) nodes = g_array_new (FALSE, FALSE, sizeof (int));
-  int fill = 0;
+  /* bucket the GPUs by node in one pass: nodes in the order they first
+   * appear, GPUs in their order within a node */
+  g_autoptr (GHashTable) slot = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autofree int *bucket = g_new (int, MAX (n, 1));
+  g_autofree int *next = NULL;
 
   memset (g, 0, sizeof *g);
   g->n = n;
   for (int i = 0; i < n; i++) {
     int node = sim_topology_gpu (t, gpus[i])->node;
-    gboolean seen = FALSE;
-    for (guint k = 0; k < nodes->len && !seen; k++)
-      seen = g_array_index (nodes, int, k) == node;
-    if (!seen)
-      g_array_append_val (nodes, node);
+    gpointer k = g_hash_table_lookup (slot, GINT_TO_POINTER (node + 1));
+    if (k == NULL) {
+      k = GINT_TO_POINTER (g->n_nodes + 1);
+      g_hash_table_insert (slot, GINT_TO_POINTER (node + 1), k);
+      g->n_nodes++;
+    }
+    bucket[i] = GPOINTER_TO_INT (k) - 1;
   }
-  g->n_nodes = (int) nodes->len;
   g->node_start = g_new0 (int, g->n_nodes + 1);
-  g->by_node = g_new (int, n);
-  for (int k = 0; k < g->n_nodes; k++) {
-    g->node_start[k] = fill;
-    for (int i = 0; i < n; i++)
-      if (sim_topology_gpu (t, gpus[i])->node == g_array_index (nodes, int, k))
-        g->by_node[fill++] = gpus[i];
-  }
-  g->node_start[g->n_nodes] = fill;
+  g->by_node = g_new (int, MAX (n, 1));
+  for (int i = 0; i < n; i++)
+    g->node_start[bucket[i] + 1]++;
+  for (int k = 0; k < g->n_nodes; k++)
+    g->node_start[k + 1] += g->node_start[k];
+  next = g_memdup2 (g->node_start, sizeof (int) * (gsize) (g->n_nodes + 1));
+  for (int i = 0; i < n; i++)
+    g->by_node[next[bucket[i]]++] = gpus[i];
   g->per_node = g->node_start[1] - g->node_start[0];
   for (int k = 1; k < g->n_nodes; k++)
     if (g->node_start[k + 1] - g->node_start[k] != g->per_node)

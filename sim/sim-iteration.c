@@ -237,15 +237,13 @@ static const SimCollChoice *
 choose (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes)
 {
   const SimTopology *t = b->topo;
-  int nodes = 1;
+  int nodes = 0;
   g_autofree char *key = NULL;
   SimCollChoice *c = NULL;
-  for (int i = 1; i < n; i++) {
-    gboolean seen = FALSE;
-    for (int j = 0; j < i && !seen; j++)
-      seen = sim_topology_gpu (t, gpus[j])->node == sim_topology_gpu (t, gpus[i])->node;
-    nodes += !seen;
-  }
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (int i = 0; i < n; i++)
+    if (g_hash_table_add (seen, GINT_TO_POINTER (sim_topology_gpu (t, gpus[i])->node + 1)))
+      nodes++;
   /* groups of one shape behave alike on a regular cluster */
   key = g_strdup_printf ("%d/%d/%.0f/%d/%d", op, n, bytes, nodes, n > 1 ? gpus[1] - gpus[0] : 0);
   c = g_hash_table_lookup (b->choices, key);
