@@ -395,10 +395,11 @@ static char *
 suggest_layouts (const SimPlan *plan, int world, const SimModel *model)
 {
   GString *s = g_string_new (NULL);
-  int tc = plan->tp * plan->cp;
-  int shown = 0;
-  if (world % tc != 0)
+  gint64 tc64 = (gint64) plan->tp * plan->cp; /* degrees are at most 2^17 */
+  int tc, shown = 0;
+  if (tc64 > world || world % tc64 != 0)
     return g_string_free (s, FALSE);
+  tc = (int) tc64;
   for (int pp = 1; pp <= world / tc && shown < 8; pp++) {
     if ((world / tc) % pp != 0 || model->layers % (guint64) pp != 0)
       continue;
