@@ -22,6 +22,7 @@
 #include "sim-calibration.h"
 #include "sim-validate.h"
 #include "cli.h"
+#include "sim-input.h"
 #include "sim-error.h"
 #include "sim-io.h"
 #include "sim-nccl.h"
@@ -94,7 +95,9 @@ fit_link (SimCalibration *c, const char *nccl, int link_kind, GString *summary, 
   g_autoptr (SimNcclResult) measured = NULL;
   g_autofree char *head = NULL;
 
-  g_file_get_contents (nccl, &head, NULL, NULL);
+  /* a FIFO or a device is refused here, as by every reader (sim-input.h) */
+  if (!sim_input_read (nccl, SIM_INPUT_MAX_BYTES, &head, NULL, error))
+    return NULL;
   if (head != NULL && strstr (head, "sim-microbench/1") != NULL) {
     g_autoptr (SimMicrobench) b = sim_microbench_parse_file (nccl, error);
     if (b == NULL)

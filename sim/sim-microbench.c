@@ -1,5 +1,7 @@
 #include "sim-microbench.h"
 
+#include "sim-input.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -142,10 +144,7 @@ SimMicrobench *
 sim_microbench_parse_file (const char *path, GError **error)
 {
   g_autofree char *text = NULL;
-  g_autoptr (GError) local = NULL;
-  if (!g_file_get_contents (path, &text, NULL, &local)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot read: %s", path, local->message);
+  if (!sim_input_read (path, SIM_INPUT_MAX_BYTES, &text, NULL, error))
     return NULL;
-  }
   return sim_microbench_parse_text (path, text, error);
 }

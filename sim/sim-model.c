@@ -33,9 +33,10 @@ get_enum (const char *file, xmlNode *node, const char *name, const char *a, cons
   else if (g_str_equal (v, b))
     *out = 1;
   else {
+    g_autofree char *shown = sim_xml_shorten (v);
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: attribute %s of <%s>: expected %s or %s, got '%s'", file,
-                 sim_xml_attr_line (node, name), name, (const char *) node->name, a, b, v);
+                 sim_xml_attr_line (node, name), name, (const char *) node->name, a, b, shown);
     return FALSE;
   }
   return TRUE;
@@ -56,8 +57,9 @@ sim_model_load (const char *path, GError **error)
     return NULL;
   root = xmlDocGetRootElement (doc);
   if (!sim_xml_is (root, "model")) {
+    g_autofree char *shown = sim_xml_shorten (root != NULL ? (const char *) root->name : "");
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML, "%s:%ld: expected a <model> document, got <%s>",
-                 path, sim_xml_attr_line (root, NULL), (const char *) root->name);
+                 path, sim_xml_attr_line (root, NULL), shown);
     return NULL;
   }
   m->path = g_strdup (path);

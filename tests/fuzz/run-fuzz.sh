@@ -34,7 +34,7 @@ seeds() {
     microbench) echo tests/validation/data/h100-sxm tests/validation/data/a100-sxm tests/fuzz/seeds/microbench ;;
     json) echo tests/fuzz/seeds/json ;;
     plan) echo tests/fuzz/seeds/plan ;;
-    sweep) echo tests/fuzz/corpus/sweep tests/fuzz/seeds/json ;;
+    sweep) echo tests/fuzz/seeds/merge tests/fuzz/seeds/json ;;
     merge) echo tests/fuzz/seeds/merge ;;
   esac
 }
