@@ -1,8 +1,9 @@
 /* cli.h — the subcommands of the sim command line (cli/cmd-*.c) and what
  * they share (cli/cmd-common.c).  Files under cli/ parse arguments, call
  * the library (sim/, viz/) and print; they compute nothing a test would
- * want to check.  Each subcommand returns the exit status; on error it
- * sets error and returns 2. */
+ * want to check.  Each subcommand returns the exit status: 0 yes (the plan
+ * fits, a layout fits, within --max-error), 1 no (out of memory, over
+ * --max-error), or on error it sets error and returns 2. */
 #pragma once
 
 #include <glib.h>

@@ -1,4 +1,6 @@
-/* cmd-compare.c — `sim compare`: several layouts of one job, side by side */
+/* cmd-compare.c — `sim compare`: several layouts of one job, side by side.
+ * Exit status: 0 when at least one plan fits, 1 when none does (a choice
+ * among plans is possible as long as one fits), 2 on an error. */
 #include <stdio.h>
 
 #include "cli.h"
@@ -17,7 +19,10 @@ static const char *usage =
     "Each PLAN is plan flags as key=value pairs, for example\n"
     "  --plan tp=8,pp=4,dp=2 --plan tp=4,pp=8,dp=2,mb=2,schedule=interleaved,v=2\n"
     "(every plan flag of sim --help; short names mb, gb, v, sp, seq).  Prints one row per\n"
-    "plan, the plans that fit ranked by throughput, and the diagnosis of each.\n";
+    "plan, the plans that fit ranked by throughput, and the diagnosis of each.\n"
+    "\n"
+    "exit status: 0 at least one plan fits in GPU memory, 1 none fits (the table and\n"
+    "the files asked for are still written), 2 bad input or an error\n";
 
 /* --chart and --json FILE: both or neither (sim-io.h) */
 static gboolean
@@ -55,7 +60,7 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   g_autoptr (SimModel) model = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
   gboolean help = FALSE, full = FALSE;
-  int nodes = 0;
+  int nodes = 0, status = 1;
   const SimCliOption options[] = {
     { "topology", TRUE, &topology, NULL, NULL }, { "nodes", TRUE, &nodes_s, NULL, NULL },
     { "model", TRUE, &model_s, NULL, NULL }, { "plan", TRUE, NULL, NULL, plans },
@@ -107,13 +112,15 @@ sim_cmd_compare (int argc, char **argv, GError **error)
     g_ptr_array_add (runs, r);
   }
   sim_run_rank (runs);
+  /* ranked: the plans that fit come first */
+  status = runs->len > 0 && ((const SimRun *) g_ptr_array_index (runs, 0))->memory->fits ? 0 : 1;
 
   if (!write_outputs (chart, json, topo, model, runs, error))
     return 2;
   if (json != NULL && g_str_equal (json, "-")) {
     g_autofree char *text = sim_report_runs_json ("compare", topo->name, model->name, runs, NULL, NULL);
     fputs (text, stdout);
-    return 0;
+    return status;
   }
   g_string_append_printf (out, "sim compare: %s on %s, %d GPUs (%d nodes); ranked by tokens/s among the layouts that fit\n\n",
                           model->name, topo->name, sim_topology_n_gpus (topo), topo->n_nodes);
@@ -131,5 +138,5 @@ sim_cmd_compare (int argc, char **argv, GError **error)
     }
   }
   fputs (out->str, stdout);
-  return 0;
+  return status;
 }

@@ -2,9 +2,12 @@
  *
  *   sim --topology dgx8x4.xml --tp 8 --pp 4 --dp 2 [plan flags] [--json FILE|-]
  *
- * stdout carries results only; errors are one line on stderr and exit
- * status 2.  Output files are checked before the simulation and written as
- * a set, all of them or none (sim-io.h). */
+ * Exit status as grep and diff: 0 the plan fits, 1 it does not (out of
+ * memory; the report and every output file are still written, since the
+ * answer is valid, only negative), 2 bad input or an error, which is one
+ * line on stderr.  stdout carries results only.  Output files are checked
+ * before the simulation and written as a set, all of them or none
+ * (sim-io.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -91,6 +94,9 @@ print_help (void)
           "  --output-dir DIR                   report.txt, result.json, gantt.png, memory.png,\n"
           "                                     trace.json and the CSV files, all in DIR\n"
           "  --help, --version\n"
+          "\n"
+          "exit status: 0 the plan fits in GPU memory, 1 it does not (OUT OF MEMORY; the\n"
+          "report and the files asked for are still written), 2 bad input or an error\n"
           "\n"
           "plan flags (also usable as key=value in plan strings):\n%s",
           plan_help);
@@ -393,11 +399,11 @@ sim_cmd_run (int argc, char **argv, GError **error)
   if (cli.json != NULL && g_str_equal (cli.json, "-")) {
     g_autofree char *json = sim_report_json (r);
     fputs (json, stdout);
-    return 0;
-  }
-  {
+  } else {
     g_autofree char *text = sim_report_text (r);
     fputs (text, stdout);
   }
-  return 0;
+  /* a plan that fits only without the fragmentation allowance (tight)
+   * fits: the report says how tight */
+  return r->memory->fits ? 0 : 1;
 }

@@ -26,7 +26,11 @@ static const char *usage =
     "dominated or out of memory, simulates the rest on every core and prints the\n"
     "top K.  --scale also tries 1, 2, 4 ... nodes, and the scaling efficiency\n"
     "E = t1 k1 / (k tk) is against the smallest layout that fits.  --shard I/N\n"
-    "does the I-th of N slices (for a job array); --merge joins their --json files.\n";
+    "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
+    "\n"
+    "exit status: 0 at least one layout fits in GPU memory, 1 none fits, 2 bad input\n"
+    "or an error.  A shard (--shard I/N, N > 1) exits 0 once its file is written: the\n"
+    "verdict is the merge's.\n";
 
 static void
 print_table (GString *out, GPtrArray *ranked, int top, gboolean scale)
@@ -76,6 +80,16 @@ print_counts (GString *out, GPtrArray *rows)
                             (const char *) g_ptr_array_index (order, i));
 }
 
+/* the exit status of a sweep: 0 when a layout fits, 1 when none does */
+static int
+status_of (GPtrArray *rows)
+{
+  for (guint i = 0; i < rows->len; i++)
+    if (((const Row *) g_ptr_array_index (rows, i))->fits)
+      return 0;
+  return 1;
+}
+
 /* the plan of a row's label (labels are valid plan strings) */
 static SimPlan *
 plan_of (const char *label)
@@ -105,7 +119,7 @@ merge (GPtrArray *files, int top, GError **error)
   g_string_append_c (out, '\n');
   print_counts (out, m->rows);
   fputs (out->str, stdout);
-  return 0;
+  return status_of (m->rows);
 }
 
 /* the progress line on a terminal, from the worker threads */
@@ -300,7 +314,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     if (!sim_cli_write_json (json, text, &done, error))
       return 2;
     if (done)
-      return 0;
+      return job.shards > 1 ? 0 : status_of (sim_sweep_rows (sw));
   }
   g_string_append_printf (out, "sim sweep: %s on %s, up to %d nodes%s; global batch %s; top %d by tokens/s\n\n",
                           model->name, topology, max_nodes, scale ? " (scaling 1, 2, 4 ... nodes)" : "",
@@ -315,5 +329,6 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   /* wall time is not a result: stderr, so that stdout is the same for the same inputs */
   if (!quiet)
     fprintf (stderr, "%d threads, %.1f s\n", job.threads, (double) (g_get_monotonic_time () - t0) / 1e6);
-  return 0;
+  /* a shard's verdict is partial: the merge gives the sweep's */
+  return job.shards > 1 ? 0 : status_of (sim_sweep_rows (sw));
 }

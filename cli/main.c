@@ -1,7 +1,9 @@
 /* main.c — the sim command line: a table of subcommands (cli.h).
  *
- * stdout carries results only; errors are one line on stderr, "sim: ...",
- * and exit status 2.  SIGINT, SIGTERM and SIGHUP remove the temporary files
+ * Exit status as grep and diff: 0 the answer is yes (the plan fits; for
+ * compare and sweep, at least one layout fits), 1 it is no (out of memory;
+ * validate: over --max-error), 2 bad input or an error.
+ * stdout carries results only; errors are one line on stderr, "sim: ...".  SIGINT, SIGTERM and SIGHUP remove the temporary files
  * of outputs being written (sim-io.h) before the process dies of the
  * signal. */
 #include <errno.h>

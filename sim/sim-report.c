@@ -206,16 +206,25 @@ text_plan (GString *s, const SimPlan *p)
   }
 }
 
+/* fits FALSE: the plan is out of memory, so the time is what the step
+ * would take if memory allowed; the efficiency figures (TFLOP/s, MFU, HFU)
+ * are left out there, since they describe a run that cannot happen and are
+ * the numbers most often quoted out of context */
 static void
-text_time (GString *s, const SimIteration *it, const SimTopology *t)
+text_time (GString *s, const SimIteration *it, const SimTopology *t, gboolean fits)
 {
   g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
   g_autoptr (GString) cp = g_string_new (NULL);
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
-  g_string_append_printf (s, "\nTime      step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%\n",
-                          it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
-                          100 * it->mfu, 100 * it->hfu);
+  if (fits)
+    g_string_append_printf (s, "\nTime      step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%\n",
+                            it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
+                            100 * it->mfu, 100 * it->hfu);
+  else
+    g_string_append_printf (s, "\nTime      IF MEMORY ALLOWED (it does not: see the verdict above): step %.3f s, %s tokens/s;\n"
+                               "          no MFU is given for a plan that cannot run\n",
+                            it->step_s, tok);
   if (eff->error > 0)
     g_string_append_printf (s, "          error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
                             " published runs of this GPU generation,\n"
@@ -376,13 +385,15 @@ sim_report_text (const SimRun *run)
   text_cluster (s, t);
   text_model (s, run->model, p, mem);
   text_plan (s, p);
-  if (in->time != NULL)
-    text_time (s, in->time, in->topo);
+  /* the verdict before the time: a plan that does not fit has no step time
+   * worth reading first */
   text_memory_table (s, run->model, p, mem, in->time != NULL);
   text_capacity (s, sim_topology_gpu_type (t, 0), mem);
   text_verdict (s, mem, in->remedies);
+  if (in->time != NULL)
+    text_time (s, in->time, in->topo, mem->fits);
   if (in->diagnosis != NULL && in->diagnosis->len > 0 && in->memory->fits) {
-    g_string_append (s, "Diagnosis ");
+    g_string_append (s, in->time != NULL ? "\nDiagnosis " : "Diagnosis ");
     for (guint i = 0; i < in->diagnosis->len; i++) {
       if (i > 0)
         g_string_append (s, "          ");

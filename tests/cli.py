@@ -43,7 +43,7 @@ def run(program, *args, cwd=None, timeout=300, echo_stderr=False):
     when sim fails, so the log says why.  Raises subprocess.TimeoutExpired."""
     r = subprocess.run([program, *args], cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                        errors="replace", timeout=timeout)
-    if echo_stderr and r.returncode != 0:
+    if echo_stderr and r.returncode != 0 and r.stderr:
         print(r.stderr, end="" if r.stderr.endswith("\n") else "\n")
     return r
 

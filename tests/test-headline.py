@@ -13,6 +13,7 @@ attention, sequence parallel, ZeRO-1, bf16-adam:
   stage 0 holds 4 micro-batches x 20 layers of them at its peak.
 """
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True
@@ -95,6 +96,54 @@ for s in mem["stages"]:
     parts = (s["params_bytes"] + s["grads_bytes"] + s["master_bytes"] + s["optimizer_bytes"]
              + s["grad_accum_bytes"] + s["buffer_bytes"] + s["activations_peak_bytes"])
     check(f"stage {s['stage']} peak is the sum of its parts", s["peak_bytes"], parts)
+
+# Exit status as grep and diff: 0 the plan fits, 1 it does not (out of
+# memory), 2 bad input.  Llama 3 405B at tp 8 x pp 8 on 64 H100s holds 16
+# B/param / 64 = about 100 GB of model states per GPU: case A.
+oom = ["--topology", "dgx8x4", "--model", "llama3-405b", "--tp", "8", "--pp", "8"]
+fit = ["--topology", "dgx8x4", "--tp", "8", "--pp", "4", "--dp", "2"]
+with cli.tempdir() as tmp:
+    r = cli.run(sim, *fit, "--memory-only", cwd=tmp, timeout=60)
+    check("exit 0: a plan that fits (--memory-only)", r.returncode, 0)
+    r = cli.run(sim, *oom, "--memory-only", cwd=tmp, timeout=60)
+    check("exit 1: out of memory (--memory-only)", r.returncode, 1)
+    check("exit 1: the report on stdout, nothing on stderr",
+          ("OUT OF MEMORY" in r.stdout, r.stderr), (True, ""))
+    r = cli.run(sim, *oom, "--memory-only", "--json", "-", cwd=tmp, timeout=60)
+    check("exit 1 with --json -, the document still printed",
+          (r.returncode, cli.json_of(r)["memory"]["fits"]), (1, False))
+    path = os.path.join(tmp, "oom.json")
+    r = cli.run(sim, *oom, "--memory-only", "--json", path, "--memory-chart",
+                os.path.join(tmp, "oom.png"), cwd=tmp, timeout=60)
+    check("exit 1 with --json FILE, the files still written",
+          (r.returncode, cli.load_json(path)["memory"]["oom_case"], os.path.exists(os.path.join(tmp, "oom.png"))),
+          (1, "A", True))
+    r = cli.run(sim, *fit, "--bogus-flag", cwd=tmp, timeout=60)
+    check("exit 2: an unknown flag, one line on stderr",
+          (r.returncode, r.stdout, len(r.stderr.splitlines())), (2, "", 1))
+    r = cli.run(sim, *fit, "--tp", "3", cwd=tmp, timeout=60)
+    check("exit 2: a plan that does not divide the cluster", r.returncode, 2)
+    r = cli.run(sim, "--help", cwd=tmp, timeout=60)
+    check("sim --help documents the exit status",
+          (r.returncode, "exit status: 0 the plan fits" in r.stdout), (0, True))
+    # the verdict comes before the time; the time of a plan that does not fit
+    # is labelled as such and gives no MFU (Llama 3 70B with ZeRO 0 at tp 2:
+    # case A, simulated in a fraction of a second)
+    r = cli.run(sim, "--topology", "dgx8x4", "--tp", "2", "--pp", "4", "--dp", "8", "--zero", "0",
+                cwd=tmp, timeout=120)
+    lines = r.stdout.splitlines()
+    verdict = next((i for i, l in enumerate(lines) if l.startswith("Verdict")), None)
+    time = next((i for i, l in enumerate(lines) if l.startswith("Time")), None)
+    check("exit 1: out of memory with the time simulated", r.returncode, 1)
+    check("OOM: the verdict before the time", verdict is not None and time is not None and verdict < time, True)
+    check("OOM: the time is labelled as if memory allowed", time is not None and "IF MEMORY ALLOWED" in lines[time], True)
+    check("OOM: no MFU figure in the time section", any(re.search(r"MFU \d", l) for l in lines[time or 0:]), False)
+    r = cli.run(sim, *fit, cwd=tmp, timeout=120)
+    lines = r.stdout.splitlines()
+    verdict = next((i for i, l in enumerate(lines) if l.startswith("Verdict")), None)
+    time = next((i for i, l in enumerate(lines) if l.startswith("Time")), None)
+    check("fits: the verdict before the time, with its MFU",
+          (verdict is not None and time is not None and verdict < time, "MFU" in lines[time or 0]), (True, True))
 
 # sim collective --json: nccl-tests' factors and the documented keys.
 # ring all_reduce of 1 GiB on 8 H100s: 1.75 x 2^30 / 370.8 GB/s + 56 us (NVLink 4

@@ -61,6 +61,25 @@ labels = [r["label"] for r in cdoc["runs"]]
 check("compare ranks the fitting plans by tokens/s, OOM last",
       labels, ["tp=8,pp=4,dp=2", "tp=8,pp=8,dp=1", "tp=2,pp=4,dp=8,zero=0"])
 check("compare OOM case", cdoc["runs"][2]["oom_case"], "A")
+# exit status: 0 when at least one plan fits (above, with one OOM plan among
+# them), 1 when none does (Llama 3 70B with ZeRO 0 at tp 2 or tp 1: case A)
+none = run("compare", "--topology", "dgx8x4", "--plan", "tp=2,pp=4,dp=8,zero=0",
+           "--plan", "tp=1,pp=8,dp=8,zero=0")
+check("compare: exit 1 when no plan fits, the table still printed",
+      (none.returncode, "OOM A" in none.stdout), (1, True))
+none_json = run("compare", "--topology", "dgx8x4", "--plan", "tp=2,pp=4,dp=8,zero=0", "--json", "-")
+check("compare --json -: exit 1 when no plan fits", (none_json.returncode, len(cli.json_of(none_json)["runs"])), (1, 1))
+check("compare --help documents the exit status", "exit status: 0 at least one plan fits" in
+      run("compare", "--help").stdout, True)
+# sweep: Llama 3 405B on one node (8 GPUs) never fits; 1 when no layout fits
+nofit = ["--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-405b", "--quiet"]
+r = run("sweep", *nofit)
+check("sweep: exit 1 when no layout fits", (r.returncode, "out of memory" in r.stdout), (1, True))
+with cli.tempdir() as tmp:
+    r = run("sweep", *nofit, "--shard", "1/2", "--json", os.path.join(tmp, "s.json"))
+    check("sweep --shard: exit 0 once the shard file is written", r.returncode, 0)
+check("sweep --help documents the exit status", "exit status: 0 at least one layout fits" in
+      run("sweep", "--help").stdout, True)
 bad = run("compare", "--topology", "dgx8x4", "--plan", "tp=8,pp=4,dp=3")
 check("compare with an impossible plan exits 2", bad.returncode, 2)
 check("and names the plan", "--plan tp=8,pp=4,dp=3:" in bad.stderr, True)
