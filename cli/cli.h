@@ -52,7 +52,9 @@ gboolean sim_cli_int (const char *flag, const char *value, int min, int max, int
                       GError **error);
 
 /* the comparison table of sim compare: runs in the order given
- * (SimRun*), E against ref when it is not NULL */
-void sim_cli_print_runs (GString *out, GPtrArray *runs, const SimRun *ref);
+ * (SimRun*), then the usable memory and the legend */
+void sim_cli_print_runs (GString *out, GPtrArray *runs);
+/* what the columns of the compare and sweep tables mean (E with scale) */
+void sim_cli_print_legend (GString *out, gboolean scale);
 
 G_END_DECLS

@@ -146,16 +146,34 @@ sim_cli_load_topology (const char *name, int nodes, const char *calibration, GEr
 #include "sim-report.h"
 #include "sim-run.h"
 
+/* what every table's units and columns mean, under it */
 void
-sim_cli_print_runs (GString *out, GPtrArray *runs, const SimRun *ref)
+sim_cli_print_legend (GString *out, gboolean scale)
 {
-  gsize w = 24;
-  for (guint i = 0; i < runs->len; i++)
-    w = MAX (w, strlen (((const SimRun *) g_ptr_array_index (runs, i))->label));
+  g_string_append (out, "peak GB: per GPU, on the busiest pipeline stage (GB = 10^9 bytes); TP s, CP s, PP s,\n"
+                        "DP s: communication exposed, not hidden behind compute (seconds per step); limit: what\n"
+                        "bounds the step (memory when it does not fit, else compute or communication)\n");
+  if (scale)
+    g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
+}
+
+void
+sim_cli_print_runs (GString *out, GPtrArray *runs)
+{
+  gsize w = 4;
+  guint64 usable = 0;
+  gboolean same_usable = TRUE;
+  for (guint i = 0; i < runs->len; i++) {
+    const SimRun *r = g_ptr_array_index (runs, i);
+    w = MAX (w, strlen (r->label));
+    if (i > 0 && r->memory->usable_bytes != usable)
+      same_usable = FALSE;
+    usable = r->memory->usable_bytes;
+  }
   w = MIN (w, 72);
-  g_string_append_printf (out, "%4s  %-*s  %-6s %9s %9s %9s %11s %6s %7s %7s %7s %7s %5s  %s\n", "rank",
-                          (int) w, "plan", "fits", "peak GiB", "usable", "step s", "tokens/s", "MFU",
-                          "bubble", "TP exp", "PP exp", "DP exp", "E", "wall");
+  g_string_append_printf (out, "%4s  %-*s  %-5s %7s %8s %9s %6s %6s %6s %6s %6s %6s  %s\n", "rank", (int) w, "plan",
+                          "fits", "peak GB", "step s", "tokens/s", "MFU", "bubble", "TP s", "CP s", "PP s", "DP s",
+                          "limit");
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
     const SimIteration *it = r->time;
@@ -164,17 +182,23 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, const SimRun *ref)
                                             : g_strdup_printf ("OOM %s", sim_oom_case_name (r->memory->oom_case));
     g_autofree char *rank = r->memory->fits ? g_strdup_printf ("%u", i + 1) : g_strdup ("-");
     g_autofree char *tok = it != NULL ? sim_format_count ((guint64) llround (it->tokens_per_s)) : g_strdup ("-");
-    double e = sim_run_scaling_efficiency (r, ref);
-    g_string_append_printf (out, "%4s  %-*.*s  %-6s %9.1f %9.1f ", rank, (int) w, (int) w, r->label, fits,
-                            r->memory->peak_bytes / 1073741824.0, r->memory->usable_bytes / 1073741824.0);
+    /* no MFU for a plan that cannot run, as in the report */
+    g_autofree char *mfu = it != NULL && r->memory->fits ? g_strdup_printf ("%.1f%%", 100 * it->mfu) : g_strdup ("-");
+    g_string_append_printf (out, "%4s  %-*.*s  %-5s %7.1f ", rank, (int) w, (int) w, r->label, fits,
+                            r->memory->peak_bytes / 1e9);
     if (it != NULL)
-      g_string_append_printf (out, "%9.3f %11s %5.1f%% %6.1f%% %7.3f %7.3f %7.3f ", it->step_s, tok, 100 * it->mfu,
-                              100 * it->bubble_fraction, it->exposed_tp_s, it->exposed_pp_s, it->exposed_dp_s);
+      g_string_append_printf (out, "%8.3f %9s %6s %5.1f%% %6.3f %6.3f %6.3f %6.3f ", it->step_s, tok, mfu,
+                              100 * it->bubble_fraction, it->exposed_tp_s, it->exposed_cp_s, it->exposed_pp_s,
+                              it->exposed_dp_s);
     else
-      g_string_append_printf (out, "%9s %11s %6s %7s %7s %7s %7s ", "-", "-", "-", "-", "-", "-", "-");
-    if (isnan (e))
-      g_string_append_printf (out, "%5s  %s%s\n", "-", sim_run_wall (r), r->extrapolated ? " (screened)" : "");
-    else
-      g_string_append_printf (out, "%5.2f  %s%s\n", e, sim_run_wall (r), r->extrapolated ? " (screened)" : "");
+      g_string_append_printf (out, "%8s %9s %6s %6s %6s %6s %6s %6s ", "-", "-", "-", "-", "-", "-", "-", "-");
+    g_string_append_printf (out, " %s%s\n", sim_run_wall (r), r->extrapolated ? " (screened)" : "");
   }
+  g_string_append_c (out, '\n');
+  if (same_usable && runs->len > 0) {
+    g_autofree char *gb = sim_format_gb (usable);
+    g_autofree char *gib = sim_format_gib (usable);
+    g_string_append_printf (out, "usable memory per GPU: %s (%s)\n", gb, gib);
+  }
+  sim_cli_print_legend (out, FALSE);
 }

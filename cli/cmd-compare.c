@@ -124,7 +124,7 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   }
   g_string_append_printf (out, "sim compare: %s on %s, %d GPUs (%d nodes); ranked by tokens/s among the layouts that fit\n\n",
                           model->name, topo->name, sim_topology_n_gpus (topo), topo->n_nodes);
-  sim_cli_print_runs (out, runs, NULL);
+  sim_cli_print_runs (out, runs);
   g_string_append (out, "\n");
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);

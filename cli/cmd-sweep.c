@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "sim-error.h"
+#include "sim-format.h"
 #include "sim-io.h"
 #include "sim-paths.h"
 #include "sim-plan.h"
@@ -32,26 +33,42 @@ static const char *usage =
     "or an error.  A shard (--shard I/N, N > 1) exits 0 once its file is written: the\n"
     "verdict is the merge's.\n";
 
+/* the ranked layouts that have a time; the GPU count and the scaling
+ * efficiency E only with --scale, where they differ from row to row */
 static void
 print_table (GString *out, GPtrArray *ranked, int top, gboolean scale)
 {
-  gsize w = 20;
+  gsize w = 4;
   int shown = 0;
   for (guint i = 0; i < ranked->len && (int) i < top; i++)
     w = MAX (w, strlen (((Row *) g_ptr_array_index (ranked, i))->label));
-  g_string_append_printf (out, "%4s  %-*s %5s %9s %9s %11s %6s %7s %7s %7s %7s %5s  %s\n", "rank", (int) w, "plan",
-                          "GPUs", "peak GiB", "step s", "tokens/s", "MFU", "bubble", "TP exp", "PP exp",
-                          "DP exp", "E", "wall");
+  g_string_append_printf (out, "%4s  %-*s ", "rank", (int) w, "plan");
+  if (scale)
+    g_string_append_printf (out, "%5s ", "GPUs");
+  g_string_append_printf (out, "%7s %8s %9s %6s %6s %6s %6s %6s %6s ", "peak GB", "step s", "tokens/s", "MFU",
+                          "bubble", "TP s", "CP s", "PP s", "DP s");
+  if (scale)
+    g_string_append_printf (out, "%5s ", "E");
+  g_string_append (out, " limit\n");
   for (guint i = 0; i < ranked->len && shown < top; i++) {
     const Row *r = g_ptr_array_index (ranked, i);
+    g_autofree char *tok = NULL;
     if (!r->has_time)
       break;
-    g_string_append_printf (out, "%4d  %-*s %5d %9.1f %9.3f %11.0f %5.1f%% %6.1f%% %7.3f %7.3f %7.3f %5.2f  %s%s\n",
-                            ++shown, (int) w, r->label, r->gpus, r->peak_bytes / 1073741824.0, r->step_s,
-                            r->tokens_per_s, 100 * r->mfu, 100 * r->bubble, r->tp_s, r->pp_s, r->dp_s, r->e,
-                            r->wall != NULL ? r->wall : "-", r->screened ? " (screened)" : "");
+    tok = sim_format_count ((guint64) llround (r->tokens_per_s));
+    g_string_append_printf (out, "%4d  %-*s ", ++shown, (int) w, r->label);
+    if (scale)
+      g_string_append_printf (out, "%5d ", r->gpus);
+    g_string_append_printf (out, "%7.1f %8.3f %9s %5.1f%% %5.1f%% %6.3f %6.3f %6.3f %6.3f ", r->peak_bytes / 1e9,
+                            r->step_s, tok, 100 * r->mfu, 100 * r->bubble, r->tp_s, r->cp_s, r->pp_s, r->dp_s);
+    if (scale)
+      g_string_append_printf (out, "%5.2f ", r->e);
+    g_string_append_printf (out, " %s%s\n", r->wall != NULL ? r->wall : "-", r->screened ? " (screened)" : "");
   }
-  (void) scale;
+  if (shown == 0)
+    g_string_append (out, "      (no layout fits in GPU memory on this cluster: see the counts below)\n");
+  g_string_append_c (out, '\n');
+  sim_cli_print_legend (out, scale);
 }
 
 static void

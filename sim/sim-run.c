@@ -210,7 +210,8 @@ summary_cmp (gconstpointer pa, gconstpointer pb)
     return a->fits ? -1 : 1;
   if (a->fits && ta != tb)
     return ta > tb ? -1 : 1;
-  if (!a->fits && a->peak_bytes != b->peak_bytes)
+  /* equal throughput (or none fits): the one with more headroom first */
+  if (a->peak_bytes != b->peak_bytes)
     return a->peak_bytes < b->peak_bytes ? -1 : 1;
   return a->index - b->index; /* a total order: the same table every run */
 }

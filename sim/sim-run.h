@@ -79,7 +79,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimRunSummary, sim_run_summary_free)
 /* the memory and, when the run has one, the time of run into s; any thread */
 void sim_run_summary_fill (SimRunSummary *s, const SimRun *run);
 /* sort summaries: the layouts that fit first, by tokens/s (without a time:
- * 0); then those that do not, by peak memory; ties by index.  Then the
+ * 0), equal tokens/s by lower peak memory; then those that do not, by peak
+ * memory; remaining ties by index.  Then the
  * scaling efficiency of every one with a time against the best of the
  * fewest GPUs (E = tokens/s per GPU over the reference's). */
 void sim_run_summaries_rank (GPtrArray *summaries);

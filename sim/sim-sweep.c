@@ -99,6 +99,46 @@ divides (guint64 a, guint64 b)
   return a > 0 && b % a == 0;
 }
 
+/* what a layout is once resolved: two spellings of one plan (an option
+ * given that the defaults would have chosen anyway) share a key */
+static char *
+resolved_key (const SimPlan *p, int nodes)
+{
+  g_autofree char *order = sim_plan_order_string (p);
+  return g_strdup_printf ("%d:%d,%d,%d,%d,%d,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%d,%d,%d,%d,%d,%d,%d,%s,"
+                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d",
+                          nodes, p->tp, p->cp, p->pp, p->dp, p->micro_batch, p->global_batch, p->seq_len,
+                          (int) p->schedule, p->virtual_stages, (int) p->recompute, p->sequence_parallel,
+                          p->flash_attention, p->zero, (int) p->recipe, order, p->lora_rank,
+                          p->lora_targets, p->qlora, p->context_reserve_bytes, p->fragmentation,
+                          p->overlap, (int) p->framework, p->tp_comm_overlap, p->overlap_param_gather,
+                          p->attention_kernel);
+}
+
+/* the rows not yet pruned that resolve to the plan of an earlier row are
+ * pruned, so that no layout is listed (or simulated) twice; done at
+ * enumeration, so that every shard agrees */
+static void
+dedupe (Sweep *sw)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < sw->rows->len; i++) {
+    Row *r = g_ptr_array_index (sw->rows, i);
+    g_autoptr (SimPlan) plan = sim_plan_new ();
+    char *key;
+    if (r->pruned != NULL || !sim_plan_parse_string (plan, r->label, NULL) ||
+        !sim_plan_resolve (plan, sim_sweep_cluster (sw, r->nodes), sw->model, NULL))
+      continue;
+    key = resolved_key (plan, r->nodes);
+    if (g_hash_table_contains (seen, key)) {
+      g_free (key);
+      r->pruned = g_strdup ("the same layout as one listed before it, spelt differently");
+      continue;
+    }
+    g_hash_table_add (seen, key);
+  }
+}
+
 void
 sim_sweep_enumerate (SimSweep *sw)
 {
@@ -152,6 +192,7 @@ sim_sweep_enumerate (SimSweep *sw)
       }
     }
   }
+  dedupe (sw);
   sw->layouts = sw->rows->len;
 }
 

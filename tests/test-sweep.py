@@ -36,10 +36,22 @@ with cli.tempdir() as tmp:
     table = run("sweep", *base, "--threads", "2", "--top", "5").stdout.splitlines()
     ranks = [l for l in table if l[:4].strip().isdigit() and len(l.split()) >= 12 and "tp=" in l.split()[1]]
     check("five ranked rows", len(ranks), 5)
-    toks = [float(l.split()[5]) for l in ranks]
+    toks = [float(l.split()[4].replace(",", "")) for l in ranks]
     check("ranked by tokens/s", toks, sorted(toks, reverse=True))
-    best = max(simulated, key=lambda r: (r["tokens_per_s"], -r["index"]))
+    # ties by lower peak memory, then by enumeration order
+    best = max(simulated, key=lambda r: (r["tokens_per_s"], -r["peak_bytes"], -r["index"]))
     check("the best row is the fastest layout", ranks[0].split()[1], best["plan"])
+
+    # the table's units: GB (10^9 bytes) throughout, as the diagnosis under
+    # it; a column of exposed CP time; no wall-time-like "wall" column
+    header = next(l for l in table if l.startswith("rank"))
+    check("sweep header", header.split()[2:], ["peak", "GB", "step", "s", "tokens/s", "MFU", "bubble",
+                                               "TP", "s", "CP", "s", "PP", "s", "DP", "s", "limit"])
+    best_row = next(r for r in simulated if r["plan"] == ranks[0].split()[1])
+    check("peak GB in the table = the row's peak bytes / 1e9",
+          ranks[0].split()[2], f"{best_row['peak_bytes'] / 1e9:.1f}")
+    check("the same GB in the diagnosis under it", f"peak {best_row['peak_bytes'] / 1e9:.1f} GB" in "\n".join(table), True)
+    check("no layout listed twice", len({(r["plan"], r["nodes"]) for r in simulated}), len(simulated))
 
     # shards merged = the whole sweep
     s1 = os.path.join(tmp, "s1.json")
@@ -57,6 +69,14 @@ c = run("compare", "--topology", "dgx8x4", "--model", "llama3-70b", "--plan", "t
         "--plan", "tp=8,pp=4,dp=2", "--plan", "tp=2,pp=4,dp=8,zero=0", "--json", "-")
 check("compare exit status", c.returncode, 0)
 cdoc = cli.json_of(c)
+ctext = run("compare", "--topology", "dgx8x4", "--model", "llama3-70b", "--plan", "tp=8,pp=4,dp=2",
+             "--plan", "tp=2,pp=4,dp=8,zero=0").stdout.splitlines()
+cheader = next(l for l in ctext if l.startswith("rank"))
+check("compare header: units on every column, CP exposed, limit, no E",
+      cheader.split()[2:], ["fits", "peak", "GB", "step", "s", "tokens/s", "MFU", "bubble", "TP", "s", "CP",
+                            "s", "PP", "s", "DP", "s", "limit"])
+check("compare: no MFU for the plan that does not fit",
+      next(l for l in ctext if "zero=0" in l and "OOM" in l).split()[7], "-")
 labels = [r["label"] for r in cdoc["runs"]]
 check("compare ranks the fitting plans by tokens/s, OOM last",
       labels, ["tp=8,pp=4,dp=2", "tp=8,pp=8,dp=1", "tp=2,pp=4,dp=8,zero=0"])
