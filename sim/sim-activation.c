@@ -17,6 +17,7 @@ sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan)
   cfg->sequence_parallel = plan->sequence_parallel > 0;
   cfg->flash = plan->flash_attention > 0;
   cfg->recompute = plan->recompute;
+  cfg->fp8 = plan->fp8 != SIM_FP8_OFF;
 }
 
 static SimActivations *
@@ -70,9 +71,14 @@ layer_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *
   guint64 kvd = sim_model_kv_dim (m), f = m->ffn_hidden, heads = m->heads;
   guint64 sbh = s * b * h;
   guint64 scores = heads * s * c->seq * b; /* local queries x all keys */
+  /* FP8 (Transformer Engine): a linear saves its input as the FP8 copy
+   * its weight-gradient GEMM reads, one byte per element
+   * (transformer_engine/pytorch/module/linear.py, layernorm_linear.py,
+   * layernorm_mlp.py save the cast input, not the bf16 one) */
+  guint64 lin = c->fp8 ? 1 : ACT;
 
   save (a, "attention.norm", "input", rep (c, ACT * sbh));
-  save (a, "attention.qkv", "input (norm output)", rep (c, ACT * sbh));
+  save (a, "attention.qkv", "input (norm output)", rep (c, lin * sbh));
   save (a, "attention.core", "Q", shard (c, ACT * sbh));
   save (a, "attention.core", "K", shard (c, ACT * s * b * kvd));
   save (a, "attention.core", "V", shard (c, ACT * s * b * kvd));
@@ -83,19 +89,25 @@ layer_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *
       save (a, "attention.core", "dropout output (input of scores x V)", shard (c, ACT * scores));
     }
   }
-  save (a, "attention.proj", "input (attention output)", shard (c, ACT * sbh));
+  save (a, "attention.proj", "input (attention output)",
+        shard (c, (c->fp8 && !c->flash ? 1 : ACT) * sbh));
+  /* with FP8 the projection keeps its own FP8 copy beside the bf16 output
+   * that the fused attention's backward reads; without flash attention
+   * nothing else reads it, and the FP8 copy replaces it */
+  if (c->fp8 && c->flash)
+    save (a, "attention.proj", "FP8 input", shard (c, 1 * sbh));
   if (m->dropout)
     save (a, "attention.dropout", "mask", rep (c, MASK * sbh));
 
   save (a, "mlp.norm", "input", rep (c, ACT * sbh));
   if (m->mlp == SIM_MLP_GELU) {
-    save (a, "mlp.fc1", "input (norm output)", rep (c, ACT * sbh));
+    save (a, "mlp.fc1", "input (norm output)", rep (c, lin * sbh));
     save (a, "mlp.gelu", "input (fc1 output)", shard (c, ACT * s * b * f));
-    save (a, "mlp.fc2", "input (gelu output)", shard (c, ACT * s * b * f));
+    save (a, "mlp.fc2", "input (gelu output)", shard (c, lin * s * b * f));
   } else {
-    save (a, "mlp.gate_up", "input (norm output)", rep (c, ACT * sbh));
+    save (a, "mlp.gate_up", "input (norm output)", rep (c, lin * sbh));
     save (a, "mlp.swiglu", "gate and up outputs", shard (c, 2 * ACT * s * b * f));
-    save (a, "mlp.down", "input (swiglu output)", shard (c, ACT * s * b * f));
+    save (a, "mlp.down", "input (swiglu output)", shard (c, lin * s * b * f));
   }
   if (m->dropout)
     save (a, "mlp.dropout", "mask", rep (c, MASK * sbh));

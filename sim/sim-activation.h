@@ -56,6 +56,7 @@ typedef struct {
   gboolean sequence_parallel;
   gboolean flash;
   SimRecompute recompute;
+  gboolean fp8;         /* the linear layers save their inputs in FP8 */
 } SimActivationConfig;
 
 /* fills cfg from a resolved plan; never fails; any thread */

@@ -26,26 +26,44 @@ bf16_peak (const SimGpuType *g)
                                                  : g->peak_flop_per_s[SIM_DTYPE_FP16];
 }
 
+/* FP8 GEMMs: cuBLAS on H100 SXM reaches 1,402.6 TFLOP/s at its best FP8
+ * (E4M3) shape against 794.5 at its best BF16 shape (stas00/ml-engineering
+ * compute/accelerator/README.md @744d01e, MAMF table: rows
+ * mamf_h100_sxm_fp8 of ../shared/validation/gemm_efficiency.csv and the
+ * H100 bf16 row of gemm_h100_shapes.csv).  An FP8 GEMM runs at the measured
+ * BF16 rate of its shape times their ratio, 1.765, below the 2x of the
+ * peaks. */
+#define FP8_GEMM_SPEEDUP (1402.6 / 794.5)
+
+/* a GEMM at the measured rate of its shape, `speedup` times faster (FP8) */
 static void
-k_gemm (Acc *a, double m, double n, double k)
+k_gemm_x (Acc *a, double m, double n, double k, double speedup)
 {
   if (m <= 0 || n <= 0 || k <= 0)
     return;
-  a->s += a->g->eff.kernel_fixed_s + sim_gemm_time (a->g, m, n, k) / a->g->eff.clock;
+  a->s += a->g->eff.kernel_fixed_s + sim_gemm_time (a->g, m, n, k) / (a->g->eff.clock * speedup);
   a->flop += 2.0 * m * n * k;
   a->kernels++;
 }
 
-/* a forward GEMM (m x k).(k x n), or its backward: the data gradient
- * (m x n).(n x k) and the weight gradient (k x m).(m x n) */
 static void
-k_linear (Acc *fwd, Acc *bwd, double m, double n, double k)
+k_gemm (Acc *a, double m, double n, double k)
 {
+  k_gemm_x (a, m, n, k, 1.0);
+}
+
+/* a forward GEMM (m x k).(k x n), or its backward: the data gradient
+ * (m x n).(n x k) and the weight gradient (k x m).(m x n); in FP8 when
+ * the plan trains the linear layers in FP8 */
+static void
+k_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
+{
+  double x = p != NULL && p->fp8 != SIM_FP8_OFF ? FP8_GEMM_SPEEDUP : 1.0;
   if (fwd != NULL)
-    k_gemm (fwd, m, n, k);
+    k_gemm_x (fwd, m, n, k, x);
   if (bwd != NULL) {
-    k_gemm (bwd, m, k, n);
-    k_gemm (bwd, k, n, m);
+    k_gemm_x (bwd, m, k, n, x);
+    k_gemm_x (bwd, k, n, m, x);
   }
 }
 
@@ -139,10 +157,26 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
   }
 
   /* QKV, attention output projection, MLP up and down */
-  k_linear (fwd, bwd, T, (h + 2 * kvd) / t, h);
-  k_linear (fwd, bwd, T, h, h / t);
-  k_linear (fwd, bwd, T, up_n, h);
-  k_linear (fwd, bwd, T, h, f / t);
+  k_linear (p, fwd, bwd, T, (h + 2 * kvd) / t, h);
+  k_linear (p, fwd, bwd, T, h, h / t);
+  k_linear (p, fwd, bwd, T, up_n, h);
+  k_linear (p, fwd, bwd, T, h, f / t);
+  if (p->fp8 != SIM_FP8_OFF) {
+    /* Transformer Engine's FP8 casts (transformer_engine/pytorch/module/
+     * linear.py, layernorm_linear.py, layernorm_mlp.py): the norms write
+     * the QKV and FC1 inputs in FP8 themselves; the projection and FC2
+     * inputs are cast and transposed (read 2 bytes, write 1 + 1); in the
+     * backward each linear's output gradient is cast and transposed the
+     * same way; one amax-and-scale update per pass */
+    k_mem (fwd, 4 * T * h / t);
+    k_mem (fwd, 4 * T * f / t);
+    k_mem (fwd, 0);
+    k_mem (bwd, 4 * T * (h + 2 * kvd) / t);
+    k_mem (bwd, 4 * T * h);
+    k_mem (bwd, 4 * T * up_n);
+    k_mem (bwd, 4 * T * h);
+    k_mem (bwd, 0);
+  }
   if (m->bias) {
     /* bias gradients: a column reduction of each linear's output gradient */
     k_mem (bwd, 2 * T * (h + 2 * kvd) / t);
@@ -278,7 +312,9 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   {
     Acc hf = { g, 0, 0, 0 }, hb = { g, 0, 0, 0 };
     double TV = T * V / t;
-    k_linear (&hf, &hb, T, V / t, h);
+    /* the output layer stays BF16 under FP8 (Megatron-Core keeps it out of
+     * Transformer Engine's FP8 autocast) */
+    k_linear (NULL, &hf, &hb, T, V / t, h);
     k_mem (&hf, 4 * Tn * h);                  /* final norm */
     k_mem (&hb, 6 * Tn * h);
     k_mem (&hb, 2 * Tn * h);
@@ -305,7 +341,9 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   }
 
   c->tp_colls_fwd = p->tp > 1 ? (p->sequence_parallel ? 4 : 2) : 0;
-  c->tp_bytes = 2.0 * T * h;
+  /* with FP8, Transformer Engine all-gathers the FP8 input (1 byte) and
+   * reduce-scatters in BF16: half of the collectives at half the bytes */
+  c->tp_bytes = (p->fp8 != SIM_FP8_OFF ? 1.5 : 2.0) * T * h;
   /* Megatron sends 1/t of the activation from each TP rank (scatter-gather) */
   c->pp_bytes = 2.0 * T * h / t;
   c->cp_kv_bytes = 2.0 * 2.0 * T * kvd / t;

@@ -815,7 +815,8 @@ build_param_gather (SimIterBuilder *b, int s)
   for (int t = 0; t < plan->tp; t++) {
     SimActivityId st, j;
     int n = dp_group (b, t, s, group);
-    coll (b, SIM_OP_ALL_GATHER, group, n, params * 2, 1, span, &st, &j);
+    /* --fp8-params: the weights are gathered in FP8, one byte each */
+    coll (b, SIM_OP_ALL_GATHER, group, n, params * (plan->fp8_params > 0 ? 1 : 2), 1, span, &st, &j);
     for (int r = 0; r < b->replicas; r++)
       dep (b, st, b->stage_end[r * plan->pp + s]);
   }

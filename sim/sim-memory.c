@@ -195,6 +195,13 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
    * next: two layers' worth of full (TP-sharded) bf16 weights */
   if (zero3 && shards > 1)
     st->buffer_bytes = 2 * l->layer_gpu * 2;
+  /* FP8 without FP8 weights: Transformer Engine casts each linear weight
+   * on the first micro-batch and keeps the FP8 copy and its transpose for
+   * the others (is_first_microbatch in transformer_engine/pytorch/module/
+   * linear.py), one byte each per weight; with --fp8-params the weights
+   * themselves are FP8 (one byte and its transpose: the bf16 weight's two) */
+  if (plan->fp8 != SIM_FP8_OFF && plan->fp8_params <= 0)
+    st->buffer_bytes += 2 * st->layers * l->layer_gpu;
   st->states_bytes = st->params_bytes + st->grads_bytes + st->master_bytes + st->optimizer_bytes +
                      st->grad_accum_bytes + st->buffer_bytes;
 }

@@ -14,6 +14,7 @@ typedef enum {
   KEY_FLASH_ATTENTION, KEY_ZERO, KEY_RECIPE, KEY_ORDER, KEY_LORA_RANK, KEY_LORA_TARGETS,
   KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
   KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
+  KEY_FP8, KEY_FP8_PARAMS,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -73,6 +74,10 @@ static const Option options[] = {
     "kernel (default: flash with megatron, triton with fsdp)" },
   { "overlap-param-gather", NULL, KEY_OVERLAP_PARAM_GATHER, ARG_BOOL, NULL,
     "gather ZeRO-1/2 parameters behind the next forward (default: on with megatron)" },
+  { "fp8", NULL, KEY_FP8, ARG_CHOICE, "off|hybrid|e4m3",
+    "FP8 linear layers, as Transformer Engine (default off; needs FP8 tensor cores)" },
+  { "fp8-params", NULL, KEY_FP8_PARAMS, ARG_BOOL, NULL,
+    "keep the weights in FP8 and gather them in FP8 (default: on with --fp8 and megatron)" },
 };
 
 SimPlan *
@@ -97,6 +102,8 @@ sim_plan_new (void)
   p->tp_comm_overlap = -1;
   p->overlap_param_gather = -1;
   p->attention_kernel = -1;
+  p->fp8 = SIM_FP8_OFF;
+  p->fp8_params = -1;
   p->defaults = g_ptr_array_new_with_free_func (g_free);
   return p;
 }
@@ -308,6 +315,8 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_TP_COMM_OVERLAP: plan->tp_comm_overlap = b; break;
   case KEY_OVERLAP_PARAM_GATHER: plan->overlap_param_gather = b; break;
   case KEY_ATTENTION_KERNEL: plan->attention_kernel = (int) u; break;
+  case KEY_FP8: plan->fp8 = (SimFp8) u; break;
+  case KEY_FP8_PARAMS: plan->fp8_params = b; break;
   case KEY_CONTEXT_RESERVE: return parse_context_reserve (plan, value, error);
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
   }
@@ -670,6 +679,32 @@ resolve_framework (SimPlan *plan)
   }
 }
 
+/* FP8: the GPU must have FP8 tensor cores; weights in FP8 by default with
+ * megatron, as NVIDIA's FP8 performance recipes run (NVIDIA/dgxc-benchmarking
+ * nemotron/configure.sh and nemo_megatron/gpt3_175b_hydra.yaml @35a9aec:
+ * fp8_params true) */
+static gboolean
+resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
+{
+  const SimGpuType *g = sim_topology_gpu_type (topo, 0);
+  if (plan->fp8 == SIM_FP8_OFF) {
+    plan->fp8_params = 0;
+    return TRUE;
+  }
+  if (g == NULL || g->peak_flop_per_s[SIM_DTYPE_FP8] <= 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--fp8: %s has no FP8 tensor cores (its cluster file gives no fp8 peak)",
+                 g != NULL ? g->name : topo->name);
+    return FALSE;
+  }
+  if (plan->fp8_params < 0) {
+    plan->fp8_params = plan->framework == SIM_FRAMEWORK_MEGATRON;
+    note_default (plan, "--%sfp8-params%s", plan->fp8_params ? "" : "no-",
+                  plan->fp8_params ? " (as NVIDIA's FP8 recipes)" : "");
+  }
+  return TRUE;
+}
+
 /* LoRA adapters, and the memory the context and the allocator take */
 static gboolean
 resolve_adapters_and_reserves (SimPlan *plan, const SimModel *model, GError **error)
@@ -706,7 +741,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
       !resolve_schedule (plan, model, error) || !resolve_memory_savers (plan, error))
     return FALSE;
   resolve_framework (plan);
-  return resolve_adapters_and_reserves (plan, model, error);
+  return resolve_fp8 (plan, topo, error) && resolve_adapters_and_reserves (plan, model, error);
 }
 
 guint64

@@ -63,6 +63,10 @@ typedef enum {
 #define SIM_PLAN_MAX_MICRO_BATCHES 16384
 
 /* the four parallel dimensions, in the names --order uses */
+/* FP8 training of the linear layers, as Megatron's --fp8-format: hybrid is
+ * E4M3 forward and E5M2 gradients, e4m3 both; the cost is the same */
+typedef enum { SIM_FP8_OFF, SIM_FP8_HYBRID, SIM_FP8_E4M3 } SimFp8;
+
 /* the training framework whose overlaps and kernels the step follows */
 typedef enum { SIM_FRAMEWORK_MEGATRON, SIM_FRAMEWORK_FSDP } SimFramework;
 /* the fused attention kernel: the GPU's measured FlashAttention-class
@@ -95,6 +99,8 @@ typedef struct {
   int tp_comm_overlap;          /* -1 unset; TP collectives hidden behind the GEMMs */
   int overlap_param_gather;     /* -1 unset; ZeRO parameter all-gather behind the forward */
   int attention_kernel;         /* -1 unset, else SimAttentionKernel */
+  SimFp8 fp8;                   /* FP8 linear layers (Transformer Engine), or off */
+  int fp8_params;               /* -1 unset; weights kept (and gathered) in FP8 */
 
   /* which options the user gave (bit per SimPlanKey) */
   guint64 given;

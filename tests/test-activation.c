@@ -65,6 +65,25 @@ test_selective_flash (void)
                     sbh * 10 + sbh * 24 / 8);
 }
 
+/* FP8 (Transformer Engine): the QKV, FC1 and FC2 inputs are saved as one
+ * byte instead of two, and the projection keeps a one-byte FP8 copy beside
+ * the bf16 attention output flash attention's backward reads.  GPT-3 175B
+ * (GELU, dropout on: Korthikanti's 34 sbh per layer), TP 8 + SP + flash:
+ *   QKV input  2 sbh/t -> 1 sbh/t        (-1)
+ *   proj       + 1 sbh/t FP8 copy        (+1)
+ *   FC1 input  2 sbh/t -> 1 sbh/t        (-1)
+ *   FC2 input  8 sbh/t -> 4 sbh/t        (-4)
+ * = 34 - 5 = 29 sbh/t */
+static void
+test_fp8 (void)
+{
+  g_autoptr (SimModel) m = load ("gpt3-175b.xml");
+  guint64 sbh = 2048ull * 12288;
+  SimActivationConfig c = { m->seq_len, 1, 8, 1, TRUE, TRUE, SIM_RECOMPUTE_NONE, TRUE };
+  g_autoptr (SimActivations) a = sim_activations_layer (m, &c);
+  g_assert_cmpuint (a->saved_bytes, ==, sbh * 29 / 8);
+}
+
 /* full recomputation keeps the layer input, 2sbh (/t under SP), and holds
  * the whole layer once while recomputing it */
 static void
@@ -121,5 +140,6 @@ main (int argc, char **argv)
   g_test_add_func ("/activation/full", test_full);
   g_test_add_func ("/activation/llama-cp", test_llama_cp);
   g_test_add_func ("/activation/output", test_output);
+  g_test_add_func ("/activation/fp8", test_fp8);
   return g_test_run ();
 }

@@ -18,6 +18,9 @@ import importlib.util, json, os, statistics, subprocess, sys
 
 # per GPU: (largest |error| of any row, largest MAE, largest |bias|)
 TOLERANCE = {"h100": (0.15, 0.06, 0.03), "a100": (0.25, 0.06, 0.03)}
+# the FP8 runs (issue 15), never fitted: the BF16 constants and the FP8 GEMM
+# rate of sim-cost.c; the goal is every row within 15 %, MAE <= 8 %
+FP8_TOLERANCE = ("h100", (0.17, 0.08, 0.05))
 # runs no fit saw (tests/validation/data/mosaic_h100_heldout.csv: MosaicML's
 # FSDP runs on H100, predicted with constants fitted on NeMo runs only)
 HELDOUT = ("mosaic_h100_heldout.csv", "h100", (0.15, 0.10, 0.10))
@@ -71,6 +74,22 @@ def main(sim, root):
             print("#   kept out %-37s measured %9.3f s  %+6.1f%%: %s"
                   % (r["row_id"], fit.measured_s(r), 100 * errs_out[r["row_id"]], fit.INCONSISTENT[r["row_id"]]))
         failed += not fits(sim, fit, runner, rows + out, gpu)
+    gpu, (worst_tol, mae_tol, bias_tol) = FP8_TOLERANCE
+    rows = fit.select_rows(data, gpu, fp8=True)
+    runner = fit.Runner(sim, rows, os.cpu_count() or 2)
+    errs = runner.errors(None, rows)
+    print("# %s FP8: %d runs" % (gpu, len(rows)))
+    for r in rows:
+        print("#   %-46s measured %9.3f s  %+6.1f%%" % (r["row_id"], fit.measured_s(r), 100 * errs[r["row_id"]]))
+    e = list(errs.values())
+    mae, bias, worst = statistics.mean(abs(x) for x in e), statistics.mean(e), max(e, key=abs)
+    print("# %s FP8: %s" % (gpu, fit.summary(e)))
+    ok = abs(worst) <= worst_tol and mae <= mae_tol and abs(bias) <= bias_tol
+    print("%s - %s FP8: worst %+.1f%% (<= %.0f%%), MAE %.1f%% (<= %.0f%%), bias %+.1f%% (|.| <= %.0f%%)"
+          % ("ok" if ok else "not ok", gpu, 100 * worst, 100 * worst_tol, 100 * mae, 100 * mae_tol,
+             100 * bias, 100 * bias_tol))
+    failed += not ok
+    failed += not fits(sim, fit, runner, rows, gpu + " FP8")
     name, gpu, (worst_tol, mae_tol, bias_tol) = HELDOUT
     rows = fit.select_rows(os.path.join(root, "tests", "validation", "data", name), gpu)
     errs = fit.Runner(sim, rows, os.cpu_count() or 2).errors(None, rows)

@@ -139,17 +139,20 @@ def command(sim, r, mx):
         cmd += ["--sequence-parallel"]
     if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
         cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
+    if "fp8" in (r["precision"] or ""):
+        cmd += ["--fp8", "hybrid"]
     for prefix, extra in RUN_CONFIG.items():
         if r["row_id"].startswith(prefix):
             cmd += extra
     return cmd
 
 
-def select_rows(data, gpu, inconsistent=False):
-    """the bf16 runs on that GPU with a layout, a batch and a time (with
-    inconsistent=True, only the INCONSISTENT ones; otherwise without them)"""
+def select_rows(data, gpu, inconsistent=False, fp8=False):
+    """the bf16 (or with fp8=True the FP8) runs on that GPU with a layout, a
+    batch and a time (with inconsistent=True, only the INCONSISTENT ones;
+    otherwise without them)"""
     return [r for r in csv.DictReader(line for line in open(data) if not line.startswith("#"))
-            if gpu_of(r) == gpu and "fp8" not in (r["precision"] or "") and r["pp"] and r["global_batch"]
+            if gpu_of(r) == gpu and ("fp8" in (r["precision"] or "")) == fp8 and r["pp"] and r["global_batch"]
             and r["layers"] and (r["iter_time_s"] or r["tokens_per_s"])
             and (r["row_id"] in INCONSISTENT) == inconsistent]
 
