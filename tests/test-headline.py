@@ -103,8 +103,12 @@ for s in mem["stages"]:
 oom = ["--topology", "dgx8x4", "--model", "llama3-405b", "--tp", "8", "--pp", "8"]
 fit = ["--topology", "dgx8x4", "--tp", "8", "--pp", "4", "--dp", "2"]
 with cli.tempdir() as tmp:
-    r = cli.run(sim, *fit, "--memory-only", cwd=tmp, timeout=60)
+    chart = os.path.join(tmp, "fit.png")
+    r = cli.run(sim, *fit, "--memory-only", "--memory-chart", chart, cwd=tmp, timeout=60)
     check("exit 0: a plan that fits (--memory-only)", r.returncode, 0)
+    # without a simulated step the chart is the ledger per stage (stacked
+    # bars), not a timeline
+    check("--memory-only --memory-chart: a PNG", cli.read_bytes(chart)[:8], b"\x89PNG\r\n\x1a\n")
     r = cli.run(sim, *oom, "--memory-only", cwd=tmp, timeout=60)
     check("exit 1: out of memory (--memory-only)", r.returncode, 1)
     check("exit 1: the report on stdout, nothing on stderr",

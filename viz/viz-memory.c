@@ -51,15 +51,17 @@ panel_x (const Panel *p, double t)
   return p->left + (p->right - p->left) * t / p->t_end;
 }
 
-/* the title, the verdict line and the legend of the categories present */
+/* the title, the verdict line and the legend of the categories present;
+ * what: what the chart shows ("memory per GPU over one step") */
 static void
-draw_header (cairo_t *cr, const char *title, const SimMemory *mem)
+draw_header (cairo_t *cr, const char *title, const SimMemory *mem, const char *what)
 {
   double x = 16;
   g_autofree char *line = g_strdup_printf (
-      "memory per GPU over one step; peak %.2f GB (%.2f GiB) on stage %d, usable %.2f GB (%.2f GiB): %s",
+      "%s; peak %.2f GB (%.2f GiB) on stage %d, usable %.2f GB (%.2f GiB): %s", what,
       mem->peak_bytes / 1e9, mem->peak_bytes / 1073741824.0, mem->peak_stage, mem->usable_bytes / 1e9,
-      mem->usable_bytes / 1073741824.0, mem->fits ? "fits" : "OUT OF MEMORY");
+      mem->usable_bytes / 1073741824.0,
+      mem->tight ? "fits only without the fragmentation allowance" : mem->fits ? "fits" : "OUT OF MEMORY");
 
   cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
   viz_font (cr, 17, TRUE);
@@ -170,7 +172,7 @@ draw_capacity_lines (cairo_t *cr, const Panel *p, const SimMemory *mem)
 
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
   cairo_set_line_width (cr, 1);
-  cairo_rectangle (cr, p->left + 0.5, p->top + 0.5, p->right - p->left - 1, PANEL_H - 1);
+  cairo_rectangle (cr, p->left + 0.5, p->top + 0.5, p->right - p->left - 1, p->bottom - p->top - 1);
   cairo_stroke (cr);
   for (guint k = 0; k < G_N_ELEMENTS (lines); k++) {
     double y = floor (panel_y (p, lines[k].v)) + 0.5;
@@ -297,6 +299,136 @@ draw_time_axis (cairo_t *cr, double left, double right, double yb, double t_end)
   viz_text (cr, (left + right) / 2, yb + 38, 0.5, axis);
 }
 
+/* ---- without a simulated step (--memory-only): one stacked bar per
+ * pipeline stage, the ledger's components at the stage's peak, against the
+ * usable and driver-visible lines ---- */
+
+/* the stages the bar chart shows: every stage, or those asked for, in order */
+static GArray *
+bar_stages (const VizInput *in)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (int));
+  const SimMemory *mem = in->run->memory;
+  for (int s = 0; s < (int) mem->stages->len; s++) {
+    gboolean keep = in->stages == NULL;
+    for (int k = 0; !keep && k < in->n_stages; k++)
+      keep = in->stages[k] == s;
+    if (keep)
+      g_array_append_val (out, s);
+  }
+  return out;
+}
+
+/* stage numbers under the bars, thinned to one label per `every` */
+static void
+draw_stage_axis (cairo_t *cr, const Panel *p, GArray *stages, double slot)
+{
+  int every = 1;
+  viz_font (cr, 11, FALSE);
+  while (every < (int) stages->len && slot * every < 28)
+    every *= 2;
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  for (guint i = 0; i < stages->len; i += (guint) every) {
+    g_autofree char *t = g_strdup_printf ("%d", g_array_index (stages, int, i));
+    viz_text (cr, p->left + slot * (i + 0.5), p->bottom + 16, 0.5, t);
+  }
+  viz_font (cr, 12, FALSE);
+  viz_text (cr, (p->left + p->right) / 2, p->bottom + 36, 0.5, "pipeline stage");
+}
+
+/* the peak, at the top of its bar: beside the bar when the gap to the next
+ * one holds the label, else above it */
+static void
+draw_bar_peak (cairo_t *cr, const Panel *p, double x, double bar_w, double slot, double v)
+{
+  g_autofree char *a = g_strdup_printf ("peak %.2f GB", v / 1e9);
+  g_autofree char *b = g_strdup_printf ("= %.2f GiB", v / 1073741824.0);
+  double y = panel_y (p, v), w;
+
+  viz_font (cr, 11.5, TRUE);
+  w = MAX (viz_text_width (cr, a), viz_text_width (cr, b));
+  cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+  cairo_arc (cr, x, y, 4, 0, 2 * G_PI);
+  cairo_fill (cr);
+  if ((slot - bar_w) / 2 >= w + 12 || y - 40 < p->top) {
+    double tx = x + bar_w / 2 + 6;
+    double ty = MAX (y, p->top + 4);
+    if (tx + w > p->right - 4)
+      tx = x - bar_w / 2 - 6 - w;
+    cairo_set_source_rgba (cr, 1, 1, 1, 0.9);
+    cairo_rectangle (cr, tx - 4, ty, w + 8, 32);
+    cairo_fill (cr);
+    cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+    viz_text (cr, tx, ty + 13, 0, a);
+    viz_font (cr, 11.5, FALSE);
+    viz_text (cr, tx, ty + 27, 0, b);
+    return;
+  }
+  /* centred above the bar, kept inside the plot */
+  x = CLAMP (x - w / 2, p->left + 4, p->right - 4 - w);
+  viz_text (cr, x, y - 24, 0, a);
+  viz_font (cr, 11.5, FALSE);
+  viz_text (cr, x, y - 9, 0, b);
+}
+
+static void
+draw_bars (cairo_t *cr, double width, double height, const VizInput *in, const char *title)
+{
+  const SimMemory *mem = in->run->memory;
+  g_autoptr (GArray) stages = bar_stages (in);
+  Panel p = { .left = LEFT, .right = width - RIGHT, .top = TOP + 24, .bottom = height - BOTTOM };
+  double slot = 0, bar_w = 0, peak_x = -1, peak_v = 0;
+
+  cairo_save (cr);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  draw_header (cr, title, mem, "memory per GPU by pipeline stage, from the ledger (no time simulated)");
+  if (stages->len == 0) {
+    cairo_restore (cr);
+    return;
+  }
+  p.ymax = MAX ((double) mem->capacity_bytes, (double) mem->peak_bytes) * 1.12;
+  slot = (p.right - p.left) / stages->len;
+  bar_w = MIN (slot * 0.7, 140);
+  if (!mem->fits) {
+    cairo_set_source_rgba (cr, 0.85, 0.1, 0.1, 0.10);
+    cairo_rectangle (cr, p.left, p.top, p.right - p.left, panel_y (&p, (double) mem->usable_bytes) - p.top);
+    cairo_fill (cr);
+  }
+  for (guint i = 0; i < stages->len; i++) {
+    int s = g_array_index (stages, int, i);
+    const SimStageMemory *sm = &g_array_index (mem->stages, SimStageMemory, s);
+    double stat[VIZ_MEM_COUNT];
+    double x = p.left + slot * (i + 0.5) - bar_w / 2, base = 0;
+
+    static_bytes (mem, s, stat);
+    stat[VIZ_MEM_ACTIVATIONS] = (double) sm->activations_peak_bytes;
+    for (int c = 0; c < VIZ_MEM_COUNT; c++) {
+      if (stat[c] <= 0)
+        continue;
+      viz_set_color (cr, viz_memory_color (c));
+      cairo_rectangle (cr, x, panel_y (&p, base + stat[c]), bar_w, panel_y (&p, base) - panel_y (&p, base + stat[c]));
+      cairo_fill (cr);
+      base += stat[c];
+    }
+    /* each bar's total above it when there is room for the number */
+    if (slot >= 44 && s != mem->peak_stage) {
+      g_autofree char *t = g_strdup_printf (slot >= 70 ? "%.1f GB" : "%.1f", base / 1e9);
+      viz_font (cr, 11, FALSE);
+      cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+      viz_text (cr, x + bar_w / 2, panel_y (&p, base) - 5, 0.5, t);
+    }
+    if (s == mem->peak_stage)
+      peak_x = x + bar_w / 2, peak_v = base;
+  }
+  draw_capacity_lines (cr, &p, mem);
+  if (peak_x >= 0)
+    draw_bar_peak (cr, &p, peak_x, bar_w, slot, peak_v);
+  draw_y_axis (cr, &p);
+  draw_stage_axis (cr, &p, stages, slot);
+  cairo_restore (cr);
+}
+
 void
 viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
 {
@@ -315,10 +447,15 @@ viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
     panels = viz_default_stages (in, 4);
   }
 
+  if (it == NULL) {
+    /* no timeline to draw over (--memory-only): the ledger per stage */
+    draw_bars (cr, width, height, in, title);
+    return;
+  }
   cairo_save (cr);
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
-  draw_header (cr, title, mem);
+  draw_header (cr, title, mem, "memory per GPU over one step");
 
   /* one y scale for all panels: up to the larger of capacity and peak */
   p.ymax = MAX ((double) mem->capacity_bytes, (double) mem->peak_bytes) * 1.08;
