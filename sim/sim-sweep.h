@@ -52,8 +52,8 @@ void sim_sweep_keep_shard (SimSweep *sw, int shard, int shards);
 typedef void (*SimSweepProgress) (int done, int total, gpointer data);
 void sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer data);
 
-/* the rows with a time first, by tokens/s, then the rest in enumeration
- * order; the top `exact` screened leaders are simulated in full first (0:
+/* the rows with a time first, by tokens/s (ties: the lower peak memory
+ * first, sim_run_rank), then the rest in enumeration order; the top `exact` screened leaders are simulated in full first (0:
  * none); scaling efficiencies are filled in.  A new array of borrowed
  * rows. */
 GPtrArray *sim_sweep_rank (SimSweep *sw, int exact);
