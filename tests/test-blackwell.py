@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The Blackwell cluster files load, carry their cited numbers into the report,
+run one plan each, and the published Blackwell runs are printed against sim.
+
+usage: test-blackwell.py SIM SOURCE_ROOT
+
+Checks (each number is cited in the XML comment next to it):
+  dgx-b200.xml     8 GPUs per node, 180 GiB of HBM (Capacity line), driver
+                   Total 183359 MiB = 179.06 GiB, NVLink 721.8 GB/s achieved
+                   (printed 722), 8 x 400 Gb/s NICs;
+  gb200-nvl72.xml  72 GPUs in one node (one NVLink domain), 186 GiB, driver
+                   Total 189471 MiB = 185.03 GiB, nodes = racks;
+  both             no error band under the step time (the Hopper constants are
+                   copied without one), and no missing-GEMM-table warning (the
+                   estimated table is present).
+Plans: llama3-70b tp 8 pp 2 on dgx-b200 --nodes 2; tp 8 on gb200-nvl72 --nodes 1;
+both must fit (exit 0).  Then tools/blackwell-check.py prints the error table.
+There is no tolerance on the errors: the worst published row is off by more than
+20 % (see the printed table), so by the rule of issue 15 nothing is asserted
+beyond every expressible row being predicted.
+"""
+import os, subprocess, sys
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok      " if cond else "FAILED  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(sim, args):
+    p = subprocess.run([sim] + args, capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def main(sim, root):
+    topo = lambda n: os.path.join(root, "topologies", n)
+
+    rc, out, err = run(sim, ["--topology", topo("dgx-b200.xml"), "--nodes", "2", "--model", "llama3-70b",
+                             "--tp", "8", "--pp", "2"])
+    check(rc == 0, "dgx-b200: llama3-70b tp 8 pp 2 on 2 nodes fits (exit %d%s)" % (rc, (": " + err.strip()) if err else ""))
+    check("16 GPUs: 2 nodes x 8 NVIDIA B200" in out, "dgx-b200: 16 GPUs as 2 nodes x 8 B200")
+    check("180.00 GiB (193.27 GB) of HBM" in out, "dgx-b200: Capacity line gives 180 GiB of HBM")
+    check("(179.06 GiB)" in out, "dgx-b200: the driver exposes 183359 MiB = 179.06 GiB")
+    check("NVLink 722 GB/s per GPU" in out, "dgx-b200: NVLink 721.8 GB/s achieved per GPU per direction")
+    check("8 x 400 Gb/s ConnectX-7" in out, "dgx-b200: 8 x 400 Gb/s ConnectX-7 per node")
+    check("error band" not in out, "dgx-b200: no error band printed (no Blackwell fit)")
+    check("no measured GEMM table" not in out, "dgx-b200: the (estimated) GEMM table is present")
+
+    rc, out, err = run(sim, ["--topology", topo("gb200-nvl72.xml"), "--nodes", "1", "--model", "llama3-70b", "--tp", "8"])
+    check(rc == 0, "gb200-nvl72: llama3-70b tp 8 on one rack fits (exit %d%s)" % (rc, (": " + err.strip()) if err else ""))
+    check("72 GPUs: 1 node x 72 NVIDIA GB200" in out, "gb200-nvl72: one rack = one node of 72 GPUs")
+    check("186.00 GiB (199.72 GB) of HBM" in out, "gb200-nvl72: Capacity line gives 186 GiB of HBM")
+    check("(185.03 GiB)" in out, "gb200-nvl72: the driver exposes 189471 MiB = 185.03 GiB")
+    check("error band" not in out, "gb200-nvl72: no error band printed (no Blackwell fit)")
+
+    rc, out, err = run(sim, ["--topology", topo("gb200-nvl72.xml"), "--nodes", "2", "--model", "llama3-70b",
+                             "--tp", "8", "--memory-only"])
+    check("144 GPUs: 2 nodes x 72" in out, "gb200-nvl72: --nodes 2 gives 2 racks = 144 GPUs")
+
+    p = subprocess.run([sys.executable, os.path.join(root, "tools", "blackwell-check.py"), sim, root],
+                       capture_output=True, text=True, timeout=1200)
+    print("\n" + p.stdout + p.stderr)
+    check(p.returncode == 0, "tools/blackwell-check.py predicted every expressible published row")
+
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        print(__doc__.strip().splitlines()[2]); sys.exit(2)
+    sys.exit(main(sys.argv[1], sys.argv[2]))
