@@ -815,6 +815,13 @@ sim_recompute_name (SimRecompute r)
 }
 
 const char *
+sim_fp8_name (SimFp8 f)
+{
+  static const char *names[] = { "off", "hybrid", "e4m3" };
+  return names[f];
+}
+
+const char *
 sim_recipe_name (SimRecipe r)
 {
   static const char *names[] = { "bf16-adam", "bf16-adam-fp32-accum", "fp32-adam",

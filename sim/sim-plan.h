@@ -167,6 +167,8 @@ int sim_plan_world_size (const SimPlan *plan);
 const char *sim_schedule_name (SimSchedule s);
 const char *sim_recompute_name (SimRecompute r);
 const char *sim_recipe_name (SimRecipe r);
+/* "off", "hybrid" or "e4m3"; static; any thread */
+const char *sim_fp8_name (SimFp8 f);
 const char *sim_dim_name (SimDim d);
 /* the names above are static strings; the order string ("tp-cp-dp-pp") is
  * new (caller g_free()s) */

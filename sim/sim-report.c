@@ -185,9 +185,13 @@ text_plan (GString *s, const SimPlan *p)
   g_string_append_printf (s, "          schedule %s", sim_schedule_name (p->schedule));
   if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
     g_string_append_printf (s, " (%d virtual stages)", p->virtual_stages);
-  g_string_append_printf (s, ", recompute %s, flash attention %s, sequence parallel %s, ZeRO %d, recipe %s\n",
+  g_string_append_printf (s, ", recompute %s, flash attention %s, sequence parallel %s, ZeRO %d, recipe %s",
                           sim_recompute_name (p->recompute), p->flash_attention ? "on" : "off",
                           p->sequence_parallel ? "on" : "off", p->zero, sim_recipe_name (p->recipe));
+  if (p->fp8 != SIM_FP8_OFF)
+    g_string_append_printf (s, ",\n          FP8 %s linear layers%s", sim_fp8_name (p->fp8),
+                            p->fp8_params > 0 ? ", weights in FP8" : "");
+  g_string_append_c (s, '\n');
   if (p->defaults->len > 0) {
     /* one paragraph, wrapped at about 100 columns */
     gsize line_start = s->len;
@@ -211,7 +215,7 @@ text_plan (GString *s, const SimPlan *p)
  * are left out there, since they describe a run that cannot happen and are
  * the numbers most often quoted out of context */
 static void
-text_time (GString *s, const SimIteration *it, const SimTopology *t, gboolean fits)
+text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPlan *p, gboolean fits)
 {
   g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
   g_autoptr (GString) cp = g_string_new (NULL);
@@ -221,7 +225,16 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, gboolean fi
     g_string_append_printf (s, "\nTime      step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%\n",
                             it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
                             100 * it->mfu, 100 * it->hfu);
-  else
+  if (fits && p->fp8 != SIM_FP8_OFF) {
+    /* NVIDIA's FP8 recipes quote MFU against the FP8 peak (dgxc-benchmarking
+     * READMEs: "peak 1979 FP8"); the line above is against the BF16 peak */
+    const SimGpuType *g = sim_topology_gpu_type (t, 0);
+    double bf16 = g->peak_flop_per_s[SIM_DTYPE_BF16] > 0 ? g->peak_flop_per_s[SIM_DTYPE_BF16]
+                                                         : g->peak_flop_per_s[SIM_DTYPE_FP16];
+    g_string_append_printf (s, "          MFU above is of the BF16 peak; of the FP8 peak (as NVIDIA's FP8 recipes quote it): %.1f%%\n",
+                            100 * it->mfu * bf16 / g->peak_flop_per_s[SIM_DTYPE_FP8]);
+  }
+  if (!fits)
     g_string_append_printf (s, "\nTime      IF MEMORY ALLOWED (it does not: see the verdict above): step %.3f s, %s tokens/s;\n"
                                "          no MFU is given for a plan that cannot run\n",
                             it->step_s, tok);
@@ -391,7 +404,7 @@ sim_report_text (const SimRun *run)
   text_capacity (s, sim_topology_gpu_type (t, 0), mem);
   text_verdict (s, mem, in->remedies);
   if (in->time != NULL)
-    text_time (s, in->time, in->topo, mem->fits);
+    text_time (s, in->time, in->topo, p, mem->fits);
   if (in->diagnosis != NULL && in->diagnosis->len > 0 && in->memory->fits) {
     g_string_append (s, in->time != NULL ? "\nDiagnosis " : "Diagnosis ");
     for (guint i = 0; i < in->diagnosis->len; i++) {
@@ -424,6 +437,8 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_bool (j, "flash_attention", p->flash_attention > 0);
   sim_json_int (j, "zero", p->zero);
   sim_json_string (j, "recipe", sim_recipe_name (p->recipe));
+  sim_json_string (j, "fp8", sim_fp8_name (p->fp8));
+  sim_json_bool (j, "fp8_params", p->fp8_params > 0);
   sim_json_string (j, "order", order);
   sim_json_uint (j, "lora_rank", p->lora_rank);
   sim_json_bool (j, "qlora", p->qlora);
