@@ -20,7 +20,8 @@ typedef SimSweepRow Row;
 
 static const char *usage =
     "usage: sim sweep --topology T [--model M] [--nodes N] [--global-batch B] [--scale]\n"
-    "                 [--top K] [--threads N] [--shard I/N] [--json FILE|-]\n"
+    "                 [--fp8 off|hybrid|e4m3|both] [--top K] [--threads N] [--shard I/N]\n"
+    "                 [--json FILE|-]\n"
     "       sim sweep --merge FILE FILE ... [--top K]\n"
     "\n"
     "Enumerates every layout of the job on the cluster, prunes what is invalid,\n"
@@ -28,6 +29,7 @@ static const char *usage =
     "top K.  --scale also tries 1, 2, 4 ... nodes, and the scaling efficiency\n"
     "E = t1 k1 / (k tk) is against the smallest layout that fits.  --shard I/N\n"
     "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
+    "--fp8 trains the linear layers in FP8; both ranks BF16 and FP8 layouts together.\n"
     "\n"
     "exit status: 0 at least one layout fits in GPU memory, 1 none fits, 2 bad input\n"
     "or an error.  A shard (--shard I/N, N > 1) exits 0 once its file is written: the\n"
@@ -264,7 +266,7 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
 int
 sim_cmd_sweep (int argc, char **argv, GError **error)
 {
-  g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL;
+  g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL, *fp8_s = NULL;
   g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL;
   g_autoptr (GPtrArray) merge_files = g_ptr_array_new_with_free_func (g_free);
   gboolean help = FALSE, scale = FALSE, quiet = FALSE;
@@ -274,6 +276,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "top", TRUE, &top_s, NULL, NULL }, { "threads", TRUE, &threads_s, NULL, NULL },
     { "shard", TRUE, &shard_s, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
+    { "fp8", TRUE, &fp8_s, NULL, NULL },
     { "quiet", FALSE, NULL, &quiet, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
@@ -315,6 +318,25 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   sw = sim_sweep_new (model, job.gb);
   if (!add_clusters (sw, topo_path, job.nodes, calibration, scale, &max_nodes, error))
     return 2;
+  if (fp8_s != NULL) {
+    /* off, hybrid, e4m3, or both: BF16 and hybrid FP8 ranked together */
+    static const char *names[] = { "off", "hybrid", "e4m3", "both" };
+    int k = -1;
+    const SimGpuType *g = sim_topology_gpu_type (sim_sweep_cluster (sw, max_nodes), 0);
+    for (int i = 0; i < 4; i++)
+      if (g_str_equal (fp8_s, names[i]))
+        k = i;
+    if (k < 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp8: expected one of off, hybrid, e4m3, both, got '%.40s'", fp8_s);
+      return 2;
+    }
+    if (k > 0 && (g == NULL || g->peak_flop_per_s[SIM_DTYPE_FP8] <= 0)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp8: %s has no FP8 tensor cores (its cluster file gives no fp8 peak)",
+                   g != NULL ? g->name : topology);
+      return 2;
+    }
+    sim_sweep_set_fp8 (sw, k == 3 ? SIM_FP8_HYBRID : (SimFp8) k, k == 3);
+  }
   sim_sweep_enumerate (sw);
   /* this shard's rows, evaluated on the pool; the leaders simulated in full */
   sim_sweep_keep_shard (sw, job.shard, job.shards);
@@ -323,9 +345,10 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
 
   if (json != NULL) {
     /* what shapes the sweep, so that --merge joins only shards of one */
-    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT ",scale=%s,calibration=%s",
+    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT ",scale=%s,calibration=%s,fp8=%s",
                                                 job.nodes, job.gb, scale ? "yes" : "no",
-                                                calibration != NULL ? calibration : "");
+                                                calibration != NULL ? calibration : "",
+                                                fp8_s != NULL ? fp8_s : "off");
     g_autofree char *text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
     gboolean done = FALSE;
     if (!sim_cli_write_json (json, text, &done, error))

@@ -243,6 +243,9 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
                             " published runs of this GPU generation,\n"
                             "          each predicted with constants fitted without its model family\n",
                             100 * eff->error, eff->error_rows);
+  else
+    g_string_append (s, "          error band: NOT VALIDATED for this GPU generation (its cluster file states no\n"
+                        "          error from published runs): read the step time as an estimate\n");
   g_string_append_printf (s, "          pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s\n",
                           100 * it->bubble_fraction,
                           it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",

@@ -21,6 +21,7 @@ struct _SimSweep {
   GArray *node_counts;   /* int */
   const SimModel *model;
   guint64 global_batch;
+  int fp8_modes[2];      /* SimFp8 values to try, -1 for none */
   GPtrArray *rows;
   guint layouts;         /* enumerated, before sim_sweep_keep_shard */
   gint done;
@@ -39,8 +40,17 @@ sim_sweep_new (const SimModel *model, guint64 global_batch)
   sw->node_counts = g_array_new (FALSE, FALSE, sizeof (int));
   sw->model = model;
   sw->global_batch = global_batch;
+  sw->fp8_modes[0] = SIM_FP8_OFF;
+  sw->fp8_modes[1] = -1;
   sw->rows = g_ptr_array_new_with_free_func (sim_run_summary_free);
   return sw;
+}
+
+void
+sim_sweep_set_fp8 (SimSweep *sw, SimFp8 fp8, gboolean with_bf16)
+{
+  sw->fp8_modes[0] = with_bf16 ? SIM_FP8_OFF : (int) fp8;
+  sw->fp8_modes[1] = with_bf16 && fp8 != SIM_FP8_OFF ? (int) fp8 : -1;
 }
 
 void
@@ -106,13 +116,13 @@ resolved_key (const SimPlan *p, int nodes)
 {
   g_autofree char *order = sim_plan_order_string (p);
   return g_strdup_printf ("%d:%d,%d,%d,%d,%d,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%d,%d,%d,%d,%d,%d,%d,%s,"
-                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d",
+                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d",
                           nodes, p->tp, p->cp, p->pp, p->dp, p->micro_batch, p->global_batch, p->seq_len,
                           (int) p->schedule, p->virtual_stages, (int) p->recompute, p->sequence_parallel,
                           p->flash_attention, p->zero, (int) p->recipe, order, p->lora_rank,
                           p->lora_targets, p->qlora, p->context_reserve_bytes, p->fragmentation,
                           p->overlap, (int) p->framework, p->tp_comm_overlap, p->overlap_param_gather,
-                          p->attention_kernel);
+                          p->attention_kernel, (int) p->fp8, p->fp8_params);
 }
 
 /* the rows not yet pruned that resolve to the plan of an earlier row are
@@ -169,15 +179,19 @@ sim_sweep_enumerate (SimSweep *sw)
               if (v > 1 && (pp < 2 || m->layers % (guint64) (pp * v) || (gb / (guint64) (mb * dp)) % (guint64) pp))
                 continue;
               for (int rc = 0; rc < 2; rc++)
-                for (int z = 0; z <= 3; z++) {
-                  const char *tpn = tp > gpn ? "tensor parallelism across nodes" : NULL;
-                  g_autofree char *vs = v > 1 ? g_strdup_printf (",v=%d", v) : g_strdup ("");
-                  if (z > 0 && dp * cp == 1)
-                    continue;
-                  add (sw, nodes, tpn,
-                       "tp=%d,cp=%d,pp=%d,dp=%d,mb=%d,gb=%" G_GUINT64_FORMAT ",schedule=%s%s,recompute=%s,zero=%d",
-                       tp, cp, pp, dp, mb, gb, sched, vs, rc ? "full" : "none", z);
-                }
+                for (int z = 0; z <= 3; z++)
+                  for (int f = 0; f < 2 && sw->fp8_modes[f] >= 0; f++) {
+                    const char *tpn = tp > gpn ? "tensor parallelism across nodes" : NULL;
+                    g_autofree char *vs = v > 1 ? g_strdup_printf (",v=%d", v) : g_strdup ("");
+                    g_autofree char *fs = sw->fp8_modes[f] != SIM_FP8_OFF
+                                              ? g_strdup_printf (",fp8=%s", sim_fp8_name (sw->fp8_modes[f]))
+                                              : g_strdup ("");
+                    if (z > 0 && dp * cp == 1)
+                      continue;
+                    add (sw, nodes, tpn,
+                         "tp=%d,cp=%d,pp=%d,dp=%d,mb=%d,gb=%" G_GUINT64_FORMAT ",schedule=%s%s,recompute=%s,zero=%d%s",
+                         tp, cp, pp, dp, mb, gb, sched, vs, rc ? "full" : "none", z, fs);
+                  }
             }
             /* the dominated choices, counted so the user sees them go */
             add (sw, nodes, "GPipe: the time of 1F1B with more memory",

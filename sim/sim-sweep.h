@@ -38,6 +38,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimSweep, sim_sweep_free)
 
 /* a cluster of `nodes` nodes to enumerate on (the sweep owns topo) */
 void sim_sweep_add_cluster (SimSweep *sw, SimTopology *topo, int nodes);
+/* the precision of the enumerated layouts: fp8 alone, or (with_bf16) BF16
+ * and fp8 side by side, ranked together (sim sweep --fp8 both); before
+ * sim_sweep_enumerate; default BF16 alone */
+void sim_sweep_set_fp8 (SimSweep *sw, SimFp8 fp8, gboolean with_bf16);
 const SimTopology *sim_sweep_cluster (const SimSweep *sw, int nodes);
 
 /* enumerate every layout on every cluster added; the rows, in order
