@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """sim compare and sim sweep: ranking, the parallel sweep equals the serial
 one byte for byte, and shards merged equal the whole sweep."""
-import os
+import json, os
 import sys
 
 sys.dont_write_bytecode = True
@@ -100,6 +100,19 @@ with cli.tempdir() as tmp:
     check("sweep --shard: exit 0 once the shard file is written", r.returncode, 0)
 check("sweep --help documents the exit status", "exit status: 0 at least one layout fits" in
       run("sweep", "--help").stdout, True)
+# --fp8 both (issue 15): every BF16 layout also appears in FP8, ranked together;
+# FP8 linear layers are faster, so the best layout is an FP8 one
+with cli.tempdir() as tmp:
+    both = os.path.join(tmp, "both.json")
+    r = run("sweep", *base, "--fp8", "both", "--json", both)
+    rows = [x for x in json.load(open(both))["rows"] if "plan" in x]
+    fp8 = {x["plan"].replace(",fp8=hybrid", "") for x in rows if x["plan"].endswith(",fp8=hybrid")}
+    bf16 = {x["plan"] for x in rows if "fp8=" not in x["plan"] and "zero=" in x["plan"]}
+    check("sweep --fp8 both: each BF16 layout has its FP8 twin", (r.returncode, bf16 == fp8), (0, True))
+    r = run("sweep", *base, "--fp8", "both", "--top", "1")
+    check("sweep --fp8 both: the fastest is FP8", "fp8=hybrid" in r.stdout.split("rank")[1].splitlines()[1], True)
+r = run("sweep", "--topology", "dgx-a100", "--nodes", "1", "--model", "llama3-8b", "--fp8", "both")
+check("sweep --fp8 on A100: exit 2, no FP8 tensor cores", (r.returncode, "no FP8 tensor cores" in r.stderr), (2, True))
 bad = run("compare", "--topology", "dgx8x4", "--plan", "tp=8,pp=4,dp=3")
 check("compare with an impossible plan exits 2", bad.returncode, 2)
 check("and names the plan", "--plan tp=8,pp=4,dp=3:" in bad.stderr, True)
