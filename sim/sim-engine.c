@@ -84,6 +84,9 @@ struct _SimEngine {
   /* scratch for resharing, sized once per run */
   gint32 *comp_links;
   gint32 *comp_flows;
+  /* flows started or finished at the current instant, whose components
+   * are reshared once when the instant is over (reshare_pending) */
+  GArray *pending;    /* gint32 flow indices */
   gboolean ran;
 };
 
@@ -115,6 +118,8 @@ sim_engine_free (SimEngine *e)
   g_free (e->heap);
   g_free (e->comp_links);
   g_free (e->comp_flows);
+  if (e->pending != NULL)
+    g_array_unref (e->pending);
   g_free (e);
 }
 
@@ -477,7 +482,7 @@ make_ready (SimEngine *e, guint32 id)
       f->active = TRUE;
       for (guint32 k = 0; k < f->path_len; k++)
         link_insert (e, (gint32) (f->path_off + k));
-      reshare (e, a->index);
+      g_array_append_val (e->pending, a->index);
     }
     break;
   }
@@ -497,10 +502,32 @@ flow_bytes_done (SimEngine *e, guint32 id, guint32 version)
     f->active = FALSE;
     for (guint32 k = 0; k < f->path_len; k++)
       link_remove (e, (gint32) (f->path_off + k));
-    reshare (e, a->index);
+    g_array_append_val (e->pending, a->index);
   }
   a->state = ST_LATENCY;
   push_event (e, sim_time_add (e->now, a->duration), id, 0, EV_DONE);
+}
+
+/* The max-min fair shares at an instant depend only on the flows active
+ * then, so the flows that start and finish at one instant are reshared
+ * together once it is over: one progressive filling per component, not one
+ * per flow (no time passes between them, so no flow's progress changes).
+ * A seed whose links were all in a component already reshared in this
+ * flush is skipped. */
+static void
+reshare_pending (SimEngine *e)
+{
+  guint32 start = e->generation + 1;
+  for (guint i = 0; i < e->pending->len; i++) {
+    gint32 seed = g_array_index (e->pending, gint32, i);
+    Flow *f = FLOW (e, seed);
+    gboolean covered = TRUE;
+    for (guint32 k = 0; k < f->path_len && covered; k++)
+      covered = LINK (e, HOP (e, f->path_off + k)->link)->mark >= start;
+    if (!covered)
+      reshare (e, seed);
+  }
+  g_array_set_size (e->pending, 0);
 }
 
 gboolean
@@ -536,10 +563,12 @@ sim_engine_run (SimEngine *e, GError **error)
   e->comp_links = g_new (gint32, MAX (e->links->len, 1));
   e->comp_flows = g_new (gint32, MAX (e->flows->len, 1));
 
+  e->pending = g_array_new (FALSE, FALSE, sizeof (gint32));
   e->now = 0;
   for (guint32 i = 0; i < n; i++)
     if (ACT (e, i)->pending == 0 && ACT (e, i)->state == ST_WAITING)
       make_ready (e, i);
+  reshare_pending (e);
 
   while (e->heap_len > 0) {
     Event ev = pop_event (e);
@@ -549,6 +578,8 @@ sim_engine_run (SimEngine *e, GError **error)
       flow_bytes_done (e, ev.activity, ev.version);
     else
       finish (e, ev.activity);
+    if (e->pending->len > 0 && (e->heap_len == 0 || e->heap[0].time != e->now))
+      reshare_pending (e);
   }
   for (guint32 i = 0; i < n; i++)
     done += ACT (e, i)->state == ST_DONE;
