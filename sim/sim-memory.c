@@ -201,7 +201,9 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
    * linear.py), one byte each per weight; with --fp8-params the weights
    * themselves are FP8 (one byte and its transpose: the bf16 weight's two) */
   if (plan->fp8 != SIM_FP8_OFF && plan->fp8_params <= 0)
-    st->buffer_bytes += 2 * st->layers * l->layer_gpu;
+    /* under ZeRO-3 the weights exist whole only for the two gathered
+     * layers, and so does their FP8 copy */
+    st->buffer_bytes += 2 * (zero3 && shards > 1 ? 2 : st->layers) * l->layer_gpu;
   st->states_bytes = st->params_bytes + st->grads_bytes + st->master_bytes + st->optimizer_bytes +
                      st->grad_accum_bytes + st->buffer_bytes;
 }

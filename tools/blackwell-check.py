@@ -66,10 +66,13 @@ def cluster(root, r, tmp):
 def command(sim, r, mx, topo, nodes):
     tp, pp, cp = int(r["tp"]), int(r["pp"]), int(r["cp"] or 1)
     dp = int(r["dp"]) if r["dp"] else int(r["num_gpus"]) // (tp * pp * cp)
-    fsdp = "FSDP" in r["framework"]
+    # Megatron-Bridge's FSDP is Megatron-Core's (Megatron FSDP): ZeRO-3 with
+    # Megatron's kernels, not PyTorch FSDP's llm-foundry preset
+    fsdp = "FSDP" in r["framework"] and "Megatron" not in r["framework"]
+    zero3 = "FSDP" in r["framework"]
     cmd = [sim, "--topology", topo, "--nodes", str(nodes), "--model", mx, "--tp", str(tp), "--pp", str(pp),
            "--dp", str(dp), "--micro-batch", r["micro_batch"] or "1", "--global-batch", r["global_batch"],
-           "--recompute", "none", "--zero", "3" if fsdp else "1", "--framework", "fsdp" if fsdp else "megatron"]
+           "--recompute", "none", "--zero", "3" if zero3 else "1", "--framework", "fsdp" if fsdp else "megatron"]
     if cp > 1: cmd += ["--cp", str(cp)]
     if tp > 1: cmd += ["--sequence-parallel"]
     if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
