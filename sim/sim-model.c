@@ -1,7 +1,12 @@
 /* sim-model.c — see sim-model.h */
 #include "sim-model.h"
 
+#include <math.h>
+#include <string.h>
+
 #include "sim-error.h"
+#include "sim-input.h"
+#include "sim-json-read.h"
 #include "sim-xml.h"
 
 void
@@ -42,8 +47,8 @@ get_enum (const char *file, xmlNode *node, const char *name, const char *a, cons
   return TRUE;
 }
 
-SimModel *
-sim_model_load (const char *path, GError **error)
+static SimModel *
+load_xml (const char *path, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (SimModel) m = g_new0 (SimModel, 1);
@@ -109,6 +114,370 @@ sim_model_load (const char *path, GError **error)
   if (!sim_xml_validate (doc, path, "/sim/model.rng", error))
     return NULL;
   return g_steal_pointer (&m);
+}
+
+/* ---- Hugging Face config.json ----
+ *
+ * One row per family: the model_type and architectures names transformers
+ * writes, and what the family's modelling code fixes that the config does
+ * not say (transformers/models/<family>/modeling_<family>.py). */
+typedef struct {
+  const char *model_type;
+  const char *architecture;
+  gboolean gated;        /* gate, up and down projections (sim's swiglu shape) */
+  SimNorm norm;
+  gboolean tied_default; /* tie_word_embeddings when the config omits it */
+  gboolean bias_default; /* attention_bias when the config omits it */
+} HfFamily;
+
+static const HfFamily hf_families[] = {
+  { "llama", "LlamaForCausalLM", TRUE, SIM_NORM_RMSNORM, FALSE, FALSE },
+  { "mistral", "MistralForCausalLM", TRUE, SIM_NORM_RMSNORM, FALSE, FALSE },
+  /* Qwen2 has biases on q, k and v only: sim's bias is all or nothing, so
+   * they are left out (Qwen2.5-7B: 129,024 parameters, 0.002 %) */
+  { "qwen2", "Qwen2ForCausalLM", TRUE, SIM_NORM_RMSNORM, FALSE, FALSE },
+  /* Qwen3's per-head q/k RMSNorms (2 x head_dim per layer) are left out */
+  { "qwen3", "Qwen3ForCausalLM", TRUE, SIM_NORM_RMSNORM, FALSE, FALSE },
+  /* Gemma's MLP is GeGLU: gated like SwiGLU, the same shape and FLOPs */
+  { "gemma", "GemmaForCausalLM", TRUE, SIM_NORM_RMSNORM, TRUE, FALSE },
+  /* Gemma 2 also normalises after attention and MLP (2 more h per layer) */
+  { "gemma2", "Gemma2ForCausalLM", TRUE, SIM_NORM_RMSNORM, TRUE, FALSE },
+  /* GPT-NeoX: LayerNorm, biases everywhere, fused QKV with kv = heads */
+  { "gpt_neox", "GPTNeoXForCausalLM", FALSE, SIM_NORM_LAYERNORM, FALSE, TRUE },
+  /* Nemotron: squared-ReLU MLP (two matrices, sim's gelu shape), LayerNorm1P */
+  { "nemotron", "NemotronForCausalLM", FALSE, SIM_NORM_LAYERNORM, FALSE, FALSE },
+};
+
+/* fields that change nothing sim computes: token ids, dtypes, RoPE base and
+ * scaling (RoPE is elementwise), norm epsilons, softcapping constants,
+ * parallel residual (same kernels), inference-only settings */
+static const char *const hf_ignored[] = {
+  "_name_or_path", "transformers_version", "torch_dtype", "dtype", "bos_token_id",
+  "eos_token_id", "pad_token_id", "unk_token_id", "sep_token_id", "initializer_range",
+  "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_eps", "rope_theta",
+  "rope_scaling", "rotary_emb_base", "rotary_pct", "rope_percent", "rope_percentage",
+  "partial_rotary_factor", "use_cache", "pretraining_tp", "use_parallel_residual",
+  "attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar",
+  "cache_implementation", "max_window_layers", "sliding_window_size", "classifier_dropout",
+  "_attn_implementation_autoset", "tokenizer_class", "use_mrope", "attention_softmax_in_fp32",
+  "hidden_activation", "architectures", "model_type", "use_sliding_window", "layer_types",
+};
+
+/* fields that change the arithmetic in ways sim does not model, with why */
+static const struct { const char *field; const char *why; } hf_refused[] = {
+  { "num_local_experts", "mixture-of-experts layers; sim models dense transformers" },
+  { "num_experts", "mixture-of-experts layers; sim models dense transformers" },
+  { "n_routed_experts", "mixture-of-experts layers; sim models dense transformers" },
+  { "num_experts_per_tok", "mixture-of-experts layers; sim models dense transformers" },
+  { "moe_intermediate_size", "mixture-of-experts layers; sim models dense transformers" },
+  { "n_shared_experts", "mixture-of-experts layers; sim models dense transformers" },
+  { "router_aux_loss_coef", "mixture-of-experts layers; sim models dense transformers" },
+  { "kv_lora_rank", "multi-head latent attention; sim models standard attention" },
+  { "q_lora_rank", "multi-head latent attention; sim models standard attention" },
+  { "quantization_config", "a quantised checkpoint; sim trains bf16 weights (see --qlora)" },
+  { "auto_map", "custom modelling code that sim cannot read" },
+};
+
+G_GNUC_PRINTF (4, 5) static gboolean
+hf_fail (GError **error, const char *path, int line, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL, "%s:%d: %s", path, line, msg);
+  return FALSE;
+}
+
+/* a whole number from lo to hi; absent fields take *out unchanged unless required */
+static gboolean
+hf_uint (const SimJsonValue *doc, const char *path, const char *key, gboolean required,
+         guint64 lo, guint64 hi, guint64 *out, GError **error)
+{
+  const SimJsonValue *v = sim_json_get (doc, key);
+  if (v == NULL || (v->type == SIM_JNULL && !required)) {
+    if (required)
+      return hf_fail (error, path, doc->line, "expected field \"%s\" (a whole number)", key);
+    return TRUE;
+  }
+  if (v->type != SIM_JNUMBER || v->number != floor (v->number) || v->number < (double) lo ||
+      v->number > (double) hi)
+    return hf_fail (error, path, v->line,
+                    "expected \"%s\" to be a whole number from %" G_GUINT64_FORMAT " to %"
+                    G_GUINT64_FORMAT ", got %s", key, lo, hi,
+                    v->type == SIM_JNUMBER ? "another number" : v->type == SIM_JSTRING ? "a string"
+                    : v->type == SIM_JBOOL ? "a boolean" : v->type == SIM_JNULL ? "null"
+                    : "an array or object");
+  *out = (guint64) v->number;
+  return TRUE;
+}
+
+static gboolean
+hf_bool (const SimJsonValue *doc, const char *path, const char *key, gboolean *out, GError **error)
+{
+  const SimJsonValue *v = sim_json_get (doc, key);
+  if (v == NULL || v->type == SIM_JNULL)
+    return TRUE;
+  if (v->type != SIM_JBOOL)
+    return hf_fail (error, path, v->line, "expected \"%s\" to be true or false", key);
+  *out = v->boolean;
+  return TRUE;
+}
+
+/* whether any dropout probability is above zero */
+static gboolean
+hf_dropout (const SimJsonValue *doc, const char *path, gboolean *out, GError **error)
+{
+  static const char *const keys[] = { "attention_dropout", "hidden_dropout",
+                                      "attention_probs_dropout_prob", "hidden_dropout_prob" };
+  *out = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++) {
+    const SimJsonValue *v = sim_json_get (doc, keys[i]);
+    if (v == NULL || v->type == SIM_JNULL)
+      continue;
+    if (v->type != SIM_JNUMBER || v->number < 0 || v->number >= 1)
+      return hf_fail (error, path, v->line, "expected \"%s\" to be a probability from 0 to 1",
+                      keys[i]);
+    *out = *out || v->number > 0;
+  }
+  return TRUE;
+}
+
+static gboolean
+hf_known (const char *key)
+{
+  static const char *const mapped[] = {
+    "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads",
+    "intermediate_size", "vocab_size", "max_position_embeddings", "hidden_act",
+    "tie_word_embeddings", "attention_bias", "mlp_bias", "head_dim", "sliding_window",
+    "attention_dropout", "hidden_dropout", "attention_probs_dropout_prob", "hidden_dropout_prob",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (mapped); i++)
+    if (g_str_equal (key, mapped[i]))
+      return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (hf_ignored); i++)
+    if (g_str_equal (key, hf_ignored[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* every member is mapped, ignored, or refused with a reason */
+static gboolean
+hf_check_fields (const SimJsonValue *doc, const char *path, GError **error)
+{
+  for (guint i = 0; i < doc->keys->len; i++) {
+    const char *key = g_ptr_array_index (doc->keys, i);
+    const SimJsonValue *v = g_ptr_array_index (doc->items, i);
+    /* a key that is null or zero is absent in transformers' eyes */
+    gboolean unset = v->type == SIM_JNULL || (v->type == SIM_JNUMBER && v->number == 0);
+    g_autofree char *shown = g_utf8_make_valid (key, MIN (strlen (key), 60));
+    for (guint j = 0; j < G_N_ELEMENTS (hf_refused); j++)
+      if (g_str_equal (key, hf_refused[j].field) && !unset)
+        return hf_fail (error, path, v->line, "expected a dense transformer, got field \"%s\" (%s)",
+                        shown, hf_refused[j].why);
+    if (!hf_known (key) && !unset)
+      return hf_fail (error, path, v->line,
+                      "expected a config.json field that sim maps or ignores (README, \"Bring "
+                      "your own config\"), got field \"%s\"", shown);
+  }
+  return TRUE;
+}
+
+static const HfFamily *
+hf_family (const SimJsonValue *doc, const char *path, GError **error)
+{
+  const SimJsonValue *mt = sim_json_get (doc, "model_type");
+  const SimJsonValue *arch = sim_json_get (doc, "architectures");
+  const HfFamily *f = NULL;
+  g_autoptr (GString) names = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (hf_families); i++)
+    g_string_append_printf (names, "%s%s", i ? ", " : "", hf_families[i].model_type);
+  if (mt == NULL || mt->type != SIM_JSTRING)
+    return hf_fail (error, path, mt != NULL ? mt->line : doc->line,
+                    "expected field \"model_type\" naming one of %s", names->str), NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (hf_families); i++)
+    if (g_str_equal (mt->string, hf_families[i].model_type))
+      f = &hf_families[i];
+  if (f == NULL) {
+    g_autofree char *shown = g_utf8_make_valid (mt->string, MIN (strlen (mt->string), 60));
+    return hf_fail (error, path, mt->line, "expected \"model_type\" to be one of %s, got \"%s\"",
+                    names->str, shown), NULL;
+  }
+  if (arch != NULL && arch->type != SIM_JNULL) {
+    const SimJsonValue *a0 = arch->type == SIM_JARRAY && arch->items->len == 1
+                               ? g_ptr_array_index (arch->items, 0) : NULL;
+    if (a0 == NULL || a0->type != SIM_JSTRING || !g_str_equal (a0->string, f->architecture)) {
+      g_autofree char *shown = a0 != NULL && a0->type == SIM_JSTRING
+                                 ? g_utf8_make_valid (a0->string, MIN (strlen (a0->string), 60))
+                                 : g_strdup ("something else");
+      return hf_fail (error, path, arch->line,
+                      "expected \"architectures\" to be [\"%s\"] for model_type %s, got \"%s\"",
+                      f->architecture, f->model_type, shown), NULL;
+    }
+  }
+  return f;
+}
+
+/* the activation must fit the family's MLP shape */
+static gboolean
+hf_activation (const SimJsonValue *doc, const char *path, const HfFamily *f, SimMlp *mlp,
+               GError **error)
+{
+  static const char *const gated[] = { "silu", "swish", "swiglu", "gelu", "gelu_pytorch_tanh",
+                                       "gelu_new", "gelu_fast" };
+  static const char *const plain[] = { "gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh",
+                                       "relu", "relu2" };
+  const SimJsonValue *v = sim_json_get (doc, "hidden_act");
+  const char *const *ok = f->gated ? gated : plain;
+  guint n = f->gated ? G_N_ELEMENTS (gated) : G_N_ELEMENTS (plain);
+  g_autofree char *list = NULL;
+  *mlp = f->gated ? SIM_MLP_SWIGLU : SIM_MLP_GELU;
+  if (v == NULL || v->type == SIM_JNULL)
+    return TRUE; /* the family's default, which its shape already fixes */
+  if (v->type == SIM_JSTRING)
+    for (guint i = 0; i < n; i++)
+      if (g_str_equal (v->string, ok[i]))
+        return TRUE;
+  list = g_strjoinv (", ", (char **) ok);
+  return hf_fail (error, path, v->line, "expected \"hidden_act\" for %s to be one of %s",
+                  f->model_type, list);
+}
+
+/* a name for the model: the file's, or its folder's for a plain config.json */
+static char *
+hf_name (const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *dir = NULL;
+  g_autofree char *dirbase = NULL;
+  if (g_str_has_suffix (base, ".json"))
+    base[strlen (base) - 5] = '\0';
+  if (!g_str_equal (base, "config") || *base == '\0')
+    return g_steal_pointer (&base);
+  dir = g_path_get_dirname (path);
+  dirbase = g_path_get_basename (dir);
+  if (g_str_equal (dirbase, ".") || g_str_equal (dirbase, G_DIR_SEPARATOR_S))
+    return g_steal_pointer (&base);
+  return g_steal_pointer (&dirbase);
+}
+
+static SimModel *
+hf_from_text (const char *path, const char *text, GError **error)
+{
+  g_autoptr (SimModel) m = g_new0 (SimModel, 1);
+  g_autoptr (SimJsonValue) doc = NULL;
+  g_autoptr (GError) local = NULL;
+  const HfFamily *f = NULL;
+  const SimJsonValue *v = NULL;
+  guint64 head_dim = 0, max_pos = 0, window = 0;
+  gboolean bias = FALSE, mlp_bias = FALSE, window_on = TRUE;
+
+  doc = sim_json_parse (path, text, &local);
+  if (doc == NULL) {
+    /* the reader's "PATH:LINE: expected ..." text, in the model's error code */
+    g_set_error_literal (error, SIM_ERROR, SIM_ERROR_MODEL, local->message);
+    return NULL;
+  }
+  if (doc->type != SIM_JOBJECT)
+    return hf_fail (error, path, doc->line, "expected a Hugging Face config.json object"), NULL;
+  if ((f = hf_family (doc, path, error)) == NULL || !hf_check_fields (doc, path, error))
+    return NULL;
+
+  m->path = g_strdup (path);
+  m->name = hf_name (path);
+  m->norm = f->norm;
+  m->position = SIM_POSITION_ROPE; /* every family here rotates (NeoX and Nemotron partly) */
+  m->tied_embeddings = f->tied_default;
+  bias = f->bias_default;
+  if (!hf_uint (doc, path, "num_hidden_layers", TRUE, 1, 100000, &m->layers, error) ||
+      !hf_uint (doc, path, "hidden_size", TRUE, 1, MAX_DIM, &m->hidden, error) ||
+      !hf_uint (doc, path, "num_attention_heads", TRUE, 1, MAX_DIM, &m->heads, error) ||
+      !hf_uint (doc, path, "intermediate_size", TRUE, 1, 16 * MAX_DIM, &m->ffn_hidden, error) ||
+      !hf_uint (doc, path, "vocab_size", TRUE, 1, MAX_VOCAB, &m->vocab, error) ||
+      !hf_uint (doc, path, "max_position_embeddings", TRUE, 1, MAX_SEQ, &max_pos, error))
+    return NULL;
+  m->kv_heads = m->heads;
+  if (!hf_uint (doc, path, "num_key_value_heads", FALSE, 1, MAX_DIM, &m->kv_heads, error) ||
+      !hf_uint (doc, path, "head_dim", FALSE, 1, MAX_DIM, &head_dim, error) ||
+      !hf_uint (doc, path, "sliding_window", FALSE, 1, MAX_SEQ, &window, error) ||
+      !hf_bool (doc, path, "tie_word_embeddings", &m->tied_embeddings, error) ||
+      !hf_bool (doc, path, "attention_bias", &bias, error) ||
+      !hf_bool (doc, path, "mlp_bias", &mlp_bias, error) ||
+      !hf_bool (doc, path, "use_sliding_window", &window_on, error) ||
+      !hf_dropout (doc, path, &m->dropout, error) || !hf_activation (doc, path, f, &m->mlp, error))
+    return NULL;
+  /* sim's attention projects hidden -> heads x hidden/heads; a head_dim that
+   * differs changes the q, k, v and o shapes and every attention FLOP */
+  if (head_dim != 0 && head_dim * m->heads != m->hidden) {
+    v = sim_json_get (doc, "head_dim");
+    return hf_fail (error, path, v->line,
+                    "expected head_dim x num_attention_heads to equal hidden_size (%" G_GUINT64_FORMAT
+                    "), got field \"head_dim\" %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " = %"
+                    G_GUINT64_FORMAT "; sim's attention has no separate head size",
+                    m->hidden, head_dim, m->heads, head_dim * m->heads), NULL;
+  }
+  if (m->hidden % m->heads != 0)
+    return hf_fail (error, path, sim_json_get (doc, "hidden_size")->line,
+                    "expected hidden_size (%" G_GUINT64_FORMAT ") to be a multiple of "
+                    "num_attention_heads (%" G_GUINT64_FORMAT ")", m->hidden, m->heads), NULL;
+  if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
+    return hf_fail (error, path, sim_json_get (doc, "num_key_value_heads")->line,
+                    "expected num_attention_heads (%" G_GUINT64_FORMAT ") to be a multiple of "
+                    "num_key_value_heads (%" G_GUINT64_FORMAT ")", m->heads, m->kv_heads), NULL;
+  /* sim's bias covers attention and MLP together; half of it would be wrong */
+  if (bias != mlp_bias && sim_json_get (doc, "mlp_bias") != NULL &&
+      sim_json_get (doc, "mlp_bias")->type == SIM_JBOOL)
+    return hf_fail (error, path, sim_json_get (doc, "mlp_bias")->line,
+                    "expected attention_bias and mlp_bias to agree (sim's bias covers both), got "
+                    "field \"mlp_bias\" %s", mlp_bias ? "true" : "false"), NULL;
+  m->bias = bias;
+  /* layer_types is accepted when every layer is full attention */
+  v = sim_json_get (doc, "layer_types");
+  if (v != NULL && v->type == SIM_JARRAY)
+    for (guint i = 0; i < v->items->len; i++) {
+      const SimJsonValue *t = g_ptr_array_index (v->items, i);
+      if (t->type != SIM_JSTRING || !g_str_equal (t->string, "full_attention"))
+        return hf_fail (error, path, t->line,
+                        "expected every entry of \"layer_types\" to be \"full_attention\", got "
+                        "field \"layer_types\" with another kind of layer"), NULL;
+    }
+  /* sliding_window counts only when on (Qwen writes use_sliding_window false) */
+  if (window != 0 && window_on && window < max_pos)
+    m->attention_window = window;
+  m->seq_len = m->attention_window != 0 ? m->attention_window : max_pos;
+  m->description = g_strdup_printf (
+    "%s from a Hugging Face config.json; seq-len %" G_GUINT64_FORMAT " from %s", f->architecture,
+    m->seq_len, m->attention_window != 0 ? "sliding_window" : "max_position_embeddings");
+  return g_steal_pointer (&m);
+}
+
+SimModel *
+sim_model_load_hf (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!sim_input_read (path, SIM_INPUT_MAX_BYTES, &text, NULL, error))
+    return NULL;
+  return hf_from_text (path, text, error);
+}
+
+SimModel *
+sim_model_load (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  const char *p = NULL;
+  if (g_str_has_suffix (path, ".json"))
+    return sim_model_load_hf (path, error);
+  /* a config.json under another name: JSON starts with '{', XML never does;
+   * a file that cannot be read is left to the XML reader's message */
+  if (sim_input_read (path, SIM_INPUT_MAX_BYTES, &text, NULL, NULL)) {
+    for (p = text; g_ascii_isspace (*p); p++)
+      ;
+    if (*p == '{')
+      return hf_from_text (path, text, error);
+  }
+  return load_xml (path, error);
 }
 
 guint64

@@ -9,7 +9,9 @@
  * GPT-3 175B: 174,615,846,912; Llama-3-8B: 8,030,261,248; Llama-3-70B:
  * 70,553,706,496; Llama-2-7B: 6,738,415,616 (tests/test-model.c).
  *
- * A SimModel is built by sim_model_load() and read-only afterwards.
+ * A SimModel is built by sim_model_load() and read-only afterwards.  It
+ * comes from sim's own model XML (models/model.rng) or from a Hugging Face
+ * config.json (sim_model_load_hf, README "Bring your own config").
  */
 #pragma once
 
@@ -39,6 +41,11 @@ typedef struct {
   gboolean bias;
   gboolean dropout;
   guint64 default_global_batch; /* 0 when the file gives none */
+  /* 0: every layer attends to the whole causal prefix; else a sliding
+   * attention window in tokens (a Hugging Face config's sliding_window):
+   * sim charges full causal attention, exact only for sequences up to the
+   * window, so sim_plan_resolve refuses a longer --seq-len */
+  guint64 attention_window;
 } SimModel;
 
 /* LoRA adapter targets, as a bit set */
@@ -57,6 +64,17 @@ typedef enum {
  * SIM_ERROR_XML or SIM_ERROR_MODEL ("file:line: ..."); any thread (see
  * sim-xml.h).  Everything below is a pure function: any thread. */
 SimModel *sim_model_load (const char *path, GError **error);
+/* a new SimModel from a Hugging Face config.json (free with sim_model_free),
+ * for the families Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, GPT-NeoX and
+ * Nemotron; sim_model_load calls it for a file named *.json or whose text
+ * starts with '{'.  Every field is either mapped, ignored as informational
+ * (token ids, dtype, RoPE base, norm epsilon, ...) or refused: a field that
+ * would change the arithmetic sim cannot model (experts, a head_dim other
+ * than hidden/heads, an unknown field) gives SIM_ERROR_MODEL "PATH:LINE:
+ * expected ..., got field \"X\""; bad JSON gives SIM_ERROR_MODEL
+ * "PATH:LINE: expected ..."; an unreadable file SIM_ERROR_IO.  seq_len is
+ * max_position_embeddings (capped at an active sliding_window); any thread */
+SimModel *sim_model_load_hf (const char *path, GError **error);
 void sim_model_free (SimModel *model);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimModel, sim_model_free)
 
