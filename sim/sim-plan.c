@@ -14,7 +14,7 @@ typedef enum {
   KEY_FLASH_ATTENTION, KEY_ZERO, KEY_RECIPE, KEY_ORDER, KEY_LORA_RANK, KEY_LORA_TARGETS,
   KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
   KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
-  KEY_FP8, KEY_FP8_PARAMS,
+  KEY_FP8, KEY_FP8_PARAMS, KEY_LAYERS_PER_VIRTUAL_STAGE,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -78,7 +78,81 @@ static const Option options[] = {
     "FP8 linear layers, as Transformer Engine (default off; needs FP8 tensor cores)" },
   { "fp8-params", NULL, KEY_FP8_PARAMS, ARG_BOOL, NULL,
     "keep the weights in FP8 and gather them in FP8 (default: on with --fp8 and megatron)" },
+  { "layers-per-virtual-stage", NULL, KEY_LAYERS_PER_VIRTUAL_STAGE, ARG_INT, NULL,
+    "layers per interleaved model chunk: --virtual-stages = layers / (pp x this)" },
 };
+
+/* Megatron-LM's spellings (megatron/training/arguments.py), so that the flag
+ * part of a launch script can be pasted.  A flag either sets a sim option
+ * (with the value given, or with a fixed value for a bare flag) or is
+ * refused with the reason: a flag that describes the model, or a feature
+ * sim does not simulate, is never ignored in silence. */
+typedef struct {
+  const char *megatron; /* without "--" */
+  const char *option;   /* the sim option it sets; NULL: refused */
+  const char *fixed;    /* the value a bare flag sets; NULL: the value given */
+  const char *refusal;  /* why it is refused */
+  const char *only;     /* a refused flag's one value that sim already does (a no-op) */
+} Alias;
+
+#define DESCRIBES_MODEL "describes the model: give the model with --model (a models/*.xml or a Hugging Face config.json)"
+
+static const Alias aliases[] = {
+  { "tensor-model-parallel-size", "tp", NULL, NULL },
+  { "pipeline-model-parallel-size", "pp", NULL, NULL },
+  { "context-parallel-size", "cp", NULL, NULL },
+  { "micro-batch-size", "micro-batch", NULL, NULL },
+  { "global-batch-size", "global-batch", NULL, NULL },
+  { "seq-length", "seq-len", NULL, NULL },
+  { "recompute-granularity", "recompute", NULL, NULL },
+  { "recompute-activations", "recompute", "selective", NULL },
+  { "use-distributed-optimizer", "zero", "1", NULL },
+  { "num-layers-per-virtual-pipeline-stage", "layers-per-virtual-stage", NULL, NULL },
+  { "virtual-pipeline-model-parallel-size", "virtual-stages", NULL, NULL },
+  { "fp8-format", "fp8", NULL, NULL },
+  { "fp8-param-gather", "fp8-params", "true", NULL },
+  { "use-flash-attn", "flash-attention", "true", NULL },
+  { "bf16", "recipe", "bf16-adam", NULL },
+  { "fp16", NULL, NULL, "trains in fp16 with loss scaling; sim models bf16 (and FP8 with --fp8)" },
+  /* uniform with 1 layer per checkpoint is what --recompute full does */
+  { "recompute-method", NULL, NULL,
+    "block recomputes only some layers; sim recomputes every layer or none (uniform)", "uniform" },
+  { "recompute-num-layers", NULL, NULL,
+    "groups layers per checkpoint; sim checkpoints every layer (1)", "1" },
+  { "expert-model-parallel-size", NULL, NULL, "is for mixture-of-experts layers; sim models dense transformers" },
+  { "num-experts", NULL, NULL, "is for mixture-of-experts layers; sim models dense transformers" },
+  { "moe-router-topk", NULL, NULL, "is for mixture-of-experts layers; sim models dense transformers" },
+  { "num-layers", NULL, NULL, DESCRIBES_MODEL },
+  { "hidden-size", NULL, NULL, DESCRIBES_MODEL },
+  { "ffn-hidden-size", NULL, NULL, DESCRIBES_MODEL },
+  { "num-attention-heads", NULL, NULL, DESCRIBES_MODEL },
+  { "num-query-groups", NULL, NULL, DESCRIBES_MODEL },
+  { "group-query-attention", NULL, NULL, DESCRIBES_MODEL },
+  { "kv-channels", NULL, NULL, DESCRIBES_MODEL },
+  { "max-position-embeddings", NULL, NULL, DESCRIBES_MODEL },
+  { "position-embedding-type", NULL, NULL, DESCRIBES_MODEL },
+  { "use-rotary-position-embeddings", NULL, NULL, DESCRIBES_MODEL },
+  { "rotary-percent", NULL, NULL, DESCRIBES_MODEL },
+  { "normalization", NULL, NULL, DESCRIBES_MODEL },
+  { "swiglu", NULL, NULL, DESCRIBES_MODEL },
+  { "squared-relu", NULL, NULL, DESCRIBES_MODEL },
+  { "disable-bias-linear", NULL, NULL, DESCRIBES_MODEL },
+  { "untie-embeddings-and-output-weights", NULL, NULL, DESCRIBES_MODEL },
+  { "vocab-size", NULL, NULL, DESCRIBES_MODEL },
+  { "padded-vocab-size", NULL, NULL, DESCRIBES_MODEL },
+  { "make-vocab-size-divisible-by", NULL, NULL, DESCRIBES_MODEL },
+  { "attention-dropout", NULL, NULL, DESCRIBES_MODEL },
+  { "hidden-dropout", NULL, NULL, DESCRIBES_MODEL },
+};
+
+static const Alias *
+find_alias (const char *key)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (aliases); i++)
+    if (g_str_equal (key, aliases[i].megatron))
+      return &aliases[i];
+  return NULL;
+}
 
 SimPlan *
 sim_plan_new (void)
@@ -151,6 +225,12 @@ sim_plan_key_takes_value (const char *key)
 {
   gboolean neg = FALSE;
   const Option *o = find_option (key, &neg);
+  const Alias *a = o == NULL ? find_alias (key) : NULL;
+  /* a refused flag takes nothing, so its refusal comes before any value check */
+  if (a != NULL && a->option != NULL && a->fixed == NULL)
+    o = find_option (a->option, &neg);
+  if (a != NULL && a->only != NULL)
+    return TRUE;
   return o != NULL && o->arg != ARG_BOOL;
 }
 
@@ -204,8 +284,8 @@ option_max (const Option *o)
 
 /* the option's value as a number (u) or a boolean (b), checked against its kind */
 static gboolean
-parse_value (const Option *o, const char *value, gboolean negated, guint64 *u, int *b,
-             GError **error)
+parse_value (const Option *o, const char *flag, const char *value, gboolean negated, guint64 *u,
+             int *b, GError **error)
 {
   switch (o->arg) {
   case ARG_INT:
@@ -213,7 +293,7 @@ parse_value (const Option *o, const char *value, gboolean negated, guint64 *u, i
     if (value == NULL || !g_ascii_string_to_unsigned (value, 10, 1, option_max (o), u, NULL)) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
                    "--%s: expected a whole number from 1 to %" G_GUINT64_FORMAT ", got '%.40s%s'",
-                   o->name, option_max (o), value != NULL ? value : "nothing",
+                   flag, option_max (o), value != NULL ? value : "nothing",
                    value != NULL && strlen (value) > 40 ? "..." : "");
       return FALSE;
     }
@@ -227,7 +307,7 @@ parse_value (const Option *o, const char *value, gboolean negated, guint64 *u, i
         *b = 0;
       else {
         g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected true or false, got '%s'",
-                     o->name, value);
+                     flag, value);
         return FALSE;
       }
     }
@@ -238,7 +318,7 @@ parse_value (const Option *o, const char *value, gboolean negated, guint64 *u, i
     if (value == NULL || choice_index (o->choices, value) < 0) {
       g_autofree char *list = g_strdelimit (g_strdup (o->choices), "|", ',');
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected one of %s, got '%s'",
-                   o->name, list, value != NULL ? value : "nothing");
+                   flag, list, value != NULL ? value : "nothing");
       return FALSE;
     }
     *u = (guint64) choice_index (o->choices, value);
@@ -247,7 +327,7 @@ parse_value (const Option *o, const char *value, gboolean negated, guint64 *u, i
   case ARG_BYTES:
   case ARG_FRACTION:
     if (value == NULL) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a value", o->name);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a value", flag);
       return FALSE;
     }
     break;
@@ -317,6 +397,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_ATTENTION_KERNEL: plan->attention_kernel = (int) u; break;
   case KEY_FP8: plan->fp8 = (SimFp8) u; break;
   case KEY_FP8_PARAMS: plan->fp8_params = b; break;
+  case KEY_LAYERS_PER_VIRTUAL_STAGE: plan->layers_per_virtual_stage = (int) u; break;
   case KEY_CONTEXT_RESERVE: return parse_context_reserve (plan, value, error);
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
   }
@@ -329,16 +410,39 @@ sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_pl
 {
   gboolean negated = FALSE;
   const Option *o = find_option (key, &negated);
+  const Alias *a = o == NULL ? find_alias (key) : NULL;
   guint64 u = 0;
   int b = 1;
 
   if (is_plan_key != NULL)
-    *is_plan_key = (o != NULL);
+    *is_plan_key = (o != NULL || a != NULL);
+  if (a != NULL && a->option == NULL && a->only != NULL && value != NULL &&
+      g_str_equal (value, a->only))
+    return TRUE;
+  if (a != NULL && a->option == NULL && a->only != NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected %s, got '%.40s': %s", key,
+                 a->only, value != NULL ? value : "nothing", a->refusal);
+    return FALSE;
+  }
+  if (a != NULL && a->option == NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s %s", key, a->refusal);
+    return FALSE;
+  }
+  if (a != NULL) {
+    if (a->fixed != NULL && value != NULL) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected no value (it sets --%s %s)",
+                   key, a->option, a->fixed);
+      return FALSE;
+    }
+    o = find_option (a->option, &negated);
+    if (a->fixed != NULL)
+      value = a->fixed;
+  }
   if (o == NULL) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unknown option '%s'", key);
     return FALSE;
   }
-  if (!parse_value (o, value, negated, &u, &b, error))
+  if (!parse_value (o, key, value, negated, &u, &b, error))
     return FALSE;
   if (!store_value (plan, o->key, u, b, value, error))
     return FALSE;
@@ -381,6 +485,19 @@ sim_plan_help (void)
       flag = g_strdup_printf ("--%s N", o->name);
     g_string_append_printf (s, "  %-34s %s\n", flag, o->help);
   }
+  g_string_append (s, "  Megatron-LM's flags are accepted too (README, \"Bring your own config\"):\n   ");
+  for (guint i = 0, col = 3; i < G_N_ELEMENTS (aliases); i++) {
+    gsize w = strlen (aliases[i].megatron) + 3;
+    if (aliases[i].option == NULL)
+      continue;
+    if (col + w > 98) {
+      g_string_append (s, "\n   ");
+      col = 3;
+    }
+    g_string_append_printf (s, " --%s", aliases[i].megatron);
+    col += w;
+  }
+  g_string_append_c (s, '\n');
   return g_string_free (s, FALSE);
 }
 
@@ -504,6 +621,14 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
 
   if (plan->seq_len == 0)
     plan->seq_len = model->seq_len; /* the model's own length is not a guess: not listed */
+  if (model->attention_window > 0 && plan->seq_len > model->attention_window) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--seq-len %" G_GUINT64_FORMAT " is longer than the %" G_GUINT64_FORMAT
+                 "-token sliding attention window of %s; sim charges full causal attention, "
+                 "exact only up to the window (remove sliding_window from the config to model "
+                 "full attention)", plan->seq_len, model->attention_window, model->name);
+    return FALSE;
+  }
   if (plan->seq_len % (guint64) plan->cp != 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "cp %d must divide the sequence length %" G_GUINT64_FORMAT, plan->cp,
@@ -558,6 +683,32 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
 static gboolean
 resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
 {
+  /* Megatron counts layers per chunk; sim counts chunks per pipeline rank */
+  if (plan->layers_per_virtual_stage > 0) {
+    guint64 n = (guint64) plan->layers_per_virtual_stage, per_rank = n * (guint64) plan->pp;
+    int v = 0;
+    if (model->layers % per_rank != 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--layers-per-virtual-stage %d (Megatron's --num-layers-per-virtual-pipeline-"
+                   "stage): pp %d x %d layers per chunk must divide the %" G_GUINT64_FORMAT
+                   " layers of %s", plan->layers_per_virtual_stage, plan->pp,
+                   plan->layers_per_virtual_stage, model->layers, model->name);
+      return FALSE;
+    }
+    v = (int) (model->layers / per_rank);
+    if (given (plan, KEY_VIRTUAL_STAGES) && plan->virtual_stages != v) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--layers-per-virtual-stage %d gives %d virtual stages (%" G_GUINT64_FORMAT
+                   " layers / (pp %d x %d)), but --virtual-stages is %d",
+                   plan->layers_per_virtual_stage, v, model->layers, plan->pp,
+                   plan->layers_per_virtual_stage, plan->virtual_stages);
+      return FALSE;
+    }
+    plan->virtual_stages = v;
+    /* converted once: a copy of the resolved plan keeps the chunks, as with --virtual-stages */
+    plan->layers_per_virtual_stage = 0;
+    plan->given |= G_GUINT64_CONSTANT (1) << KEY_VIRTUAL_STAGES;
+  }
   if (!plan->schedule_given) {
     plan->schedule = plan->virtual_stages > 1 ? SIM_SCHEDULE_INTERLEAVED : SIM_SCHEDULE_1F1B;
     note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));

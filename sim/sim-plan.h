@@ -101,6 +101,9 @@ typedef struct {
   int attention_kernel;         /* -1 unset, else SimAttentionKernel */
   SimFp8 fp8;                   /* FP8 linear layers (Transformer Engine), or off */
   int fp8_params;               /* -1 unset; weights kept (and gathered) in FP8 */
+  /* 0 unset; Megatron's --num-layers-per-virtual-pipeline-stage, turned into
+   * virtual_stages = layers / (pp x this) by sim_plan_resolve, then 0 */
+  int layers_per_virtual_stage;
 
   /* which options the user gave (bit per SimPlanKey) */
   guint64 given;
@@ -121,7 +124,11 @@ void sim_plan_free (SimPlan *plan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPlan, sim_plan_free)
 
 /* Set option key (without "--") to value (NULL for a bare boolean flag such
- * as "sequence-parallel" or "no-flash-attention").  Returns FALSE with
+ * as "sequence-parallel" or "no-flash-attention").  key may also be one of
+ * Megatron-LM's flag names ("tensor-model-parallel-size",
+ * "use-distributed-optimizer", ...): it sets the sim option it maps to, or is
+ * refused with SIM_ERROR_USAGE naming why ("--num-layers describes the
+ * model: give the model with --model ...").  Returns FALSE with
  * SIM_ERROR_USAGE on an unknown key or a bad value.  *is_plan_key is set to
  * FALSE (and nothing is changed) when key is not a plan option at all, so a
  * CLI can try other tables. */

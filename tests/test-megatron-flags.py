@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Megatron-LM's flag names as aliases of sim's plan options (issue 14).
+
+usage: test-megatron-flags.py SIM_BINARY SOURCE_ROOT
+
+- the parallelism flags of a Megatron launch script, pasted (in both the
+  "--flag value" and "--flag=value" forms), give the same plan, memory and
+  step as sim's own flags;
+- --num-layers-per-virtual-pipeline-stage N becomes virtual stages
+  layers / (pp x N), and is refused when that does not divide;
+- flags that describe the model, or features sim does not simulate, exit 2
+  with one line saying why (never ignored in silence);
+- a bare Megatron switch given a value is refused.
+"""
+import sys
+
+sys.dont_write_bytecode = True
+import cli
+
+sim, src = cli.arguments("test-megatron-flags.py")
+checks = cli.Checks()
+BASE = ["--topology", "dgx8x4", "--model", "llama3-8b", "--memory-only", "--json", "-"]
+
+
+def doc_of(*flags):
+    r = cli.run(sim, *BASE, *flags)
+    return r, (cli.json_of(r) if r.returncode in (0, 1) else None)
+
+
+def same(label, megatron, native):
+    r1, a = doc_of(*megatron)
+    r2, b = doc_of(*native)
+    if a is None or b is None:
+        checks.report(label, False, f"{r1.stderr.strip()!r} / {r2.stderr.strip()!r}")
+        return
+    checks.check(f"{label}: plan", a["plan"], b["plan"])
+    checks.check(f"{label}: memory", a["memory"], b["memory"])
+
+
+same("sizes, batch, sequence, recompute, distributed optimizer",
+     ["--tensor-model-parallel-size", "8", "--pipeline-model-parallel-size", "4",
+      "--context-parallel-size", "1", "--micro-batch-size", "2", "--global-batch-size", "512",
+      "--seq-length", "4096", "--recompute-granularity", "full", "--recompute-method", "uniform",
+      "--recompute-num-layers", "1", "--use-distributed-optimizer",
+      "--sequence-parallel", "--overlap-grad-reduce", "--overlap-param-gather", "--tp-comm-overlap"],
+     ["--tp", "8", "--pp", "4", "--cp", "1", "--micro-batch", "2", "--global-batch", "512",
+      "--seq-len", "4096", "--recompute", "full", "--zero", "1", "--sequence-parallel",
+      "--overlap-grad-reduce", "--overlap-param-gather", "--tp-comm-overlap"])
+same("--flag=value as pasted from a launch script",
+     ["--tensor-model-parallel-size=8", "--pipeline-model-parallel-size=2", "--micro-batch-size=1",
+      "--global-batch-size=256", "--recompute-activations", "--use-flash-attn", "--bf16"],
+     ["--tp", "8", "--pp", "2", "--micro-batch", "1", "--global-batch", "256",
+      "--recompute", "selective", "--flash-attention", "--recipe", "bf16-adam"])
+same("--num-layers-per-virtual-pipeline-stage 2 on 32 layers and pp 4 is 4 virtual stages",
+     ["--tp", "8", "--pp", "4", "--num-layers-per-virtual-pipeline-stage", "2"],
+     ["--tp", "8", "--pp", "4", "--virtual-stages", "4"])
+same("--virtual-pipeline-model-parallel-size is --virtual-stages",
+     ["--tp", "8", "--pp", "4", "--virtual-pipeline-model-parallel-size", "2"],
+     ["--tp", "8", "--pp", "4", "--virtual-stages", "2"])
+_, d = doc_of("--tp", "8", "--pp", "4", "--num-layers-per-virtual-pipeline-stage", "2")
+checks.check("interleaved schedule with 4 virtual stages",
+             (d["plan"]["schedule"], d["plan"]["virtual_stages"]) if d else None, ("interleaved", 4))
+
+# FP8 needs FP8 tensor cores: H100
+r1, a = doc_of("--tp", "8", "--fp8-format", "hybrid", "--fp8-param-gather")
+r2, b = doc_of("--tp", "8", "--fp8", "hybrid", "--fp8-params")
+checks.check("--fp8-format hybrid --fp8-param-gather is --fp8 hybrid --fp8-params",
+             a["plan"] if a else r1.stderr, b["plan"] if b else r2.stderr)
+
+
+def refused(label, flags, expect):
+    r = cli.run(sim, "--topology", "dgx8x4", "--model", "llama3-8b", "--memory-only", *flags)
+    lines = r.stderr.splitlines()
+    ok = r.returncode == 2 and len(lines) == 1 and lines[0].startswith("sim: ") and expect in lines[0]
+    checks.report(f"refused: {label}", ok, f"expected exit 2 and one line with {expect!r}, got "
+                  f"{cli.describe_status(r.returncode)} and {r.stderr.strip()!r}")
+
+
+refused("layers per chunk that do not divide", ["--tp", "8", "--pp", "4",
+        "--num-layers-per-virtual-pipeline-stage", "3"],
+        "pp 4 x 3 layers per chunk must divide the 32 layers of llama3-8b")
+refused("layers per chunk that contradict --virtual-stages", ["--tp", "8", "--pp", "4",
+        "--num-layers-per-virtual-pipeline-stage", "2", "--virtual-stages", "2"],
+        "gives 4 virtual stages (32 layers / (pp 4 x 2)), but --virtual-stages is 2")
+for flag in (["--num-layers", "32"], ["--hidden-size=4096"], ["--num-attention-heads", "32"],
+             ["--ffn-hidden-size", "14336"], ["--swiglu"], ["--untie-embeddings-and-output-weights"]):
+    name = flag[0].split("=")[0]
+    refused(f"{name} describes the model", flag,
+            f"{name} describes the model: give the model with --model")
+refused("--num-experts", ["--num-experts", "8"], "--num-experts is for mixture-of-experts layers")
+refused("--fp16", ["--fp16"], "--fp16 trains in fp16 with loss scaling")
+refused("--recompute-method block", ["--recompute-method", "block"],
+        "--recompute-method: expected uniform, got 'block': block recomputes only some layers")
+refused("--recompute-num-layers 4", ["--recompute-num-layers", "4"],
+        "--recompute-num-layers: expected 1, got '4'")
+refused("a value on a bare switch", ["--use-distributed-optimizer=true"],
+        "--use-distributed-optimizer: expected no value (it sets --zero 1)")
+refused("a bad value names the Megatron flag", ["--tensor-model-parallel-size", "x"],
+        "--tensor-model-parallel-size: expected a whole number")
+refused("a bad choice names the Megatron flag", ["--recompute-granularity", "partial"],
+        "--recompute-granularity: expected one of none,selective,full, got 'partial'")
+
+sys.exit(checks.finish())
