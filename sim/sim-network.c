@@ -18,6 +18,7 @@ struct _SimNetwork {
   int *prev_arc;
   int *queue;
   guint32 *seen;
+  guint32 *next_to_dst;  /* gen where the vertex is a forwarding neighbour of the target */
   guint32 gen;
 };
 
@@ -55,6 +56,7 @@ build (SimNetwork *net)
   net->prev_arc = g_new (int, nv);
   net->queue = g_new (int, nv);
   net->seen = g_new0 (guint32, nv);
+  net->next_to_dst = g_new0 (guint32, nv);
 }
 
 SimNetwork *
@@ -96,6 +98,7 @@ sim_network_free (SimNetwork *net)
   g_free (net->prev_arc);
   g_free (net->queue);
   g_free (net->seen);
+  g_free (net->next_to_dst);
   g_free (net);
 }
 
@@ -130,6 +133,15 @@ sim_network_route (SimNetwork *net, int src, int dst, const int **links, double 
 
   if (hit == NULL) {
     gen = ++net->gen;
+    /* The target's parent in the breadth-first tree is the first of its
+     * forwarding (non-GPU) neighbours to be discovered: only they can
+     * discover it, and the first discovered is the first expanded.  So the
+     * search stops when that neighbour is discovered instead of when it is
+     * expanded, with the same path: the whole level before it need not be
+     * expanded. */
+    for (int a = net->adj_off[vd]; a < net->adj_off[vd + 1]; a++)
+      if (vertex (net, net->adj_to[a])->kind != SIM_VERTEX_GPU)
+        net->next_to_dst[net->adj_to[a]] = gen;
     net->queue[qt++] = vs;
     net->seen[vs] = gen;
     net->prev_arc[vs] = -1;
@@ -145,6 +157,16 @@ sim_network_route (SimNetwork *net, int src, int dst, const int **links, double 
         net->seen[w] = gen;
         net->prev_arc[w] = a;
         net->queue[qt++] = w;
+        if (net->next_to_dst[w] == gen && src != dst) {
+          /* the target hangs off w by w's first arc to it */
+          for (int b = net->adj_off[w]; b < net->adj_off[w + 1]; b++)
+            if (net->adj_to[b] == vd) {
+              net->seen[vd] = gen;
+              net->prev_arc[vd] = b;
+              break;
+            }
+          break;
+        }
       }
     }
     if (src != dst && net->seen[vd] != gen)

@@ -193,7 +193,7 @@ with cli.tempdir() as tmp:
 # 4. temporary files: none after a SIGTERM during rendering; stale ones removed
 with cli.tempdir() as tmp:
     caught = False
-    for attempt in range(3):
+    for attempt in range(5):
         p = subprocess.Popen([sim, *BIG, "--gantt", "big.svg"], cwd=tmp, stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
@@ -204,7 +204,11 @@ with cli.tempdir() as tmp:
                 break
             time.sleep(0.002)
         rc = p.wait(timeout=60)
-        if caught:
+        if caught and rc == 0:
+            # on a loaded machine the run can finish between seeing the
+            # temporary file and the signal arriving: not a failure, try again
+            caught = False
+        elif caught:
             check("SIGTERM while rendering: killed by SIGTERM", cli.describe_status(rc),
                   cli.describe_status(-signal.SIGTERM))
             break
