@@ -139,7 +139,12 @@ sim_network_route (SimNetwork *net, int src, int dst, const int **links, double 
      * search stops when that neighbour is discovered instead of when it is
      * expanded, with the same path: the whole level before it need not be
      * expanded. */
-    for (int a = net->adj_off[vd]; a < net->adj_off[vd + 1]; a++)
+    gboolean direct = FALSE;
+    /* (not when the source links to the target itself: it is expanded
+     * first and discovers the target directly) */
+    for (int a = net->adj_off[vs]; a < net->adj_off[vs + 1] && !direct; a++)
+      direct = net->adj_to[a] == vd;
+    for (int a = net->adj_off[vd]; a < net->adj_off[vd + 1] && !direct; a++)
       if (vertex (net, net->adj_to[a])->kind != SIM_VERTEX_GPU)
         net->next_to_dst[net->adj_to[a]] = gen;
     net->queue[qt++] = vs;
