@@ -1,5 +1,7 @@
 /* tests for sim-collective: hand-derived ring, contention, rails, NVLS */
 #include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
 
 #include "sim-collective.h"
 #include "test-util.h"
@@ -20,6 +22,52 @@ run (const SimTopology *t, SimCollOp op, const int *gpus, int n, double bytes, S
     end = sim_collective_add (net, op, gpus, n, bytes, &c, 0, NULL);
   g_assert_true (sim_engine_run (e, &error));
   return sim_time_to_s (sim_engine_end (e, end));
+}
+
+/* routes: breadth-first shortest paths where GPUs do not forward.  On
+ * example-graph.xml, GPU 0 to GPU 1 of node 0 is gpu -> NVSwitch -> gpu
+ * (2 hops); GPU 0 of node 0 to GPU 0 of node 1 is gpu -> NIC -> leaf ->
+ * NIC -> gpu (4 hops, the rail); with a direct link added after the others
+ * in the file, GPU 0 to GPU 1 takes it (1 hop) although the NVSwitch comes
+ * first in GPU 0's links, which the routing's early stop must not take. */
+static void
+test_routes (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("example-graph.xml", 0);
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (t, e);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("sim-route-XXXXXX", &error);
+  const char *last;
+  g_assert_no_error (error);
+  g_assert_cmpint (sim_network_route (net, 0, 1, NULL, NULL), ==, 2);
+  g_assert_cmpint (sim_network_route (net, 0, 2, NULL, NULL), ==, 4);
+
+  g_assert_true (g_file_get_contents (SIM_SOURCE_DIR "/topologies/example-graph.xml", &text, NULL, &error));
+  last = g_strrstr (text, "<link ");
+  g_assert_nonnull (last);
+  last = strchr (last, '\n');
+  {
+    g_autofree char *head = g_strndup (text, (gsize) (last + 1 - text));
+    g_autofree char *direct = g_strconcat (head, "    <link a=\"n0-gpu0\" b=\"n0-gpu1\" kind=\"nvlink\" "
+                                                "bandwidth=\"100GB/s\" latency=\"100ns\"/>\n", last + 1, NULL);
+    path = g_build_filename (dir, "direct.xml", NULL);
+    g_assert_true (g_file_set_contents (path, direct, -1, &error));
+  }
+  {
+    g_autoptr (SimTopology) td = sim_topology_load (path, 0, &error);
+    g_autoptr (SimEngine) ed = sim_engine_new ();
+    g_autoptr (SimNetwork) nd = NULL;
+    g_assert_no_error (error);
+    nd = sim_network_new (td, ed);
+    g_assert_cmpint (sim_network_route (nd, 0, 1, NULL, NULL), ==, 1);
+    g_assert_cmpint (sim_network_route (nd, 1, 0, NULL, NULL), ==, 1);
+    g_assert_cmpint (sim_network_route (nd, 0, 2, NULL, NULL), ==, 4);
+  }
+  g_unlink (path);
+  g_rmdir (dir);
 }
 
 /* ring all_reduce of S on 8 GPUs behind one NVSwitch, whose links move
@@ -177,6 +225,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/collective/routes", test_routes);
   g_test_add_func ("/collective/ring-formula", test_ring_formula);
   g_test_add_func ("/collective/contention", test_contention);
   g_test_add_func ("/collective/rails", test_rails);
