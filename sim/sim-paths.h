@@ -13,4 +13,18 @@ G_BEGIN_DECLS
  * directory) or SIM_ERROR_USAGE (an empty name); any thread */
 char *sim_paths_resolve (const char *name, const char *folder, GError **error);
 
+/* the shipped files of folder ("topologies" or "models"): names without
+ * ".xml", sorted, each once, from the source tree's folder and the
+ * installed one; full paths in the same order in paths when it is not
+ * NULL.  Returns a new array (g_ptr_array_unref); never fails (a missing
+ * folder adds nothing); any thread */
+GPtrArray *sim_paths_list (const char *folder, GPtrArray *paths);
+
+/* the candidate that word is most likely a misspelling of: at most 2
+ * edits (1 for a word of 3 characters or fewer), or word is a prefix of
+ * it (2 characters or more); ties go to the longer common prefix, then to
+ * the earlier candidate.  NULL when none is close or word is one of them.
+ * Returns a pointer into candidates; pure, any thread */
+const char *sim_paths_closest (const char *word, const char *const *candidates, guint n);
+
 G_END_DECLS
