@@ -48,6 +48,7 @@ sim_topology_free (SimTopology *topo)
   g_free (topo->cluster.node_name);
   g_free (topo->cluster.nic_name);
   g_free (topo->cluster.fabric_name);
+  g_clear_pointer (&topo->warnings, g_ptr_array_unref);
   g_free (topo);
 }
 
@@ -272,9 +273,42 @@ expand_cluster (SimTopology *topo, const ClusterSpec *c, int gpu_type, int n_nod
     }
 }
 
+/* A NIC bandwidth written in bytes (400GB/s) where bits were meant
+ * (400Gb/s): the fastest NICs shipped carry 800 Gb/s = 100 GB/s, so a
+ * value in GB/s above that is almost surely a B for a b.  Only a warning:
+ * the file is valid, and a future NIC may be that fast. */
+#define NIC_PLAUSIBLE_MAX_BYTES_PER_S 100e9
+
+static void
+check_nic_unit (SimTopology *topo, const char *path, xmlNode *nic, double bw_bytes_per_s)
+{
+  g_autofree char *text = (char *) xmlGetProp (nic, (const xmlChar *) "bandwidth");
+  const char *unit = NULL;
+  if (text == NULL || bw_bytes_per_s <= NIC_PLAUSIBLE_MAX_BYTES_PER_S)
+    return;
+  unit = text;
+  while (*unit != '\0' && (g_ascii_isdigit (*unit) || *unit == '.' || *unit == ' '))
+    unit++;
+  /* only a byte unit can have been meant as bits */
+  if (strchr (unit, 'B') == NULL)
+    return;
+  {
+    g_autofree char *bits = g_strdup (text);
+    char *b = strchr (bits + (unit - text), 'B');
+    *b = 'b';
+    if (topo->warnings == NULL)
+      topo->warnings = g_ptr_array_new_with_free_func (g_free);
+    g_ptr_array_add (topo->warnings,
+                     g_strdup_printf ("%s:%ld: attribute bandwidth of <nic>: %s is %.0f Gb/s, faster than any NIC "
+                                      "(800 Gb/s = 100 GB/s); did you mean %s (bits)?",
+                                      path, sim_xml_attr_line (nic, "bandwidth"), text,
+                                      bw_bytes_per_s * 8 / 1e9, bits));
+  }
+}
+
 static gboolean
 read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_override,
-              GError **error)
+              int gpus_override, GError **error)
 {
   g_autofree char *gpu_type_id = NULL;
   g_autofree char *kind = NULL;
@@ -339,6 +373,17 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
       !sim_xml_get_time (path, fab, "cable-latency", &c.cable_lat, error))
     return FALSE;
   c.rail = g_str_equal (kind, "rail-optimized");
+  check_nic_unit (topo, path, nic, c.nic_bw);
+  topo->file_gpus_per_node = (int) c.gpus;
+  if (gpus_override > 0) {
+    if ((guint64) gpus_override > c.gpus) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "%s: a part of a node: expected at most the %" G_GUINT64_FORMAT " GPUs of its node, got %d",
+                   path, c.gpus, gpus_override);
+      return FALSE;
+    }
+    c.gpus = (guint64) gpus_override;
+  }
 
   /* the file's own count, then a resize: checked before expanding */
   if (nodes_override <= 0 && (nodes * c.gpus > SIM_TOPOLOGY_MAX_GPUS || nodes * c.nics > SIM_TOPOLOGY_MAX_GPUS)) {
@@ -711,6 +756,12 @@ calibration_path (const char *path, xmlNode *g, GError **error)
 SimTopology *
 sim_topology_load (const char *path, int nodes_override, GError **error)
 {
+  return sim_topology_load_part (path, nodes_override, 0, error);
+}
+
+SimTopology *
+sim_topology_load_part (const char *path, int nodes_override, int gpus_override, GError **error)
+{
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (SimTopology) topo = g_new0 (SimTopology, 1);
   xmlNode *root = NULL;
@@ -758,10 +809,15 @@ sim_topology_load (const char *path, int nodes_override, GError **error)
   }
   form = sim_xml_first_element (root, "cluster");
   if (form != NULL) {
-    if (!read_cluster (topo, path, form, nodes_override, error))
+    if (!read_cluster (topo, path, form, nodes_override, gpus_override, error))
       return NULL;
   } else {
     form = sim_xml_require (path, root, "graph", error);
+    if (form != NULL && gpus_override > 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "%s: a part of a node needs the <cluster> form; this file is a <graph>", path);
+      return NULL;
+    }
     if (form == NULL || !read_graph (topo, path, form, nodes_override, error))
       return NULL;
   }

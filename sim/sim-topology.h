@@ -126,10 +126,15 @@ typedef struct {
   GArray *gpus;           /* int vertex index, by GPU number */
   int n_nodes;
   int gpus_per_node;      /* 0 when nodes differ in GPU count */
+  int file_gpus_per_node; /* the cluster form's <node gpus>, before --gpus; 0 for a graph */
   SimClusterInfo cluster;
   /* measured / NCCL-tuned per-hop collective latency, by SimLinkKind; set
    * by a calibration (sim calibrate --topology), 0 when not calibrated */
   double coll_latency_scale[4];
+  /* char*: doubts about the input that are not errors, "file:line: ..."
+   * (a NIC bandwidth that reads like bytes written for bits); the caller
+   * prints them */
+  GPtrArray *warnings;
 } SimTopology;
 
 /* The most GPUs (and, separately, NICs) a topology may hold, checked
@@ -151,6 +156,12 @@ typedef struct {
  * and recorded in calibration_path; sim_calibration_load_topology applies
  * it.  Any thread (see sim-xml.h). */
 SimTopology *sim_topology_load (const char *path, int nodes_override, GError **error);
+/* the same, and gpus_override > 0 builds nodes of that many GPUs instead
+ * of the file's <node gpus> (a part of a node: one node of 1, 2 or 4 of
+ * its 8 GPUs, each GPU keeping its NVLink, PCIe switch and NIC); it must
+ * not exceed the file's count (SIM_ERROR_USAGE) */
+SimTopology *sim_topology_load_part (const char *path, int nodes_override, int gpus_override,
+                                     GError **error);
 /* NULL is ignored */
 void sim_topology_free (SimTopology *topo);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTopology, sim_topology_free)
