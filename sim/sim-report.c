@@ -36,24 +36,76 @@ case_explanation (SimOomCase c)
   return "";
 }
 
-/* append text wrapped at 100 columns, continuation lines indented 10 */
+/* the narrow report fits a 100-column terminal; the wide one (--wide) keeps
+ * each table row and each sentence of the time section on one line */
+#define REPORT_COLUMNS 100
+
+/* declared here until sim-report.h carries it (cli/cli.h declares it for
+ * the command line) */
+char *sim_report_text_wide (const SimRun *run, gboolean wide);
+
+/* whether a word is a number, which is kept on the line of the word after
+ * it (its unit: "400 Gb/s", "45.2 GB", "4 mb") */
+static gboolean
+is_number (const char *w)
+{
+  gsize n = strlen (w);
+  /* an operator ("> 1", "x 8") stays with what follows it too */
+  if (g_str_equal (w, ">") || g_str_equal (w, "<") || g_str_equal (w, "=") || g_str_equal (w, "x") ||
+      g_str_equal (w, ">=") || g_str_equal (w, "<="))
+    return TRUE;
+  if (n > 0 && w[0] == '(')
+    w++, n--;
+  return n > 0 && g_ascii_isdigit (w[n - 1]) && (g_ascii_isdigit (w[0]) || w[0] == '+' || w[0] == '-');
+}
+
+/* append text that starts at column col wrapped at 100 columns,
+ * continuation lines indented by indent; a number never ends a line (it
+ * stays with its unit) */
 static void
-append_wrapped (GString *s, const char *text)
+append_wrapped_from (GString *s, const char *text, gsize col, gsize indent)
 {
   g_auto (GStrv) words = g_strsplit (text, " ", -1);
-  gsize col = 10;
   for (guint i = 0; words[i] != NULL; i++) {
     gsize len = strlen (words[i]);
-    if (i > 0 && col + 1 + len > 100) {
-      g_string_append (s, "\n          ");
-      col = 10;
+    /* the number and its unit as one piece */
+    if (is_number (words[i]) && words[i + 1] != NULL)
+      len += 1 + strlen (words[i + 1]);
+    if (i > 0 && col + 1 + len > REPORT_COLUMNS) {
+      g_string_append_printf (s, "\n%*s", (int) indent, "");
+      col = indent;
     } else if (i > 0) {
       g_string_append_c (s, ' ');
       col++;
     }
     g_string_append (s, words[i]);
-    col += len;
+    col += strlen (words[i]);
+    if (is_number (words[i]) && words[i + 1] != NULL) {
+      i++;
+      g_string_append_printf (s, " %s", words[i]);
+      col += 1 + strlen (words[i]);
+    }
   }
+}
+
+/* text after a 10-column label, continuation lines indented 10 */
+static void
+append_wrapped (GString *s, const char *text)
+{
+  append_wrapped_from (s, text, 10, 10);
+}
+
+/* a line that starts in column 0 with a 10-column label ("Time      "),
+ * wrapped unless wide; ends with a newline */
+static void
+append_line (GString *s, gboolean wide, const char *label, const char *text)
+{
+  g_string_append (s, label);
+  if (wide)
+    g_string_append (s, text);
+  else
+    append_wrapped (s, text);
+  g_string_append_c (s, '\n');
 }
 
 static char *
@@ -150,18 +202,20 @@ text_cluster (GString *s, const SimTopology *t)
 }
 
 static void
-text_model (GString *s, const SimModel *m, const SimPlan *p, const SimMemory *mem)
+text_model (GString *s, const SimModel *m, const SimPlan *p, const SimMemory *mem, gboolean wide)
 {
   g_autofree char *params = sim_format_billions (sim_model_param_count (m));
   g_autofree char *params_exact = sim_format_count (sim_model_param_count (m));
+  g_autoptr (GString) line = g_string_new (NULL);
 
-  g_string_append_printf (s, "Model     %s: %s parameters (%s), %" G_GUINT64_FORMAT
+  g_string_append_printf (line, "%s: %s parameters (%s), %" G_GUINT64_FORMAT
                           " layers, hidden %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " heads",
                           m->name, params, params_exact, m->layers, m->hidden, m->heads);
   if (m->kv_heads != m->heads)
-    g_string_append_printf (s, " (%" G_GUINT64_FORMAT " KV)", m->kv_heads);
-  g_string_append_printf (s, ", ffn %" G_GUINT64_FORMAT " %s, vocab %" G_GUINT64_FORMAT "\n",
+    g_string_append_printf (line, " (%" G_GUINT64_FORMAT " KV)", m->kv_heads);
+  g_string_append_printf (line, ", ffn %" G_GUINT64_FORMAT " %s, vocab %" G_GUINT64_FORMAT,
                           m->ffn_hidden, sim_mlp_name (m->mlp), m->vocab);
+  append_line (s, wide, "Model     ", line->str);
   if (p->lora_rank > 0) {
     g_autofree char *tr = sim_format_count (mem->trainable_params);
     g_string_append_printf (s, "          %s rank %" G_GUINT64_FORMAT ": %s trainable adapter parameters, frozen %s base\n",
@@ -171,38 +225,53 @@ text_model (GString *s, const SimModel *m, const SimPlan *p, const SimMemory *me
 }
 
 static void
-text_plan (GString *s, const SimPlan *p)
+text_plan (GString *s, const SimPlan *p, gboolean wide)
 {
   g_autofree char *order = sim_plan_order_string (p);
 
   g_string_append_printf (s, "Plan      tp %d x cp %d x pp %d x dp %d = %d GPU%s, ranks placed %s (fastest first)\n",
                           p->tp, p->cp, p->pp, p->dp, sim_plan_world_size (p),
                           sim_plan_world_size (p) == 1 ? "" : "s", order);
-  g_string_append_printf (s, "          seq %" G_GUINT64_FORMAT ", micro-batch %d, global batch %"
-                          G_GUINT64_FORMAT " = %" G_GUINT64_FORMAT " micro-batches per replica (%.2f M tokens per step)\n",
-                          p->seq_len, p->micro_batch, p->global_batch, p->micro_batches,
-                          (double) (p->global_batch * p->seq_len) / 1e6);
-  g_string_append_printf (s, "          schedule %s", sim_schedule_name (p->schedule));
-  if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
-    g_string_append_printf (s, " (%d virtual stages)", p->virtual_stages);
-  g_string_append_printf (s, ", recompute %s, flash attention %s, sequence parallel %s, ZeRO %d, recipe %s",
-                          sim_recompute_name (p->recompute), p->flash_attention ? "on" : "off",
-                          p->sequence_parallel ? "on" : "off", p->zero, sim_recipe_name (p->recipe));
+  {
+    g_autofree char *line = g_strdup_printf ("seq %" G_GUINT64_FORMAT ", micro-batch %d, global batch %"
+                                             G_GUINT64_FORMAT " = %" G_GUINT64_FORMAT " micro-batches per replica (%.2f M tokens per step)",
+                                             p->seq_len, p->micro_batch, p->global_batch, p->micro_batches,
+                                             (double) (p->global_batch * p->seq_len) / 1e6);
+    append_line (s, wide, "          ", line);
+  }
+  {
+    g_autoptr (GString) line = g_string_new (NULL);
+    g_string_append_printf (line, "schedule %s", sim_schedule_name (p->schedule));
+    if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
+      g_string_append_printf (line, " (%d virtual stages)", p->virtual_stages);
+    g_string_append_printf (line, ", recompute %s, flash attention %s, sequence parallel %s, ZeRO %d, recipe %s",
+                            sim_recompute_name (p->recompute), p->flash_attention ? "on" : "off",
+                            p->sequence_parallel ? "on" : "off", p->zero, sim_recipe_name (p->recipe));
+    append_line (s, wide, "          ", line->str);
+  }
   if (p->fp8 != SIM_FP8_OFF)
-    g_string_append_printf (s, ",\n          FP8 %s linear layers%s", sim_fp8_name (p->fp8),
+    g_string_append_printf (s, "          FP8 %s linear layers%s\n", sim_fp8_name (p->fp8),
                             p->fp8_params > 0 ? ", weights in FP8" : "");
-  g_string_append_c (s, '\n');
   if (p->defaults->len > 0) {
     /* one paragraph, wrapped at about 100 columns */
     gsize line_start = s->len;
     g_string_append (s, "Defaults  ");
     for (guint i = 0; i < p->defaults->len; i++) {
       const char *d = g_ptr_array_index (p->defaults, i);
-      if (i > 0 && s->len - line_start + strlen (d) + 2 > 100) {
+      if (i > 0 && s->len - line_start + strlen (d) + 2 > REPORT_COLUMNS) {
         g_string_append (s, ";\n          ");
         line_start = s->len - 10;
       } else if (i > 0) {
         g_string_append (s, "; ");
+      }
+      if (!wide && s->len - line_start + strlen (d) > REPORT_COLUMNS) {
+        /* one default longer than a line */
+        const char *nl = NULL;
+        append_wrapped_from (s, d, s->len - line_start, 10);
+        nl = strrchr (s->str + line_start, '\n');
+        if (nl != NULL)
+          line_start = (gsize) (nl - s->str) + 1;
+        continue;
       }
       g_string_append (s, d);
     }
@@ -215,24 +284,28 @@ text_plan (GString *s, const SimPlan *p)
  * are left out there, since they describe a run that cannot happen and are
  * the numbers most often quoted out of context */
 static void
-text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPlan *p, gboolean fits)
+text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPlan *p, gboolean fits,
+           gboolean wide)
 {
   g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
   g_autoptr (GString) cp = g_string_new (NULL);
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
-  if (fits)
-    g_string_append_printf (s, "\nTime      step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%\n",
-                            it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
-                            100 * it->mfu, 100 * it->hfu);
+  if (fits) {
+    g_autofree char *line = g_strdup_printf ("step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%",
+                                             it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
+                                             100 * it->mfu, 100 * it->hfu);
+    append_line (s, wide, "\nTime      ", line);
+  }
   if (fits && p->fp8 != SIM_FP8_OFF) {
     /* NVIDIA's FP8 recipes quote MFU against the FP8 peak (dgxc-benchmarking
      * READMEs: "peak 1979 FP8"); the line above is against the BF16 peak */
     const SimGpuType *g = sim_topology_gpu_type (t, 0);
     double bf16 = g->peak_flop_per_s[SIM_DTYPE_BF16] > 0 ? g->peak_flop_per_s[SIM_DTYPE_BF16]
                                                          : g->peak_flop_per_s[SIM_DTYPE_FP16];
-    g_string_append_printf (s, "          MFU above is of the BF16 peak; of the FP8 peak (as NVIDIA's FP8 recipes quote it): %.1f%%\n",
-                            100 * it->mfu * bf16 / g->peak_flop_per_s[SIM_DTYPE_FP8]);
+    g_autofree char *line = g_strdup_printf ("MFU above is of the BF16 peak; of the FP8 peak (as NVIDIA's FP8 recipes quote it): %.1f%%",
+                                             100 * it->mfu * bf16 / g->peak_flop_per_s[SIM_DTYPE_FP8]);
+    append_line (s, wide, "          ", line);
   }
   if (!fits)
     g_string_append_printf (s, "\nTime      IF MEMORY ALLOWED (it does not: see the verdict above): step %.3f s, %s tokens/s;\n"
@@ -246,15 +319,23 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
   else
     g_string_append (s, "          error band: NOT VALIDATED for this GPU generation (its cluster file states no\n"
                         "          error from published runs): read the step time as an estimate\n");
-  g_string_append_printf (s, "          pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s\n",
-                          100 * it->bubble_fraction,
-                          it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
-                          it->activities, it->events,
-                          it->gemm_table ? "" : "; no measured GEMM table: GEMMs at peak (optimistic)");
-  g_string_append (s, "  stage   forward  backward  recompute  optimizer   TP exp.   CP exp.   PP exp.   DP exp.    bubble   (seconds per step)\n");
+  {
+    g_autofree char *line = g_strdup_printf ("pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s",
+                                             100 * it->bubble_fraction,
+                                             it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
+                                             it->activities, it->events,
+                                             it->gemm_table ? "" : "; no measured GEMM table: GEMMs at peak (optimistic)");
+    append_line (s, wide, "          ", line);
+  }
+  if (wide)
+    g_string_append (s, "  stage   forward  backward  recompute  optimizer   TP exp.   CP exp.   PP exp.   DP exp.    bubble   (seconds per step)\n");
+  else
+    g_string_append (s, "  seconds per step, by pipeline stage; exp.: communication not hidden behind compute\n"
+                        "  stage   forward  backward  recompute  optimizer  TP exp.  CP exp.  PP exp.  DP exp.    bubble\n");
   for (guint i = 0; i < it->stages->len; i++) {
     const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
-    g_string_append_printf (s, "  %5d  %8.3f  %8.3f  %9.3f  %9.3f  %8.3f  %8.3f  %8.3f  %8.3f  %8.3f\n", st->stage,
+    g_string_append_printf (s, wide ? "  %5d  %8.3f  %8.3f  %9.3f  %9.3f  %8.3f  %8.3f  %8.3f  %8.3f  %8.3f\n"
+                                    : "  %5d  %8.3f  %8.3f  %9.3f  %9.3f  %7.3f  %7.3f  %7.3f  %7.3f  %8.3f\n", st->stage,
                             st->forward_s, st->backward_s, st->recompute_s, st->optimizer_s,
                             st->exposed_tp_s, st->exposed_cp_s, st->exposed_pp_s, st->exposed_dp_s,
                             st->bubble_s);
@@ -269,11 +350,20 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
 
 static void
 text_memory_table (GString *s, const SimModel *m, const SimPlan *p, const SimMemory *mem,
-                   gboolean timed)
+                   gboolean timed, gboolean wide)
 {
-  g_string_append (s, "\nMemory per GPU by pipeline stage, in GB (10^9 bytes); GiB = 2^30 bytes");
-  g_string_append (s, timed ? "; activations read off the simulated timeline\n" : "\n");
-  g_string_append (s, "  stage  layers    params   grads  master   optim   accum  buffers  act/layer  in flight  activations  peak GB  peak GiB\n");
+  g_string_append (s, "\nMemory per GPU by pipeline stage, in GB (10^9 bytes)");
+  if (wide) {
+    g_string_append (s, "; GiB = 2^30 bytes");
+    g_string_append (s, timed ? "; activations read off the simulated timeline\n" : "\n");
+    g_string_append (s, "  stage  layers    params   grads  master   optim   accum  buffers  act/layer  in flight  activations  peak GB  peak GiB\n");
+  } else {
+    /* the peak in GiB is in the verdict below; --wide adds its column */
+    g_string_append (s, timed ? "; activations read off the simulated timeline;\n" : ";\n");
+    g_string_append (s, "  act/lyr: activations per layer and micro-batch; flight: micro-batches held at the peak;\n"
+                        "  acts: activations at the peak\n");
+    g_string_append (s, "  stage  layers   params  grads master  optim  accum buffers act/lyr   flight    acts peak GB\n");
+  }
   for (guint i = 0; i < mem->stages->len; i++) {
     const SimStageMemory *st = &g_array_index (mem->stages, SimStageMemory, i);
     g_autofree char *c1 = gb (st->params_bytes), *c2 = gb (st->grads_bytes);
@@ -292,15 +382,20 @@ text_memory_table (GString *s, const SimModel *m, const SimPlan *p, const SimMem
       flight = g_strdup_printf ("%.2f mb", st->in_flight_micro_batches);
     else
       flight = g_strdup_printf ("%" G_GUINT64_FORMAT " mb", st->in_flight_chunks);
-    g_string_append_printf (s, "  %5d  %-7s %8s %7s %7s %7s %7s %8s %10s %10s %12s %8s %9.2f%s\n",
-                            st->stage, range, c1, c2, c3, c4, c5, c6, c7, flight, c8, c9,
-                            (double) st->peak_bytes / 1073741824.0,
-                            st->stage == mem->peak_stage ? " <- peak" : "");
+    if (wide)
+      g_string_append_printf (s, "  %5d  %-7s %8s %7s %7s %7s %7s %8s %10s %10s %12s %8s %9.2f%s\n",
+                              st->stage, range, c1, c2, c3, c4, c5, c6, c7, flight, c8, c9,
+                              (double) st->peak_bytes / 1073741824.0,
+                              st->stage == mem->peak_stage ? " <- peak" : "");
+    else
+      g_string_append_printf (s, "  %5d  %-7s %6s %6s %6s %6s %6s %7s %7s %8s %7s %7s%s\n",
+                              st->stage, range, c1, c2, c3, c4, c5, c6, c7, flight, c8, c9,
+                              st->stage == mem->peak_stage ? " <- peak" : "");
   }
 }
 
 static void
-text_capacity (GString *s, const SimGpuType *gpu, const SimMemory *mem)
+text_capacity (GString *s, const SimGpuType *gpu, const SimMemory *mem, gboolean wide)
 {
   g_autofree char *lab_gib = sim_format_gib (mem->hbm_capacity_bytes);
   g_autofree char *lab_gb = sim_format_gb (mem->hbm_capacity_bytes);
@@ -311,10 +406,16 @@ text_capacity (GString *s, const SimGpuType *gpu, const SimMemory *mem)
   g_autofree char *use_gb = sim_format_gb (mem->usable_bytes);
   g_autofree char *use_gib = sim_format_gib (mem->usable_bytes);
 
-  g_string_append_printf (s, "\nCapacity  %s: %s (%s) of HBM; the driver exposes %s (%s)\n",
-                          gpu->name, lab_gib, lab_gb, vis_gb, vis_gib);
-  g_string_append_printf (s, "          - %s CUDA context and workspaces - %s fragmentation allowance (%.0f%%) = usable %s (%s)\n",
-                          ctx, frag, mem->fragmentation * 100, use_gb, use_gib);
+  {
+    g_autofree char *line = g_strdup_printf ("%s: %s (%s) of HBM; the driver exposes %s (%s)",
+                                             gpu->name, lab_gib, lab_gb, vis_gb, vis_gib);
+    append_line (s, wide, "\nCapacity  ", line);
+  }
+  {
+    g_autofree char *line = g_strdup_printf ("- %s CUDA context and workspaces - %s fragmentation allowance (%.0f%%) = usable %s (%s)",
+                                             ctx, frag, mem->fragmentation * 100, use_gb, use_gib);
+    append_line (s, wide, "          ", line);
+  }
 }
 
 /* why the plan does not fit: the case, and for case C the layer that alone is too big */
@@ -344,7 +445,7 @@ text_oom_why (GString *s, const SimMemory *mem)
 }
 
 static void
-text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies)
+text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies, gboolean wide)
 {
   g_autofree char *pk_gb = sim_format_gb (mem->peak_bytes);
   g_autofree char *pk_gib = sim_format_gib (mem->peak_bytes);
@@ -377,7 +478,12 @@ text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies)
       g_string_append (s, "Remedies  (each tried on this plan)\n");
       for (guint i = 0; i < remedies->len; i++) {
         g_autofree char *text = sim_report_remedy_text (g_ptr_array_index (remedies, i));
-        g_string_append_printf (s, "          %s\n", text);
+        g_string_append (s, "          ");
+        if (wide)
+          g_string_append (s, text);
+        else
+          append_wrapped_from (s, text, 10, 12);
+        g_string_append_c (s, '\n');
       }
     } else {
       g_string_append (s, "Remedies  none of the usual plan changes helps on this cluster: more GPUs or a smaller model\n");
@@ -387,6 +493,12 @@ text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies)
 
 char *
 sim_report_text (const SimRun *run)
+{
+  return sim_report_text_wide (run, FALSE);
+}
+
+char *
+sim_report_text_wide (const SimRun *run, gboolean wide)
 {
   g_auto (Input) input = { 0 };
   const Input *in = &input;
@@ -399,15 +511,15 @@ sim_report_text (const SimRun *run)
   g_string_append_printf (s, "sim %s: %s on %s\n\n", SIM_VERSION, run->model->name, t->name);
   text_warnings (s, t);
   text_cluster (s, t);
-  text_model (s, run->model, p, mem);
-  text_plan (s, p);
+  text_model (s, run->model, p, mem, wide);
+  text_plan (s, p, wide);
   /* the verdict before the time: a plan that does not fit has no step time
    * worth reading first */
-  text_memory_table (s, run->model, p, mem, in->time != NULL);
-  text_capacity (s, sim_topology_gpu_type (t, 0), mem);
-  text_verdict (s, mem, in->remedies);
+  text_memory_table (s, run->model, p, mem, in->time != NULL, wide);
+  text_capacity (s, sim_topology_gpu_type (t, 0), mem, wide);
+  text_verdict (s, mem, in->remedies, wide);
   if (in->time != NULL)
-    text_time (s, in->time, in->topo, p, mem->fits);
+    text_time (s, in->time, in->topo, p, mem->fits, wide);
   if (in->diagnosis != NULL && in->diagnosis->len > 0 && in->memory->fits) {
     g_string_append (s, in->time != NULL ? "\nDiagnosis " : "Diagnosis ");
     for (guint i = 0; i < in->diagnosis->len; i++) {
