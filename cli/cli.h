@@ -21,6 +21,7 @@ int sim_cmd_compare (int argc, char **argv, GError **error);
 int sim_cmd_sweep (int argc, char **argv, GError **error);
 int sim_cmd_shapes (int argc, char **argv, GError **error);
 int sim_cmd_calibrate (int argc, char **argv, GError **error);
+int sim_cmd_list (int argc, char **argv, GError **error);
 
 /* shared by the subcommands: "--key value" / "--key=value" scanning */
 typedef struct {
@@ -37,9 +38,32 @@ gboolean sim_cli_parse (int argc, char **argv, int first, const SimCliOption *op
  * (sim-plan.h) is set on plan; command NULL: the plain sim command */
 gboolean sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *options,
                              const char *command, SimPlan *plan, GError **error);
-/* a topology by name or path, resized to nodes (> 0) and, when calibration
- * is not NULL, with that calibration applied */
-SimTopology *sim_cli_load_topology (const char *name, int nodes, const char *calibration, GError **error);
+/* a topology by name or path, resized to nodes (> 0) or to gpus (> 0: a
+ * multiple of a node, or 1, 2, 4 or 8 GPUs of one node) and, when
+ * calibration is not NULL, with that calibration applied.  The file's
+ * warnings (sim-topology.h) go to stderr, "sim: warning: ...", once per
+ * process. */
+SimTopology *sim_cli_load_topology (const char *name, int nodes, int gpus, const char *calibration,
+                                    GError **error);
+/* the --nodes/--gpus that would give want GPUs of topo's kind, as a
+ * phrase, or NULL when none would (or want is what topo has); g_free() */
+char *sim_cli_fit_hint (const SimTopology *topo, int want);
+
+/* what fits a terminal: tables and help at most SIM_CLI_COLUMNS wide
+ * unless --wide; option lists keep their flags in a column this wide */
+#define SIM_CLI_COLUMNS 100
+#define SIM_CLI_FLAG_COLUMN 37
+/* text appended as words from column col, wrapped at width with the
+ * continuation lines indented; a number stays on the line of its unit */
+void sim_cli_append_wrapped (GString *out, const char *text, int col, int indent, int width);
+/* an option list ("  --flag VALUE<pad> description" lines, as
+ * sim_plan_help) with the descriptions wrapped under their column (as is
+ * when wide) and bare N placeholders named; new text, g_free() */
+char *sim_cli_format_options (const char *table, gboolean wide);
+
+/* sim_report_text with wide TRUE: tables and time lines unwrapped as
+ * before --wide existed (sim/sim-report.c; belongs in sim-report.h) */
+char *sim_report_text_wide (const SimRun *run, gboolean wide);
 
 /* --json FILE|-: the text to FILE, whole or not at all (error prefixed
  * "--json: "), or to stdout for "-", which ends the command (*done) */
@@ -52,8 +76,31 @@ gboolean sim_cli_int (const char *flag, const char *value, int min, int max, int
                       GError **error);
 
 /* the comparison table of sim compare: runs in the order given
- * (SimRun*), then the usable memory and the legend */
-void sim_cli_print_runs (GString *out, GPtrArray *runs);
+ * (SimRun*), then the usable memory and the legend; at most 100 columns
+ * unless wide */
+void sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide);
+
+/* one row of the narrow table that compare and sweep share; strings are
+ * borrowed */
+typedef struct {
+  const char *rank;      /* "1", or "-" for a plan that does not fit */
+  const char *label;     /* the plan, cut after commas when too long */
+  double peak_gb;
+  gboolean has_time;
+  double step_s;
+  const char *tokens;    /* tokens/s, with thousands separators */
+  const char *mfu;       /* "50.8%" or "-" */
+  double bubble;         /* fraction of the step */
+  double exposed_s[4];   /* TP, CP, PP, DP */
+  int gpus;              /* with scale */
+  const char *e;         /* with scale: "0.93" or "-" */
+  const char *limit;     /* "compute", "comm", "OOM A", with " tight" or "*" */
+} SimCliRow;
+/* the narrow table (at most 100 columns, the plan column wrapping after
+ * commas; the largest exposed communication in one column), and its
+ * legend */
+void sim_cli_print_narrow (GString *out, const SimCliRow *rows, guint n, gboolean scale);
+void sim_cli_print_narrow_legend (GString *out, gboolean scale);
 /* what the columns of the compare and sweep tables mean (E with scale) */
 void sim_cli_print_legend (GString *out, gboolean scale);
 

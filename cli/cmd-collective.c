@@ -10,13 +10,15 @@
 #include "sim-units.h"
 
 static const char *usage =
-    "usage: sim collective --topology T [--nodes N] --op all_reduce|all_gather|reduce_scatter|broadcast|sendrecv\n"
-    "                      --gpus N [--min-bytes 8B] [--max-bytes 16GiB] [--algo ring|tree|hier|nvls|auto]\n"
-    "                      [--proto LL|LL128|Simple|auto] [--json FILE|-]\n"
+    "usage: sim collective --topology FILE|NAME [--nodes N] --gpus N\n"
+    "                      --op all_reduce|all_gather|reduce_scatter|broadcast|sendrecv\n"
+    "                      [--min-bytes SIZE] [--max-bytes SIZE] [--algo ring|tree|hier|nvls|auto]\n"
+    "                      [--proto LL|LL128|Simple|auto] [--calibration FILE] [--json FILE|-]\n"
     "\n"
     "Simulates the collective on the first N GPUs of the topology at every size from\n"
     "min to max, doubling, and prints a table in the layout of nccl-tests (time in us,\n"
-    "algbw and busbw in GB/s with GB = 10^9 bytes, busbw with nccl-tests' factors).\n";
+    "algbw and busbw in GB/s with GB = 10^9 bytes, busbw with nccl-tests' factors).\n"
+    "A SIZE has its unit: 8B, 1MiB, 16GiB (the defaults are 8B and 16GiB).\n";
 
 typedef struct {
   guint64 size;
@@ -195,7 +197,7 @@ sim_cmd_collective (int argc, char **argv, GError **error)
   if (!parse_op_algo_proto (op_s, algo_s, proto_s, &sw, error) ||
       !parse_sizes (min_s, max_s, &sw, error))
     return 2;
-  topo = sim_cli_load_topology (topology, nodes, calibration, error);
+  topo = sim_cli_load_topology (topology, nodes, 0, calibration, error);
   if (topo == NULL)
     return 2;
   if (!sim_cli_int ("gpus", gpus_s, sw.op == SIM_OP_SENDRECV ? 2 : 1,

@@ -5,14 +5,58 @@
 #include "cli.h"
 #include "sim-error.h"
 #include "sim-io.h"
+#include "sim-paths.h"
 #include "sim-plan.h"
+
+/* the plan options' names, read off sim_plan_help ("  --[no-]x ..." or
+ * "  --x VALUE ..."), with their "no-" forms */
+static void
+add_plan_names (GPtrArray *names)
+{
+  g_autofree char *help = sim_plan_help ();
+  g_auto (GStrv) lines = g_strsplit (help, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++) {
+    const char *l = g_strchug (lines[i]);
+    gsize n = 0;
+    if (!g_str_has_prefix (l, "--"))
+      continue;
+    l += 2;
+    if (g_str_has_prefix (l, "[no-]"))
+      l += 5;
+    while (l[n] != '\0' && l[n] != ' ')
+      n++;
+    g_ptr_array_add (names, g_strndup (l, n));
+  }
+}
+
+/* "unknown option '--tpp'; did you mean --tp? see sim --help" */
+static void
+unknown_option (const char *key, const SimCliOption *options, gboolean plan, const char *command,
+                GError **error)
+{
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *hint = NULL;
+  const char *near = NULL;
+  for (const SimCliOption *p = options; p->name != NULL; p++)
+    g_ptr_array_add (names, g_strdup (p->name));
+  if (plan)
+    add_plan_names (names);
+  near = sim_paths_closest (key, (const char *const *) names->pdata, names->len);
+  hint = near != NULL ? g_strdup_printf ("did you mean --%s? ", near) : g_strdup ("");
+  if (command == NULL)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unknown option '--%s'; %ssee sim --help", key, hint);
+  else
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: unknown option '--%s'; %ssee sim %s --help", command,
+                 key, hint, command);
+}
 
 gboolean
 sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *options,
                     const char *command, SimPlan *plan, GError **error)
 {
   for (int i = first; i < argc; i++) {
-    const char *arg = argv[i];
+    /* -h, the one short option, as everywhere else */
+    const char *arg = g_str_equal (argv[i], "-h") ? "--help" : argv[i];
     const char *eq = strchr (arg, '=');
     g_autofree char *key = NULL;
     const SimCliOption *o = NULL;
@@ -47,11 +91,7 @@ sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *option
       g_clear_error (error);
     }
     if (o == NULL) {
-      if (command == NULL)
-        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unknown option '--%s'; see sim --help", key);
-      else
-        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: unknown option '--%s'; see sim %s --help",
-                     command, key, command);
+      unknown_option (key, options, plan != NULL, command, error);
       return FALSE;
     }
     if (!o->takes_value) {
@@ -121,20 +161,224 @@ sim_cli_int (const char *flag, const char *value, int min, int max, int *out, GE
 }
 
 #include "sim-calibration.h"
-#include "sim-paths.h"
+
+/* --gpus N as nodes, or as one node of part of its GPUs (*per_node > 0):
+ * 1, 2, 4 or 8 GPUs of one node, or a multiple of a node */
+static gboolean
+gpus_as_nodes (const char *path, const char *name, int gpus, int *nodes, int *per_node, GError **error)
+{
+  g_autoptr (SimTopology) t = sim_topology_load (path, 0, error);
+  int gpn = 0;
+  if (t == NULL)
+    return FALSE;
+  gpn = t->file_gpus_per_node;
+  if (gpn <= 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--gpus: %s is a <graph>, whose GPUs cannot be taken in part; use the whole file", name);
+    return FALSE;
+  }
+  if (gpus % gpn == 0) {
+    *nodes = gpus / gpn;
+    *per_node = 0;
+  } else if (gpus < gpn && (gpus == 1 || gpus == 2 || gpus == 4 || gpus == 8)) {
+    *nodes = 1;
+    *per_node = gpus;
+  } else {
+    /* the nearest that works, below and above */
+    int below = gpus > gpn ? gpus / gpn * gpn : gpus > 4 ? 4 : gpus > 2 ? 2 : 1;
+    int above = gpus > gpn ? below + gpn : gpus < 4 && gpn > 4 ? 4 : gpus < 8 && gpn > 8 ? 8 : gpn;
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--gpus %d: expected 1, 2, 4 or 8 GPUs of one node, or a multiple of the %d GPUs of a %s node "
+                 "(for example --gpus %d or --gpus %d)",
+                 gpus, gpn, t->name, below, above);
+    return FALSE;
+  }
+  return TRUE;
+}
 
 SimTopology *
-sim_cli_load_topology (const char *name, int nodes, const char *calibration, GError **error)
+sim_cli_load_topology (const char *name, int nodes, int gpus, const char *calibration, GError **error)
 {
+  static gboolean warned = FALSE;
   g_autofree char *path = sim_paths_resolve (name, "topologies", error);
   g_autoptr (SimTopology) t = NULL;
-  if (path == NULL || (t = sim_calibration_load_topology (path, nodes, calibration, error)) == NULL)
+  int per_node = 0;
+  if (path == NULL)
     return NULL;
+  if (gpus > 0) {
+    int want = 0;
+    if (!gpus_as_nodes (path, name, gpus, &want, &per_node, error))
+      return NULL;
+    if (nodes > 0 && nodes != want) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--gpus %d is %d node%s, but --nodes says %d; give one of them",
+                   gpus, want, want == 1 ? "" : "s", nodes);
+      return NULL;
+    }
+    nodes = want;
+  }
+  /* as sim_calibration_load_topology, with a part of a node */
+  if ((t = sim_topology_load_part (path, nodes, per_node, error)) == NULL)
+    return NULL;
+  for (guint i = 0; i < t->gpu_types->len; i++) {
+    const SimGpuType *g = g_ptr_array_index (t->gpu_types, i);
+    g_autoptr (SimCalibration) c = NULL;
+    if (g->calibration_path == NULL)
+      continue;
+    if ((c = sim_calibration_load (g->calibration_path, error)) == NULL)
+      return NULL;
+    sim_calibration_apply (c, t);
+  }
+  if (calibration != NULL) {
+    g_autoptr (SimCalibration) c = sim_calibration_load (calibration, error);
+    if (c == NULL)
+      return NULL;
+    sim_calibration_apply (c, t);
+  }
+  /* doubts, not errors: stderr, once per command (a sweep loads its file
+   * once per cluster size) */
+  if (!warned && t->warnings != NULL) {
+    for (guint i = 0; i < t->warnings->len; i++)
+      fprintf (stderr, "sim: warning: %s\n", (const char *) g_ptr_array_index (t->warnings, i));
+    warned = TRUE;
+  }
   /* every subcommand models one GPU type per cluster (sim_plan_resolve
    * checks it too, for library users) */
   if (!sim_topology_check_one_gpu_type (t, error))
     return NULL;
   return g_steal_pointer (&t);
+}
+
+char *
+sim_cli_fit_hint (const SimTopology *topo, int want)
+{
+  int gpn = topo->gpus_per_node > 0 ? topo->file_gpus_per_node : 0;
+  if (want <= 0 || gpn <= 0 || want == sim_topology_n_gpus (topo))
+    return NULL;
+  if (want % gpn == 0)
+    return g_strdup_printf ("--nodes %d (or --gpus %d) runs it on %d GPUs of %s", want / gpn, want, want,
+                            topo->name);
+  if (want < gpn && (want == 1 || want == 2 || want == 4 || want == 8))
+    return g_strdup_printf ("--gpus %d runs it on %d GPU%s of one %s node", want, want, want == 1 ? "" : "s",
+                            topo->name);
+  return NULL;
+}
+
+/* ---- text that fits a terminal ---- */
+
+/* whether a word is a number, kept on the line of the word after it (its
+ * unit: "400 Gb/s", "45.2 GB") */
+static gboolean
+is_number (const char *w)
+{
+  gsize n = strlen (w);
+  /* an operator ("> 1", "x 8") stays with what follows it too */
+  if (g_str_equal (w, ">") || g_str_equal (w, "<") || g_str_equal (w, "=") || g_str_equal (w, "x") ||
+      g_str_equal (w, ">=") || g_str_equal (w, "<="))
+    return TRUE;
+  if (n > 0 && w[0] == '(')
+    w++, n--;
+  return n > 0 && g_ascii_isdigit (w[n - 1]) && (g_ascii_isdigit (w[0]) || w[0] == '+' || w[0] == '-');
+}
+
+void
+sim_cli_append_wrapped (GString *out, const char *text, int col, int indent, int width)
+{
+  g_auto (GStrv) words = g_strsplit (text, " ", -1);
+  for (guint i = 0; words[i] != NULL; i++) {
+    int len = (int) strlen (words[i]);
+    if (is_number (words[i]) && words[i + 1] != NULL)
+      len += 1 + (int) strlen (words[i + 1]);
+    if (i > 0 && col + 1 + len > width) {
+      g_string_append_printf (out, "\n%*s", indent, "");
+      col = indent;
+    } else if (i > 0) {
+      g_string_append_c (out, ' ');
+      col++;
+    }
+    g_string_append (out, words[i]);
+    col += (int) strlen (words[i]);
+    if (is_number (words[i]) && words[i + 1] != NULL) {
+      i++;
+      g_string_append_printf (out, " %s", words[i]);
+      col += 1 + (int) strlen (words[i]);
+    }
+  }
+}
+
+/* what goes after a plan flag whose sim_plan_help placeholder is a bare N */
+static const struct {
+  const char *flag, *placeholder;
+} placeholders[] = {
+  { "--order", "ORDER" },
+  { "--lora-targets", "LIST" },
+  { "--context-reserve", "SIZE" },
+  { "--fragmentation", "FRACTION" },
+};
+
+char *
+sim_cli_format_options (const char *table, gboolean wide)
+{
+  g_auto (GStrv) lines = g_strsplit (table, "\n", -1);
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; lines[i] != NULL; i++) {
+    const char *l = lines[i];
+    g_autofree char *flag = NULL;
+    const char *desc = NULL;
+    if (lines[i + 1] == NULL && *l == '\0')
+      break;
+    if (!g_str_has_prefix (l, "  --") || strlen (l) <= SIM_CLI_FLAG_COLUMN) {
+      g_string_append_printf (out, "%s\n", l);
+      continue;
+    }
+    /* "  FLAG<padding> DESC", or a flag longer than its column and one space */
+    if (l[SIM_CLI_FLAG_COLUMN - 1] == ' ' && l[SIM_CLI_FLAG_COLUMN - 2] == ' ') {
+      flag = g_strstrip (g_strndup (l, SIM_CLI_FLAG_COLUMN));
+      desc = l + SIM_CLI_FLAG_COLUMN;
+    } else {
+      const char *sp = strchr (l + 2, ' ');
+      if (sp != NULL && !g_str_has_prefix (l + 2, "--[no-]"))
+        sp = strchr (sp + 1, ' ');
+      if (sp == NULL) {
+        g_string_append_printf (out, "%s\n", l);
+        continue;
+      }
+      flag = g_strndup (l + 2, (gsize) (sp - l - 2));
+      desc = sp + 1;
+    }
+    for (guint k = 0; k < G_N_ELEMENTS (placeholders); k++) {
+      g_autofree char *bare = g_strconcat (placeholders[k].flag, " N", NULL);
+      if (g_str_equal (flag, bare)) {
+        g_free (flag);
+        flag = g_strconcat (placeholders[k].flag, " ", placeholders[k].placeholder, NULL);
+      }
+    }
+    if (wide) {
+      g_string_append_printf (out, "  %-*s %s\n", SIM_CLI_FLAG_COLUMN - 3, flag, desc);
+      continue;
+    }
+    if ((int) strlen (flag) > SIM_CLI_FLAG_COLUMN - 3) {
+      /* a flag wider than its column: its values wrapped at the '|', the
+       * description under the column */
+      g_auto (GStrv) alts = g_strsplit (flag, "|", -1);
+      int col = 2;
+      g_string_append (out, "  ");
+      for (guint k = 0; alts[k] != NULL; k++) {
+        int len = (int) strlen (alts[k]) + (alts[k + 1] != NULL);
+        if (k > 0 && col + len > SIM_CLI_COLUMNS) {
+          g_string_append (out, "\n      ");
+          col = 6;
+        }
+        g_string_append_printf (out, "%s%s", alts[k], alts[k + 1] != NULL ? "|" : "");
+        col += len;
+      }
+      g_string_append_printf (out, "\n%*s", SIM_CLI_FLAG_COLUMN, "");
+    } else {
+      g_string_append_printf (out, "  %-*s ", SIM_CLI_FLAG_COLUMN - 3, flag);
+    }
+    sim_cli_append_wrapped (out, desc, SIM_CLI_FLAG_COLUMN, SIM_CLI_FLAG_COLUMN, SIM_CLI_COLUMNS);
+    g_string_append_c (out, '\n');
+  }
+  return g_string_free (out, FALSE);
 }
 
 /* ---- tables shared by compare and sweep ---- */
@@ -157,8 +401,83 @@ sim_cli_print_legend (GString *out, gboolean scale)
     g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
 }
 
+/* a plan string cut after commas into lines of at most w columns */
+static GPtrArray *
+plan_lines (const char *label, int w)
+{
+  GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) items = g_strsplit (label, ",", -1);
+  g_autoptr (GString) line = g_string_new (NULL);
+  for (guint i = 0; items[i] != NULL; i++) {
+    g_autofree char *item = g_strconcat (items[i], items[i + 1] != NULL ? "," : "", NULL);
+    if (line->len > 0 && (int) (line->len + strlen (item)) > w) {
+      g_ptr_array_add (lines, g_strdup (line->str));
+      g_string_truncate (line, 0);
+    }
+    g_string_append (line, item);
+  }
+  g_ptr_array_add (lines, g_strdup (line->str));
+  return lines;
+}
+
 void
-sim_cli_print_runs (GString *out, GPtrArray *runs)
+sim_cli_print_narrow (GString *out, const SimCliRow *rows, guint n, gboolean scale)
+{
+  /* the columns after the plan; the plan takes what is left of 100 */
+  const int fixed = 6 + 2 + 8 + 9 + 10 + 6 + 7 + 10 + 2 + (scale ? 11 : 0);
+  int lw = 5, longest = 4, w = 0;
+  for (guint i = 0; i < n; i++) {
+    longest = MAX (longest, (int) strlen (rows[i].label));
+    lw = MAX (lw, (int) strlen (rows[i].limit));
+  }
+  w = MAX (MIN (longest, SIM_CLI_COLUMNS - fixed - lw), 14);
+  g_string_append_printf (out, "%4s  %-*s  %7s %8s %9s %5s %6s ", "rank", w, "plan", "peak GB", "step s", "tokens/s",
+                          "MFU", "bubble");
+  if (scale)
+    g_string_append_printf (out, "%5s %4s ", "GPUs", "E");
+  g_string_append_printf (out, "%-9s  %s\n", "exposed s", "limit");
+  for (guint i = 0; i < n; i++) {
+    const SimCliRow *r = &rows[i];
+    g_autoptr (GPtrArray) lines = plan_lines (r->label, w);
+    g_string_append_printf (out, "%4s  %-*s  %7.1f ", r->rank, w, (const char *) g_ptr_array_index (lines, 0),
+                            r->peak_gb);
+    if (r->has_time) {
+      const char *names[] = { "TP", "CP", "PP", "DP" };
+      int k = 0;
+      g_autofree char *exposed = NULL;
+      for (int d = 1; d < 4; d++)
+        if (r->exposed_s[d] > r->exposed_s[k])
+          k = d;
+      exposed = r->exposed_s[k] > 0 ? g_strdup_printf ("%s %.3f", names[k], r->exposed_s[k]) : g_strdup ("0");
+      g_string_append_printf (out, "%8.3f %9s %5s %5.1f%% ", r->step_s, r->tokens, r->mfu, 100 * r->bubble);
+      if (scale)
+        g_string_append_printf (out, "%5d %4s ", r->gpus, r->e);
+      g_string_append_printf (out, "%-9s  %s\n", exposed, r->limit);
+    } else {
+      g_string_append_printf (out, "%8s %9s %5s %6s ", "-", "-", "-", "-");
+      if (scale)
+        g_string_append_printf (out, "%5d %4s ", r->gpus, "-");
+      g_string_append_printf (out, "%-9s  %s\n", "-", r->limit);
+    }
+    for (guint k = 1; k < lines->len; k++)
+      g_string_append_printf (out, "%4s  %s\n", "", (const char *) g_ptr_array_index (lines, k));
+  }
+}
+
+void
+sim_cli_print_narrow_legend (GString *out, gboolean scale)
+{
+  g_string_append (out, "peak GB: per GPU, on the busiest pipeline stage (GB = 10^9 bytes); exposed s: the\n"
+                        "largest of the TP, CP, PP and DP communication not hidden behind compute (seconds\n"
+                        "per step; --wide shows each); limit: what bounds the step, compute or comm\n"
+                        "(communication), or OOM and its case when it does not fit; tight: fits only\n"
+                        "without the fragmentation allowance; *: screened from shorter runs\n");
+  if (scale)
+    g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
+}
+
+void
+sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
 {
   gsize w = 4;
   guint64 usable = 0;
@@ -169,6 +488,46 @@ sim_cli_print_runs (GString *out, GPtrArray *runs)
     if (i > 0 && r->memory->usable_bytes != usable)
       same_usable = FALSE;
     usable = r->memory->usable_bytes;
+  }
+  if (!wide) {
+    g_autofree SimCliRow *rows = g_new0 (SimCliRow, runs->len);
+    g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
+    for (guint i = 0; i < runs->len; i++) {
+      const SimRun *r = g_ptr_array_index (runs, i);
+      const SimIteration *it = r->time;
+      SimCliRow *row = &rows[i];
+      const char *wall = sim_run_wall (r);
+      row->rank = r->memory->fits ? g_strdup_printf ("%u", i + 1) : g_strdup ("-");
+      g_ptr_array_add (keep, (char *) row->rank);
+      row->label = r->label;
+      row->peak_gb = r->memory->peak_bytes / 1e9;
+      row->has_time = it != NULL;
+      if (it != NULL) {
+        row->step_s = it->step_s;
+        row->tokens = sim_format_count ((guint64) llround (it->tokens_per_s));
+        g_ptr_array_add (keep, (char *) row->tokens);
+        row->mfu = r->memory->fits ? g_strdup_printf ("%.1f%%", 100 * it->mfu) : g_strdup ("-");
+        g_ptr_array_add (keep, (char *) row->mfu);
+        row->bubble = it->bubble_fraction;
+        row->exposed_s[0] = it->exposed_tp_s;
+        row->exposed_s[1] = it->exposed_cp_s;
+        row->exposed_s[2] = it->exposed_pp_s;
+        row->exposed_s[3] = it->exposed_dp_s;
+      }
+      row->limit = !r->memory->fits ? g_strdup_printf ("OOM %s", sim_oom_case_name (r->memory->oom_case))
+                   : g_strdup_printf ("%s%s%s", g_str_equal (wall, "communication") ? "comm" : wall,
+                                      r->memory->tight ? " tight" : "", r->extrapolated ? "*" : "");
+      g_ptr_array_add (keep, (char *) row->limit);
+    }
+    sim_cli_print_narrow (out, rows, runs->len, FALSE);
+    g_string_append_c (out, '\n');
+    if (same_usable && runs->len > 0) {
+      g_autofree char *gb = sim_format_gb (usable);
+      g_autofree char *gib = sim_format_gib (usable);
+      g_string_append_printf (out, "usable memory per GPU: %s (%s)\n", gb, gib);
+    }
+    sim_cli_print_narrow_legend (out, FALSE);
+    return;
   }
   w = MIN (w, 72);
   g_string_append_printf (out, "%4s  %-*s  %-5s %7s %8s %9s %6s %6s %6s %6s %6s %6s  %s\n", "rank", (int) w, "plan",

@@ -12,14 +12,15 @@
 #include "viz-file.h"
 
 static const char *usage =
-    "usage: sim compare --topology T [--nodes N] [--model M] --plan PLAN --plan PLAN ...\n"
-    "                   [--chart FILE.png|.svg|.pdf] [--json FILE|-] [--full-fidelity]\n"
-    "                   [--calibration FILE]\n"
+    "usage: sim compare --topology FILE|NAME [--nodes N | --gpus N] [--model FILE|NAME]\n"
+    "                   --plan PLAN --plan PLAN ... [--chart FILE.png|.svg|.pdf] [--json FILE|-]\n"
+    "                   [--full-fidelity] [--calibration FILE] [--wide]\n"
     "\n"
     "Each PLAN is plan flags as key=value pairs, for example\n"
     "  --plan tp=8,pp=4,dp=2 --plan tp=4,pp=8,dp=2,mb=2,schedule=interleaved,v=2\n"
     "(every plan flag of sim --help; short names mb, gb, v, sp, seq).  Prints one row per\n"
-    "plan, the plans that fit ranked by throughput, and the diagnosis of each.\n"
+    "plan, the plans that fit ranked by throughput, and the diagnosis of each.  The table\n"
+    "fits 100 columns; --wide shows every exposed-communication column on one line.\n"
     "\n"
     "exit status: 0 at least one plan fits in GPU memory, 1 none fits (the table and\n"
     "the files asked for are still written), 2 bad input or an error\n";
@@ -31,8 +32,9 @@ write_outputs (const char *chart, const char *json, const SimTopology *topo, con
 {
   g_autoptr (SimOutputSet) set = sim_output_set_new ();
   if (chart != NULL) {
-    g_autofree char *title = g_strdup_printf ("%s on %s (%d GPUs): %u layouts", model->name, topo->name,
-                                              sim_topology_n_gpus (topo), runs->len);
+    int n = sim_topology_n_gpus (topo);
+    g_autofree char *title = g_strdup_printf ("%s on %s (%d GPU%s): %u layout%s", model->name, topo->name, n,
+                                              n == 1 ? "" : "s", runs->len, runs->len == 1 ? "" : "s");
     if (!viz_stage_compare (set, chart, (const SimRun *const *) runs->pdata, (int) runs->len, title, error)) {
       g_prefix_error (error, "--chart: ");
       return FALSE;
@@ -52,20 +54,21 @@ int
 sim_cmd_compare (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *nodes_s = NULL, *model_s = NULL, *chart = NULL, *json = NULL;
-  g_autofree char *calibration = NULL;
+  g_autofree char *calibration = NULL, *gpus_s = NULL;
   g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_free);
   g_autofree char *model_path = NULL;
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimModel) model = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
-  gboolean help = FALSE, full = FALSE;
-  int nodes = 0, status = 1;
+  gboolean help = FALSE, full = FALSE, wide = FALSE;
+  int nodes = 0, gpus = 0, status = 1;
   const SimCliOption options[] = {
     { "topology", TRUE, &topology, NULL, NULL }, { "nodes", TRUE, &nodes_s, NULL, NULL },
     { "model", TRUE, &model_s, NULL, NULL }, { "plan", TRUE, NULL, NULL, plans },
     { "chart", TRUE, &chart, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
-    { "full-fidelity", FALSE, NULL, &full, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { "full-fidelity", FALSE, NULL, &full, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
+    { "wide", FALSE, NULL, &wide, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
 
@@ -77,13 +80,15 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   }
   if (topology == NULL || plans->len == 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "compare: expected --topology and at least one --plan; see sim compare --help");
+                 "compare: expected --topology FILE|NAME and at least one --plan PLAN; see sim compare --help");
     return 2;
   }
   if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error))
     return 2;
+  if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, SIM_TOPOLOGY_MAX_GPUS, &gpus, error))
+    return 2;
   if ((model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
-      (topo = sim_cli_load_topology (topology, nodes, calibration, error)) == NULL ||
+      (topo = sim_cli_load_topology (topology, nodes, gpus, calibration, error)) == NULL ||
       (model = sim_model_load (model_path, error)) == NULL)
     return 2;
   /* the outputs, before any layout is simulated */
@@ -122,19 +127,34 @@ sim_cmd_compare (int argc, char **argv, GError **error)
     fputs (text, stdout);
     return status;
   }
-  g_string_append_printf (out, "sim compare: %s on %s, %d GPUs (%d nodes); ranked by tokens/s among the layouts that fit\n\n",
-                          model->name, topo->name, sim_topology_n_gpus (topo), topo->n_nodes);
-  sim_cli_print_runs (out, runs);
+  {
+    int n = sim_topology_n_gpus (topo);
+    g_string_append_printf (out, "sim compare: %s on %s, %d GPU%s (%d node%s); ranked by tokens/s among the layouts that fit\n\n",
+                            model->name, topo->name, n, n == 1 ? "" : "s", topo->n_nodes,
+                            topo->n_nodes == 1 ? "" : "s");
+  }
+  sim_cli_print_runs (out, runs, wide);
   g_string_append (out, "\n");
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
     g_autoptr (GPtrArray) d = sim_run_diagnose (r, NULL);
     g_string_append_printf (out, "%s\n", r->label);
-    for (guint k = 0; k < d->len; k++)
-      g_string_append_printf (out, "  %s\n", (const char *) g_ptr_array_index (d, k));
+    for (guint k = 0; k < d->len; k++) {
+      g_string_append (out, "  ");
+      if (wide)
+        g_string_append (out, g_ptr_array_index (d, k));
+      else
+        sim_cli_append_wrapped (out, g_ptr_array_index (d, k), 2, 4, SIM_CLI_COLUMNS);
+      g_string_append_c (out, '\n');
+    }
     for (guint k = 0; k < r->remedies->len; k++) {
       g_autofree char *text = sim_report_remedy_text (g_ptr_array_index (r->remedies, k));
-      g_string_append_printf (out, "  remedy: %s\n", text);
+      g_string_append (out, "  remedy: ");
+      if (wide)
+        g_string_append (out, text);
+      else
+        sim_cli_append_wrapped (out, text, 10, 12, SIM_CLI_COLUMNS);
+      g_string_append_c (out, '\n');
     }
   }
   fputs (out->str, stdout);

@@ -31,6 +31,8 @@ typedef struct {
   char *topology;
   char *model;
   int nodes;
+  int gpus;
+  gboolean wide;
   char *json;
   gboolean help;
   gboolean version;
@@ -65,41 +67,57 @@ cli_clear (Cli *cli)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cli, cli_clear)
 
 static void
-print_help (void)
+print_help (gboolean wide)
 {
   g_autofree char *plan_help = sim_plan_help ();
-  printf ("usage: sim --topology FILE|NAME [--model FILE|NAME] [--nodes N] [plan flags] [--json FILE|-]\n"
-          "       sim collective --topology T --op OP --gpus N ...   (see sim collective --help)\n"
-          "       sim validate --nccl FILE --topology T ...          (see sim validate --help)\n"
-          "       sim compare --topology T --plan P --plan P ...    (see sim compare --help)\n"
-          "       sim sweep --topology T [--model M] ...             (see sim sweep --help)\n"
+  g_autofree char *plan_text = sim_cli_format_options (plan_help, wide);
+  g_autofree char *own = NULL;
+  static const char *options =
+      "  --topology FILE|NAME               cluster XML: a path, or a name in topologies/ (sim list\n"
+      "                                     topologies)\n"
+      "  --model FILE|NAME                  model XML: a path, or a name in models/ (default " DEFAULT_MODEL
+      "; sim list models)\n"
+      "  --nodes N                          use N nodes of the cluster instead of the file's count\n"
+      "  --gpus N                           use N GPUs of the cluster: 1, 2, 4 or 8 of one node, or a\n"
+      "                                     multiple of a node's GPUs\n"
+      "  --json FILE|-                      write the result as JSON (- for stdout alone)\n"
+      "  --calibration FILE                 measured rates (from sim calibrate) applied over the\n"
+      "                                     topology's own\n"
+      "  --efficiency KEY=VALUE,...         override the GPU's training efficiency constants:\n"
+      "                                     sustained-clock, hbm, kernel-fixed, host-launch,\n"
+      "                                     comm-slowdown (see topologies/README.md)\n"
+      "  --full-fidelity                    simulate every data-parallel replica, not one\n"
+      "  --memory-only                      the memory ledger alone, no time simulation\n"
+      "  --gantt FILE                       Gantt chart (.png, .svg or .pdf)\n"
+      "  --memory-chart FILE                memory over time (.png, .svg or .pdf)\n"
+      "  --ranks LIST                       GPUs whose stages the charts show (e.g. 0,24,56)\n"
+      "  --trace FILE                       Chrome/Perfetto trace (JSON)\n"
+      "  --csv DIR                          spans.csv and memory.csv\n"
+      "  --output-dir DIR                   report.txt, result.json, gantt.png, memory.png,\n"
+      "                                     trace.json and the CSV files, all in DIR\n"
+      "  --wide                             tables and help as wide as they come (default: at most\n"
+      "                                     100 columns)\n"
+      "  -h, --help, --version\n";
+  own = sim_cli_format_options (options, wide);
+  printf ("usage: sim --topology FILE|NAME [--model FILE|NAME] [--nodes N | --gpus N] [plan flags]\n"
+          "           [--json FILE|-] [--wide] [--gantt FILE] ...\n"
+          "       sim compare --topology FILE|NAME --plan PLAN --plan PLAN ...   (sim compare --help)\n"
+          "       sim sweep --topology FILE|NAME [--model FILE|NAME] ...         (sim sweep --help)\n"
+          "       sim collective --topology FILE|NAME --op OP --gpus N ...       (sim collective --help)\n"
+          "       sim validate --topology FILE|NAME --nccl FILE ...              (sim validate --help)\n"
+          "       sim calibrate --gpu NAME -o FILE --gemm|--hbm|--nccl FILE ...  (sim calibrate --help)\n"
+          "       sim shapes --model FILE|NAME [--tp N] ...                      (sim shapes --help)\n"
+          "       sim list models|topologies|gpus                                (sim list --help)\n"
           "\n"
-          "Does a transformer training layout fit in GPU memory, and why not?\n"
+          "Does a transformer training layout fit in GPU memory, and how long does a step take?\n"
           "\n"
-          "  --topology NAME                    cluster XML (a path, or a name in topologies/)\n"
-          "  --model NAME                       model XML (default " DEFAULT_MODEL ")\n"
-          "  --nodes N                          override the cluster's node count\n"
-          "  --json FILE                        write the result as JSON (- for stdout alone)\n"
-          "  --calibration FILE                 measured rates (sim calibrate) over the topology's\n"
-          "  --efficiency K=V,...               override the GPU's training efficiency constants:\n"
-          "                                     sustained-clock, hbm, kernel-fixed, host-launch,\n"
-          "                                     comm-slowdown (see topologies/README.md)\n"
-          "  --full-fidelity                    simulate every data-parallel replica, not one\n"
-          "  --memory-only                      the memory ledger alone, no time simulation\n"
-          "  --gantt FILE                       Gantt chart (.png, .svg or .pdf)\n"
-          "  --memory-chart FILE                memory over time (.png, .svg or .pdf)\n"
-          "  --ranks LIST                       GPUs whose stages the charts show (e.g. 0,24,56)\n"
-          "  --trace FILE                       Chrome/Perfetto trace (JSON)\n"
-          "  --csv DIR                          spans.csv and memory.csv\n"
-          "  --output-dir DIR                   report.txt, result.json, gantt.png, memory.png,\n"
-          "                                     trace.json and the CSV files, all in DIR\n"
-          "  --help, --version\n"
+          "%s"
           "\n"
           "exit status: 0 the plan fits in GPU memory, 1 it does not (OUT OF MEMORY; the\n"
           "report and the files asked for are still written), 2 bad input or an error\n"
           "\n"
           "plan flags (also usable as key=value in plan strings):\n%s",
-          plan_help);
+          own, plan_text);
 }
 
 /* the stages of the GPUs listed in --ranks */
@@ -333,7 +351,9 @@ sim_cmd_run (int argc, char **argv, GError **error)
   g_autoptr (SimRun) r = NULL;
 
   g_autofree char *nodes = NULL;
+  g_autofree char *gpus = NULL;
   const SimCliOption options[] = {
+    { "gpus", TRUE, &gpus, NULL, NULL }, { "wide", FALSE, NULL, &cli.wide, NULL },
     { "topology", TRUE, &cli.topology, NULL, NULL }, { "model", TRUE, &cli.model, NULL, NULL },
     { "nodes", TRUE, &nodes, NULL, NULL }, { "json", TRUE, &cli.json, NULL, NULL },
     { "gantt", TRUE, &cli.gantt, NULL, NULL }, { "memory-chart", TRUE, &cli.memory_chart, NULL, NULL },
@@ -351,8 +371,10 @@ sim_cmd_run (int argc, char **argv, GError **error)
     return 2;
   if (nodes != NULL && !sim_cli_int ("nodes", nodes, 1, 65536, &cli.nodes, error))
     return 2;
+  if (gpus != NULL && !sim_cli_int ("gpus", gpus, 1, SIM_TOPOLOGY_MAX_GPUS, &cli.gpus, error))
+    return 2;
   if (cli.help) {
-    print_help ();
+    print_help (cli.wide);
     return 0;
   }
   if (cli.version) {
@@ -361,7 +383,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
   }
   if (cli.topology == NULL) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "expected --topology FILE (for example --topology dgx8x4.xml); see sim --help");
+                 "expected --topology FILE|NAME (for example --topology dgx8x4; sim list topologies); see sim --help");
     return 2;
   }
   topo_path = sim_paths_resolve (cli.topology, "topologies", error);
@@ -370,7 +392,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
   model_path = sim_paths_resolve (cli.model != NULL ? cli.model : DEFAULT_MODEL, "models", error);
   if (model_path == NULL)
     return 2;
-  topo = sim_cli_load_topology (topo_path, cli.nodes, cli.calibration, error);
+  topo = sim_cli_load_topology (topo_path, cli.nodes, cli.gpus, cli.calibration, error);
   if (topo == NULL)
     return 2;
   if (cli.efficiency != NULL && !sim_topology_set_efficiency (topo, cli.efficiency, error)) {
@@ -384,12 +406,22 @@ sim_cmd_run (int argc, char **argv, GError **error)
     return 2;
   {
     gboolean model_default = cli.model == NULL;
+    /* the layout's own size, to suggest --nodes/--gpus when it does not match */
+    int want = plan->tp > 0 && plan->pp > 0 && plan->dp > 0 ? plan->tp * MAX (plan->cp, 1) * plan->pp * plan->dp : 0;
     r = sim_run_evaluate (topo, model, g_steal_pointer (&plan), NULL,
                           SIM_RUN_REMEDIES | (cli.memory_only ? 0 : SIM_RUN_TIME) |
                               (cli.full_fidelity ? SIM_RUN_FULL : 0),
                           error);
-    if (r == NULL)
+    if (r == NULL) {
+      g_autofree char *hint = sim_cli_fit_hint (topo, want);
+      if (hint != NULL && g_error_matches (*error, SIM_ERROR, SIM_ERROR_PLAN))
+      {
+        char *old = (*error)->message;
+        (*error)->message = g_strdup_printf ("%s; or %s", old, hint);
+        g_free (old);
+      }
       return 2;
+    }
     /* resolve() resets the list; keep the model default in front */
     if (model_default)
       g_ptr_array_insert (r->plan->defaults, 0, g_strdup ("--model " DEFAULT_MODEL));
@@ -400,7 +432,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
     g_autofree char *json = sim_report_json (r);
     fputs (json, stdout);
   } else {
-    g_autofree char *text = sim_report_text (r);
+    g_autofree char *text = sim_report_text_wide (r, cli.wide);
     fputs (text, stdout);
   }
   /* a plan that fits only without the fragmentation allowance (tight)

@@ -30,7 +30,7 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "shapes: expected --model M; see sim shapes --help");
       return 2;
     }
-    puts ("usage: sim shapes --model M [--tp T] [--cp C] [--seq-len S] [--micro-batch B]\n"
+    puts ("usage: sim shapes --model FILE|NAME [--tp N] [--cp N] [--seq-len N] [--micro-batch N]\n"
           "prints name,m,n,k of the GEMMs one tensor-parallel rank runs per layer and micro-batch");
     return 0;
   }

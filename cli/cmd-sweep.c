@@ -19,9 +19,9 @@
 typedef SimSweepRow Row;
 
 static const char *usage =
-    "usage: sim sweep --topology T [--model M] [--nodes N] [--global-batch B] [--scale]\n"
-    "                 [--fp8 off|hybrid|e4m3|both] [--top K] [--threads N] [--shard I/N]\n"
-    "                 [--json FILE|-]\n"
+    "usage: sim sweep --topology FILE|NAME [--model FILE|NAME] [--nodes N | --gpus N]\n"
+    "                 [--global-batch B] [--scale] [--fp8 off|hybrid|e4m3|both] [--top K]\n"
+    "                 [--threads N] [--shard I/N] [--json FILE|-] [--quiet] [--wide]\n"
     "       sim sweep --merge FILE FILE ... [--top K]\n"
     "\n"
     "Enumerates every layout of the job on the cluster, prunes what is invalid,\n"
@@ -30,6 +30,8 @@ static const char *usage =
     "E = t1 k1 / (k tk) is against the smallest layout that fits.  --shard I/N\n"
     "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
     "--fp8 trains the linear layers in FP8; both ranks BF16 and FP8 layouts together.\n"
+    "The table fits 100 columns: its plans leave out the global batch and the defaults\n"
+    "cp=1, schedule=1f1b and recompute=none (--json and --wide give them in full).\n"
     "\n"
     "exit status: 0 at least one layout fits in GPU memory, 1 none fits, 2 bad input\n"
     "or an error.  A shard (--shard I/N, N > 1) exits 0 once its file is written: the\n"
@@ -97,6 +99,77 @@ print_counts (GString *out, GPtrArray *rows)
   for (guint i = 0; i < order->len; i++)
     g_string_append_printf (out, "  %6d  %s\n", GPOINTER_TO_INT (g_hash_table_lookup (reasons, g_ptr_array_index (order, i))),
                             (const char *) g_ptr_array_index (order, i));
+}
+
+/* a row's plan as the narrow table shows it: still a plan string, without
+ * the global batch (the sweep's, in the title) and the defaults */
+static char *
+compact_label (const char *label)
+{
+  static const char *const dropped[] = { "cp=1", "schedule=1f1b", "recompute=none" };
+  g_auto (GStrv) items = g_strsplit (label, ",", -1);
+  g_autoptr (GPtrArray) kept = g_ptr_array_new ();
+  for (guint i = 0; items[i] != NULL; i++) {
+    gboolean drop = g_str_has_prefix (items[i], "gb=");
+    for (guint k = 0; k < G_N_ELEMENTS (dropped); k++)
+      drop |= g_str_equal (items[i], dropped[k]);
+    if (!drop)
+      g_ptr_array_add (kept, items[i]);
+  }
+  g_ptr_array_add (kept, NULL);
+  return g_strjoinv (",", (char **) kept->pdata);
+}
+
+/* the ranked layouts that have a time, at most 100 columns unless wide */
+static void
+print_ranked (GString *out, GPtrArray *ranked, int top, gboolean scale, gboolean wide)
+{
+  g_autofree SimCliRow *rows = NULL;
+  g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
+  guint n = 0;
+  if (wide) {
+    print_table (out, ranked, top, scale);
+    return;
+  }
+  rows = g_new0 (SimCliRow, MAX (ranked->len, 1));
+  for (guint i = 0; i < ranked->len && (int) n < top; i++) {
+    const Row *r = g_ptr_array_index (ranked, i);
+    SimCliRow *row = &rows[n];
+    char *t = NULL;
+    if (!r->has_time)
+      break;
+    g_ptr_array_add (keep, t = g_strdup_printf ("%u", n + 1));
+    row->rank = t;
+    g_ptr_array_add (keep, t = compact_label (r->label));
+    row->label = t;
+    row->peak_gb = r->peak_bytes / 1e9;
+    row->has_time = TRUE;
+    row->step_s = r->step_s;
+    g_ptr_array_add (keep, t = sim_format_count ((guint64) llround (r->tokens_per_s)));
+    row->tokens = t;
+    g_ptr_array_add (keep, t = g_strdup_printf ("%.1f%%", 100 * r->mfu));
+    row->mfu = t;
+    row->bubble = r->bubble;
+    row->exposed_s[0] = r->tp_s;
+    row->exposed_s[1] = r->cp_s;
+    row->exposed_s[2] = r->pp_s;
+    row->exposed_s[3] = r->dp_s;
+    row->gpus = r->gpus;
+    g_ptr_array_add (keep, t = isnan (r->e) ? g_strdup ("-") : g_strdup_printf ("%.2f", r->e));
+    row->e = t;
+    g_ptr_array_add (keep, t = g_strdup_printf ("%s%s", r->wall == NULL ? "-"
+                                                        : g_str_equal (r->wall, "communication") ? "comm"
+                                                                                                 : r->wall,
+                                                r->screened ? "*" : ""));
+    row->limit = t;
+    n++;
+  }
+  if (n > 0)
+    sim_cli_print_narrow (out, rows, n, scale);
+  else
+    g_string_append (out, "(no layout fits in GPU memory on this cluster: see the counts below)\n");
+  g_string_append_c (out, '\n');
+  sim_cli_print_narrow_legend (out, scale);
 }
 
 /* the exit status of a sweep: 0 when a layout fits, 1 when none does */
@@ -213,25 +286,26 @@ parse_job (const char *nodes_s, const char *threads_s, const char *gb_s, const c
 /* the cluster at nodes (0: as the file says), or with --scale at 1, 2, 4
  * ... nodes and at its full size; *max_nodes is the full size */
 static gboolean
-add_clusters (SimSweep *sw, const char *topo_path, int nodes, const char *calibration,
+add_clusters (SimSweep *sw, const char *topo_path, int nodes, int gpus, const char *calibration,
               gboolean scale, int *max_nodes, GError **error)
 {
-  SimTopology *t = sim_cli_load_topology (topo_path, nodes, calibration, error);
+  SimTopology *t = sim_cli_load_topology (topo_path, nodes, gpus, calibration, error);
   if (t == NULL)
     return FALSE;
   *max_nodes = t->n_nodes;
-  if (!scale) {
+  /* a part of one node does not scale */
+  if (!scale || t->gpus_per_node < t->file_gpus_per_node) {
     sim_sweep_add_cluster (sw, t, *max_nodes);
     return TRUE;
   }
   sim_topology_free (t);
   for (int n = 1; n <= *max_nodes; n *= 2) {
-    SimTopology *tn = sim_cli_load_topology (topo_path, n, calibration, error);
+    SimTopology *tn = sim_cli_load_topology (topo_path, n, 0, calibration, error);
     if (tn == NULL)
       return FALSE;
     sim_sweep_add_cluster (sw, tn, n);
     if (n < *max_nodes && n * 2 > *max_nodes) {
-      tn = sim_cli_load_topology (topo_path, *max_nodes, calibration, error);
+      tn = sim_cli_load_topology (topo_path, *max_nodes, 0, calibration, error);
       if (tn == NULL)
         return FALSE;
       sim_sweep_add_cluster (sw, tn, *max_nodes);
@@ -242,7 +316,8 @@ add_clusters (SimSweep *sw, const char *topo_path, int nodes, const char *calibr
 
 /* the diagnosis of the best, simulated again for its full report */
 static void
-print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked, gboolean scale)
+print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked, gboolean scale,
+            gboolean wide)
 {
   const Row *best = ranked->len > 0 ? g_ptr_array_index (ranked, 0) : NULL;
   g_autoptr (GError) local = NULL;
@@ -257,8 +332,11 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
     return;
   d = sim_run_diagnose (run, NULL);
   g_string_append_printf (out, "\nbest: %s\n", best->label);
-  for (guint i = 0; i < d->len; i++)
-    g_string_append_printf (out, "  %s\n", (const char *) g_ptr_array_index (d, i));
+  for (guint i = 0; i < d->len; i++) {
+    g_string_append (out, "  ");
+    sim_cli_append_wrapped (out, g_ptr_array_index (d, i), 2, 4, wide ? G_MAXINT / 2 : SIM_CLI_COLUMNS);
+    g_string_append_c (out, '\n');
+  }
   if (scale)
     g_string_append_printf (out, "  scaling efficiency E = %.2f against the smallest layout that fits\n", best->e);
 }
@@ -267,16 +345,18 @@ int
 sim_cmd_sweep (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL, *fp8_s = NULL;
-  g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL;
+  g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL, *gpus_s = NULL;
   g_autoptr (GPtrArray) merge_files = g_ptr_array_new_with_free_func (g_free);
-  gboolean help = FALSE, scale = FALSE, quiet = FALSE;
+  gboolean help = FALSE, scale = FALSE, quiet = FALSE, wide = FALSE;
+  int gpus = 0;
   const SimCliOption options[] = {
     { "topology", TRUE, &topology, NULL, NULL }, { "model", TRUE, &model_s, NULL, NULL },
     { "nodes", TRUE, &nodes_s, NULL, NULL }, { "global-batch", TRUE, &gb_s, NULL, NULL },
     { "top", TRUE, &top_s, NULL, NULL }, { "threads", TRUE, &threads_s, NULL, NULL },
     { "shard", TRUE, &shard_s, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
-    { "fp8", TRUE, &fp8_s, NULL, NULL },
+    { "fp8", TRUE, &fp8_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
+    { "wide", FALSE, NULL, &wide, NULL },
     { "quiet", FALSE, NULL, &quiet, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
@@ -302,10 +382,12 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   if (merge_files->len > 0)
     return merge (merge_files, top, error);
   if (topology == NULL) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "sweep: expected --topology (or --merge FILE...); see sim sweep --help");
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "sweep: expected --topology FILE|NAME (or --merge FILE...); see sim sweep --help");
     return 2;
   }
   if (!parse_job (nodes_s, threads_s, gb_s, shard_s, &job, error))
+    return 2;
+  if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, SIM_TOPOLOGY_MAX_GPUS, &gpus, error))
     return 2;
   /* the output, before hours of simulation */
   if (json != NULL && !sim_cli_check_json (json, error))
@@ -316,7 +398,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     return 2;
 
   sw = sim_sweep_new (model, job.gb);
-  if (!add_clusters (sw, topo_path, job.nodes, calibration, scale, &max_nodes, error))
+  if (!add_clusters (sw, topo_path, job.nodes, gpus, calibration, scale, &max_nodes, error))
     return 2;
   if (fp8_s != NULL) {
     /* off, hybrid, e4m3, or both: BF16 and hybrid FP8 ranked together */
@@ -356,15 +438,22 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     if (done)
       return job.shards > 1 ? 0 : status_of (sim_sweep_rows (sw));
   }
-  g_string_append_printf (out, "sim sweep: %s on %s, up to %d nodes%s; global batch %s; top %d by tokens/s\n\n",
-                          model->name, topology, max_nodes, scale ? " (scaling 1, 2, 4 ... nodes)" : "",
-                          gb_s != NULL ? gb_s : "the model's", top);
+  {
+    const SimTopology *big = sim_sweep_cluster (sw, max_nodes);
+    int n = big != NULL ? sim_topology_n_gpus (big) : 0;
+    g_autofree char *title = g_strdup_printf ("sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s; top %d by tokens/s",
+                                              model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n,
+                                              n == 1 ? "" : "s", scale ? ", scaling 1, 2, 4 ... nodes" : "",
+                                              gb_s != NULL ? gb_s : "the model's", top);
+    sim_cli_append_wrapped (out, title, 0, 2, wide ? G_MAXINT / 2 : SIM_CLI_COLUMNS);
+    g_string_append (out, "\n\n");
+  }
   if (job.shards > 1)
     g_string_append_printf (out, "shard %d of %d\n\n", job.shard, job.shards);
-  print_table (out, ranked, top, scale);
+  print_ranked (out, ranked, top, scale, wide);
   g_string_append_c (out, '\n');
   print_counts (out, sim_sweep_rows (sw));
-  print_best (out, sw, model, ranked, scale);
+  print_best (out, sw, model, ranked, scale, wide);
   fputs (out->str, stdout);
   /* wall time is not a result: stderr, so that stdout is the same for the same inputs */
   if (!quiet)

@@ -10,7 +10,7 @@
 #include "sim-paths.h"
 
 static const char *usage =
-    "usage: sim validate --topology T [--nodes N] [--calibration FILE] [--max-error PERCENT]\n"
+    "usage: sim validate --topology FILE|NAME [--nodes N] [--calibration FILE] [--max-error PERCENT]\n"
     "                    [--nccl FILE [--op OP] [--gpus N] [--algo ring|tree|hier|nvls|auto]]\n"
     "                    [--gemm gemm.csv] [--hbm hbm.csv]\n"
     "\n"
@@ -80,7 +80,7 @@ static gboolean
 validate_rates (const char *topology, int nodes, const char *calibration, const char *gemm,
                 const char *hbm, double *worst, GError **error)
 {
-  g_autoptr (SimTopology) t = sim_cli_load_topology (topology, nodes, calibration, error);
+  g_autoptr (SimTopology) t = sim_cli_load_topology (topology, nodes, 0, calibration, error);
 
   *worst = 0;
   if (t == NULL)
@@ -218,7 +218,7 @@ sim_cmd_validate (int argc, char **argv, GError **error)
     return 2;
   if (!resolve_op_and_ranks (measured, nccl, op_s, gpus_s, &op, &ranks, error))
     return 2;
-  topo = sim_cli_load_topology (topology, nodes, calibration, error);
+  topo = sim_cli_load_topology (topology, nodes, 0, calibration, error);
   if (topo == NULL)
     return 2;
   rows = sim_validate_nccl (topo, measured, op, ranks, algo, error);

@@ -3,7 +3,8 @@
  * Exit status as grep and diff: 0 the answer is yes (the plan fits; for
  * compare and sweep, at least one layout fits), 1 it is no (out of memory;
  * validate: over --max-error), 2 bad input or an error.
- * stdout carries results only; errors are one line on stderr, "sim: ...".  SIGINT, SIGTERM and SIGHUP remove the temporary files
+ * stdout carries results only; errors are one line on stderr, "sim: ...".
+ * SIGINT, SIGTERM and SIGHUP remove the temporary files
  * of outputs being written (sim-io.h) before the process dies of the
  * signal. */
 #include <errno.h>
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 #include "sim-io.h"
+#include "sim-paths.h"
 
 static const struct {
   const char *name;
@@ -24,6 +26,7 @@ static const struct {
   { "sweep", sim_cmd_sweep },
   { "shapes", sim_cmd_shapes },
   { "calibrate", sim_cmd_calibrate },
+  { "list", sim_cmd_list },
 };
 
 /* async-signal-safe only: unlink the temporary files, then die of the same
@@ -67,6 +70,18 @@ main (int argc, char **argv)
   for (guint i = 0; argc > 1 && i < G_N_ELEMENTS (commands); i++)
     if (g_str_equal (argv[1], commands[i].name))
       run = commands[i].run;
+  /* a word where a subcommand goes that is close to one: a misspelling */
+  if (run == sim_cmd_run && argc > 1 && argv[1][0] != '-') {
+    const char *names[G_N_ELEMENTS (commands)];
+    const char *near = NULL;
+    for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+      names[i] = commands[i].name;
+    near = sim_paths_closest (argv[1], names, G_N_ELEMENTS (commands));
+    if (near != NULL) {
+      fprintf (stderr, "sim: unknown command '%s'; did you mean sim %s? see sim --help\n", argv[1], near);
+      return 2;
+    }
+  }
   rc = run (argc, argv, &error);
   if (error != NULL) {
     fprintf (stderr, "sim: %s\n", error->message);
