@@ -61,10 +61,6 @@ void sim_cli_append_wrapped (GString *out, const char *text, int col, int indent
  * when wide) and bare N placeholders named; new text, g_free() */
 char *sim_cli_format_options (const char *table, gboolean wide);
 
-/* sim_report_text with wide TRUE: tables and time lines unwrapped as
- * before --wide existed (sim/sim-report.c; belongs in sim-report.h) */
-char *sim_report_text_wide (const SimRun *run, gboolean wide);
-
 /* --json FILE|-: the text to FILE, whole or not at all (error prefixed
  * "--json: "), or to stdout for "-", which ends the command (*done) */
 gboolean sim_cli_write_json (const char *json, const char *text, gboolean *done, GError **error);

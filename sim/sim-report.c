@@ -40,10 +40,6 @@ case_explanation (SimOomCase c)
  * each table row and each sentence of the time section on one line */
 #define REPORT_COLUMNS 100
 
-/* declared here until sim-report.h carries it (cli/cli.h declares it for
- * the command line) */
-char *sim_report_text_wide (const SimRun *run, gboolean wide);
-
 /* whether a word is a number, which is kept on the line of the word after
  * it (its unit: "400 Gb/s", "45.2 GB", "4 mb") */
 static gboolean

@@ -16,6 +16,9 @@ G_BEGIN_DECLS
 
 /* Each returns new text (caller g_free()s); never fails; any thread. */
 char *sim_report_text (const SimRun *run);
+/* sim_report_text within 100 columns (wide FALSE), or with its tables and
+ * time lines unwrapped (wide TRUE, sim --wide) */
+char *sim_report_text_wide (const SimRun *run, gboolean wide);
 /* one remedy as the report writes it: "--zero 3  why: peak ... fits" */
 char *sim_report_remedy_text (const SimRemedy *r);
 /* schema "sim-result/1", pretty-printed, ends with a newline */

@@ -30,7 +30,7 @@ with cli.tempdir() as tmp:
     check("text exit status", text.returncode, 0)
     check("text stderr", text.stderr, "")
     check("verdict line", any(l.startswith("Verdict   fits") for l in text.stdout.splitlines()), True)
-    check("memory table header", "peak GB  peak GiB" in text.stdout, True)
+    check("memory table header", "acts peak GB" in text.stdout, True)
 
     out = cli.run(sim, *args, "--json", "-", cwd=tmp, timeout=60)
     check("json exit status", out.returncode, 0)

@@ -33,7 +33,7 @@ with cli.tempdir() as tmp:
     check("every out-of-memory prune has its case",
           all(r["oom_case"] in ("A", "B", "C") for r in rows if (r["pruned"] or "").startswith("out of memory")), True)
     # ranking: tokens/s descending among the simulated
-    table = run("sweep", *base, "--threads", "2", "--top", "5").stdout.splitlines()
+    table = run("sweep", *base, "--threads", "2", "--top", "5", "--wide").stdout.splitlines()
     ranks = [l for l in table if l[:4].strip().isdigit() and len(l.split()) >= 12 and "tp=" in l.split()[1]]
     check("five ranked rows", len(ranks), 5)
     toks = [float(l.split()[4].replace(",", "")) for l in ranks]
@@ -70,7 +70,7 @@ c = run("compare", "--topology", "dgx8x4", "--model", "llama3-70b", "--plan", "t
 check("compare exit status", c.returncode, 0)
 cdoc = cli.json_of(c)
 ctext = run("compare", "--topology", "dgx8x4", "--model", "llama3-70b", "--plan", "tp=8,pp=4,dp=2",
-             "--plan", "tp=2,pp=4,dp=8,zero=0").stdout.splitlines()
+             "--plan", "tp=2,pp=4,dp=8,zero=0", "--wide").stdout.splitlines()
 cheader = next(l for l in ctext if l.startswith("rank"))
 check("compare header: units on every column, CP exposed, limit, no E",
       cheader.split()[2:], ["fits", "peak", "GB", "step", "s", "tokens/s", "MFU", "bubble", "TP", "s", "CP",
@@ -109,7 +109,7 @@ with cli.tempdir() as tmp:
     fp8 = {x["plan"].replace(",fp8=hybrid", "") for x in rows if x["plan"].endswith(",fp8=hybrid")}
     bf16 = {x["plan"] for x in rows if "fp8=" not in x["plan"] and "zero=" in x["plan"]}
     check("sweep --fp8 both: each BF16 layout has its FP8 twin", (r.returncode, bf16 == fp8), (0, True))
-    r = run("sweep", *base, "--fp8", "both", "--top", "1")
+    r = run("sweep", *base, "--fp8", "both", "--top", "1", "--wide")
     check("sweep --fp8 both: the fastest is FP8", "fp8=hybrid" in r.stdout.split("rank")[1].splitlines()[1], True)
 r = run("sweep", "--topology", "dgx-a100", "--nodes", "1", "--model", "llama3-8b", "--fp8", "both")
 check("sweep --fp8 on A100: exit 2, no FP8 tensor cores", (r.returncode, "no FP8 tensor cores" in r.stderr), (2, True))
