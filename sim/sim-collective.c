@@ -483,9 +483,10 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
   group_clear (&g);
   if (!found) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "algorithm %s%s%s: expected one this group supports (%s over %d GPUs; tree is all_reduce only, hier all_reduce over several nodes, nvls needs one node with an NVLink SHARP switch)",
+                 "algorithm %s%s%s: expected one this group supports (%s over %d GPU%s; tree is all_reduce only, hier all_reduce over several nodes, nvls needs one node with an NVLink SHARP switch)",
                  sim_algo_name (algo), proto != SIM_PROTO_AUTO ? "/" : "",
-                 proto != SIM_PROTO_AUTO ? sim_proto_name (proto) : "", sim_coll_op_name (op), n);
+                 proto != SIM_PROTO_AUTO ? sim_proto_name (proto) : "", sim_coll_op_name (op), n,
+                 n == 1 ? "" : "s");
     return FALSE;
   }
   return TRUE;

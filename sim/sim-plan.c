@@ -559,8 +559,8 @@ resolve_layout (SimPlan *plan, const SimTopology *topo, const SimModel *model, G
     gint64 mp = (gint64) plan->tp * plan->cp * plan->pp;
     if (mp <= world && world % mp == 0) {
       plan->dp = (int) (world / mp);
-      note_default (plan, "--dp %d (the %d GPUs of %s / (tp %d x cp %d x pp %d))", plan->dp,
-                    world, topo->name, plan->tp, plan->cp, plan->pp);
+      note_default (plan, "--dp %d (the %d GPU%s of %s / (tp %d x cp %d x pp %d))", plan->dp,
+                    world, world == 1 ? "" : "s", topo->name, plan->tp, plan->cp, plan->pp);
     } else {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                    "tp %d x cp %d x pp %d = %" G_GINT64_FORMAT " does not divide the %d GPUs of %s, so no data-parallel degree fits",
@@ -572,10 +572,11 @@ resolve_layout (SimPlan *plan, const SimTopology *topo, const SimModel *model, G
   if ((double) plan->tp * plan->cp * plan->pp * plan->dp != (double) world) {
     g_autofree char *alts = suggest_layouts (plan, world, model);
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "tp %d x cp %d x pp %d x dp %d = %.0f GPUs, but %s has %d (%d nodes)%s%s",
+                 "tp %d x cp %d x pp %d x dp %d = %.0f GPU%s, but %s has %d (%d node%s)%s%s",
                  plan->tp, plan->cp, plan->pp, plan->dp,
-                 (double) plan->tp * plan->cp * plan->pp * plan->dp, topo->name, world,
-                 topo->n_nodes, *alts ? "; layouts that fit: " : "", alts);
+                 (double) plan->tp * plan->cp * plan->pp * plan->dp,
+                 (double) plan->tp * plan->cp * plan->pp * plan->dp == 1 ? "" : "s", topo->name, world,
+                 topo->n_nodes, topo->n_nodes == 1 ? "" : "s", *alts ? "; layouts that fit: " : "", alts);
     return FALSE;
   }
   return sim_plan_check_model_split (plan, model, error);

@@ -141,8 +141,9 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
   }
   if (ref != NULL && ref != run && ref->time != NULL) {
     double e = sim_run_scaling_efficiency (run, ref);
-    g_ptr_array_add (out, g_strdup_printf ("scaling efficiency E = t1 k1 / (k tk) = %.2f against %s on %d GPUs: %s",
+    g_ptr_array_add (out, g_strdup_printf ("scaling efficiency E = t1 k1 / (k tk) = %.2f against %s on %d GPU%s: %s",
                                            e, ref->label, sim_plan_world_size (ref->plan),
+                                           sim_plan_world_size (ref->plan) == 1 ? "" : "s",
                                            e >= 0.9 ? "the extra GPUs pay for themselves"
                                            : e >= 0.7 ? "the extra GPUs help, at a cost"
                                                       : "most of the extra GPUs are wasted"));

@@ -22,8 +22,8 @@ sim_validate_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured
 
   if (ranks < 1 || ranks > sim_topology_n_gpus (topo)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "%s: the measurement used %d GPUs, but %s has %d (use --nodes)", measured->path,
-                 ranks, topo->name, sim_topology_n_gpus (topo));
+                 "%s: the measurement used %d GPU%s, but %s has %d (use --nodes)", measured->path,
+                 ranks, ranks == 1 ? "" : "s", topo->name, sim_topology_n_gpus (topo));
     return NULL;
   }
   gpus = g_new (int, ranks);
