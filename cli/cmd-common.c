@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sim-format.h"
 #include "sim-error.h"
 #include "sim-io.h"
 #include "sim-paths.h"
@@ -216,24 +217,8 @@ sim_cli_load_topology (const char *name, int nodes, int gpus, const char *calibr
     }
     nodes = want;
   }
-  /* as sim_calibration_load_topology, with a part of a node */
-  if ((t = sim_topology_load_part (path, nodes, per_node, error)) == NULL)
+  if ((t = sim_calibration_load_topology_part (path, nodes, per_node, calibration, error)) == NULL)
     return NULL;
-  for (guint i = 0; i < t->gpu_types->len; i++) {
-    const SimGpuType *g = g_ptr_array_index (t->gpu_types, i);
-    g_autoptr (SimCalibration) c = NULL;
-    if (g->calibration_path == NULL)
-      continue;
-    if ((c = sim_calibration_load (g->calibration_path, error)) == NULL)
-      return NULL;
-    sim_calibration_apply (c, t);
-  }
-  if (calibration != NULL) {
-    g_autoptr (SimCalibration) c = sim_calibration_load (calibration, error);
-    if (c == NULL)
-      return NULL;
-    sim_calibration_apply (c, t);
-  }
   /* doubts, not errors: stderr, once per command (a sweep loads its file
    * once per cluster size) */
   if (!warned && t->warnings != NULL) {
@@ -265,44 +250,10 @@ sim_cli_fit_hint (const SimTopology *topo, int want)
 
 /* ---- text that fits a terminal ---- */
 
-/* whether a word is a number, kept on the line of the word after it (its
- * unit: "400 Gb/s", "45.2 GB") */
-static gboolean
-is_number (const char *w)
-{
-  gsize n = strlen (w);
-  /* an operator ("> 1", "x 8") stays with what follows it too */
-  if (g_str_equal (w, ">") || g_str_equal (w, "<") || g_str_equal (w, "=") || g_str_equal (w, "x") ||
-      g_str_equal (w, ">=") || g_str_equal (w, "<="))
-    return TRUE;
-  if (n > 0 && w[0] == '(')
-    w++, n--;
-  return n > 0 && g_ascii_isdigit (w[n - 1]) && (g_ascii_isdigit (w[0]) || w[0] == '+' || w[0] == '-');
-}
-
 void
 sim_cli_append_wrapped (GString *out, const char *text, int col, int indent, int width)
 {
-  g_auto (GStrv) words = g_strsplit (text, " ", -1);
-  for (guint i = 0; words[i] != NULL; i++) {
-    int len = (int) strlen (words[i]);
-    if (is_number (words[i]) && words[i + 1] != NULL)
-      len += 1 + (int) strlen (words[i + 1]);
-    if (i > 0 && col + 1 + len > width) {
-      g_string_append_printf (out, "\n%*s", indent, "");
-      col = indent;
-    } else if (i > 0) {
-      g_string_append_c (out, ' ');
-      col++;
-    }
-    g_string_append (out, words[i]);
-    col += (int) strlen (words[i]);
-    if (is_number (words[i]) && words[i + 1] != NULL) {
-      i++;
-      g_string_append_printf (out, " %s", words[i]);
-      col += 1 + (int) strlen (words[i]);
-    }
-  }
+  sim_format_append_wrapped (out, text, col, indent, width);
 }
 
 /* what goes after a plan flag whose sim_plan_help placeholder is a bare N */
@@ -385,7 +336,6 @@ sim_cli_format_options (const char *table, gboolean wide)
 
 #include <math.h>
 
-#include "sim-format.h"
 #include "sim-json.h"
 #include "sim-report.h"
 #include "sim-run.h"

@@ -147,7 +147,15 @@ sim_calibration_to_xml (const SimCalibration *c, const char *date, const char *s
 SimTopology *
 sim_calibration_load_topology (const char *path, int nodes, const char *calibration, GError **error)
 {
-  g_autoptr (SimTopology) t = sim_topology_load (path, nodes, error);
+  return sim_calibration_load_topology_part (path, nodes, 0, calibration, error);
+}
+
+SimTopology *
+sim_calibration_load_topology_part (const char *path, int nodes, int gpus_per_node,
+                                    const char *calibration, GError **error)
+{
+  g_autoptr (SimTopology) t = gpus_per_node > 0 ? sim_topology_load_part (path, nodes, gpus_per_node, error)
+                                                : sim_topology_load (path, nodes, error);
   if (t == NULL)
     return NULL;
   for (guint i = 0; i < t->gpu_types->len; i++) {

@@ -48,6 +48,10 @@ char *sim_calibration_to_xml (const SimCalibration *c, const char *date, const c
  * errors; any thread (see sim-xml.h). */
 SimTopology *sim_calibration_load_topology (const char *path, int nodes, const char *calibration,
                                             GError **error);
+/* the same with part of a node: gpus_per_node > 0 keeps that many GPUs of
+ * each node (sim_topology_load_part, sim --gpus) */
+SimTopology *sim_calibration_load_topology_part (const char *path, int nodes, int gpus_per_node,
+                                                 const char *calibration, GError **error);
 
 /* ---- fitting measurements into a calibration (sim calibrate) ---- */
 

@@ -12,5 +12,9 @@ char *sim_format_gib (guint64 bytes);    /* "54.79 GiB" */
 char *sim_format_count (guint64 n);      /* "70,553,706,496" */
 char *sim_format_billions (guint64 n);   /* "70.55 B" */
 char *sim_format_rate (double bytes_per_s); /* "450 GB/s" */
+/* appends text, which starts at column col, wrapped at width columns with
+ * continuation lines indented by indent; a number (and an operator such as
+ * "x" or ">") never ends a line: it stays with the word after it, its unit */
+void sim_format_append_wrapped (GString *out, const char *text, int col, int indent, int width);
 
 G_END_DECLS

@@ -40,55 +40,11 @@ case_explanation (SimOomCase c)
  * each table row and each sentence of the time section on one line */
 #define REPORT_COLUMNS 100
 
-/* whether a word is a number, which is kept on the line of the word after
- * it (its unit: "400 Gb/s", "45.2 GB", "4 mb") */
-static gboolean
-is_number (const char *w)
-{
-  gsize n = strlen (w);
-  /* an operator ("> 1", "x 8") stays with what follows it too */
-  if (g_str_equal (w, ">") || g_str_equal (w, "<") || g_str_equal (w, "=") || g_str_equal (w, "x") ||
-      g_str_equal (w, ">=") || g_str_equal (w, "<="))
-    return TRUE;
-  if (n > 0 && w[0] == '(')
-    w++, n--;
-  return n > 0 && g_ascii_isdigit (w[n - 1]) && (g_ascii_isdigit (w[0]) || w[0] == '+' || w[0] == '-');
-}
-
-/* append text that starts at column col wrapped at 100 columns,
- * continuation lines indented by indent; a number never ends a line (it
- * stays with its unit) */
-static void
-append_wrapped_from (GString *s, const char *text, gsize col, gsize indent)
-{
-  g_auto (GStrv) words = g_strsplit (text, " ", -1);
-  for (guint i = 0; words[i] != NULL; i++) {
-    gsize len = strlen (words[i]);
-    /* the number and its unit as one piece */
-    if (is_number (words[i]) && words[i + 1] != NULL)
-      len += 1 + strlen (words[i + 1]);
-    if (i > 0 && col + 1 + len > REPORT_COLUMNS) {
-      g_string_append_printf (s, "\n%*s", (int) indent, "");
-      col = indent;
-    } else if (i > 0) {
-      g_string_append_c (s, ' ');
-      col++;
-    }
-    g_string_append (s, words[i]);
-    col += strlen (words[i]);
-    if (is_number (words[i]) && words[i + 1] != NULL) {
-      i++;
-      g_string_append_printf (s, " %s", words[i]);
-      col += 1 + strlen (words[i]);
-    }
-  }
-}
-
 /* text after a 10-column label, continuation lines indented 10 */
 static void
 append_wrapped (GString *s, const char *text)
 {
-  append_wrapped_from (s, text, 10, 10);
+  sim_format_append_wrapped (s, text, 10, 10, REPORT_COLUMNS);
 }
 
 /* a line that starts in column 0 with a 10-column label ("Time      "),
@@ -263,7 +219,7 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
       if (!wide && s->len - line_start + strlen (d) > REPORT_COLUMNS) {
         /* one default longer than a line */
         const char *nl = NULL;
-        append_wrapped_from (s, d, s->len - line_start, 10);
+        sim_format_append_wrapped (s, d, (int) (s->len - line_start), 10, REPORT_COLUMNS);
         nl = strrchr (s->str + line_start, '\n');
         if (nl != NULL)
           line_start = (gsize) (nl - s->str) + 1;
@@ -478,7 +434,7 @@ text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies, gbool
         if (wide)
           g_string_append (s, text);
         else
-          append_wrapped_from (s, text, 10, 12);
+          sim_format_append_wrapped (s, text, 10, 12, REPORT_COLUMNS);
         g_string_append_c (s, '\n');
       }
     } else {
