@@ -44,66 +44,50 @@ def fits(sim, fit, runner, rows, gpu):
     return not oom
 
 
+def judge(fit, label, rows, errs, tolerance):
+    """prints the error table of rows and whether it is within tolerance
+    (largest |error|, MAE, |bias|); True when it is"""
+    worst_tol, mae_tol, bias_tol = tolerance
+    print("# %s: %d runs" % (label, len(rows)))
+    for r in rows:
+        e = errs[r["row_id"]]
+        print("#   %-46s measured %9.3f s  %+6.1f%%%s" % (r["row_id"], fit.measured_s(r), 100 * e,
+                                                       "" if abs(e) <= worst_tol else "  OUT"))
+    e = list(errs.values())
+    mae, bias, worst = statistics.mean(abs(x) for x in e), statistics.mean(e), max(e, key=abs)
+    print("# %s: %s" % (label, fit.summary(e)))
+    ok = abs(worst) <= worst_tol and mae <= mae_tol and abs(bias) <= bias_tol
+    print("%s - %s: worst %+.1f%% (<= %.0f%%), MAE %.1f%% (<= %.0f%%), bias %+.1f%% (|.| <= %.0f%%)"
+          % ("ok" if ok else "not ok", label, 100 * worst, 100 * worst_tol, 100 * mae, 100 * mae_tol,
+             100 * bias, 100 * bias_tol))
+    return ok
+
+
 def main(sim, root):
     spec = importlib.util.spec_from_file_location("fit", os.path.join(root, "tools", "fit-efficiency.py"))
     fit = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fit)
     data = os.path.join(root, "tests", "validation", "data", "training_calibration.csv")
+    jobs = os.cpu_count() or 2
     failed = 0
-    for gpu, (worst_tol, mae_tol, bias_tol) in TOLERANCE.items():
+    for gpu, tolerance in TOLERANCE.items():
         rows = fit.select_rows(data, gpu)
-        runner = fit.Runner(sim, rows, os.cpu_count() or 2)
-        errs = runner.errors(None, rows)
-        print("# %s: %d bf16 runs" % (gpu, len(rows)))
-        for r in rows:
-            e = errs[r["row_id"]]
-            print("#   %-46s measured %9.3f s  %+6.1f%%%s" % (r["row_id"], fit.measured_s(r), 100 * e,
-                                                           "" if abs(e) <= worst_tol else "  OUT"))
-        e = list(errs.values())
-        mae, bias = statistics.mean(abs(x) for x in e), statistics.mean(e)
-        worst = max(e, key=abs)
-        print("# %s: %s" % (gpu, fit.summary(e)))
-        ok = abs(worst) <= worst_tol and mae <= mae_tol and abs(bias) <= bias_tol
-        print("%s - %s: worst %+.1f%% (<= %.0f%%), MAE %.1f%% (<= %.0f%%), bias %+.1f%% (|.| <= %.0f%%)"
-              % ("ok" if ok else "not ok", gpu, 100 * worst, 100 * worst_tol, 100 * mae, 100 * mae_tol,
-                 100 * bias, 100 * bias_tol))
-        failed += not ok
+        runner = fit.Runner(sim, rows, jobs)
+        failed += not judge(fit, gpu + " bf16", rows, runner.errors(None, rows), tolerance)
         out = fit.select_rows(data, gpu, inconsistent=True)
-        errs_out = fit.Runner(sim, out, os.cpu_count() or 2).errors(None, out) if out else {}
+        errs_out = fit.Runner(sim, out, jobs).errors(None, out) if out else {}
         for r in out:
             print("#   kept out %-37s measured %9.3f s  %+6.1f%%: %s"
                   % (r["row_id"], fit.measured_s(r), 100 * errs_out[r["row_id"]], fit.INCONSISTENT[r["row_id"]]))
         failed += not fits(sim, fit, runner, rows + out, gpu)
-    gpu, (worst_tol, mae_tol, bias_tol) = FP8_TOLERANCE
+    gpu, tolerance = FP8_TOLERANCE
     rows = fit.select_rows(data, gpu, fp8=True)
-    runner = fit.Runner(sim, rows, os.cpu_count() or 2)
-    errs = runner.errors(None, rows)
-    print("# %s FP8: %d runs" % (gpu, len(rows)))
-    for r in rows:
-        print("#   %-46s measured %9.3f s  %+6.1f%%" % (r["row_id"], fit.measured_s(r), 100 * errs[r["row_id"]]))
-    e = list(errs.values())
-    mae, bias, worst = statistics.mean(abs(x) for x in e), statistics.mean(e), max(e, key=abs)
-    print("# %s FP8: %s" % (gpu, fit.summary(e)))
-    ok = abs(worst) <= worst_tol and mae <= mae_tol and abs(bias) <= bias_tol
-    print("%s - %s FP8: worst %+.1f%% (<= %.0f%%), MAE %.1f%% (<= %.0f%%), bias %+.1f%% (|.| <= %.0f%%)"
-          % ("ok" if ok else "not ok", gpu, 100 * worst, 100 * worst_tol, 100 * mae, 100 * mae_tol,
-             100 * bias, 100 * bias_tol))
-    failed += not ok
+    runner = fit.Runner(sim, rows, jobs)
+    failed += not judge(fit, gpu + " FP8", rows, runner.errors(None, rows), tolerance)
     failed += not fits(sim, fit, runner, rows, gpu + " FP8")
-    name, gpu, (worst_tol, mae_tol, bias_tol) = HELDOUT
+    name, gpu, tolerance = HELDOUT
     rows = fit.select_rows(os.path.join(root, "tests", "validation", "data", name), gpu)
-    errs = fit.Runner(sim, rows, os.cpu_count() or 2).errors(None, rows)
-    print("# held out, %s: %d runs" % (name, len(rows)))
-    for r in rows:
-        print("#   %-46s measured %9.3f s  %+6.1f%%" % (r["row_id"], fit.measured_s(r), 100 * errs[r["row_id"]]))
-    e = list(errs.values())
-    mae, bias, worst = statistics.mean(abs(x) for x in e), statistics.mean(e), max(e, key=abs)
-    print("# held out: %s" % fit.summary(e))
-    ok = abs(worst) <= worst_tol and mae <= mae_tol and abs(bias) <= bias_tol
-    print("%s - held out %s: worst %+.1f%% (<= %.0f%%), MAE %.1f%% (<= %.0f%%), bias %+.1f%% (|.| <= %.0f%%)"
-          % ("ok" if ok else "not ok", name, 100 * worst, 100 * worst_tol, 100 * mae, 100 * mae_tol,
-             100 * bias, 100 * bias_tol))
-    failed += not ok
+    failed += not judge(fit, "held out " + name, rows, fit.Runner(sim, rows, jobs).errors(None, rows), tolerance)
     return 1 if failed else 0
 
 
