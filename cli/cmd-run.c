@@ -24,6 +24,7 @@
 #include "sim-trace.h"
 #include "viz-file.h"
 #include "sim-topology.h"
+#include "sim-units.h"
 
 #define DEFAULT_MODEL "llama3-70b"
 
@@ -88,6 +89,9 @@ print_help (gboolean wide)
       "                                     comm-slowdown (see topologies/README.md)\n"
       "  --full-fidelity                    simulate every data-parallel replica, not one\n"
       "  --memory-only                      the memory ledger alone, no time simulation\n"
+      "  --train-tokens COUNT               add the time to train on COUNT tokens (15T, 300B):\n"
+      "                                     days and GPU-hours at the simulated rate\n"
+      "  --gpu-hour-price PRICE             with --train-tokens, the cost at PRICE per GPU-hour\n"
       "  --gantt FILE                       Gantt chart (.png, .svg or .pdf)\n"
       "  --memory-chart FILE                memory over time (.png, .svg or .pdf)\n"
       "  --ranks LIST                       GPUs whose stages the charts show (e.g. 0,24,56)\n"
@@ -352,8 +356,12 @@ sim_cmd_run (int argc, char **argv, GError **error)
 
   g_autofree char *nodes = NULL;
   g_autofree char *gpus = NULL;
+  g_autofree char *train_tokens = NULL;
+  g_autofree char *price = NULL;
+  double tokens = 0, per_hour = 0;
   const SimCliOption options[] = {
     { "gpus", TRUE, &gpus, NULL, NULL }, { "wide", FALSE, NULL, &cli.wide, NULL },
+    { "train-tokens", TRUE, &train_tokens, NULL, NULL }, { "gpu-hour-price", TRUE, &price, NULL, NULL },
     { "topology", TRUE, &cli.topology, NULL, NULL }, { "model", TRUE, &cli.model, NULL, NULL },
     { "nodes", TRUE, &nodes, NULL, NULL }, { "json", TRUE, &cli.json, NULL, NULL },
     { "gantt", TRUE, &cli.gantt, NULL, NULL }, { "memory-chart", TRUE, &cli.memory_chart, NULL, NULL },
@@ -373,6 +381,24 @@ sim_cmd_run (int argc, char **argv, GError **error)
     return 2;
   if (gpus != NULL && !sim_cli_int ("gpus", gpus, 1, SIM_TOPOLOGY_MAX_GPUS, &cli.gpus, error))
     return 2;
+  if (train_tokens != NULL && !sim_units_parse_count (train_tokens, &tokens, error)) {
+    g_prefix_error (error, "--train-tokens: ");
+    return 2;
+  }
+  if (price != NULL) {
+    /* a price per GPU-hour in any currency, written as a plain number */
+    char *end = NULL;
+    per_hour = g_ascii_strtod (price[0] == '$' ? price + 1 : price, &end);
+    if (end == NULL || *end != '\0' || !(per_hour > 0) || per_hour > 1e6) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--gpu-hour-price: expected a price per GPU-hour such as 2.50, got '%.40s'", price);
+      return 2;
+    }
+    if (train_tokens == NULL) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--gpu-hour-price needs --train-tokens (what is trained)");
+      return 2;
+    }
+  }
   if (cli.help) {
     print_help (cli.wide);
     return 0;
@@ -425,6 +451,8 @@ sim_cmd_run (int argc, char **argv, GError **error)
     /* resolve() resets the list; keep the model default in front */
     if (model_default)
       g_ptr_array_insert (r->plan->defaults, 0, g_strdup ("--model " DEFAULT_MODEL));
+    r->train_tokens = tokens;
+    r->gpu_hour_price = per_hour;
   }
   if (!write_outputs (&cli, r, error))
     return 2;

@@ -443,6 +443,50 @@ text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies, gbool
   }
 }
 
+/* --train-tokens: how long, how many GPU-hours and (with a price) what it
+ * costs to train on them at the simulated rate */
+static void
+text_train (GString *s, const SimRun *run, gboolean wide)
+{
+  SimTrainEstimate t;
+  g_autofree char *hours = NULL;
+  g_autofree char *text = NULL;
+  if (!(run->train_tokens > 0))
+    return;
+  if (!sim_run_train_estimate (run, run->train_tokens, run->gpu_hour_price, &t)) {
+    append_line (s, wide, "\nTraining  ", "no time to train: the plan was not simulated or does not fit");
+    return;
+  }
+  hours = sim_format_count ((guint64) llround (t.gpu_hours));
+  text = g_strdup_printf ("%.4g T tokens in %.1f days on %d GPU%s = %s GPU-hours%s", t.tokens / 1e12, t.days,
+                          sim_plan_world_size (run->plan), sim_plan_world_size (run->plan) == 1 ? "" : "s",
+                          hours, run->gpu_hour_price > 0 ? "" : " (--gpu-hour-price for the cost)");
+  if (run->gpu_hour_price > 0) {
+    g_autofree char *cost = sim_format_count ((guint64) llround (t.cost));
+    char *more = g_strdup_printf ("%s, cost %s (at %.2f per GPU-hour)", text, cost, run->gpu_hour_price);
+    g_free (text);
+    text = more;
+  }
+  append_line (s, wide, "\nTraining  ", text);
+}
+
+static void
+json_train (SimJson *j, const SimRun *run)
+{
+  SimTrainEstimate t;
+  if (!(run->train_tokens > 0) || !sim_run_train_estimate (run, run->train_tokens, run->gpu_hour_price, &t))
+    return;
+  sim_json_begin_object (j, "train");
+  sim_json_double (j, "tokens", t.tokens);
+  sim_json_double (j, "days", t.days);
+  sim_json_double (j, "gpu_hours", t.gpu_hours);
+  if (run->gpu_hour_price > 0) {
+    sim_json_double (j, "gpu_hour_price", run->gpu_hour_price);
+    sim_json_double (j, "cost", t.cost);
+  }
+  sim_json_end_object (j);
+}
+
 char *
 sim_report_text (const SimRun *run)
 {
@@ -472,6 +516,7 @@ sim_report_text_wide (const SimRun *run, gboolean wide)
   text_verdict (s, mem, in->remedies, wide);
   if (in->time != NULL)
     text_time (s, in->time, in->topo, p, mem->fits, wide);
+  text_train (s, run, wide);
   if (in->diagnosis != NULL && in->diagnosis->len > 0 && in->memory->fits) {
     g_string_append (s, in->time != NULL ? "\nDiagnosis " : "Diagnosis ");
     for (guint i = 0; i < in->diagnosis->len; i++) {
@@ -667,6 +712,7 @@ sim_report_json (const SimRun *run)
   sim_report_json_plan (&j, run->plan);
   if (in->time != NULL)
     json_time (&j, in->time);
+  json_train (&j, run);
   json_memory (&j, run->memory, in->remedies);
 
   sim_json_string (&j, "wall", in->wall);

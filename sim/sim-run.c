@@ -1,9 +1,8 @@
 /* sim-run.c — see sim-run.h */
 #include "sim-run.h"
 
-#include <string.h>
-
 #include <math.h>
+#include <string.h>
 
 void
 sim_run_free (SimRun *run)
@@ -256,4 +255,17 @@ sim_run_rank (GPtrArray *runs)
     order[i] = g_ptr_array_index (runs, ((SimRunSummary *) g_ptr_array_index (sums, i))->index);
   for (guint i = 0; i < runs->len; i++)
     runs->pdata[i] = order[i];
+}
+
+gboolean
+sim_run_train_estimate (const SimRun *run, double tokens, double price, SimTrainEstimate *out)
+{
+  memset (out, 0, sizeof *out);
+  if (run->time == NULL || !run->memory->fits || !(run->time->tokens_per_s > 0) || !(tokens > 0))
+    return FALSE;
+  out->tokens = tokens;
+  out->days = tokens / run->time->tokens_per_s / 86400.0;
+  out->gpu_hours = out->days * 24.0 * sim_plan_world_size (run->plan);
+  out->cost = price > 0 ? out->gpu_hours * price : 0;
+  return TRUE;
 }

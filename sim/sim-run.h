@@ -18,7 +18,22 @@ typedef struct {
   GPtrArray *remedies;  /* SimRemedy* */
   SimIteration *time;   /* NULL when not simulated */
   gboolean extrapolated;/* time from shorter simulations (sweep screening) */
+  double train_tokens;  /* > 0: the report adds the time to train on them */
+  double gpu_hour_price;/* > 0: and the cost at this price per GPU-hour */
 } SimRun;
+
+/* The booking answer: training on `tokens` at the run's simulated rate.
+ * days = tokens / (tokens/s) / 86400; GPU-hours = days x 24 x GPUs;
+ * cost = GPU-hours x price (0 when price is 0).  FALSE when the run was not
+ * simulated or does not fit (no rate to train at); any thread. */
+typedef struct {
+  double tokens;
+  double days;
+  double gpu_hours;
+  double cost;
+} SimTrainEstimate;
+gboolean sim_run_train_estimate (const SimRun *run, double tokens, double price,
+                                 SimTrainEstimate *out);
 
 typedef enum {
   SIM_RUN_TIME = 1 << 0,        /* simulate the iteration */

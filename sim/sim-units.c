@@ -250,3 +250,28 @@ sim_units_foreach_key_value (const char *text, SimKeyValueFunc f, gpointer data,
   }
   return TRUE;
 }
+
+gboolean
+sim_units_parse_count (const char *text, double *out, GError **error)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end);
+  double scale = 1;
+  if (end != text && *end != '\0' && end[1] == '\0') {
+    switch (*end) {
+    case 'k': case 'K': scale = 1e3; end++; break;
+    case 'M': scale = 1e6; end++; break;
+    case 'B': case 'G': scale = 1e9; end++; break;
+    case 'T': scale = 1e12; end++; break;
+    default: break;
+    }
+  }
+  v *= scale;
+  if (end == text || *end != '\0' || !isfinite (v) || v <= 0 || v >= 1e18) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_UNIT,
+                 "expected a positive count such as 15T, 300B or 2.5e12, got '%.40s'", text);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}

@@ -29,6 +29,10 @@ gboolean sim_units_parse_bandwidth (const char *text, double *out_bytes_per_s, G
 /* compute rate: FLOP/s with decimal prefixes ("989.4TFLOP/s") */
 gboolean sim_units_parse_flop_rate (const char *text, double *out_flop_per_s, GError **error);
 
+/* a count with an optional decimal suffix: K 10^3, M 10^6, B or G 10^9,
+ * T 10^12 ("15T" tokens); a positive finite number below 10^18 */
+gboolean sim_units_parse_count (const char *text, double *out, GError **error);
+
 /* time: ns, us (or µs), ms, s */
 gboolean sim_units_parse_time (const char *text, double *out_s, GError **error);
 

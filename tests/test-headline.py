@@ -217,4 +217,20 @@ if r.returncode == 0:
     check("symmetry-reduced", big["time"]["symmetric"], True)
     check("1F1B bubble about 15/31", abs(big["time"]["bubble_fraction"] - 15 / 31) < 0.02, True)
 
+# --train-tokens (issue 14): days = tokens / (tokens/s) / 86,400; GPU-hours =
+# days x 24 x GPUs; cost = GPU-hours x price.  Checked against the run's
+# own tokens/s, not against sim's arithmetic.
+r = cli.run(sim, "--topology", "dgx8x4", "--model", "llama3-70b", "--tp", "8", "--pp", "4", "--dp", "2",
+            "--train-tokens", "15T", "--gpu-hour-price", "2.50", "--json", "-", timeout=120)
+check("--train-tokens: exit status", r.returncode, 0)
+if r.returncode == 0:
+    j = cli.json_of(r)
+    days = 15e12 / j["time"]["tokens_per_s"] / 86400
+    check("--train-tokens: days", abs(j["train"]["days"] / days - 1) < 1e-9, True)
+    check("--train-tokens: GPU-hours = days x 24 x 64", abs(j["train"]["gpu_hours"] / (days * 24 * 64) - 1) < 1e-9, True)
+    check("--gpu-hour-price: cost = GPU-hours x 2.50", abs(j["train"]["cost"] / (days * 24 * 64 * 2.5) - 1) < 1e-9, True)
+r = cli.run(sim, "--topology", "dgx8x4", "--model", "llama3-70b", "--tp", "8", "--pp", "4", "--dp", "2",
+            "--train-tokens", "15T", timeout=120)
+check("--train-tokens: the report's Training line", any(l.startswith("Training  15 T tokens in ") for l in r.stdout.splitlines()), True)
+
 sys.exit(checks.finish())
