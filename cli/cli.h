@@ -100,4 +100,10 @@ void sim_cli_print_narrow_legend (GString *out, gboolean scale);
 /* what the columns of the compare and sweep tables mean (E with scale) */
 void sim_cli_print_legend (GString *out, gboolean scale);
 
+/* --train-tokens COUNT and --gpu-hour-price PRICE (either may be NULL):
+ * *tokens and *price, 0 when not given; FALSE with SIM_ERROR_USAGE or
+ * SIM_ERROR_UNIT */
+gboolean sim_cli_parse_training (const char *tokens_s, const char *price_s, double *tokens, double *price,
+                                 GError **error);
+
 G_END_DECLS

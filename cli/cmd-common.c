@@ -8,6 +8,7 @@
 #include "sim-io.h"
 #include "sim-paths.h"
 #include "sim-plan.h"
+#include "sim-units.h"
 
 /* the plan options' names, read off sim_plan_help ("  --[no-]x ..." or
  * "  --x VALUE ..."), with their "no-" forms */
@@ -510,4 +511,30 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
     g_string_append_printf (out, "usable memory per GPU: %s (%s)\n", gb, gib);
   }
   sim_cli_print_legend (out, FALSE);
+}
+
+gboolean
+sim_cli_parse_training (const char *tokens_s, const char *price_s, double *tokens, double *price,
+                        GError **error)
+{
+  *tokens = 0, *price = 0;
+  if (tokens_s != NULL && !sim_units_parse_count (tokens_s, tokens, error)) {
+    g_prefix_error (error, "--train-tokens: ");
+    return FALSE;
+  }
+  if (price_s != NULL) {
+    /* a price per GPU-hour in any currency, written as a plain number */
+    char *end = NULL;
+    *price = g_ascii_strtod (price_s[0] == '$' ? price_s + 1 : price_s, &end);
+    if (end == NULL || *end != '\0' || !(*price > 0) || *price > 1e6) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--gpu-hour-price: expected a price per GPU-hour such as 2.50, got '%.40s'", price_s);
+      return FALSE;
+    }
+    if (tokens_s == NULL) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--gpu-hour-price needs --train-tokens (what is trained)");
+      return FALSE;
+    }
+  }
+  return TRUE;
 }

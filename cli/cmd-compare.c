@@ -15,12 +15,15 @@ static const char *usage =
     "usage: sim compare --topology FILE|NAME [--nodes N | --gpus N] [--model FILE|NAME]\n"
     "                   --plan PLAN --plan PLAN ... [--chart FILE.png|.svg|.pdf] [--json FILE|-]\n"
     "                   [--full-fidelity] [--calibration FILE] [--wide]\n"
+    "                   [--train-tokens COUNT [--gpu-hour-price PRICE]]\n"
     "\n"
     "Each PLAN is plan flags as key=value pairs, for example\n"
     "  --plan tp=8,pp=4,dp=2 --plan tp=4,pp=8,dp=2,mb=2,schedule=interleaved,v=2\n"
     "(every plan flag of sim --help; short names mb, gb, v, sp, seq).  Prints one row per\n"
     "plan, the plans that fit ranked by throughput, and the diagnosis of each.  The table\n"
     "fits 100 columns; --wide shows every exposed-communication column on one line.\n"
+    "--train-tokens 15T adds each plan's days and GPU-hours to train on 15 T tokens\n"
+    "(--gpu-hour-price: and the cost).\n"
     "\n"
     "exit status: 0 at least one plan fits in GPU memory, 1 none fits (the table and\n"
     "the files asked for are still written), 2 bad input or an error\n";
@@ -54,7 +57,8 @@ int
 sim_cmd_compare (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *nodes_s = NULL, *model_s = NULL, *chart = NULL, *json = NULL;
-  g_autofree char *calibration = NULL, *gpus_s = NULL;
+  g_autofree char *calibration = NULL, *gpus_s = NULL, *train_s = NULL, *price_s = NULL;
+  double tokens = 0, price = 0;
   g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_free);
   g_autofree char *model_path = NULL;
@@ -69,6 +73,7 @@ sim_cmd_compare (int argc, char **argv, GError **error)
     { "chart", TRUE, &chart, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
     { "full-fidelity", FALSE, NULL, &full, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
     { "wide", FALSE, NULL, &wide, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { "train-tokens", TRUE, &train_s, NULL, NULL }, { "gpu-hour-price", TRUE, &price_s, NULL, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
 
@@ -86,6 +91,8 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error))
     return 2;
   if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, SIM_TOPOLOGY_MAX_GPUS, &gpus, error))
+    return 2;
+  if (!sim_cli_parse_training (train_s, price_s, &tokens, &price, error))
     return 2;
   if ((model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
       (topo = sim_cli_load_topology (topology, nodes, gpus, calibration, error)) == NULL ||
@@ -114,6 +121,8 @@ sim_cmd_compare (int argc, char **argv, GError **error)
       g_prefix_error (error, "--plan %s: ", text);
       return 2;
     }
+    r->train_tokens = tokens;
+    r->gpu_hour_price = price;
     g_ptr_array_add (runs, r);
   }
   sim_run_rank (runs);
@@ -138,7 +147,10 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
     g_autoptr (GPtrArray) d = sim_run_diagnose (r, NULL);
+    g_autofree char *train = sim_report_train_text (r);
     g_string_append_printf (out, "%s\n", r->label);
+    if (train != NULL)
+      g_ptr_array_insert (d, 0, g_strconcat ("training: ", train, NULL));
     for (guint k = 0; k < d->len; k++) {
       g_string_append (out, "  ");
       if (wide)

@@ -381,24 +381,8 @@ sim_cmd_run (int argc, char **argv, GError **error)
     return 2;
   if (gpus != NULL && !sim_cli_int ("gpus", gpus, 1, SIM_TOPOLOGY_MAX_GPUS, &cli.gpus, error))
     return 2;
-  if (train_tokens != NULL && !sim_units_parse_count (train_tokens, &tokens, error)) {
-    g_prefix_error (error, "--train-tokens: ");
+  if (!sim_cli_parse_training (train_tokens, price, &tokens, &per_hour, error))
     return 2;
-  }
-  if (price != NULL) {
-    /* a price per GPU-hour in any currency, written as a plain number */
-    char *end = NULL;
-    per_hour = g_ascii_strtod (price[0] == '$' ? price + 1 : price, &end);
-    if (end == NULL || *end != '\0' || !(per_hour > 0) || per_hour > 1e6) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "--gpu-hour-price: expected a price per GPU-hour such as 2.50, got '%.40s'", price);
-      return 2;
-    }
-    if (train_tokens == NULL) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--gpu-hour-price needs --train-tokens (what is trained)");
-      return 2;
-    }
-  }
   if (cli.help) {
     print_help (cli.wide);
     return 0;

@@ -443,20 +443,16 @@ text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies, gbool
   }
 }
 
-/* --train-tokens: how long, how many GPU-hours and (with a price) what it
- * costs to train on them at the simulated rate */
-static void
-text_train (GString *s, const SimRun *run, gboolean wide)
+char *
+sim_report_train_text (const SimRun *run)
 {
   SimTrainEstimate t;
   g_autofree char *hours = NULL;
-  g_autofree char *text = NULL;
+  char *text = NULL;
   if (!(run->train_tokens > 0))
-    return;
-  if (!sim_run_train_estimate (run, run->train_tokens, run->gpu_hour_price, &t)) {
-    append_line (s, wide, "\nTraining  ", "no time to train: the plan was not simulated or does not fit");
-    return;
-  }
+    return NULL;
+  if (!sim_run_train_estimate (run, run->train_tokens, run->gpu_hour_price, &t))
+    return g_strdup ("no time to train: the plan was not simulated or does not fit");
   hours = sim_format_count ((guint64) llround (t.gpu_hours));
   text = g_strdup_printf ("%.4g T tokens in %.1f days on %d GPU%s = %s GPU-hours%s", t.tokens / 1e12, t.days,
                           sim_plan_world_size (run->plan), sim_plan_world_size (run->plan) == 1 ? "" : "s",
@@ -467,7 +463,17 @@ text_train (GString *s, const SimRun *run, gboolean wide)
     g_free (text);
     text = more;
   }
-  append_line (s, wide, "\nTraining  ", text);
+  return text;
+}
+
+/* --train-tokens: how long, how many GPU-hours and (with a price) what it
+ * costs to train on them at the simulated rate */
+static void
+text_train (GString *s, const SimRun *run, gboolean wide)
+{
+  g_autofree char *text = sim_report_train_text (run);
+  if (text != NULL)
+    append_line (s, wide, "\nTraining  ", text);
 }
 
 static void
@@ -773,6 +779,7 @@ sim_report_runs_json (const char *command, const char *topology, const char *mod
     sim_report_summary_json (&j, s);
     if (!s->has_time)
       sim_json_string (&j, "wall", s->wall);
+    json_train (&j, r);
     sim_json_end_object (&j);
   }
   sim_json_end_array (&j);

@@ -19,6 +19,9 @@ char *sim_report_text (const SimRun *run);
 /* sim_report_text within 100 columns (wide FALSE), or with its tables and
  * time lines unwrapped (wide TRUE, sim --wide) */
 char *sim_report_text_wide (const SimRun *run, gboolean wide);
+/* the time to train on run->train_tokens (sim_run_train_estimate) as one
+ * sentence, or NULL when no tokens were given */
+char *sim_report_train_text (const SimRun *run);
 /* one remedy as the report writes it: "--zero 3  why: peak ... fits" */
 char *sim_report_remedy_text (const SimRemedy *r);
 /* schema "sim-result/1", pretty-printed, ends with a newline */

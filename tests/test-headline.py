@@ -233,4 +233,12 @@ r = cli.run(sim, "--topology", "dgx8x4", "--model", "llama3-70b", "--tp", "8", "
             "--train-tokens", "15T", timeout=120)
 check("--train-tokens: the report's Training line", any(l.startswith("Training  15 T tokens in ") for l in r.stdout.splitlines()), True)
 
+r = cli.run(sim, "compare", "--topology", "dgx8x4", "--model", "llama3-70b", "--plan", "tp=8,pp=4,dp=2",
+            "--train-tokens", "15T", "--gpu-hour-price", "2.50", "--json", "-", timeout=120)
+if r.returncode == 0:
+    run = cli.json_of(r)["runs"][0]
+    check("compare --train-tokens: days in the JSON", abs(run["train"]["days"] / (15e12 / run["tokens_per_s"] / 86400) - 1) < 1e-9, True)
+else:
+    check("compare --train-tokens: exit status", r.returncode, 0)
+
 sys.exit(checks.finish())
