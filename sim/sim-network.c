@@ -18,7 +18,9 @@ struct _SimNetwork {
   int *prev_arc;
   int *queue;
   guint32 *seen;
-  guint32 *next_to_dst;  /* gen where the vertex is a forwarding neighbour of the target */
+  guint32 *next_to_dst;  /* gen where the vertex may be the search target's parent */
+  guint32 *next_to_src;  /* gen where the vertex is a neighbour of the source */
+  guint32 *in_chain;     /* gen where the vertex's parent is already known (search) */
   guint32 gen;
 };
 
@@ -57,6 +59,8 @@ build (SimNetwork *net)
   net->queue = g_new (int, nv);
   net->seen = g_new0 (guint32, nv);
   net->next_to_dst = g_new0 (guint32, nv);
+  net->next_to_src = g_new0 (guint32, nv);
+  net->in_chain = g_new0 (guint32, nv);
 }
 
 SimNetwork *
@@ -99,6 +103,8 @@ sim_network_free (SimNetwork *net)
   g_free (net->queue);
   g_free (net->seen);
   g_free (net->next_to_dst);
+  g_free (net->next_to_src);
+  g_free (net->in_chain);
   g_free (net);
 }
 
@@ -120,6 +126,121 @@ vertex (const SimNetwork *net, int v)
   return &g_array_index (net->topo->vertices, SimVertex, v);
 }
 
+static gboolean
+is_gpu (const SimNetwork *net, int v)
+{
+  return g_array_index (net->topo->vertices, SimVertex, v).kind == SIM_VERTEX_GPU;
+}
+
+/* the first arc of u's to v */
+static int
+arc_to (const SimNetwork *net, int u, int v)
+{
+  for (int a = net->adj_off[u]; a < net->adj_off[u + 1]; a++)
+    if (net->adj_to[a] == v)
+      return a;
+  return -1;
+}
+
+/* Whether u could be discovered before the vertex whose parent is being
+ * sought: the source links to it (it is discovered first, at level 1), or
+ * it has a forwarding (non-GPU) neighbour outside the chain.  A vertex
+ * whose forwarding neighbours are all in the chain is discovered only
+ * through the chain, after the vertex, so it cannot be its parent. */
+static gboolean
+viable (const SimNetwork *net, int u, guint32 gen)
+{
+  if (net->next_to_src[u] == gen)
+    return TRUE;
+  for (int b = net->adj_off[u]; b < net->adj_off[u + 1]; b++)
+    if (!is_gpu (net, net->adj_to[b]) && net->in_chain[net->adj_to[b]] != gen)
+      return TRUE;
+  return FALSE;
+}
+
+/* The breadth-first search from vs to vd in which GPUs do not forward,
+ * leaving prev_arc along the path; FALSE when vd cannot be reached.
+ *
+ * Two shortcuts, each giving the path the full search gives:
+ * - a vertex's parent in the search tree is the first of its possible
+ *   parents to be discovered (they alone discover it, and the first
+ *   discovered is the first expanded).  Where a vertex has one possible
+ *   parent (a GPU's only NIC, a NIC's only leaf switch), that is its
+ *   parent, found without searching: walking back from vd while this
+ *   holds gives a chain;
+ * - the search then stops as soon as one possible parent of the chain's
+ *   last vertex is discovered, instead of when that vertex is discovered.
+ * On a fat tree the chain reaches the target's leaf switch and the search
+ * stops at the first spine: a few hundred steps instead of the whole
+ * fabric.  Not when vs links to vd directly (vs is expanded first). */
+static gboolean
+search (SimNetwork *net, int vs, int vd, guint32 gen)
+{
+  int chain[16];
+  int n_chain = 0, target = vd, qh = 0, qt = 0;
+
+  for (int a = net->adj_off[vs]; a < net->adj_off[vs + 1]; a++)
+    net->next_to_src[net->adj_to[a]] = gen;
+  if (net->next_to_src[vd] != gen) {
+    for (;;) {
+      int cand = -1, n_cand = 0;
+      net->in_chain[target] = gen;
+      if (net->next_to_src[target] == gen || n_chain == (int) G_N_ELEMENTS (chain))
+        break;
+      for (int a = net->adj_off[target]; a < net->adj_off[target + 1] && n_cand < 2; a++) {
+        int u = net->adj_to[a];
+        if (is_gpu (net, u) || net->in_chain[u] == gen || !viable (net, u, gen))
+          continue;
+        if (cand < 0)
+          cand = u, n_cand = 1;
+        else if (u != cand)
+          n_cand = 2; /* a second possible parent (parallel links count once) */
+      }
+      if (n_cand != 1)
+        break;
+      chain[n_chain++] = target;
+      target = cand;
+    }
+    /* the possible parents of the chain's last vertex */
+    for (int a = net->adj_off[target]; a < net->adj_off[target + 1]; a++)
+      if (!is_gpu (net, net->adj_to[a]) && net->in_chain[net->adj_to[a]] != gen)
+        net->next_to_dst[net->adj_to[a]] = gen;
+  }
+
+  net->queue[qt++] = vs;
+  net->seen[vs] = gen;
+  net->prev_arc[vs] = -1;
+  while (qh < qt && net->seen[target] != gen) {
+    int v = net->queue[qh++];
+    /* only the source may send through its own links: GPUs do not forward */
+    if (v != vs && is_gpu (net, v))
+      continue;
+    for (int a = net->adj_off[v]; a < net->adj_off[v + 1]; a++) {
+      int w = net->adj_to[a];
+      if (net->seen[w] == gen)
+        continue;
+      net->seen[w] = gen;
+      net->prev_arc[w] = a;
+      net->queue[qt++] = w;
+      if (net->next_to_dst[w] == gen && w != target) {
+        /* the target hangs off w by w's first arc to it */
+        net->seen[target] = gen;
+        net->prev_arc[target] = arc_to (net, w, target);
+        break;
+      }
+    }
+  }
+  if (net->seen[target] != gen)
+    return FALSE;
+  /* the chain back down to vd, each by its parent's first arc to it */
+  for (int i = n_chain - 1; i >= 0; i--) {
+    int parent = i + 1 < n_chain ? chain[i + 1] : target;
+    net->seen[chain[i]] = gen;
+    net->prev_arc[chain[i]] = arc_to (net, parent, chain[i]);
+  }
+  return TRUE;
+}
+
 int
 sim_network_route (SimNetwork *net, int src, int dst, const int **links, double *latency_s)
 {
@@ -127,54 +248,13 @@ sim_network_route (SimNetwork *net, int src, int dst, const int **links, double 
   gpointer hit = g_hash_table_lookup (net->cache, &key);
   int vs = g_array_index (net->topo->gpus, int, src);
   int vd = g_array_index (net->topo->gpus, int, dst);
-  int qh = 0, qt = 0, off = 0, hops = 0;
+  int off = 0, hops = 0;
   double lat = 0.0;
   guint32 gen;
 
   if (hit == NULL) {
     gen = ++net->gen;
-    /* The target's parent in the breadth-first tree is the first of its
-     * forwarding (non-GPU) neighbours to be discovered: only they can
-     * discover it, and the first discovered is the first expanded.  So the
-     * search stops when that neighbour is discovered instead of when it is
-     * expanded, with the same path: the whole level before it need not be
-     * expanded. */
-    gboolean direct = FALSE;
-    /* (not when the source links to the target itself: it is expanded
-     * first and discovers the target directly) */
-    for (int a = net->adj_off[vs]; a < net->adj_off[vs + 1] && !direct; a++)
-      direct = net->adj_to[a] == vd;
-    for (int a = net->adj_off[vd]; a < net->adj_off[vd + 1] && !direct; a++)
-      if (vertex (net, net->adj_to[a])->kind != SIM_VERTEX_GPU)
-        net->next_to_dst[net->adj_to[a]] = gen;
-    net->queue[qt++] = vs;
-    net->seen[vs] = gen;
-    net->prev_arc[vs] = -1;
-    while (qh < qt && net->seen[vd] != gen) {
-      int v = net->queue[qh++];
-      /* only the source may send through its own links: GPUs do not forward */
-      if (v != vs && vertex (net, v)->kind == SIM_VERTEX_GPU)
-        continue;
-      for (int a = net->adj_off[v]; a < net->adj_off[v + 1]; a++) {
-        int w = net->adj_to[a];
-        if (net->seen[w] == gen)
-          continue;
-        net->seen[w] = gen;
-        net->prev_arc[w] = a;
-        net->queue[qt++] = w;
-        if (net->next_to_dst[w] == gen && src != dst) {
-          /* the target hangs off w by w's first arc to it */
-          for (int b = net->adj_off[w]; b < net->adj_off[w + 1]; b++)
-            if (net->adj_to[b] == vd) {
-              net->seen[vd] = gen;
-              net->prev_arc[vd] = b;
-              break;
-            }
-          break;
-        }
-      }
-    }
-    if (src != dst && net->seen[vd] != gen)
+    if (src != dst && !search (net, vs, vd, gen))
       return -1;
     /* walk back from dst to count hops and sum latencies */
     for (int v = vd; v != vs; ) {

@@ -68,6 +68,22 @@ test_routes (void)
   }
   g_unlink (path);
   g_rmdir (dir);
+
+  /* dgx8x4's rail-optimised fat tree, the search's chain (gpu -> its NIC ->
+   * its leaf) and its early stop at the first spine: GPU 0 to GPU 8 (node
+   * 1, the same rail) is gpu -> NIC -> leaf -> NIC -> gpu, 4 hops; GPU 0 to
+   * GPU 9 (node 1, another rail) goes up to a spine, 6 hops; both ways the
+   * same length */
+  {
+    g_autoptr (SimTopology) tf = test_load_topology ("dgx8x4.xml", 4);
+    g_autoptr (SimEngine) ef = sim_engine_new ();
+    g_autoptr (SimNetwork) nf = sim_network_new (tf, ef);
+    g_assert_cmpint (sim_network_route (nf, 0, 8, NULL, NULL), ==, 4);
+    g_assert_cmpint (sim_network_route (nf, 8, 0, NULL, NULL), ==, 4);
+    g_assert_cmpint (sim_network_route (nf, 0, 9, NULL, NULL), ==, 6);
+    g_assert_cmpint (sim_network_route (nf, 9, 0, NULL, NULL), ==, 6);
+    g_assert_cmpint (sim_network_route (nf, 0, 1, NULL, NULL), ==, 2);
+  }
 }
 
 /* ring all_reduce of S on 8 GPUs behind one NVSwitch, whose links move
