@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sim-report.h"
 #include "sim-error.h"
 #include "sim-format.h"
 #include "sim-io.h"
@@ -30,6 +31,7 @@ static const char *usage =
     "E = t1 k1 / (k tk) is against the smallest layout that fits.  --shard I/N\n"
     "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
     "--fp8 trains the linear layers in FP8; both ranks BF16 and FP8 layouts together.\n"
+    "--train-tokens 15T [--gpu-hour-price P] adds the best layout's time (and cost) to train.\n"
     "The table fits 100 columns: its plans leave out the global batch and the defaults\n"
     "cp=1, schedule=1f1b and recompute=none (--json and --wide give them in full).\n"
     "\n"
@@ -317,7 +319,7 @@ add_clusters (SimSweep *sw, const char *topo_path, int nodes, int gpus, const ch
 /* the diagnosis of the best, simulated again for its full report */
 static void
 print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked, gboolean scale,
-            gboolean wide)
+            gboolean wide, double tokens, double price)
 {
   const Row *best = ranked->len > 0 ? g_ptr_array_index (ranked, 0) : NULL;
   g_autoptr (GError) local = NULL;
@@ -331,6 +333,12 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
   if (run == NULL)
     return;
   d = sim_run_diagnose (run, NULL);
+  run->train_tokens = tokens;
+  run->gpu_hour_price = price;
+  if (tokens > 0) {
+    g_autofree char *train = sim_report_train_text (run);
+    g_ptr_array_insert (d, 0, g_strconcat ("training: ", train, NULL));
+  }
   g_string_append_printf (out, "\nbest: %s\n", best->label);
   for (guint i = 0; i < d->len; i++) {
     g_string_append (out, "  ");
@@ -345,6 +353,8 @@ int
 sim_cmd_sweep (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL, *fp8_s = NULL;
+  g_autofree char *train_s = NULL, *price_s = NULL;
+  double tokens = 0, price = 0;
   g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL, *gpus_s = NULL;
   g_autoptr (GPtrArray) merge_files = g_ptr_array_new_with_free_func (g_free);
   gboolean help = FALSE, scale = FALSE, quiet = FALSE, wide = FALSE;
@@ -355,7 +365,8 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "top", TRUE, &top_s, NULL, NULL }, { "threads", TRUE, &threads_s, NULL, NULL },
     { "shard", TRUE, &shard_s, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
-    { "fp8", TRUE, &fp8_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
+    { "fp8", TRUE, &fp8_s, NULL, NULL },
+    { "train-tokens", TRUE, &train_s, NULL, NULL }, { "gpu-hour-price", TRUE, &price_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
     { "wide", FALSE, NULL, &wide, NULL },
     { "quiet", FALSE, NULL, &quiet, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
@@ -385,6 +396,8 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "sweep: expected --topology FILE|NAME (or --merge FILE...); see sim sweep --help");
     return 2;
   }
+  if (!sim_cli_parse_training (train_s, price_s, &tokens, &price, error))
+    return 2;
   if (!parse_job (nodes_s, threads_s, gb_s, shard_s, &job, error))
     return 2;
   if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, SIM_TOPOLOGY_MAX_GPUS, &gpus, error))
@@ -453,7 +466,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   print_ranked (out, ranked, top, scale, wide);
   g_string_append_c (out, '\n');
   print_counts (out, sim_sweep_rows (sw));
-  print_best (out, sw, model, ranked, scale, wide);
+  print_best (out, sw, model, ranked, scale, wide, tokens, price);
   fputs (out->str, stdout);
   /* wall time is not a result: stderr, so that stdout is the same for the same inputs */
   if (!quiet)

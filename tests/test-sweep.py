@@ -113,6 +113,16 @@ with cli.tempdir() as tmp:
     check("sweep --fp8 both: the fastest is FP8", "fp8=hybrid" in r.stdout.split("rank")[1].splitlines()[1], True)
 r = run("sweep", "--topology", "dgx-a100", "--nodes", "1", "--model", "llama3-8b", "--fp8", "both")
 check("sweep --fp8 on A100: exit 2, no FP8 tensor cores", (r.returncode, "no FP8 tensor cores" in r.stderr), (2, True))
+# --train-tokens: the best layout's time to train, 1 T tokens at its tokens/s
+# on 8 GPUs: days = 1e12 / tokens/s / 86,400 (read off the same sweep's JSON)
+with cli.tempdir() as tmp:
+    bj = os.path.join(tmp, "b.json")
+    r = run("sweep", *base, "--train-tokens", "1T", "--json", bj)
+    best = max((x for x in json.load(open(bj))["rows"] if x.get("tokens_per_s")), key=lambda x: x["tokens_per_s"])
+    r = run("sweep", *base, "--train-tokens", "1T", "--top", "1")
+    line = next((l for l in r.stdout.splitlines() if "training: 1 T tokens in" in l), "")
+    days = float(line.split(" in ")[1].split()[0]) if line else -1
+    check("sweep --train-tokens: the best layout's days", abs(days - 1e12 / best["tokens_per_s"] / 86400) < 0.06, True)
 bad = run("compare", "--topology", "dgx8x4", "--plan", "tp=8,pp=4,dp=3")
 check("compare with an impossible plan exits 2", bad.returncode, 2)
 check("and names the plan", "--plan tp=8,pp=4,dp=3:" in bad.stderr, True)
