@@ -56,7 +56,8 @@ typedef struct {
   GArray *act_span;    /* guint32 per activity */
   GArray *is_compute;  /* guint8 per activity */
   GArray *edges;       /* SimActivityId pairs (after, before) */
-  GHashTable *choices; /* "op/n/bytes/nodes" -> SimCollChoice */
+  GHashTable *choices; /* ChoiceKey -> SimCollChoice */
+  GHashTable *nodes_seen; /* scratch of choose(): the nodes of one group */
   int replicas;
   int *lc_of;          /* layers per chunk, by stage */
   double layer_params; /* per TP rank */
@@ -81,6 +82,30 @@ sim_span_kind_name (SimSpanKind k)
   return k < SIM_SPAN_KINDS ? names[k] : "?";
 }
 
+/* what a collective's algorithm and protocol depend on: the operation,
+ * the group's size, nodes and stride, and the bytes (choose) */
+typedef struct {
+  int op, n, nodes, stride;
+  double bytes;
+} ChoiceKey;
+
+static guint
+choice_key_hash (gconstpointer p)
+{
+  const ChoiceKey *k = p;
+  guint64 b = (guint64) k->bytes;
+  return (guint) (k->op * 73856093u ^ k->n * 19349663u ^ k->nodes * 83492791u ^ k->stride * 2654435761u ^
+                  (guint) (b ^ (b >> 32)));
+}
+
+static gboolean
+choice_key_equal (gconstpointer pa, gconstpointer pb)
+{
+  const ChoiceKey *a = pa, *b = pb;
+  return a->op == b->op && a->n == b->n && a->nodes == b->nodes && a->stride == b->stride &&
+         a->bytes == b->bytes;
+}
+
 static void
 choice_free (gpointer p)
 {
@@ -102,7 +127,8 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   b->act_span = g_array_new (FALSE, FALSE, sizeof (guint32));
   b->is_compute = g_array_new (FALSE, FALSE, sizeof (guint8));
   b->edges = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
-  b->choices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, choice_free);
+  b->choices = g_hash_table_new_full (choice_key_hash, choice_key_equal, g_free, choice_free);
+  b->nodes_seen = g_hash_table_new (g_direct_hash, g_direct_equal);
   b->replicas = replicas;
   b->lc_of = g_new (int, p);
   for (int s = 0; s < p; s++)
@@ -141,6 +167,7 @@ builder_clear (SimIterBuilder *b)
   g_clear_error (&b->error);
   g_clear_pointer (&b->lc_of, g_free);
   g_clear_pointer (&b->choices, g_hash_table_unref);
+  g_clear_pointer (&b->nodes_seen, g_hash_table_unref);
   g_clear_pointer (&b->edges, g_array_unref);
   g_clear_pointer (&b->is_compute, g_array_unref);
   g_clear_pointer (&b->act_span, g_array_unref);
@@ -237,16 +264,14 @@ static const SimCollChoice *
 choose (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes)
 {
   const SimTopology *t = b->topo;
-  int nodes = 0;
-  g_autofree char *key = NULL;
+  ChoiceKey key = { op, n, 0, n > 1 ? gpus[1] - gpus[0] : 0, bytes };
   SimCollChoice *c = NULL;
-  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_hash_table_remove_all (b->nodes_seen);
   for (int i = 0; i < n; i++)
-    if (g_hash_table_add (seen, GINT_TO_POINTER (sim_topology_gpu (t, gpus[i])->node + 1)))
-      nodes++;
+    if (g_hash_table_add (b->nodes_seen, GINT_TO_POINTER (sim_topology_gpu (t, gpus[i])->node + 1)))
+      key.nodes++;
   /* groups of one shape behave alike on a regular cluster */
-  key = g_strdup_printf ("%d/%d/%.0f/%d/%d", op, n, bytes, nodes, n > 1 ? gpus[1] - gpus[0] : 0);
-  c = g_hash_table_lookup (b->choices, key);
+  c = g_hash_table_lookup (b->choices, &key);
   if (c != NULL)
     return c;
   c = g_new0 (SimCollChoice, 1);
@@ -255,7 +280,7 @@ choose (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes)
     c->algo = SIM_ALGO_RING;
     c->proto = SIM_PROTO_SIMPLE;
   }
-  g_hash_table_insert (b->choices, g_steal_pointer (&key), c);
+  g_hash_table_insert (b->choices, g_memdup2 (&key, sizeof key), c);
   return c;
 }
 
