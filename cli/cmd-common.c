@@ -427,6 +427,15 @@ sim_cli_print_narrow_legend (GString *out, gboolean scale)
     g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
 }
 
+/* the usable memory every plan of the table shares, in GB and GiB */
+static void
+append_usable (GString *out, guint64 usable)
+{
+  g_autofree char *gb = sim_format_gb (usable);
+  g_autofree char *gib = sim_format_gib (usable);
+  g_string_append_printf (out, "usable memory per GPU: %s (%s)\n", gb, gib);
+}
+
 void
 sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
 {
@@ -472,11 +481,8 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
     }
     sim_cli_print_narrow (out, rows, runs->len, FALSE);
     g_string_append_c (out, '\n');
-    if (same_usable && runs->len > 0) {
-      g_autofree char *gb = sim_format_gb (usable);
-      g_autofree char *gib = sim_format_gib (usable);
-      g_string_append_printf (out, "usable memory per GPU: %s (%s)\n", gb, gib);
-    }
+    if (same_usable && runs->len > 0)
+      append_usable (out, usable);
     sim_cli_print_narrow_legend (out, FALSE);
     return;
   }
@@ -505,11 +511,8 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
     g_string_append_printf (out, " %s%s\n", sim_run_wall (r), r->extrapolated ? " (screened)" : "");
   }
   g_string_append_c (out, '\n');
-  if (same_usable && runs->len > 0) {
-    g_autofree char *gb = sim_format_gb (usable);
-    g_autofree char *gib = sim_format_gib (usable);
-    g_string_append_printf (out, "usable memory per GPU: %s (%s)\n", gb, gib);
-  }
+  if (same_usable && runs->len > 0)
+    append_usable (out, usable);
   sim_cli_print_legend (out, FALSE);
 }
 

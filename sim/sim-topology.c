@@ -85,6 +85,22 @@ find_gpu_type (SimTopology *topo, const char *id)
   return -1;
 }
 
+/* the index of the <gpu-type> that attribute attr of node names, or -1
+ * with the file:line error */
+static int
+gpu_type_of (SimTopology *topo, const char *path, xmlNode *node, const char *attr, const char *id,
+             GError **error)
+{
+  int gt = find_gpu_type (topo, id);
+  if (gt < 0) {
+    g_autofree char *shown = sim_xml_shorten (id);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: attribute %s of <%s>: expected the id of a <gpu-type>, got '%s'", path,
+                 sim_xml_attr_line (node, attr), attr, (const char *) node->name, shown);
+  }
+  return gt;
+}
+
 static gboolean
 read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **error)
 {
@@ -332,14 +348,8 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
       !sim_xml_get_string (path, node, "gpu-type", &gpu_type_id, error) ||
       !sim_xml_get_uint (path, node, "gpus", 1, MAX_GPUS_PER_NODE, &c.gpus, error))
     return FALSE;
-  gt = find_gpu_type (topo, gpu_type_id);
-  if (gt < 0) {
-    g_autofree char *shown = sim_xml_shorten (gpu_type_id);
-    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
-                 "%s:%ld: attribute gpu-type of <node>: expected the id of a <gpu-type>, got '%s'",
-                 path, sim_xml_attr_line (node, "gpu-type"), shown);
+  if ((gt = gpu_type_of (topo, path, node, "gpu-type", gpu_type_id, error)) < 0)
     return FALSE;
-  }
   if (nvl != NULL) {
     c.has_nvlink = TRUE;
     double achieved = 0;
@@ -434,14 +444,8 @@ read_graph_gpu (SimTopology *topo, const char *path, xmlNode *n, const char *id,
 
   if (!sim_xml_get_string (path, n, "type", &type, error))
     return -1;
-  gt = find_gpu_type (topo, type);
-  if (gt < 0) {
-    g_autofree char *shown = sim_xml_shorten (type);
-    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
-                 "%s:%ld: attribute type of <gpu>: expected the id of a <gpu-type>, got '%s'",
-                 path, sim_xml_attr_line (n, "type"), shown);
+  if ((gt = gpu_type_of (topo, path, n, "type", type, error)) < 0)
     return -1;
-  }
   v = add_vertex (topo, SIM_VERTEX_GPU, g_strdup (id), (int) node, 0.0);
   g_array_index (topo->vertices, SimVertex, v).gpu_type = gt;
   g_array_index (topo->vertices, SimVertex, v).line = (int) sim_xml_attr_line (n, NULL);
