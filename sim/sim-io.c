@@ -411,11 +411,20 @@ sim_output_set_open (SimOutputSet *set, const char *path, GError **error)
     if (fd >= 0)
       unlink (tmp);
   } else {
+    sigset_t block, old;
     sweep_stale (set, canon);
     e->tmp = g_build_filename (canon, tmpl, NULL);
+    /* no termination signal between creating the file and registering it:
+     * a kill in between would leave it behind */
+    sigemptyset (&block);
+    sigaddset (&block, SIGINT);
+    sigaddset (&block, SIGTERM);
+    sigaddset (&block, SIGHUP);
+    sigprocmask (SIG_BLOCK, &block, &old);
     fd = g_mkstemp (e->tmp);
     if (fd >= 0)
       e->slot = live_register (e->tmp);
+    sigprocmask (SIG_SETMASK, &old, NULL);
   }
   if (fd < 0) {
     int err = errno;
