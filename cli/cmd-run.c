@@ -23,6 +23,7 @@
 #include "sim-run.h"
 #include "sim-trace.h"
 #include "viz-file.h"
+#include "viz-html.h"
 #include "sim-topology.h"
 #include "sim-units.h"
 
@@ -41,6 +42,7 @@ typedef struct {
   gboolean memory_only;
   char *gantt;
   char *memory_chart;
+  char *html;
   char *trace;
   char *csv;
   char *output_dir;
@@ -57,6 +59,7 @@ cli_clear (Cli *cli)
   g_free (cli->json);
   g_free (cli->gantt);
   g_free (cli->memory_chart);
+  g_free (cli->html);
   g_free (cli->trace);
   g_free (cli->csv);
   g_free (cli->output_dir);
@@ -94,6 +97,8 @@ print_help (gboolean wide)
       "  --gpu-hour-price PRICE             with --train-tokens, the cost at PRICE per GPU-hour\n"
       "  --gantt FILE                       Gantt chart (.png, .svg or .pdf)\n"
       "  --memory-chart FILE                memory over time (.png, .svg or .pdf)\n"
+      "  --html FILE.html                   the report and both charts as one self-contained page\n"
+      "                                     (no network, no scripts) to send to a colleague\n"
       "  --ranks LIST                       GPUs whose stages the charts show (e.g. 0,24,56)\n"
       "  --trace FILE                       Chrome/Perfetto trace (JSON)\n"
       "  --csv DIR                          spans.csv and memory.csv\n"
@@ -170,6 +175,15 @@ check_chart (const char *flag, const char *path, gboolean parents, GError **erro
   return FALSE;
 }
 
+static gboolean
+check_html (const char *path, GError **error)
+{
+  if (viz_check_html_path (path, error) && sim_output_check (path, FALSE, error))
+    return TRUE;
+  g_prefix_error (error, "--html: ");
+  return FALSE;
+}
+
 /* the files of DIR/NAME outputs (--output-dir, --csv) */
 static gboolean
 check_in_dir (const char *flag, const char *dir, const char *const *names, GError **error)
@@ -208,6 +222,8 @@ check_outputs (const Cli *cli, GError **error)
   if (cli->memory_chart != NULL && !check_chart ("--memory-chart", cli->memory_chart, FALSE, error))
     return FALSE;
   if (cli->trace != NULL && !check_file ("--trace", cli->trace, FALSE, error))
+    return FALSE;
+  if (cli->html != NULL && !check_html (cli->html, error))
     return FALSE;
   if (cli->csv != NULL && !check_in_dir ("--csv", cli->csv, csv_files, error))
     return FALSE;
@@ -298,6 +314,10 @@ stage_outputs (SimOutputSet *set, const Cli *cli, const SimRun *in, GError **err
   if (cli->memory_chart != NULL &&
       !stage_chart (set, "--memory-chart", cli->memory_chart, VIZ_CHART_MEMORY, &vi, error))
     return FALSE;
+  if (cli->html != NULL && !viz_stage_html_report (set, cli->html, &vi, error)) {
+    g_prefix_error (error, "--html: ");
+    return FALSE;
+  }
   if (cli->trace != NULL) {
     g_autofree char *trace = sim_trace_json (in);
     if (!stage_text (set, "--trace", cli->trace, trace, error))
@@ -366,6 +386,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
     { "nodes", TRUE, &nodes, NULL, NULL }, { "json", TRUE, &cli.json, NULL, NULL },
     { "gantt", TRUE, &cli.gantt, NULL, NULL }, { "memory-chart", TRUE, &cli.memory_chart, NULL, NULL },
     { "trace", TRUE, &cli.trace, NULL, NULL }, { "csv", TRUE, &cli.csv, NULL, NULL },
+    { "html", TRUE, &cli.html, NULL, NULL },
     { "output-dir", TRUE, &cli.output_dir, NULL, NULL }, { "ranks", TRUE, &cli.ranks, NULL, NULL },
     { "calibration", TRUE, &cli.calibration, NULL, NULL },
     { "efficiency", TRUE, &cli.efficiency, NULL, NULL },

@@ -240,8 +240,6 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
            gboolean wide)
 {
   g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
-  g_autoptr (GString) cp = g_string_new (NULL);
-  const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
   if (fits) {
     g_autofree char *line = g_strdup_printf ("step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%",
@@ -263,6 +261,15 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
     g_string_append_printf (s, "\nTime      IF MEMORY ALLOWED (it does not: see the verdict above): step %.3f s, %s tokens/s;\n"
                                "          no MFU is given for a plan that cannot run\n",
                             it->step_s, tok);
+}
+
+/* how far the step time is validated: the mean error of the cluster's
+ * efficiency constants on published runs, or that there is none */
+static void
+text_error_band (GString *s, const SimTopology *t)
+{
+  const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
+
   if (eff->error > 0)
     g_string_append_printf (s, "          error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
                             " published runs of this GPU generation,\n"
@@ -271,14 +278,19 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
   else
     g_string_append (s, "          error band: NOT VALIDATED for this GPU generation (its cluster file states no\n"
                         "          error from published runs): read the step time as an estimate\n");
-  {
-    g_autofree char *line = g_strdup_printf ("pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s",
-                                             100 * it->bubble_fraction,
-                                             it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
-                                             it->activities, it->events,
-                                             it->gemm_table ? "" : "; no measured GEMM table: GEMMs at peak (optimistic)");
-    append_line (s, wide, "          ", line);
-  }
+}
+
+/* what was simulated, and the seconds per step of each stage */
+static void
+text_time_detail (GString *s, const SimIteration *it, gboolean wide)
+{
+  g_autofree char *line = g_strdup_printf ("pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s",
+                                           100 * it->bubble_fraction,
+                                           it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
+                                           it->activities, it->events,
+                                           it->gemm_table ? "" : "; no measured GEMM table: GEMMs at peak (optimistic)");
+
+  append_line (s, wide, "          ", line);
   if (wide)
     g_string_append (s, "  stage   forward  backward  recompute  optimizer   TP exp.   CP exp.   PP exp.   DP exp.    bubble   (seconds per step)\n");
   else
@@ -292,6 +304,13 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
                             st->exposed_tp_s, st->exposed_cp_s, st->exposed_pp_s, st->exposed_dp_s,
                             st->bubble_s);
   }
+}
+
+static void
+text_critical_path (GString *s, const SimIteration *it)
+{
+  g_autoptr (GString) cp = g_string_new (NULL);
+
   for (int k = 0; k < SIM_SPAN_GATE; k++)
     if (it->critical_s[k] > 0)
       g_string_append_printf (cp, "%s%s %.3fs", cp->len ? ", " : "", sim_span_kind_name (k), it->critical_s[k]);
@@ -499,39 +518,93 @@ sim_report_text (const SimRun *run)
   return sim_report_text_wide (run, FALSE);
 }
 
+/* one section of the report, appended to s */
+static void
+text_section (GString *s, const Input *in, const SimRun *run, SimReportSection section, gboolean wide)
+{
+  const SimTopology *t = run->topo;
+  const SimPlan *p = run->plan;
+  const SimMemory *mem = run->memory;
+
+  switch (section) {
+  case SIM_REPORT_TITLE:
+    g_string_append_printf (s, "sim %s: %s on %s\n\n", SIM_VERSION, run->model->name, t->name);
+    break;
+  case SIM_REPORT_WARNINGS:
+    text_warnings (s, t);
+    break;
+  case SIM_REPORT_SETUP:
+    text_cluster (s, t);
+    text_model (s, run->model, p, mem, wide);
+    text_plan (s, p, wide);
+    break;
+  case SIM_REPORT_MEMORY:
+    text_memory_table (s, run->model, p, mem, in->time != NULL, wide);
+    break;
+  case SIM_REPORT_CAPACITY:
+    text_capacity (s, sim_topology_gpu_type (t, 0), mem, wide);
+    break;
+  case SIM_REPORT_VERDICT:
+    text_verdict (s, mem, in->remedies, wide);
+    break;
+  case SIM_REPORT_TIME:
+    if (in->time != NULL)
+      text_time (s, in->time, t, p, mem->fits, wide);
+    break;
+  case SIM_REPORT_ERROR_BAND:
+    if (in->time != NULL)
+      text_error_band (s, t);
+    break;
+  case SIM_REPORT_TIME_TABLE:
+    if (in->time != NULL)
+      text_time_detail (s, in->time, wide);
+    break;
+  case SIM_REPORT_CRITICAL_PATH:
+    if (in->time != NULL)
+      text_critical_path (s, in->time);
+    break;
+  case SIM_REPORT_TRAIN:
+    text_train (s, run, wide);
+    break;
+  case SIM_REPORT_DIAGNOSIS:
+    if (in->diagnosis != NULL && in->diagnosis->len > 0 && in->memory->fits) {
+      g_string_append (s, in->time != NULL ? "\nDiagnosis " : "Diagnosis ");
+      for (guint i = 0; i < in->diagnosis->len; i++) {
+        if (i > 0)
+          g_string_append (s, "          ");
+        append_wrapped (s, g_ptr_array_index (in->diagnosis, i));
+        g_string_append_c (s, '\n');
+      }
+    }
+    break;
+  case SIM_REPORT_N_SECTIONS:
+    break;
+  }
+}
+
+char *
+sim_report_section (const SimRun *run, SimReportSection section, gboolean wide)
+{
+  g_auto (Input) input = { 0 };
+  GString *s = g_string_new (NULL);
+
+  g_return_val_if_fail (section >= 0 && section < SIM_REPORT_N_SECTIONS, g_string_free (s, FALSE));
+  input_init (&input, run);
+  text_section (s, &input, run, section, wide);
+  return g_string_free (s, FALSE);
+}
+
 char *
 sim_report_text_wide (const SimRun *run, gboolean wide)
 {
   g_auto (Input) input = { 0 };
-  const Input *in = &input;
-  const SimTopology *t = run->topo;
-  const SimPlan *p = run->plan;
-  const SimMemory *mem = run->memory;
   GString *s = g_string_new (NULL);
 
   input_init (&input, run);
-  g_string_append_printf (s, "sim %s: %s on %s\n\n", SIM_VERSION, run->model->name, t->name);
-  text_warnings (s, t);
-  text_cluster (s, t);
-  text_model (s, run->model, p, mem, wide);
-  text_plan (s, p, wide);
-  /* the verdict before the time: a plan that does not fit has no step time
-   * worth reading first */
-  text_memory_table (s, run->model, p, mem, in->time != NULL, wide);
-  text_capacity (s, sim_topology_gpu_type (t, 0), mem, wide);
-  text_verdict (s, mem, in->remedies, wide);
-  if (in->time != NULL)
-    text_time (s, in->time, in->topo, p, mem->fits, wide);
-  text_train (s, run, wide);
-  if (in->diagnosis != NULL && in->diagnosis->len > 0 && in->memory->fits) {
-    g_string_append (s, in->time != NULL ? "\nDiagnosis " : "Diagnosis ");
-    for (guint i = 0; i < in->diagnosis->len; i++) {
-      if (i > 0)
-        g_string_append (s, "          ");
-      append_wrapped (s, g_ptr_array_index (in->diagnosis, i));
-      g_string_append_c (s, '\n');
-    }
-  }
+  /* the sections in their order: the verdict before the time, since a plan
+   * that does not fit has no step time worth reading first */
+  for (int k = 0; k < SIM_REPORT_N_SECTIONS; k++)
+    text_section (s, &input, run, (SimReportSection) k, wide);
   return g_string_free (s, FALSE);
 }
 

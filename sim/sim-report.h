@@ -19,6 +19,36 @@ char *sim_report_text (const SimRun *run);
 /* sim_report_text within 100 columns (wide FALSE), or with its tables and
  * time lines unwrapped (wide TRUE, sim --wide) */
 char *sim_report_text_wide (const SimRun *run, gboolean wide);
+/* The sections of the text report, in the order it prints them: the title
+ * line; warnings about the GPU type's missing measurements; the cluster,
+ * model, plan and the defaults applied ("Defaults ..."); the memory table
+ * by stage; the capacity and usable memory; the verdict (with the reason
+ * and the remedies when out of memory); the step time (its first line, and
+ * for an out-of-memory plan the time if memory allowed); the error band of
+ * the step time (its validation against published runs); what was
+ * simulated and the seconds per step of each stage; the critical path; the
+ * time to train; the diagnosis (a plan that fits).  The sections of the
+ * time are empty without a time simulation, as are the warnings, the time
+ * to train and the diagnosis when there is nothing to say. */
+typedef enum {
+  SIM_REPORT_TITLE,
+  SIM_REPORT_WARNINGS,
+  SIM_REPORT_SETUP,
+  SIM_REPORT_MEMORY,
+  SIM_REPORT_CAPACITY,
+  SIM_REPORT_VERDICT,
+  SIM_REPORT_TIME,
+  SIM_REPORT_ERROR_BAND,
+  SIM_REPORT_TIME_TABLE,
+  SIM_REPORT_CRITICAL_PATH,
+  SIM_REPORT_TRAIN,
+  SIM_REPORT_DIAGNOSIS,
+  SIM_REPORT_N_SECTIONS
+} SimReportSection;
+/* one section exactly as sim_report_text_wide prints it (the report is
+ * their concatenation), possibly "" and possibly starting with a blank
+ * line; new text, caller g_free()s; never fails; any thread */
+char *sim_report_section (const SimRun *run, SimReportSection section, gboolean wide);
 /* the time to train on run->train_tokens (sim_run_train_estimate) as one
  * sentence, or NULL when no tokens were given */
 char *sim_report_train_text (const SimRun *run);

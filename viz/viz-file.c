@@ -30,6 +30,7 @@ typedef void (*DrawFunc) (cairo_t *cr, double w, double h, gconstpointer data);
 
 static gboolean stage_surface (SimOutputSet *set, const char *path, double w, double h,
                                DrawFunc draw_fn, gconstpointer data, GError **error);
+static void chart_size (VizChart chart, const VizInput *in, double *w, double *h);
 
 typedef struct {
   VizChart chart;
@@ -80,10 +81,9 @@ gboolean
 viz_stage_chart (SimOutputSet *set, const char *path, VizChart chart, const VizInput *in,
                  GError **error)
 {
-  double w = chart == VIZ_CHART_GANTT ? GANTT_WIDTH : MEMORY_WIDTH;
-  double h = chart == VIZ_CHART_GANTT ? viz_gantt_height_for (in, n_rows (chart, in), w)
-                                      : viz_memory_height (n_rows (chart, in));
   ChartData d = { chart, in };
+  double w, h;
+  chart_size (chart, in, &w, &h);
   return stage_surface (set, path, w, h, draw_chart, &d, error);
 }
 
@@ -106,6 +106,7 @@ viz_write_chart (const char *path, VizChart chart, const VizInput *in, GError **
  * so that the error names its cause, not only CAIRO_STATUS_WRITE_ERROR */
 typedef struct {
   int fd;
+  GString *memory;     /* instead of fd, for a chart kept in memory */
   int err;
 } Sink;
 
@@ -113,7 +114,9 @@ static cairo_status_t
 sink_write (void *closure, const unsigned char *data, unsigned int len)
 {
   Sink *s = closure;
-  if (s->err == 0)
+  if (s->memory != NULL)
+    g_string_append_len (s->memory, (const char *) data, len);
+  else if (s->err == 0)
     s->err = sim_output_write_all (s->fd, data, len);
   return s->err == 0 ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
@@ -132,28 +135,22 @@ pdf_create_date (void)
   return g_date_time_format (dt, "%Y-%m-%dT%H:%M:%SZ");
 }
 
-static gboolean
-stage_surface (SimOutputSet *set, const char *path, double w, double h, DrawFunc draw_fn,
-               gconstpointer data, GError **error)
+/* draw into a surface of the format of path's extension that writes
+ * through sink; Cairo's status */
+static cairo_status_t
+render (Sink *sink, const char *path, double w, double h, DrawFunc draw_fn, gconstpointer data)
 {
-  Sink sink = { -1, 0 };
   cairo_surface_t *surface = NULL;
   cairo_t *cr = NULL;
   cairo_status_t st;
 
-  if (!viz_check_chart_path (path, error))
-    return FALSE;
-  sink.fd = sim_output_set_open (set, path, error);
-  if (sink.fd < 0)
-    return FALSE;
-
   if (g_str_has_suffix (path, ".png"))
     surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
   else if (g_str_has_suffix (path, ".svg"))
-    surface = cairo_svg_surface_create_for_stream (sink_write, &sink, w, h);
+    surface = cairo_svg_surface_create_for_stream (sink_write, sink, w, h);
   else {
     g_autofree char *date = pdf_create_date ();
-    surface = cairo_pdf_surface_create_for_stream (sink_write, &sink, w, h);
+    surface = cairo_pdf_surface_create_for_stream (sink_write, sink, w, h);
     cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATE_DATE, date);
   }
   cr = cairo_create (surface);
@@ -162,13 +159,29 @@ stage_surface (SimOutputSet *set, const char *path, double w, double h, DrawFunc
   cairo_destroy (cr);
   if (st == CAIRO_STATUS_SUCCESS) {
     if (g_str_has_suffix (path, ".png"))
-      st = cairo_surface_write_to_png_stream (surface, sink_write, &sink);
+      st = cairo_surface_write_to_png_stream (surface, sink_write, sink);
     else {
       cairo_surface_finish (surface);
       st = cairo_surface_status (surface);
     }
   }
   cairo_surface_destroy (surface);
+  return st;
+}
+
+static gboolean
+stage_surface (SimOutputSet *set, const char *path, double w, double h, DrawFunc draw_fn,
+               gconstpointer data, GError **error)
+{
+  Sink sink = { -1, NULL, 0 };
+  cairo_status_t st;
+
+  if (!viz_check_chart_path (path, error))
+    return FALSE;
+  sink.fd = sim_output_set_open (set, path, error);
+  if (sink.fd < 0)
+    return FALSE;
+  st = render (&sink, path, w, h, draw_fn, data);
   if (sink.err != 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: %s", path,
                  g_strerror (sink.err));
@@ -180,4 +193,44 @@ stage_surface (SimOutputSet *set, const char *path, double w, double h, DrawFunc
     return FALSE;
   }
   return TRUE;
+}
+
+/* an SVG document in memory; what makes the drawing fail (no memory) is
+ * named by what */
+static char *
+svg_of (const char *what, double w, double h, DrawFunc draw_fn, gconstpointer data, GError **error)
+{
+  Sink sink = { -1, g_string_new (NULL), 0 };
+  cairo_status_t st = render (&sink, ".svg", w, h, draw_fn, data);
+  if (st != CAIRO_STATUS_SUCCESS) {
+    g_string_free (sink.memory, TRUE);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot draw: %s", what,
+                 cairo_status_to_string (st));
+    return NULL;
+  }
+  return g_string_free (sink.memory, FALSE);
+}
+
+static void
+chart_size (VizChart chart, const VizInput *in, double *w, double *h)
+{
+  *w = chart == VIZ_CHART_GANTT ? GANTT_WIDTH : MEMORY_WIDTH;
+  *h = chart == VIZ_CHART_GANTT ? viz_gantt_height_for (in, n_rows (chart, in), *w)
+                                : viz_memory_height (n_rows (chart, in));
+}
+
+char *
+viz_chart_svg (VizChart chart, const VizInput *in, GError **error)
+{
+  ChartData d = { chart, in };
+  double w, h;
+  chart_size (chart, in, &w, &h);
+  return svg_of (chart == VIZ_CHART_GANTT ? "Gantt chart" : "memory chart", w, h, draw_chart, &d, error);
+}
+
+char *
+viz_compare_svg (const SimRun *const *runs, int n, const char *title, GError **error)
+{
+  CompareData d = { runs, n, title };
+  return svg_of ("comparison chart", GANTT_WIDTH, viz_compare_height (n), draw_compare, &d, error);
 }

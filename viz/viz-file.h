@@ -35,4 +35,10 @@ gboolean viz_write_chart (const char *path, VizChart chart, const VizInput *in, 
 gboolean viz_write_compare (const char *path, const SimRun *const *runs, int n, const char *title,
                             GError **error);
 
+/* the same charts as SVG documents in memory, for a page that holds them
+ * (viz-html.h): new text (caller g_free()s), or NULL with SIM_ERROR_IO
+ * when Cairo fails (out of memory); any thread */
+char *viz_chart_svg (VizChart chart, const VizInput *in, GError **error);
+char *viz_compare_svg (const SimRun *const *runs, int n, const char *title, GError **error);
+
 G_END_DECLS
