@@ -9,6 +9,7 @@
 #include "sim-paths.h"
 #include "sim-plan.h"
 #include "sim-units.h"
+#include "viz-html.h"
 
 /* the plan options' names, read off sim_plan_help ("  --[no-]x ..." or
  * "  --x VALUE ..."), with their "no-" forms */
@@ -144,6 +145,44 @@ sim_cli_write_json (const char *json, const char *text, gboolean *done, GError *
   }
   if (!sim_write_file (json, text, error)) {
     g_prefix_error (error, "--json: ");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+sim_cli_check_html (const char *path, GError **error)
+{
+  if (viz_check_html_path (path, error) && sim_output_check (path, FALSE, error))
+    return TRUE;
+  g_prefix_error (error, "--html: ");
+  return FALSE;
+}
+
+gboolean
+sim_cli_stage_html_table (SimOutputSet *set, const char *path, const char *title, const char *table,
+                          const char *notes_heading, const char *notes, GPtrArray *runs, const char *chart_title,
+                          GError **error)
+{
+  g_autoptr (VizHtml) page = viz_html_new (title);
+  viz_html_heading (page, "Ranked layouts");
+  viz_html_text (page, NULL, table);
+  if (runs->len > 0) {
+    viz_html_heading (page, "Where each step's time goes");
+    if (!viz_html_compare (page, (const SimRun *const *) runs->pdata, (int) runs->len, chart_title,
+                           "one bar per layout: compute, exposed communication by kind and the "
+                           "pipeline bubble, with peak memory against the usable capacity",
+                           error)) {
+      g_prefix_error (error, "--html: ");
+      return FALSE;
+    }
+  }
+  if (notes != NULL && *notes != '\0') {
+    viz_html_heading (page, notes_heading);
+    viz_html_text (page, NULL, notes);
+  }
+  if (!viz_html_stage (page, set, path, error)) {
+    g_prefix_error (error, "--html: ");
     return FALSE;
   }
   return TRUE;

@@ -14,7 +14,7 @@
 static const char *usage =
     "usage: sim compare --topology FILE|NAME [--nodes N | --gpus N] [--model FILE|NAME]\n"
     "                   --plan PLAN --plan PLAN ... [--chart FILE.png|.svg|.pdf] [--json FILE|-]\n"
-    "                   [--full-fidelity] [--calibration FILE] [--wide]\n"
+    "                   [--html FILE.html] [--full-fidelity] [--calibration FILE] [--wide]\n"
     "                   [--train-tokens COUNT [--gpu-hour-price PRICE]]\n"
     "\n"
     "Each PLAN is plan flags as key=value pairs, for example\n"
@@ -23,21 +23,56 @@ static const char *usage =
     "plan, the plans that fit ranked by throughput, and the diagnosis of each.  The table\n"
     "fits 100 columns; --wide shows every exposed-communication column on one line.\n"
     "--train-tokens 15T adds each plan's days and GPU-hours to train on 15 T tokens\n"
-    "(--gpu-hour-price: and the cost).\n"
+    "(--gpu-hour-price: and the cost).  --html writes the table, the chart and the\n"
+    "diagnosis as one self-contained page (no network, no scripts).\n"
     "\n"
     "exit status: 0 at least one plan fits in GPU memory, 1 none fits (the table and\n"
     "the files asked for are still written), 2 bad input or an error\n";
 
-/* --chart and --json FILE: both or neither (sim-io.h) */
+/* the comparison chart's title */
+static char *
+chart_title (const SimTopology *topo, const SimModel *model, GPtrArray *runs)
+{
+  int n = sim_topology_n_gpus (topo);
+  return g_strdup_printf ("%s on %s (%d GPU%s): %u layout%s", model->name, topo->name, n, n == 1 ? "" : "s",
+                          runs->len, runs->len == 1 ? "" : "s");
+}
+
+/* what the command prints: its title line, the ranked table, the notes on
+ * each plan */
+typedef struct {
+  char *title;
+  GString *table;
+  GString *notes;
+} Printed;
+
+static void
+printed_clear (Printed *p)
+{
+  g_free (p->title);
+  if (p->table != NULL)
+    g_string_free (p->table, TRUE);
+  if (p->notes != NULL)
+    g_string_free (p->notes, TRUE);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Printed, printed_clear)
+
+/* --chart, --json FILE and --html: all or none (sim-io.h) */
 static gboolean
-write_outputs (const char *chart, const char *json, const SimTopology *topo, const SimModel *model,
-               GPtrArray *runs, GError **error)
+write_outputs (const char *chart, const char *json, const char *html, const Printed *printed,
+               const SimTopology *topo, const SimModel *model, GPtrArray *runs, GError **error)
 {
   g_autoptr (SimOutputSet) set = sim_output_set_new ();
+  if (html != NULL) {
+    g_autofree char *title = chart_title (topo, model, runs);
+    if (!sim_cli_stage_html_table (set, html, printed->title, printed->table->str, "Diagnosis of each layout",
+                                   printed->notes->str, runs,
+                                   title, error))
+      return FALSE;
+  }
   if (chart != NULL) {
-    int n = sim_topology_n_gpus (topo);
-    g_autofree char *title = g_strdup_printf ("%s on %s (%d GPU%s): %u layout%s", model->name, topo->name, n,
-                                              n == 1 ? "" : "s", runs->len, runs->len == 1 ? "" : "s");
+    g_autofree char *title = chart_title (topo, model, runs);
     if (!viz_stage_compare (set, chart, (const SimRun *const *) runs->pdata, (int) runs->len, title, error)) {
       g_prefix_error (error, "--chart: ");
       return FALSE;
@@ -57,20 +92,21 @@ int
 sim_cmd_compare (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *nodes_s = NULL, *model_s = NULL, *chart = NULL, *json = NULL;
-  g_autofree char *calibration = NULL, *gpus_s = NULL, *train_s = NULL, *price_s = NULL;
+  g_autofree char *calibration = NULL, *gpus_s = NULL, *train_s = NULL, *price_s = NULL, *html = NULL;
   double tokens = 0, price = 0;
   g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_free);
   g_autofree char *model_path = NULL;
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimModel) model = NULL;
-  g_autoptr (GString) out = g_string_new (NULL);
+  g_auto (Printed) printed = { NULL, g_string_new (NULL), g_string_new (NULL) };
   gboolean help = FALSE, full = FALSE, wide = FALSE;
   int nodes = 0, gpus = 0, status = 1;
   const SimCliOption options[] = {
     { "topology", TRUE, &topology, NULL, NULL }, { "nodes", TRUE, &nodes_s, NULL, NULL },
     { "model", TRUE, &model_s, NULL, NULL }, { "plan", TRUE, NULL, NULL, plans },
     { "chart", TRUE, &chart, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
+    { "html", TRUE, &html, NULL, NULL },
     { "full-fidelity", FALSE, NULL, &full, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
     { "wide", FALSE, NULL, &wide, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { "train-tokens", TRUE, &train_s, NULL, NULL }, { "gpu-hour-price", TRUE, &price_s, NULL, NULL },
@@ -105,6 +141,8 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   }
   if (json != NULL && !sim_cli_check_json (json, error))
     return 2;
+  if (html != NULL && !sim_cli_check_html (html, error))
+    return 2;
 
   for (guint i = 0; i < plans->len; i++) {
     const char *text = g_ptr_array_index (plans, i);
@@ -129,23 +167,16 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   /* ranked: the plans that fit come first */
   status = runs->len > 0 && ((const SimRun *) g_ptr_array_index (runs, 0))->memory->fits ? 0 : 1;
 
-  if (!write_outputs (chart, json, topo, model, runs, error))
-    return 2;
-  if (json != NULL && g_str_equal (json, "-")) {
-    g_autofree char *text = sim_report_runs_json ("compare", topo->name, model->name, runs, NULL, NULL);
-    fputs (text, stdout);
-    return status;
-  }
   {
     int n = sim_topology_n_gpus (topo);
-    g_string_append_printf (out, "sim compare: %s on %s, %d GPU%s (%d node%s); ranked by tokens/s among the layouts that fit\n\n",
-                            model->name, topo->name, n, n == 1 ? "" : "s", topo->n_nodes,
-                            topo->n_nodes == 1 ? "" : "s");
+    printed.title = g_strdup_printf ("sim compare: %s on %s, %d GPU%s (%d node%s); ranked by tokens/s among the layouts that fit",
+                                     model->name, topo->name, n, n == 1 ? "" : "s", topo->n_nodes,
+                                     topo->n_nodes == 1 ? "" : "s");
   }
-  sim_cli_print_runs (out, runs, wide);
-  g_string_append (out, "\n");
+  sim_cli_print_runs (printed.table, runs, wide);
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
+    GString *out = printed.notes;
     g_autoptr (GPtrArray) d = sim_run_diagnose (r, NULL);
     g_autofree char *train = sim_report_train_text (r);
     g_string_append_printf (out, "%s\n", r->label);
@@ -169,6 +200,14 @@ sim_cmd_compare (int argc, char **argv, GError **error)
       g_string_append_c (out, '\n');
     }
   }
-  fputs (out->str, stdout);
+
+  if (!write_outputs (chart, json, html, &printed, topo, model, runs, error))
+    return 2;
+  if (json != NULL && g_str_equal (json, "-")) {
+    g_autofree char *text = sim_report_runs_json ("compare", topo->name, model->name, runs, NULL, NULL);
+    fputs (text, stdout);
+    return status;
+  }
+  printf ("%s\n\n%s\n%s", printed.title, printed.table->str, printed.notes->str);
   return status;
 }

@@ -175,15 +175,6 @@ check_chart (const char *flag, const char *path, gboolean parents, GError **erro
   return FALSE;
 }
 
-static gboolean
-check_html (const char *path, GError **error)
-{
-  if (viz_check_html_path (path, error) && sim_output_check (path, FALSE, error))
-    return TRUE;
-  g_prefix_error (error, "--html: ");
-  return FALSE;
-}
-
 /* the files of DIR/NAME outputs (--output-dir, --csv) */
 static gboolean
 check_in_dir (const char *flag, const char *dir, const char *const *names, GError **error)
@@ -223,7 +214,7 @@ check_outputs (const Cli *cli, GError **error)
     return FALSE;
   if (cli->trace != NULL && !check_file ("--trace", cli->trace, FALSE, error))
     return FALSE;
-  if (cli->html != NULL && !check_html (cli->html, error))
+  if (cli->html != NULL && !sim_cli_check_html (cli->html, error))
     return FALSE;
   if (cli->csv != NULL && !check_in_dir ("--csv", cli->csv, csv_files, error))
     return FALSE;

@@ -22,7 +22,8 @@ typedef SimSweepRow Row;
 static const char *usage =
     "usage: sim sweep --topology FILE|NAME [--model FILE|NAME] [--nodes N | --gpus N]\n"
     "                 [--global-batch B] [--scale] [--fp8 off|hybrid|e4m3|both] [--top K]\n"
-    "                 [--threads N] [--shard I/N] [--json FILE|-] [--quiet] [--wide]\n"
+    "                 [--threads N] [--shard I/N] [--json FILE|-] [--html FILE.html] [--quiet]\n"
+    "                 [--wide]\n"
     "       sim sweep --merge FILE FILE ... [--top K]\n"
     "\n"
     "Enumerates every layout of the job on the cluster, prunes what is invalid,\n"
@@ -34,6 +35,8 @@ static const char *usage =
     "--train-tokens 15T [--gpu-hour-price P] adds the best layout's time (and cost) to train.\n"
     "The table fits 100 columns: its plans leave out the global batch and the defaults\n"
     "cp=1, schedule=1f1b and recompute=none (--json and --wide give them in full).\n"
+    "--html writes the table, the comparison chart of the layouts shown and the best\n"
+    "layout's diagnosis as one self-contained page (no network, no scripts).\n"
     "\n"
     "exit status: 0 at least one layout fits in GPU memory, 1 none fits, 2 bad input\n"
     "or an error.  A shard (--shard I/N, N > 1) exits 0 once its file is written: the\n"
@@ -316,6 +319,56 @@ add_clusters (SimSweep *sw, const char *topo_path, int nodes, int gpus, const ch
   return TRUE;
 }
 
+/* the layouts of the table, simulated again for the comparison chart of
+ * the --html page (SimRun*, labelled as in the table); NULL with the error
+ * of a layout that no longer evaluates */
+static GPtrArray *
+shown_runs (SimSweep *sw, const SimModel *model, GPtrArray *ranked, int top, GError **error)
+{
+  g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_free);
+  for (guint i = 0; i < ranked->len && (int) i < top; i++) {
+    const Row *r = g_ptr_array_index (ranked, i);
+    g_autofree char *label = NULL;
+    SimRun *run = NULL;
+    if (!r->has_time)
+      break;
+    label = compact_label (r->label);
+    run = sim_run_evaluate (sim_sweep_cluster (sw, r->nodes), model, plan_of (r->label), label, SIM_RUN_TIME,
+                            error);
+    if (run == NULL) {
+      g_prefix_error (error, "%s: ", r->label);
+      return NULL;
+    }
+    g_ptr_array_add (runs, run);
+  }
+  return g_steal_pointer (&runs);
+}
+
+/* --json FILE and --html: both or neither (sim-io.h); the JSON on stdout
+ * (--json -) is the caller's */
+static gboolean
+write_outputs (const char *json, const char *json_text, const char *html, const char *title, const char *table,
+               const char *notes, SimSweep *sw, const SimModel *model, GPtrArray *ranked, int top,
+               GError **error)
+{
+  g_autoptr (SimOutputSet) set = sim_output_set_new ();
+  if (json != NULL && !g_str_equal (json, "-") && !sim_output_set_add (set, json, json_text, -1, error)) {
+    g_prefix_error (error, "--json: ");
+    return FALSE;
+  }
+  if (html != NULL) {
+    g_autoptr (GPtrArray) runs = shown_runs (sw, model, ranked, top, error);
+    g_autofree char *chart_title = NULL;
+    if (runs == NULL)
+      return FALSE;
+    chart_title = g_strdup_printf ("%s: the %u fastest layouts that fit", model->name, runs->len);
+    if (!sim_cli_stage_html_table (set, html, title, table, "Layouts counted, and the best one's diagnosis",
+                                   notes, runs, chart_title, error))
+      return FALSE;
+  }
+  return sim_output_set_commit (set, error);
+}
+
 /* the diagnosis of the best, simulated again for its full report */
 static void
 print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked, gboolean scale,
@@ -353,7 +406,7 @@ int
 sim_cmd_sweep (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL, *fp8_s = NULL;
-  g_autofree char *train_s = NULL, *price_s = NULL;
+  g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL;
   double tokens = 0, price = 0;
   g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL, *gpus_s = NULL;
   g_autoptr (GPtrArray) merge_files = g_ptr_array_new_with_free_func (g_free);
@@ -364,6 +417,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "nodes", TRUE, &nodes_s, NULL, NULL }, { "global-batch", TRUE, &gb_s, NULL, NULL },
     { "top", TRUE, &top_s, NULL, NULL }, { "threads", TRUE, &threads_s, NULL, NULL },
     { "shard", TRUE, &shard_s, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
+    { "html", TRUE, &html, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
     { "fp8", TRUE, &fp8_s, NULL, NULL },
     { "train-tokens", TRUE, &train_s, NULL, NULL }, { "gpu-hour-price", TRUE, &price_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
@@ -375,6 +429,9 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   g_autoptr (SimModel) model = NULL;
   g_autoptr (GPtrArray) ranked = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
+  g_autoptr (GString) table = g_string_new (NULL);
+  g_autoptr (GString) notes = g_string_new (NULL);
+  g_autofree char *json_text = NULL, *title = NULL;
   g_autoptr (SimSweep) sw = NULL;
   Job job = { .nodes = 0, .threads = (int) g_get_num_processors (), .shard = 1, .shards = 1, .gb = 0 };
   int top = 10, max_nodes = 0;
@@ -404,6 +461,8 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     return 2;
   /* the output, before hours of simulation */
   if (json != NULL && !sim_cli_check_json (json, error))
+    return 2;
+  if (html != NULL && !sim_cli_check_html (html, error))
     return 2;
   if ((topo_path = sim_paths_resolve (topology, "topologies", error)) == NULL ||
       (model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
@@ -444,29 +503,29 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
                                                 job.nodes, job.gb, scale ? "yes" : "no",
                                                 calibration != NULL ? calibration : "",
                                                 fp8_s != NULL ? fp8_s : "off");
-    g_autofree char *text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
-    gboolean done = FALSE;
-    if (!sim_cli_write_json (json, text, &done, error))
-      return 2;
-    if (done)
-      return job.shards > 1 ? 0 : status_of (sim_sweep_rows (sw));
+    json_text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
   }
-  {
+  /* the text, unless the JSON on stdout is all that is asked for */
+  if (json_text == NULL || !g_str_equal (json, "-") || html != NULL) {
     const SimTopology *big = sim_sweep_cluster (sw, max_nodes);
     int n = big != NULL ? sim_topology_n_gpus (big) : 0;
-    g_autofree char *title = g_strdup_printf ("sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s; top %d by tokens/s",
-                                              model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n,
-                                              n == 1 ? "" : "s", scale ? ", scaling 1, 2, 4 ... nodes" : "",
-                                              gb_s != NULL ? gb_s : "the model's", top);
-    sim_cli_append_wrapped (out, title, 0, 2, wide ? G_MAXINT / 2 : SIM_CLI_COLUMNS);
-    g_string_append (out, "\n\n");
+    title = g_strdup_printf ("sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s; top %d by tokens/s",
+                             model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n, n == 1 ? "" : "s",
+                             scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_s != NULL ? gb_s : "the model's", top);
+    if (job.shards > 1)
+      g_string_append_printf (table, "shard %d of %d\n\n", job.shard, job.shards);
+    print_ranked (table, ranked, top, scale, wide);
+    print_counts (notes, sim_sweep_rows (sw));
+    print_best (notes, sw, model, ranked, scale, wide, tokens, price);
   }
-  if (job.shards > 1)
-    g_string_append_printf (out, "shard %d of %d\n\n", job.shard, job.shards);
-  print_ranked (out, ranked, top, scale, wide);
-  g_string_append_c (out, '\n');
-  print_counts (out, sim_sweep_rows (sw));
-  print_best (out, sw, model, ranked, scale, wide, tokens, price);
+  if (!write_outputs (json, json_text, html, title, table->str, notes->str, sw, model, ranked, top, error))
+    return 2;
+  if (json_text != NULL && g_str_equal (json, "-")) {
+    fputs (json_text, stdout);
+    return job.shards > 1 ? 0 : status_of (sim_sweep_rows (sw));
+  }
+  sim_cli_append_wrapped (out, title, 0, 2, wide ? G_MAXINT / 2 : SIM_CLI_COLUMNS);
+  g_string_append_printf (out, "\n\n%s\n%s", table->str, notes->str);
   fputs (out->str, stdout);
   /* wall time is not a result: stderr, so that stdout is the same for the same inputs */
   if (!quiet)

@@ -193,6 +193,55 @@ with cli.tempdir() as tmp:
     p = parse("escaping", page)
     report("escaping: the parsed text holds the name as written", evil_name in "".join(p.text))
 
+    # ---- compare: the ranked table and its chart ----
+    PLANS = ["--plan", "tp=8,pp=8,dp=1", "--plan", "tp=8,pp=4,dp=2", "--plan", "tp=2,pp=4,dp=8,zero=0"]
+    cpage = os.path.join(tmp, "c.html")
+    r = run("compare", "--topology", "dgx8x4", *PLANS, "--html", cpage)
+    check("compare: exit status", r.returncode, 0)
+    page = read(cpage) if os.path.exists(cpage) else ""
+    p = parse("compare", page)
+    self_contained("compare", page)
+    shown = "".join(p.text)
+    rows = [l for l in r.stdout.splitlines() if re.match(r"^\s+(\d+|-)\s+tp=", l)]
+    check("compare: the table has a row per plan", len(rows), 3)
+    report("compare: every row of the printed table", rows and all(row in shown for row in rows),
+           repr([row for row in rows if row not in shown]))
+    report("compare: the title line", r.stdout.splitlines()[0] in shown)
+    report("compare: the diagnosis of the plan that does not fit", "remedy: --zero 1" in shown)
+    check("compare: one <svg> (the comparison chart)", p.tags.count("svg"), 1)
+    again = os.path.join(tmp, "c2.html")
+    run("compare", "--topology", "dgx8x4", *PLANS, "--html", again)
+    report("compare: two runs give the same bytes", os.path.exists(again) and read(again) == page)
+    r = run("compare", "--topology", "dgx8x4", *PLANS, "--html", os.path.join(tmp, "c3.html"),
+            "--chart", os.path.join(tmp, "c.txt"))
+    one_line_error("compare: a bad --chart", r, "--chart")
+    report("compare: a bad --chart: no page", not os.path.exists(os.path.join(tmp, "c3.html")))
+
+    # ---- sweep: the ranked table and its chart ----
+    SWEEP = ["sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--global-batch", "64",
+             "--threads", "4", "--quiet", "--top", "5"]
+    spage = os.path.join(tmp, "s.html")
+    sjson = os.path.join(tmp, "s.json")
+    r = run(*SWEEP, "--html", spage, "--json", sjson)
+    check("sweep: exit status", r.returncode, 0)
+    page = read(spage) if os.path.exists(spage) else ""
+    p = parse("sweep", page)
+    self_contained("sweep", page)
+    shown = "".join(p.text)
+    rows = [l for l in r.stdout.splitlines() if re.match(r"^\s+\d+\s+tp=", l)]
+    check("sweep: the table has the top 5 rows", len(rows), 5)
+    report("sweep: every row of the printed table", rows and all(row in shown for row in rows),
+           repr([row for row in rows if row not in shown]))
+    report("sweep: the counts and the best layout", "layouts:" in shown and "best: " in shown)
+    check("sweep: one <svg> (the comparison chart)", p.tags.count("svg"), 1)
+    report("sweep: --json written with it", os.path.exists(sjson))
+    r = run(*SWEEP, "--html", os.path.join(tmp, "s.htm"))
+    one_line_error("sweep: a bad name", r, "--html")
+    r = run(*SWEEP, "--html", os.path.join(tmp, "s2.html"), "--json", "-")
+    check("sweep: --json - with --html: exit status", r.returncode, 0)
+    report("sweep: --json - with --html: JSON on stdout, and the page",
+           r.stdout.lstrip().startswith("{") and os.path.exists(os.path.join(tmp, "s2.html")))
+
     # ---- all or nothing ----
     one_line_error("bad name", run(*SMALL, "--html", os.path.join(tmp, "x.htm")), "expected a file name ending in .html")
     report("bad name: no file", not os.path.exists(os.path.join(tmp, "x.htm")))
