@@ -2,7 +2,8 @@
  * how big it is, so that --model and --topology can be given by name.
  *
  *   sim list topologies   name, GPUs (nodes x GPUs per node), GPU, description
- *   sim list models       name, parameters, layers, hidden size, description
+ *   sim list models       name, parameters, layers, hidden size, active
+ *                         parameters (mixture-of-experts models), description
  *   sim list gpus         each GPU type of the shipped cluster files: HBM,
  *                         BF16 peak, and the files that define it
  *
@@ -22,7 +23,8 @@ static const char *usage =
     "usage: sim list models|topologies|gpus [--wide]\n"
     "\n"
     "Lists what ships with sim, by the names --model and --topology take:\n"
-    "  models      each model file: parameters, layers, hidden size\n"
+    "  models      each model file: parameters, layers, hidden size, and the\n"
+    "              parameters one token uses (mixture-of-experts models)\n"
     "  topologies  each cluster file: GPUs (nodes x GPUs per node) and GPU type;\n"
     "              --nodes N or --gpus N uses part of one, or more\n"
     "  gpus        each GPU type in the cluster files: HBM and dense BF16 peak\n";
@@ -70,22 +72,27 @@ list_models (GString *out, gboolean wide)
 {
   g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) names = sim_paths_list ("models", paths);
-  g_string_append_printf (out, "%-24s %11s %7s %7s  %s\n", "name", "parameters", "layers", "hidden", "description");
+  g_string_append_printf (out, "%-24s %11s %7s %7s %9s  %s\n", "name", "parameters", "layers", "hidden", "active",
+                          "description");
   for (guint i = 0; i < names->len; i++) {
     g_autoptr (GError) local = NULL;
     g_autoptr (SimModel) m = sim_model_load (g_ptr_array_index (paths, i), &local);
     g_autofree char *params = NULL;
+    g_autofree char *active = NULL;
     if (m == NULL) {
-      g_string_append_printf (out, "%-24s %11s %7s %7s  ", (const char *) g_ptr_array_index (names, i), "-", "-", "-");
+      g_string_append_printf (out, "%-24s %11s %7s %7s %9s  ", (const char *) g_ptr_array_index (names, i), "-", "-",
+                              "-", "-");
       append_cut (out, local->message, wide);
       continue;
     }
     params = sim_format_billions (sim_model_param_count (m));
-    g_string_append_printf (out, "%-24s %11s %7" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT "  ",
-                            (const char *) g_ptr_array_index (names, i), params, m->layers, m->hidden);
+    active = sim_model_is_moe (m) ? sim_format_billions (sim_model_param_count_active (m)) : g_strdup ("-");
+    g_string_append_printf (out, "%-24s %11s %7" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %9s  ",
+                            (const char *) g_ptr_array_index (names, i), params, m->layers, m->hidden, active);
     append_cut (out, m->description != NULL ? m->description : "", wide);
   }
-  g_string_append (out, "\nparameters: exact count, in billions (B = 10^9)\n");
+  g_string_append (out, "\nparameters: exact count, in billions (B = 10^9); active: the parameters one token's\n"
+                        "forward pass reads in a mixture-of-experts model (-: dense, all of them)\n");
 }
 
 static void

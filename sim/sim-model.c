@@ -47,6 +47,53 @@ get_enum (const char *file, xmlNode *node, const char *name, const char *a, cons
   return TRUE;
 }
 
+/* an optional whole-number attribute: absent leaves *out as it is */
+static gboolean
+get_uint_opt (const char *file, xmlNode *node, const char *name, guint64 lo, guint64 hi,
+              guint64 *out, GError **error)
+{
+  if (xmlHasProp (node, (const xmlChar *) name) == NULL)
+    return TRUE;
+  return sim_xml_get_uint (file, node, name, lo, hi, out, error);
+}
+
+/* <moe experts top-k ffn-hidden [shared-experts] [first-dense] [every]
+ * [capacity-factor]/>: at least one layer must be an MoE layer */
+static gboolean
+load_moe (const char *path, xmlNode *e, SimModel *m, GError **error)
+{
+  SimMoe *moe = &m->moe;
+  moe->every = 1;
+  if (!sim_xml_get_uint (path, e, "experts", 1, 1 << 16, &moe->experts, error) ||
+      !sim_xml_get_uint (path, e, "top-k", 1, 1 << 16, &moe->top_k, error) ||
+      !sim_xml_get_uint (path, e, "ffn-hidden", 1, 16 * MAX_DIM, &moe->ffn_hidden, error) ||
+      !get_uint_opt (path, e, "shared-experts", 0, 1 << 16, &moe->shared_experts, error) ||
+      !get_uint_opt (path, e, "first-dense", 0, m->layers - 1, &moe->first_dense, error) ||
+      !get_uint_opt (path, e, "every", 1, m->layers, &moe->every, error))
+    return FALSE;
+  if (xmlHasProp (e, (const xmlChar *) "capacity-factor") != NULL &&
+      !sim_xml_get_double (path, e, "capacity-factor", 0.01, 1000, &moe->capacity_factor, error))
+    return FALSE;
+  if (moe->top_k > moe->experts) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL,
+                 "%s:%ld: expected top-k (%" G_GUINT64_FORMAT ") to be at most experts (%"
+                 G_GUINT64_FORMAT ")", path, sim_xml_attr_line (e, "top-k"), moe->top_k, moe->experts);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* <mla [q-lora-rank] kv-lora-rank qk-nope-head-dim qk-rope-head-dim v-head-dim/> */
+static gboolean
+load_mla (const char *path, xmlNode *e, SimMla *mla, GError **error)
+{
+  return get_uint_opt (path, e, "q-lora-rank", 1, MAX_DIM, &mla->q_lora_rank, error) &&
+         sim_xml_get_uint (path, e, "kv-lora-rank", 1, MAX_DIM, &mla->kv_lora_rank, error) &&
+         sim_xml_get_uint (path, e, "qk-nope-head-dim", 1, MAX_DIM, &mla->qk_nope_head_dim, error) &&
+         sim_xml_get_uint (path, e, "qk-rope-head-dim", 0, MAX_DIM, &mla->qk_rope_head_dim, error) &&
+         sim_xml_get_uint (path, e, "v-head-dim", 1, MAX_DIM, &mla->v_head_dim, error);
+}
+
 static SimModel *
 load_xml (const char *path, GError **error)
 {
@@ -55,6 +102,7 @@ load_xml (const char *path, GError **error)
   xmlNode *root = NULL;
   xmlNode *t = NULL;
   xmlNode *training = NULL;
+  xmlNode *e = NULL;
   int mlp = 0, norm = 0, pos = 0;
 
   doc = sim_xml_load (path, error);
@@ -87,13 +135,15 @@ load_xml (const char *path, GError **error)
       !get_enum (path, t, "position", "learned", "rope", &pos, error) ||
       !sim_xml_get_bool (path, t, "tied-embeddings", &m->tied_embeddings, error) ||
       !sim_xml_get_bool (path, t, "bias", &m->bias, error) ||
-      !sim_xml_get_bool (path, t, "dropout", &m->dropout, error))
+      !sim_xml_get_bool (path, t, "dropout", &m->dropout, error) ||
+      !get_uint_opt (path, t, "head-dim", 1, MAX_DIM, &m->head_dim, error))
     return NULL;
   m->mlp = mlp;
   m->norm = norm;
   m->position = pos;
 
-  if (m->hidden % m->heads != 0) {
+  /* an explicit head-dim frees hidden from being a multiple of heads */
+  if (m->head_dim == 0 && m->hidden % m->heads != 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL,
                  "%s:%ld: expected hidden (%" G_GUINT64_FORMAT ") to be a multiple of heads (%"
                  G_GUINT64_FORMAT ")", path, sim_xml_attr_line (t, "hidden"), m->hidden, m->heads);
@@ -106,6 +156,19 @@ load_xml (const char *path, GError **error)
     return NULL;
   }
 
+  if ((e = sim_xml_first_element (root, "moe")) != NULL && !load_moe (path, e, m, error))
+    return NULL;
+  if ((e = sim_xml_first_element (root, "mla")) != NULL) {
+    if (!load_mla (path, e, &m->mla, error))
+      return NULL;
+    /* DeepSeek's latent attention has no biases; sim counts none for it */
+    if (m->bias) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL,
+                   "%s:%ld: expected bias=\"false\" in <transformer> with <mla> (latent attention "
+                   "without biases)", path, sim_xml_attr_line (t, "bias"));
+      return NULL;
+    }
+  }
   training = sim_xml_first_element (root, "training");
   if (training != NULL &&
       !sim_xml_get_uint (path, training, "global-batch", 1, G_GUINT64_CONSTANT (1) << 32,
@@ -121,6 +184,34 @@ load_xml (const char *path, GError **error)
  * One row per family: the model_type and architectures names transformers
  * writes, and what the family's modelling code fixes that the config does
  * not say (transformers/models/<family>/modeling_<family>.py). */
+typedef enum { HF_DENSE, HF_MIXTRAL, HF_QWEN3_MOE, HF_DEEPSEEK_V3 } HfMoe;
+
+/* the fields a mixture-of-experts family maps or reads as informational,
+ * beyond those every family has (hf_known) */
+static const char *const hf_mixtral_fields[] = {
+  "num_local_experts", "num_experts_per_tok",
+  /* training-time router settings: no parameter, no FLOP of note */
+  "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", NULL,
+};
+static const char *const hf_qwen3_moe_fields[] = {
+  "num_experts", "num_experts_per_tok", "moe_intermediate_size", "decoder_sparse_step",
+  "mlp_only_layers", "norm_topk_prob", "output_router_logits", "router_aux_loss_coef", NULL,
+};
+static const char *const hf_deepseek_v3_fields[] = {
+  "n_routed_experts", "n_shared_experts", "num_experts_per_tok", "moe_intermediate_size",
+  "first_k_dense_replace", "moe_layer_freq", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+  "qk_rope_head_dim", "v_head_dim", "n_group", "topk_group", "routed_scaling_factor",
+  /* routing details and training settings that change no shape */
+  "norm_topk_prob", "scoring_func", "topk_method", "seq_aux", "aux_loss_alpha", "ep_size",
+  "rope_interleave",
+  /* the multi-token-prediction module, not part of the main model sim counts */
+  "num_nextn_predict_layers",
+  /* the repository's own modelling code, which transformers' deepseek_v3 replaces
+   * with the same weights, and the FP8 block scaling of the released weights
+   * (the same shapes) */
+  "auto_map", "quantization_config", NULL,
+};
+
 typedef struct {
   const char *model_type;
   const char *architecture;
@@ -128,6 +219,8 @@ typedef struct {
   SimNorm norm;
   gboolean tied_default; /* tie_word_embeddings when the config omits it */
   gboolean bias_default; /* attention_bias when the config omits it */
+  HfMoe moe;
+  const char *const *fields; /* NULL for dense families */
 } HfFamily;
 
 static const HfFamily hf_families[] = {
@@ -146,6 +239,15 @@ static const HfFamily hf_families[] = {
   { "gpt_neox", "GPTNeoXForCausalLM", FALSE, SIM_NORM_LAYERNORM, FALSE, TRUE },
   /* Nemotron: squared-ReLU MLP (two matrices, sim's gelu shape), LayerNorm1P */
   { "nemotron", "NemotronForCausalLM", FALSE, SIM_NORM_LAYERNORM, FALSE, FALSE },
+  /* Mixtral: every layer is MoE; intermediate_size is each expert's width */
+  { "mixtral", "MixtralForCausalLM", TRUE, SIM_NORM_RMSNORM, FALSE, FALSE, HF_MIXTRAL,
+    hf_mixtral_fields },
+  /* Qwen3-MoE: Qwen3's per-head q/k RMSNorms are left out, as for Qwen3 */
+  { "qwen3_moe", "Qwen3MoeForCausalLM", TRUE, SIM_NORM_RMSNORM, FALSE, FALSE, HF_QWEN3_MOE,
+    hf_qwen3_moe_fields },
+  /* DeepSeek-V3: latent attention, shared and routed experts after dense layers */
+  { "deepseek_v3", "DeepseekV3ForCausalLM", TRUE, SIM_NORM_RMSNORM, FALSE, FALSE, HF_DEEPSEEK_V3,
+    hf_deepseek_v3_fields },
 };
 
 /* fields that change nothing sim computes: token ids, dtypes, RoPE base and
@@ -262,9 +364,18 @@ hf_known (const char *key)
   return FALSE;
 }
 
+static gboolean
+hf_family_field (const HfFamily *f, const char *key)
+{
+  for (guint i = 0; f->fields != NULL && f->fields[i] != NULL; i++)
+    if (g_str_equal (key, f->fields[i]))
+      return TRUE;
+  return FALSE;
+}
+
 /* every member is mapped, ignored, or refused with a reason */
 static gboolean
-hf_check_fields (const SimJsonValue *doc, const char *path, GError **error)
+hf_check_fields (const SimJsonValue *doc, const char *path, const HfFamily *f, GError **error)
 {
   for (guint i = 0; i < doc->keys->len; i++) {
     const char *key = g_ptr_array_index (doc->keys, i);
@@ -272,6 +383,8 @@ hf_check_fields (const SimJsonValue *doc, const char *path, GError **error)
     /* a key that is null or zero is absent in transformers' eyes */
     gboolean unset = v->type == SIM_JNULL || (v->type == SIM_JNUMBER && v->number == 0);
     g_autofree char *shown = g_utf8_make_valid (key, MIN (strlen (key), 60));
+    if (hf_family_field (f, key))
+      continue;
     for (guint j = 0; j < G_N_ELEMENTS (hf_refused); j++)
       if (g_str_equal (key, hf_refused[j].field) && !unset)
         return hf_fail (error, path, v->line, "expected a dense transformer, got field \"%s\" (%s)",
@@ -363,6 +476,105 @@ hf_name (const char *path)
   return g_steal_pointer (&dirbase);
 }
 
+/* a number (informational fields): absent or null leaves *out as it is */
+static gboolean
+hf_number (const SimJsonValue *doc, const char *path, const char *key, double *out, GError **error)
+{
+  const SimJsonValue *v = sim_json_get (doc, key);
+  if (v == NULL || v->type == SIM_JNULL)
+    return TRUE;
+  if (v->type != SIM_JNUMBER || !isfinite (v->number) || v->number < 0)
+    return hf_fail (error, path, v->line, "expected \"%s\" to be a number of at least 0", key);
+  *out = v->number;
+  return TRUE;
+}
+
+/* Qwen3-MoE: layer i is dense when it is in mlp_only_layers or when
+ * (i + 1) % decoder_sparse_step != 0 (transformers' Qwen3MoeDecoderLayer);
+ * sim's pattern takes a list of the first layers only */
+static gboolean
+hf_qwen3_moe_layers (const SimJsonValue *doc, const char *path, SimModel *m, GError **error)
+{
+  const SimJsonValue *v = sim_json_get (doc, "mlp_only_layers");
+  guint64 step = 1, dense = 0;
+  if (!hf_uint (doc, path, "decoder_sparse_step", FALSE, 1, m->layers, &step, error))
+    return FALSE;
+  if (v != NULL && v->type != SIM_JNULL) {
+    if (v->type != SIM_JARRAY)
+      return hf_fail (error, path, v->line, "expected \"mlp_only_layers\" to be a list of layer numbers");
+    for (guint i = 0; i < v->items->len; i++) {
+      const SimJsonValue *x = g_ptr_array_index (v->items, i);
+      if (x->type != SIM_JNUMBER || x->number != (double) i)
+        return hf_fail (error, path, x->line,
+                        "expected \"mlp_only_layers\" to list the first layers, 0, 1, 2, ... (sim's "
+                        "<moe first-dense>), got field \"mlp_only_layers\" with another pattern");
+    }
+    dense = v->items->len;
+  }
+  if (dense > 0 && step != 1)
+    return hf_fail (error, path, v->line,
+                    "expected \"mlp_only_layers\" to be empty when decoder_sparse_step is above 1, got "
+                    "field \"mlp_only_layers\" with %u layers", v->items->len);
+  /* step k: layers k-1, 2k-1, ... are MoE */
+  m->moe.first_dense = dense > 0 ? dense : step - 1;
+  m->moe.every = step;
+  return TRUE;
+}
+
+/* DeepSeek-V3: layer i is MoE when i >= first_k_dense_replace and
+ * i % moe_layer_freq == 0 (modeling_deepseek.py), which is sim's pattern
+ * when first_k_dense_replace is a multiple of moe_layer_freq */
+static gboolean
+hf_deepseek_v3 (const SimJsonValue *doc, const char *path, SimModel *m, GError **error)
+{
+  guint64 freq = 1;
+  if (!hf_uint (doc, path, "n_routed_experts", TRUE, 1, 1 << 16, &m->moe.experts, error) ||
+      !hf_uint (doc, path, "n_shared_experts", FALSE, 0, 1 << 16, &m->moe.shared_experts, error) ||
+      !hf_uint (doc, path, "num_experts_per_tok", TRUE, 1, m->moe.experts, &m->moe.top_k, error) ||
+      !hf_uint (doc, path, "moe_intermediate_size", TRUE, 1, 16 * MAX_DIM, &m->moe.ffn_hidden, error) ||
+      !hf_uint (doc, path, "first_k_dense_replace", FALSE, 0, m->layers - 1, &m->moe.first_dense, error) ||
+      !hf_uint (doc, path, "moe_layer_freq", FALSE, 1, m->layers, &freq, error) ||
+      !hf_uint (doc, path, "n_group", FALSE, 0, 1 << 16, &m->moe.groups, error) ||
+      !hf_uint (doc, path, "topk_group", FALSE, 0, 1 << 16, &m->moe.topk_groups, error) ||
+      !hf_number (doc, path, "routed_scaling_factor", &m->moe.routed_scaling, error) ||
+      !hf_uint (doc, path, "q_lora_rank", FALSE, 0, MAX_DIM, &m->mla.q_lora_rank, error) ||
+      !hf_uint (doc, path, "kv_lora_rank", TRUE, 1, MAX_DIM, &m->mla.kv_lora_rank, error) ||
+      !hf_uint (doc, path, "qk_nope_head_dim", TRUE, 1, MAX_DIM, &m->mla.qk_nope_head_dim, error) ||
+      !hf_uint (doc, path, "qk_rope_head_dim", TRUE, 0, MAX_DIM, &m->mla.qk_rope_head_dim, error) ||
+      !hf_uint (doc, path, "v_head_dim", TRUE, 1, MAX_DIM, &m->mla.v_head_dim, error))
+    return FALSE;
+  if (m->moe.first_dense % freq != 0)
+    return hf_fail (error, path, sim_json_get (doc, "moe_layer_freq")->line,
+                    "expected first_k_dense_replace (%" G_GUINT64_FORMAT ") to be a multiple of "
+                    "moe_layer_freq (%" G_GUINT64_FORMAT "), got field \"moe_layer_freq\" with a "
+                    "pattern sim's <moe first-dense every> cannot write", m->moe.first_dense, freq);
+  m->moe.every = freq;
+  return TRUE;
+}
+
+/* the experts (and DeepSeek's latent attention) of the MoE families */
+static gboolean
+hf_moe (const SimJsonValue *doc, const char *path, const HfFamily *f, SimModel *m, GError **error)
+{
+  switch (f->moe) {
+  case HF_DENSE:
+    return TRUE;
+  case HF_MIXTRAL:
+    m->moe.every = 1;
+    m->moe.ffn_hidden = m->ffn_hidden;
+    return hf_uint (doc, path, "num_local_experts", TRUE, 1, 1 << 16, &m->moe.experts, error) &&
+           hf_uint (doc, path, "num_experts_per_tok", TRUE, 1, m->moe.experts, &m->moe.top_k, error);
+  case HF_QWEN3_MOE:
+    return hf_uint (doc, path, "num_experts", TRUE, 1, 1 << 16, &m->moe.experts, error) &&
+           hf_uint (doc, path, "num_experts_per_tok", TRUE, 1, m->moe.experts, &m->moe.top_k, error) &&
+           hf_uint (doc, path, "moe_intermediate_size", TRUE, 1, 16 * MAX_DIM, &m->moe.ffn_hidden, error) &&
+           hf_qwen3_moe_layers (doc, path, m, error);
+  case HF_DEEPSEEK_V3:
+    return hf_deepseek_v3 (doc, path, m, error);
+  }
+  return TRUE;
+}
+
 static SimModel *
 hf_from_text (const char *path, const char *text, GError **error)
 {
@@ -382,7 +594,7 @@ hf_from_text (const char *path, const char *text, GError **error)
   }
   if (doc->type != SIM_JOBJECT)
     return hf_fail (error, path, doc->line, "expected a Hugging Face config.json object"), NULL;
-  if ((f = hf_family (doc, path, error)) == NULL || !hf_check_fields (doc, path, error))
+  if ((f = hf_family (doc, path, error)) == NULL || !hf_check_fields (doc, path, f, error))
     return NULL;
 
   m->path = g_strdup (path);
@@ -408,9 +620,13 @@ hf_from_text (const char *path, const char *text, GError **error)
       !hf_bool (doc, path, "use_sliding_window", &window_on, error) ||
       !hf_dropout (doc, path, &m->dropout, error) || !hf_activation (doc, path, f, &m->mlp, error))
     return NULL;
+  /* the MoE families keep their own head size (Qwen3-MoE: 128 at hidden
+   * 2048 with 32 heads); sim_plan_resolve refuses them as a whole */
+  if (f->moe != HF_DENSE && head_dim != 0 && head_dim * m->heads != m->hidden)
+    m->head_dim = head_dim;
   /* sim's attention projects hidden -> heads x hidden/heads; a head_dim that
    * differs changes the q, k, v and o shapes and every attention FLOP */
-  if (head_dim != 0 && head_dim * m->heads != m->hidden) {
+  if (f->moe == HF_DENSE && head_dim != 0 && head_dim * m->heads != m->hidden) {
     v = sim_json_get (doc, "head_dim");
     return hf_fail (error, path, v->line,
                     "expected head_dim x num_attention_heads to equal hidden_size (%" G_GUINT64_FORMAT
@@ -418,7 +634,7 @@ hf_from_text (const char *path, const char *text, GError **error)
                     G_GUINT64_FORMAT "; sim's attention has no separate head size",
                     m->hidden, head_dim, m->heads, head_dim * m->heads), NULL;
   }
-  if (m->hidden % m->heads != 0)
+  if (m->head_dim == 0 && m->hidden % m->heads != 0)
     return hf_fail (error, path, sim_json_get (doc, "hidden_size")->line,
                     "expected hidden_size (%" G_GUINT64_FORMAT ") to be a multiple of "
                     "num_attention_heads (%" G_GUINT64_FORMAT ")", m->hidden, m->heads), NULL;
@@ -443,6 +659,8 @@ hf_from_text (const char *path, const char *text, GError **error)
                         "expected every entry of \"layer_types\" to be \"full_attention\", got "
                         "field \"layer_types\" with another kind of layer"), NULL;
     }
+  if (!hf_moe (doc, path, f, m, error))
+    return NULL;
   /* sliding_window counts only when on (Qwen writes use_sliding_window false) */
   if (window != 0 && window_on && window < max_pos)
     m->attention_window = window;
@@ -483,7 +701,7 @@ sim_model_load (const char *path, GError **error)
 guint64
 sim_model_head_dim (const SimModel *m)
 {
-  return m->hidden / m->heads;
+  return m->head_dim != 0 ? m->head_dim : m->hidden / m->heads;
 }
 
 guint64
@@ -492,19 +710,72 @@ sim_model_kv_dim (const SimModel *m)
   return m->kv_heads * sim_model_head_dim (m);
 }
 
+/* the width of the query projection: heads x head_dim (= hidden when dense) */
+static guint64
+q_dim (const SimModel *m)
+{
+  return m->heads * sim_model_head_dim (m);
+}
+
+static guint64
+norm_width_params (const SimModel *m, guint64 width)
+{
+  return m->norm == SIM_NORM_LAYERNORM ? 2 * width : width;
+}
+
 static guint64
 norm_params (const SimModel *m)
 {
-  return m->norm == SIM_NORM_LAYERNORM ? 2 * m->hidden : m->hidden;
+  return norm_width_params (m, m->hidden);
+}
+
+/* the linear weights of multi-head latent attention (header comment) */
+static guint64
+mla_weights (const SimModel *m)
+{
+  const SimMla *a = &m->mla;
+  guint64 h = m->hidden, H = m->heads, qk = a->qk_nope_head_dim + a->qk_rope_head_dim;
+  guint64 q = a->q_lora_rank > 0 ? h * a->q_lora_rank + a->q_lora_rank * H * qk : h * H * qk;
+  guint64 kv = h * (a->kv_lora_rank + a->qk_rope_head_dim) + a->kv_lora_rank * H * (a->qk_nope_head_dim + a->v_head_dim);
+  return q + kv + H * a->v_head_dim * h;
+}
+
+/* the q_a and kv_a norms of latent attention */
+static guint64
+mla_norms (const SimModel *m)
+{
+  if (m->mla.kv_lora_rank == 0)
+    return 0;
+  return norm_width_params (m, m->mla.kv_lora_rank) +
+         (m->mla.q_lora_rank > 0 ? norm_width_params (m, m->mla.q_lora_rank) : 0);
+}
+
+static guint64
+attention_weights (const SimModel *m)
+{
+  if (m->mla.kv_lora_rank > 0)
+    return mla_weights (m);
+  return 2 * m->hidden * q_dim (m) + 2 * m->hidden * sim_model_kv_dim (m);
+}
+
+/* the MLP at width f: its weights, and its biases split as tensor parallelism
+ * splits them (column-parallel FC1 / gate+up, row-parallel FC2 / down) */
+static guint64
+mlp_weights (const SimModel *m, guint64 f)
+{
+  return (m->mlp == SIM_MLP_GELU ? 2 : 3) * m->hidden * f;
+}
+
+static guint64
+mlp_column_bias (const SimModel *m, guint64 f)
+{
+  return m->bias ? (m->mlp == SIM_MLP_GELU ? 1 : 2) * f : 0;
 }
 
 guint64
 sim_model_layer_linear_weights (const SimModel *m)
 {
-  guint64 h = m->hidden, kvd = sim_model_kv_dim (m), f = m->ffn_hidden;
-  guint64 attn = 2 * h * h + 2 * h * kvd;
-  guint64 mlp = (m->mlp == SIM_MLP_GELU ? 2 : 3) * h * f;
-  return attn + mlp;
+  return attention_weights (m) + mlp_weights (m, m->ffn_hidden);
 }
 
 /* column-parallel biases (QKV, FC1 / gate+up) are split by TP like their weights */
@@ -513,7 +784,7 @@ column_bias (const SimModel *m)
 {
   if (!m->bias)
     return 0;
-  return m->hidden + 2 * sim_model_kv_dim (m) + (m->mlp == SIM_MLP_GELU ? 1 : 2) * m->ffn_hidden;
+  return q_dim (m) + 2 * sim_model_kv_dim (m) + mlp_column_bias (m, m->ffn_hidden);
 }
 
 /* row-parallel biases (attention output, FC2 / down) are added after the
@@ -533,13 +804,78 @@ sim_model_layer_params_sharded (const SimModel *m)
 guint64
 sim_model_layer_params_replicated (const SimModel *m)
 {
-  return row_bias (m) + 2 * norm_params (m);
+  return row_bias (m) + 2 * norm_params (m) + mla_norms (m);
 }
 
 guint64
 sim_model_layer_params (const SimModel *m)
 {
   return sim_model_layer_params_sharded (m) + sim_model_layer_params_replicated (m);
+}
+
+guint64
+sim_model_attention_params (const SimModel *m)
+{
+  guint64 bias = m->bias ? q_dim (m) + 2 * sim_model_kv_dim (m) + m->hidden : 0;
+  return attention_weights (m) + mla_norms (m) + bias;
+}
+
+gboolean
+sim_model_is_moe (const SimModel *m)
+{
+  return m->moe.experts > 0;
+}
+
+gboolean
+sim_model_layer_is_moe (const SimModel *m, guint64 layer)
+{
+  return sim_model_is_moe (m) && layer < m->layers && layer >= m->moe.first_dense &&
+         (layer - m->moe.first_dense) % m->moe.every == 0;
+}
+
+guint64
+sim_model_moe_layers (const SimModel *m)
+{
+  if (!sim_model_is_moe (m) || m->moe.first_dense >= m->layers)
+    return 0;
+  return (m->layers - m->moe.first_dense + m->moe.every - 1) / m->moe.every;
+}
+
+guint64
+sim_model_expert_params (const SimModel *m)
+{
+  guint64 fe = m->moe.ffn_hidden;
+  return mlp_weights (m, fe) + mlp_column_bias (m, fe) + (m->bias ? m->hidden : 0);
+}
+
+guint64
+sim_model_router_params (const SimModel *m)
+{
+  return m->hidden * m->moe.experts;
+}
+
+/* an MoE layer with n experts in it: attention, norms, router and experts */
+static guint64
+moe_layer_with (const SimModel *m, guint64 n)
+{
+  return sim_model_attention_params (m) + 2 * norm_params (m) + sim_model_router_params (m) +
+         n * sim_model_expert_params (m);
+}
+
+guint64
+sim_model_moe_layer_params (const SimModel *m)
+{
+  if (!sim_model_is_moe (m))
+    return 0;
+  return moe_layer_with (m, m->moe.experts + m->moe.shared_experts);
+}
+
+guint64
+sim_model_moe_layer_params_active (const SimModel *m)
+{
+  if (!sim_model_is_moe (m))
+    return 0;
+  return moe_layer_with (m, m->moe.top_k + m->moe.shared_experts);
 }
 
 guint64
@@ -566,12 +902,48 @@ sim_model_output_params (const SimModel *m)
   return m->tied_embeddings ? 0 : m->vocab * m->hidden;
 }
 
+/* the model with each MoE layer counted as moe_layer */
+static guint64
+count_with (const SimModel *m, guint64 moe_layer)
+{
+  guint64 lm = sim_model_moe_layers (m);
+  return (m->layers - lm) * sim_model_layer_params (m) + lm * moe_layer +
+         sim_model_embedding_params (m) + sim_model_position_params (m) +
+         sim_model_output_params (m) + sim_model_final_norm_params (m);
+}
+
 guint64
 sim_model_param_count (const SimModel *m)
 {
-  return m->layers * sim_model_layer_params (m) + sim_model_embedding_params (m) +
-         sim_model_position_params (m) + sim_model_output_params (m) +
-         sim_model_final_norm_params (m);
+  return count_with (m, sim_model_moe_layer_params (m));
+}
+
+guint64
+sim_model_param_count_active (const SimModel *m)
+{
+  return count_with (m, sim_model_moe_layer_params_active (m));
+}
+
+gboolean
+sim_model_simulated (const SimModel *m, GError **error)
+{
+  g_autofree char *what = NULL;
+  if (sim_model_is_moe (m))
+    what = g_strdup ("mixture-of-experts layers: sim does not simulate them yet (issue 17: expert "
+                     "parallelism)");
+  else if (m->mla.kv_lora_rank > 0)
+    what = g_strdup ("multi-head latent attention: sim does not simulate it yet (issue 17)");
+  else if (q_dim (m) != m->hidden)
+    what = g_strdup_printf ("head-dim %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " heads = %"
+                            G_GUINT64_FORMAT " is not hidden %" G_GUINT64_FORMAT ": sim's "
+                            "attention costs assume heads x head size = hidden",
+                            sim_model_head_dim (m), m->heads, q_dim (m), m->hidden);
+  if (what == NULL)
+    return TRUE;
+  g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL, "%s has %s; parameters: %.2f B total, %.2f B active",
+               m->name, what, (double) sim_model_param_count (m) / 1e9,
+               (double) sim_model_param_count_active (m) / 1e9);
+  return FALSE;
 }
 
 guint64
@@ -581,13 +953,13 @@ sim_model_lora_params_per_layer (const SimModel *m, guint64 r, guint targets)
   guint64 n = 0;
   /* an adapter on a (in x out) projection is A (in x r) plus B (r x out) */
   if (targets & SIM_LORA_Q)
-    n += r * (h + h);
+    n += r * (h + q_dim (m));
   if (targets & SIM_LORA_K)
     n += r * (h + kvd);
   if (targets & SIM_LORA_V)
     n += r * (h + kvd);
   if (targets & SIM_LORA_O)
-    n += r * (h + h);
+    n += r * (q_dim (m) + h);
   if ((targets & SIM_LORA_GATE) && m->mlp == SIM_MLP_SWIGLU)
     n += r * (h + f);
   if (targets & SIM_LORA_UP)

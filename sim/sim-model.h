@@ -1,13 +1,50 @@
-/* sim-model.h — a dense decoder-only transformer, read from models/NAME.xml.
+/* sim-model.h — a decoder-only transformer, read from models/NAME.xml: dense,
+ * or with mixture-of-experts layers and multi-head latent attention.
  *
- * Parameter count (exact, see models/README.md), with d = hidden/heads and
+ * Parameter count (exact, see models/README.md), with d = head_dim
+ * (hidden/heads unless the file gives head-dim), qd = heads*d and
  * kvd = kv_heads*d:
- *   attn  = 2*h*h + 2*h*kvd            (+ 2*h + 2*kvd with bias)
+ *   attn  = 2*h*qd + 2*h*kvd           (+ qd + 2*kvd + h with bias)
  *   mlp   = gelu 2*h*f (+ f + h), swiglu 3*h*f (+ 2*f + h)
  *   norms = 2 per layer, 2h (layernorm) or h (rmsnorm) each
  *   total = L*(attn + mlp + norms) + V*h + [learned] s*h + [untied] V*h + final norm
  * GPT-3 175B: 174,615,846,912; Llama-3-8B: 8,030,261,248; Llama-3-70B:
  * 70,553,706,496; Llama-2-7B: 6,738,415,616 (tests/test-model.c).
+ *
+ * Multi-head latent attention (DeepSeek-V2/V3, <mla>) replaces attn, with
+ * n = qk_nope_head_dim, r = qk_rope_head_dim, v = v_head_dim, H = heads and
+ * rmsnorm widths w counted as w (2w for layernorm):
+ *   q     = h*q_lora + q_lora (q_a norm) + q_lora*H*(n + r)   [q_lora_rank > 0]
+ *           h*H*(n + r)                                       [q_lora_rank 0]
+ *   kv    = h*(kv_lora + r) (kv_a) + kv_lora (kv_a norm) + kv_lora*H*(n + v) (kv_b)
+ *   o     = H*v*h
+ *   attn  = q + kv + o
+ * DeepSeek-V3: 11,010,048 + 1,536 + 37,748,736 + 4,128,768 + 512 + 16,777,216
+ *   + 117,440,512 = 187,107,328 per layer.
+ *
+ * Mixture of experts (<moe>): E routed experts of FFN width fe, k of them
+ * per token, S shared experts (always on) of the same width; layer i (from
+ * 0) is an MoE layer when i >= first_dense and (i - first_dense) % every
+ * == 0, the others are dense layers of width f.  One expert is the model's
+ * MLP at width fe (expert = 3*h*fe for swiglu, 2*h*fe for gelu, plus its
+ * biases with bias); the router is a bias-free h x E linear layer:
+ *   moe layer        = attn + norms + h*E + (E + S)*expert
+ *   moe layer active = attn + norms + h*E + (k + S)*expert
+ *   total  = Ld*dense layer + Lm*moe layer + V*h + [untied] V*h + final norm
+ *   active = Ld*dense layer + Lm*moe layer active + V*h + [untied] V*h + final norm
+ * "active" counts every weight one token's forward pass reads, its embedding
+ * row included (Mistral's and Qwen's convention; DeepSeek leaves the
+ * embedding out, tests/test-model-moe.c).  Left out: DeepSeek-V3's
+ * per-expert routing bias (256 per MoE layer, set by a rule, not trained),
+ * Qwen3's per-head q/k norms (2*d per layer) and the multi-token-prediction
+ * module.  Mixtral 8x7B: 46,702,792,704 total, 12,879,925,248 active;
+ * DeepSeek-V3: 671,026,404,352 total, 37,552,282,624 active
+ * (tests/test-model-moe.c has all five shipped MoE models).
+ *
+ * The simulation (memory ledger, cost model, iteration) models dense layers
+ * of standard attention with head_dim = hidden/heads; sim_plan_resolve
+ * refuses any other model (sim_model_simulated) until issue 17's later
+ * stages.
  *
  * A SimModel is built by sim_model_load() and read-only afterwards.  It
  * comes from sim's own model XML (models/model.rng) or from a Hugging Face
@@ -22,6 +59,35 @@ G_BEGIN_DECLS
 typedef enum { SIM_MLP_GELU, SIM_MLP_SWIGLU } SimMlp;
 typedef enum { SIM_NORM_LAYERNORM, SIM_NORM_RMSNORM } SimNorm;
 typedef enum { SIM_POSITION_LEARNED, SIM_POSITION_ROPE } SimPosition;
+
+/* mixture-of-experts layers (<moe>); experts == 0 for a dense model */
+typedef struct {
+  guint64 experts;        /* routed experts per MoE layer (E) */
+  guint64 top_k;          /* routed experts per token (k) */
+  guint64 shared_experts; /* experts every token passes through (S) */
+  guint64 ffn_hidden;     /* FFN width of one expert (fe) */
+  guint64 first_dense;    /* layers 0 .. first_dense-1 are dense */
+  guint64 every;          /* then every this-many-th layer is MoE (>= 1) */
+  /* tokens an expert takes per step, as a multiple of the even share
+   * (tokens*k/E); 0: dropless (no token is dropped) */
+  double capacity_factor;
+  /* informational, from a Hugging Face config: the multiplier on the
+   * routed experts' output (DeepSeek-V3 2.5) and group-limited routing
+   * (n_group, topk_group); they change no parameter or FLOP; 0 when absent */
+  double routed_scaling;
+  guint64 groups;
+  guint64 topk_groups;
+} SimMoe;
+
+/* multi-head latent attention (<mla>, DeepSeek-V2/V3); kv_lora_rank == 0
+ * for standard attention */
+typedef struct {
+  guint64 q_lora_rank;  /* 0: q projected directly from the hidden state */
+  guint64 kv_lora_rank;
+  guint64 qk_nope_head_dim;
+  guint64 qk_rope_head_dim;
+  guint64 v_head_dim;
+} SimMla;
 
 typedef struct {
   char *name;
@@ -46,6 +112,11 @@ typedef struct {
    * sim charges full causal attention, exact only for sequences up to the
    * window, so sim_plan_resolve refuses a longer --seq-len */
   guint64 attention_window;
+  /* the attention head size when it is not hidden/heads (a config's
+   * head_dim, Qwen3-MoE's 128 at hidden 2048 with 32 heads); 0: hidden/heads */
+  guint64 head_dim;
+  SimMoe moe;
+  SimMla mla;
 } SimModel;
 
 /* LoRA adapter targets, as a bit set */
@@ -65,12 +136,17 @@ typedef enum {
  * sim-xml.h).  Everything below is a pure function: any thread. */
 SimModel *sim_model_load (const char *path, GError **error);
 /* a new SimModel from a Hugging Face config.json (free with sim_model_free),
- * for the families Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, GPT-NeoX and
- * Nemotron; sim_model_load calls it for a file named *.json or whose text
- * starts with '{'.  Every field is either mapped, ignored as informational
- * (token ids, dtype, RoPE base, norm epsilon, ...) or refused: a field that
- * would change the arithmetic sim cannot model (experts, a head_dim other
- * than hidden/heads, an unknown field) gives SIM_ERROR_MODEL "PATH:LINE:
+ * for the dense families Llama, Mistral, Qwen2, Qwen3, Gemma, Gemma 2,
+ * GPT-NeoX and Nemotron and the mixture-of-experts families Mixtral,
+ * Qwen3-MoE and DeepSeek-V3 (experts, their layer pattern, latent
+ * attention, a separate head_dim; routing details such as n_group and
+ * routed_scaling_factor read as informational); sim_model_load calls it
+ * for a file named *.json or whose text starts with '{'.  Every field is
+ * either mapped, ignored as informational (token ids, dtype, RoPE base,
+ * norm epsilon, ...) or refused: a field that would change the arithmetic
+ * sim cannot model (experts in a dense family, a dense family's head_dim
+ * other than hidden/heads, a layer pattern <moe> cannot write, an unknown
+ * field) gives SIM_ERROR_MODEL "PATH:LINE:
  * expected ..., got field \"X\""; bad JSON gives SIM_ERROR_MODEL
  * "PATH:LINE: expected ..."; an unreadable file SIM_ERROR_IO.  seq_len is
  * max_position_embeddings (capped at an active sliding_window); any thread */
@@ -81,9 +157,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimModel, sim_model_free)
 guint64 sim_model_head_dim (const SimModel *m);
 guint64 sim_model_kv_dim (const SimModel *m); /* kv_heads * head_dim */
 
-/* parameters of one transformer block, and the split of that count into what
- * tensor parallelism shards (the linear weights and the column-parallel
- * biases) and what every TP rank replicates (norms, row-parallel biases) */
+/* parameters of one dense transformer block (for a model with MoE layers:
+ * one of its dense layers), and the split of that count into what tensor
+ * parallelism shards (the linear weights and the column-parallel biases)
+ * and what every TP rank replicates (norms, row-parallel biases); the
+ * simulation reads these, sim_plan_resolve having refused MoE models */
 guint64 sim_model_layer_params (const SimModel *m);
 guint64 sim_model_layer_params_sharded (const SimModel *m);
 guint64 sim_model_layer_params_replicated (const SimModel *m);
@@ -94,7 +172,32 @@ guint64 sim_model_embedding_params (const SimModel *m);     /* V*h */
 guint64 sim_model_position_params (const SimModel *m);      /* s*h or 0 */
 guint64 sim_model_final_norm_params (const SimModel *m);
 guint64 sim_model_output_params (const SimModel *m);        /* 0 when tied */
+/* every parameter (for MoE models: all experts); see the header comment */
 guint64 sim_model_param_count (const SimModel *m);
+/* the parameters one token's forward pass reads (= the total when dense) */
+guint64 sim_model_param_count_active (const SimModel *m);
+
+/* TRUE when the model has mixture-of-experts layers */
+gboolean sim_model_is_moe (const SimModel *m);
+/* TRUE when layer i (from 0) is an MoE layer */
+gboolean sim_model_layer_is_moe (const SimModel *m, guint64 layer);
+/* how many layers are MoE layers (0 when dense) */
+guint64 sim_model_moe_layers (const SimModel *m);
+/* attention weights of one layer (standard or latent), biases included */
+guint64 sim_model_attention_params (const SimModel *m);
+/* one expert's FFN at the expert width, biases included */
+guint64 sim_model_expert_params (const SimModel *m);
+/* the router of one MoE layer: h*E */
+guint64 sim_model_router_params (const SimModel *m);
+/* one MoE layer: attention, norms, router and all experts / the experts a
+ * token uses (top-k and shared); 0 for a dense model */
+guint64 sim_model_moe_layer_params (const SimModel *m);
+guint64 sim_model_moe_layer_params_active (const SimModel *m);
+/* TRUE when the simulation models this model as it is; else FALSE with
+ * SIM_ERROR_MODEL saying what it does not simulate yet (MoE layers, latent
+ * attention, a head size other than hidden/heads) and the model's total
+ * and active parameters, one line; any thread */
+gboolean sim_model_simulated (const SimModel *m, GError **error);
 
 /* trainable LoRA parameters of rank r on the given projections of one
  * layer (times layers for the model) */

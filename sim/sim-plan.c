@@ -586,6 +586,9 @@ gboolean
 sim_plan_check_model_split (const SimPlan *plan, const SimModel *model, GError **error)
 {
   guint64 tp = (guint64) MAX (plan->tp, 1), cp = (guint64) MAX (plan->cp, 1);
+  /* sim shapes meets the model here, not in sim_plan_resolve */
+  if (!sim_model_simulated (model, error))
+    return FALSE;
   if (model->heads % tp != 0 || model->kv_heads % tp != 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "tp %d must divide the %" G_GUINT64_FORMAT " attention heads and %" G_GUINT64_FORMAT
@@ -886,6 +889,10 @@ gboolean
 sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError **error)
 {
   g_ptr_array_set_size (plan->defaults, 0);
+  /* MoE layers, latent attention, a separate head size: refused before any
+   * layout check, so that every command says the same (issue 17) */
+  if (!sim_model_simulated (model, error))
+    return FALSE;
   /* one GPU type: the cost model, the ledger and the MFU all read GPU 0's */
   if (!sim_topology_check_one_gpu_type (topo, error))
     return FALSE;
