@@ -25,7 +25,7 @@ static const char *const style =
     "margin:8px 0;padding:8px 10px;overflow-x:auto;background:#f7f7f7;border-left:4px solid #ddd}\n"
     "pre.verdict-fits{background:#eef8ee;border-left-color:#2e7d32}\n"
     "pre.verdict-tight{background:#fff6e5;border-left-color:#e08a00}\n"
-    "pre.verdict-oom{background:#fdecec;border-left-color:#c62828;font-weight:bold}\n"
+    "pre.verdict-oom{background:#fdecec;border-left-color:#c62828;border-left-width:8px}\n"
     "pre.band{background:#eef3fb;border-left-color:#3060b0}\n"
     "pre.warning{background:#fff6e5;border-left-color:#e08a00}\n"
     "figure{margin:12px 0;overflow-x:auto}\n"
