@@ -125,6 +125,20 @@ def line_starting(text, label):
     return None
 
 
+def table_page(name, r, path, n_rows):
+    """the page of compare or sweep, checked, and the rows of the table it
+    printed (rank or '-', then the plan) found in it"""
+    page = read(path) if os.path.exists(path) else ""
+    p = parse(name, page)
+    self_contained(name, page)
+    shown = "".join(p.text)
+    rows = [l for l in r.stdout.splitlines() if re.match(r"^\s+(\d+|-)\s+tp=", l)]
+    check(f"{name}: the table printed has {n_rows} rows", len(rows), n_rows)
+    report(f"{name}: every row of the printed table", rows and all(row in shown for row in rows),
+           repr([row for row in rows if row not in shown]))
+    return page, p, shown
+
+
 with cli.tempdir() as tmp:
     # ---- the report page of the headline command ----
     page_path = os.path.join(tmp, "r.html")
@@ -198,14 +212,7 @@ with cli.tempdir() as tmp:
     cpage = os.path.join(tmp, "c.html")
     r = run("compare", "--topology", "dgx8x4", *PLANS, "--html", cpage)
     check("compare: exit status", r.returncode, 0)
-    page = read(cpage) if os.path.exists(cpage) else ""
-    p = parse("compare", page)
-    self_contained("compare", page)
-    shown = "".join(p.text)
-    rows = [l for l in r.stdout.splitlines() if re.match(r"^\s+(\d+|-)\s+tp=", l)]
-    check("compare: the table has a row per plan", len(rows), 3)
-    report("compare: every row of the printed table", rows and all(row in shown for row in rows),
-           repr([row for row in rows if row not in shown]))
+    page, p, shown = table_page("compare", r, cpage, 3)
     report("compare: the title line", r.stdout.splitlines()[0] in shown)
     report("compare: the diagnosis of the plan that does not fit", "remedy: --zero 1" in shown)
     check("compare: one <svg> (the comparison chart)", p.tags.count("svg"), 1)
@@ -224,14 +231,7 @@ with cli.tempdir() as tmp:
     sjson = os.path.join(tmp, "s.json")
     r = run(*SWEEP, "--html", spage, "--json", sjson)
     check("sweep: exit status", r.returncode, 0)
-    page = read(spage) if os.path.exists(spage) else ""
-    p = parse("sweep", page)
-    self_contained("sweep", page)
-    shown = "".join(p.text)
-    rows = [l for l in r.stdout.splitlines() if re.match(r"^\s+\d+\s+tp=", l)]
-    check("sweep: the table has the top 5 rows", len(rows), 5)
-    report("sweep: every row of the printed table", rows and all(row in shown for row in rows),
-           repr([row for row in rows if row not in shown]))
+    page, p, shown = table_page("sweep", r, spage, 5)
     report("sweep: the counts and the best layout", "layouts:" in shown and "best: " in shown)
     check("sweep: one <svg> (the comparison chart)", p.tags.count("svg"), 1)
     report("sweep: --json written with it", os.path.exists(sjson))
