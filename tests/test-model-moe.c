@@ -274,35 +274,33 @@ test_hf_import (void)
   }
 }
 
-/* the shipped config.json of name with one text replaced, written to a
- * scratch file; NULL error expected or the expected message part */
-static void
-hf_variant (const char *name, const char *from, const char *to, const char *from2, const char *to2,
-            const char *expect)
+/* the shipped config.json of name with from replaced by to (and from2 by
+ * to2 unless NULL), written to a scratch file; the caller removes it */
+static char *
+hf_changed (const char *name, const char *from, const char *to, const char *from2, const char *to2)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *file = g_strdup_printf ("%s.json", name);
   g_autofree char *src = g_build_filename (SIM_SOURCE_DIR, "tests", "data", "hf", file, NULL);
-  g_autofree char *text = NULL;
-  g_autofree char *out = g_strdup_printf ("%s.json", name);
-  g_autofree char *path = NULL;
-  g_auto (GStrv) parts = NULL;
-  g_autofree char *changed = NULL;
-  g_auto (GStrv) parts2 = NULL;
-  g_autoptr (SimModel) m = NULL;
-  g_file_get_contents (src, &text, NULL, &error);
+  g_autofree char *orig = NULL;
+  g_autoptr (GString) text = NULL;
+  g_file_get_contents (src, &orig, NULL, &error);
   g_assert_no_error (error);
-  g_assert_nonnull (strstr (text, from));
-  parts = g_strsplit (text, from, 2);
-  changed = g_strjoin (to, parts[0], parts[1], NULL);
-  if (from2 != NULL) {
-    g_assert_nonnull (strstr (changed, from2));
-    parts2 = g_strsplit (changed, from2, 2);
-    g_free (changed);
-    changed = g_strjoin (to2, parts2[0], parts2[1], NULL);
-  }
-  path = scratch (out, changed);
-  m = sim_model_load (path, &error);
+  text = g_string_new (orig);
+  g_assert_cmpuint (g_string_replace (text, from, to, 1), ==, 1);
+  if (from2 != NULL)
+    g_assert_cmpuint (g_string_replace (text, from2, to2, 1), ==, 1);
+  return scratch (file, text->str);
+}
+
+/* that changed config is refused with SIM_ERROR_MODEL and expect */
+static void
+hf_refused (const char *name, const char *from, const char *to, const char *from2, const char *to2,
+            const char *expect)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = hf_changed (name, from, to, from2, to2);
+  g_autoptr (SimModel) m = sim_model_load (path, &error);
   g_assert_null (m);
   g_assert_error (error, SIM_ERROR, SIM_ERROR_MODEL);
   g_test_message ("%s", error->message);
@@ -313,20 +311,12 @@ hf_variant (const char *name, const char *from, const char *to, const char *from
 static void
 test_hf_patterns (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = NULL;
-  g_autoptr (SimModel) m = NULL;
-  g_autoptr (GString) text = NULL;
-  g_autofree char *src = g_build_filename (SIM_SOURCE_DIR, "tests", "data", "hf", "qwen3-30b-a3b.json", NULL);
-  g_autofree char *orig = NULL;
   /* decoder_sparse_step 2: transformers makes layer i MoE when (i + 1) % 2
    * == 0, so layers 1, 3, ..., 47: first-dense 1, every 2, 24 MoE layers */
-  g_file_get_contents (src, &orig, NULL, &error);
-  g_assert_no_error (error);
-  text = g_string_new (orig);
-  g_string_replace (text, "\"decoder_sparse_step\": 1", "\"decoder_sparse_step\": 2", 1);
-  path = scratch ("step.json", text->str);
-  m = sim_model_load (path, &error);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = hf_changed ("qwen3-30b-a3b", "\"decoder_sparse_step\": 1",
+                                      "\"decoder_sparse_step\": 2", NULL, NULL);
+  g_autoptr (SimModel) m = sim_model_load (path, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (sim_model_moe_layers (m), ==, 24);
   g_assert_false (sim_model_layer_is_moe (m, 0));
@@ -335,13 +325,13 @@ test_hf_patterns (void)
   g_unlink (path);
 
   /* patterns <moe> cannot write are refused with the field's line */
-  hf_variant ("qwen3-30b-a3b", "\"mlp_only_layers\": []", "\"mlp_only_layers\": [5]", NULL, NULL,
+  hf_refused ("qwen3-30b-a3b", "\"mlp_only_layers\": []", "\"mlp_only_layers\": [5]", NULL, NULL,
               "qwen3-30b-a3b.json:17: expected \"mlp_only_layers\" to list the first layers");
-  hf_variant ("deepseek-v3", "\"moe_layer_freq\": 1", "\"moe_layer_freq\": 2", NULL, NULL,
+  hf_refused ("deepseek-v3", "\"moe_layer_freq\": 1", "\"moe_layer_freq\": 2", NULL, NULL,
               "deepseek-v3.json:25: expected first_k_dense_replace (3) to be a multiple of "
               "moe_layer_freq (2)");
   /* the MoE fields stay refused in a dense family (Mistral with experts) */
-  hf_variant ("mixtral-8x7b", "\"model_type\": \"mixtral\"", "\"model_type\": \"mistral\"",
+  hf_refused ("mixtral-8x7b", "\"model_type\": \"mixtral\"", "\"model_type\": \"mistral\"",
               "\"MixtralForCausalLM\"", "\"MistralForCausalLM\"",
               "mixtral-8x7b.json:15: expected a dense transformer, got field \"num_experts_per_tok\"");
 }
