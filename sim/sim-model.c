@@ -25,6 +25,10 @@ sim_model_free (SimModel *model)
 #define MAX_DIM (G_GUINT64_CONSTANT (1) << 20)
 #define MAX_VOCAB (G_GUINT64_CONSTANT (1) << 24)
 #define MAX_SEQ (G_GUINT64_CONSTANT (1) << 24)
+/* latent attention widths: DeepSeek-V3's largest is 1536 */
+#define MAX_MLA (G_GUINT64_CONSTANT (1) << 16)
+
+static gboolean counts_fit (const SimModel *m);
 
 static gboolean
 get_enum (const char *file, xmlNode *node, const char *name, const char *a, const char *b,
@@ -87,11 +91,11 @@ load_moe (const char *path, xmlNode *e, SimModel *m, GError **error)
 static gboolean
 load_mla (const char *path, xmlNode *e, SimMla *mla, GError **error)
 {
-  return get_uint_opt (path, e, "q-lora-rank", 1, MAX_DIM, &mla->q_lora_rank, error) &&
-         sim_xml_get_uint (path, e, "kv-lora-rank", 1, MAX_DIM, &mla->kv_lora_rank, error) &&
-         sim_xml_get_uint (path, e, "qk-nope-head-dim", 1, MAX_DIM, &mla->qk_nope_head_dim, error) &&
-         sim_xml_get_uint (path, e, "qk-rope-head-dim", 0, MAX_DIM, &mla->qk_rope_head_dim, error) &&
-         sim_xml_get_uint (path, e, "v-head-dim", 1, MAX_DIM, &mla->v_head_dim, error);
+  return get_uint_opt (path, e, "q-lora-rank", 1, MAX_MLA, &mla->q_lora_rank, error) &&
+         sim_xml_get_uint (path, e, "kv-lora-rank", 1, MAX_MLA, &mla->kv_lora_rank, error) &&
+         sim_xml_get_uint (path, e, "qk-nope-head-dim", 1, MAX_MLA, &mla->qk_nope_head_dim, error) &&
+         sim_xml_get_uint (path, e, "qk-rope-head-dim", 0, MAX_MLA, &mla->qk_rope_head_dim, error) &&
+         sim_xml_get_uint (path, e, "v-head-dim", 1, MAX_MLA, &mla->v_head_dim, error);
 }
 
 static SimModel *
@@ -176,6 +180,12 @@ load_xml (const char *path, GError **error)
     return NULL;
   if (!sim_xml_validate (doc, path, "/sim/model.rng", error))
     return NULL;
+  if (!counts_fit (m)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL,
+                 "%s:%ld: expected a model of fewer than 2^63 parameters", path,
+                 sim_xml_attr_line (t, NULL));
+    return NULL;
+  }
   return g_steal_pointer (&m);
 }
 
@@ -537,11 +547,11 @@ hf_deepseek_v3 (const SimJsonValue *doc, const char *path, SimModel *m, GError *
       !hf_uint (doc, path, "n_group", FALSE, 0, 1 << 16, &m->moe.groups, error) ||
       !hf_uint (doc, path, "topk_group", FALSE, 0, 1 << 16, &m->moe.topk_groups, error) ||
       !hf_number (doc, path, "routed_scaling_factor", &m->moe.routed_scaling, error) ||
-      !hf_uint (doc, path, "q_lora_rank", FALSE, 0, MAX_DIM, &m->mla.q_lora_rank, error) ||
-      !hf_uint (doc, path, "kv_lora_rank", TRUE, 1, MAX_DIM, &m->mla.kv_lora_rank, error) ||
-      !hf_uint (doc, path, "qk_nope_head_dim", TRUE, 1, MAX_DIM, &m->mla.qk_nope_head_dim, error) ||
-      !hf_uint (doc, path, "qk_rope_head_dim", TRUE, 0, MAX_DIM, &m->mla.qk_rope_head_dim, error) ||
-      !hf_uint (doc, path, "v_head_dim", TRUE, 1, MAX_DIM, &m->mla.v_head_dim, error))
+      !hf_uint (doc, path, "q_lora_rank", FALSE, 0, MAX_MLA, &m->mla.q_lora_rank, error) ||
+      !hf_uint (doc, path, "kv_lora_rank", TRUE, 1, MAX_MLA, &m->mla.kv_lora_rank, error) ||
+      !hf_uint (doc, path, "qk_nope_head_dim", TRUE, 1, MAX_MLA, &m->mla.qk_nope_head_dim, error) ||
+      !hf_uint (doc, path, "qk_rope_head_dim", TRUE, 0, MAX_MLA, &m->mla.qk_rope_head_dim, error) ||
+      !hf_uint (doc, path, "v_head_dim", TRUE, 1, MAX_MLA, &m->mla.v_head_dim, error))
     return FALSE;
   if (m->moe.first_dense % freq != 0)
     return hf_fail (error, path, sim_json_get (doc, "moe_layer_freq")->line,
@@ -665,6 +675,8 @@ hf_from_text (const char *path, const char *text, GError **error)
   if (window != 0 && window_on && window < max_pos)
     m->attention_window = window;
   m->seq_len = m->attention_window != 0 ? m->attention_window : max_pos;
+  if (!counts_fit (m))
+    return hf_fail (error, path, doc->line, "expected a model of fewer than 2^63 parameters"), NULL;
   m->description = g_strdup_printf (
     "%s from a Hugging Face config.json; seq-len %" G_GUINT64_FORMAT " from %s", f->architecture,
     m->seq_len, m->attention_window != 0 ? "sliding_window" : "max_position_embeddings");
@@ -922,6 +934,18 @@ guint64
 sim_model_param_count_active (const SimModel *m)
 {
   return count_with (m, sim_model_moe_layer_params_active (m));
+}
+
+/* each count is a sum of products that fit 64 bits within the readers'
+ * limits; the whole model, a multiple of them, need not: checked in double */
+static gboolean
+counts_fit (const SimModel *m)
+{
+  double lm = (double) sim_model_moe_layers (m);
+  double total = ((double) m->layers - lm) * (double) sim_model_layer_params (m) +
+                 lm * (double) sim_model_moe_layer_params (m) + 2.0 * (double) m->vocab * (double) m->hidden +
+                 (double) m->seq_len * (double) m->hidden;
+  return total < 0x1p63;
 }
 
 gboolean

@@ -216,13 +216,27 @@ static void
 test_xml_errors (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = scratch ("topk.xml",
-                                   TINY_XML ("<moe experts=\"4\" top-k=\"5\" ffn-hidden=\"16\"/>"));
+  char *path = scratch ("topk.xml", TINY_XML ("<moe experts=\"4\" top-k=\"5\" ffn-hidden=\"16\"/>"));
   g_autoptr (SimModel) m = sim_model_load (path, &error);
   g_assert_null (m);
   g_assert_error (error, SIM_ERROR, SIM_ERROR_MODEL);
   g_assert_nonnull (strstr (error->message, "expected top-k (5) to be at most experts (4)"));
   g_unlink (path);
+  g_clear_error (&error);
+  g_free (path);
+  /* 100,000 layers of 65,536 experts of 3 x 2^20 x 2^24 weights: about
+   * 3.6e27 parameters, past what a 64-bit count holds */
+  path = scratch ("huge.xml",
+                  "<?xml version=\"1.0\"?>\n<model name=\"huge\" description=\"h\">\n"
+                  "  <transformer layers=\"100000\" hidden=\"1048576\" heads=\"4\" kv-heads=\"4\"\n"
+                  "    ffn-hidden=\"128\" vocab=\"100\" seq-len=\"32\" mlp=\"swiglu\" norm=\"rmsnorm\"\n"
+                  "    position=\"rope\" tied-embeddings=\"true\" bias=\"false\" dropout=\"false\"/>\n"
+                  "  <moe experts=\"65536\" top-k=\"2\" ffn-hidden=\"16777216\"/>\n</model>\n");
+  g_assert_null (sim_model_load (path, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_MODEL);
+  g_assert_nonnull (strstr (error->message, "huge.xml:3: expected a model of fewer than 2^63 parameters"));
+  g_unlink (path);
+  g_free (path);
 }
 
 static void
