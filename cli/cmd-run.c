@@ -39,6 +39,7 @@ typedef struct {
   gboolean help;
   gboolean version;
   gboolean full_fidelity;
+  gboolean exact;
   gboolean memory_only;
   char *gantt;
   char *memory_chart;
@@ -91,6 +92,9 @@ print_help (gboolean wide)
       "                                     sustained-clock, hbm, kernel-fixed, host-launch,\n"
       "                                     comm-slowdown (see topologies/README.md)\n"
       "  --full-fidelity                    simulate every data-parallel replica, not one\n"
+      "  --exact                            simulate every micro-batch (default: a long 1F1B or\n"
+      "                                     interleaved step from its steady state, proven\n"
+      "                                     periodic; charts, traces and CSV imply --exact)\n"
       "  --memory-only                      the memory ledger alone, no time simulation\n"
       "  --train-tokens COUNT               add the time to train on COUNT tokens (15T, 300B):\n"
       "                                     days and GPU-hours at the simulated rate\n"
@@ -194,6 +198,15 @@ static const char *const dir_files_time[] = { "gantt.png", "trace.json", "spans.
 static const char *const csv_files[] = { "spans.csv", "memory.csv", NULL };
 
 /* everything about the outputs that can be known before simulating */
+/* the outputs that draw the step's timeline need every micro-batch
+ * simulated: an extrapolated steady state has no spans */
+static gboolean
+needs_timeline (const Cli *cli)
+{
+  return cli->exact || cli->gantt != NULL || cli->memory_chart != NULL || cli->html != NULL ||
+         cli->trace != NULL || cli->csv != NULL || cli->output_dir != NULL;
+}
+
 static gboolean
 check_outputs (const Cli *cli, GError **error)
 {
@@ -382,6 +395,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
     { "calibration", TRUE, &cli.calibration, NULL, NULL },
     { "efficiency", TRUE, &cli.efficiency, NULL, NULL },
     { "full-fidelity", FALSE, NULL, &cli.full_fidelity, NULL },
+    { "exact", FALSE, NULL, &cli.exact, NULL },
     { "memory-only", FALSE, NULL, &cli.memory_only, NULL },
     { "help", FALSE, NULL, &cli.help, NULL }, { "version", FALSE, NULL, &cli.version, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
@@ -432,7 +446,8 @@ sim_cmd_run (int argc, char **argv, GError **error)
     int want = plan->tp > 0 && plan->pp > 0 && plan->dp > 0 ? plan->tp * MAX (plan->cp, 1) * plan->pp * plan->dp : 0;
     r = sim_run_evaluate (topo, model, g_steal_pointer (&plan), NULL,
                           SIM_RUN_REMEDIES | (cli.memory_only ? 0 : SIM_RUN_TIME) |
-                              (cli.full_fidelity ? SIM_RUN_FULL : 0),
+                              (cli.full_fidelity ? SIM_RUN_FULL : 0) |
+                              (needs_timeline (&cli) ? 0 : SIM_RUN_STEADY),
                           error);
     if (r == NULL) {
       g_autofree char *hint = sim_cli_fit_hint (topo, want);

@@ -466,7 +466,8 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     return 2;
   if ((topo_path = sim_paths_resolve (topology, "topologies", error)) == NULL ||
       (model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
-      (model = sim_model_load (model_path, error)) == NULL)
+      (model = sim_model_load (model_path, error)) == NULL ||
+      !sim_model_simulated (model, error))
     return 2;
 
   sw = sim_sweep_new (model, job.gb);

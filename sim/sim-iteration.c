@@ -668,15 +668,16 @@ build_stage_program (SimIterBuilder *b, int r, int s)
 
 /* ---- phase 2: the pipeline sends ---- */
 
-/* the pass of (stage, chunk, mb, direction) in replica r's pass table */
-static Pass *
-find_pass (SimIterBuilder *b, int r, int stage, int chunk, int mb, gboolean bwd)
+/* where each (chunk, micro-batch, direction) sits in one stage's program:
+ * slot[(chunk * m + mb) * 2 + backward] = the pass's index, -1 if absent */
+static void
+index_stage (const SimIterBuilder *b, const Pass *ps, int *slot)
 {
-  Pass *ps = b->passes + (gsize) (r * b->plan->pp + stage) * b->passes_per_stage;
+  int m = (int) b->plan->micro_batches;
   for (int i = 0; i < b->passes_per_stage; i++)
-    if (ps[i].op.chunk == chunk && (int) ps[i].op.micro_batch == mb && ps[i].op.backward == bwd)
-      return &ps[i];
-  return NULL;
+    slot[i] = -1;
+  for (int i = 0; i < b->passes_per_stage; i++)
+    slot[(ps[i].op.chunk * m + (int) ps[i].op.micro_batch) * 2 + (ps[i].op.backward ? 1 : 0)] = i;
 }
 
 static void
@@ -729,20 +730,25 @@ pp_next (const SimPlan *p, int s, const SimPipeOp *op, int *to_chunk)
 static void
 build_pipeline_sends (SimIterBuilder *b)
 {
-  int p = b->plan->pp;
-  for (int r = 0; r < b->replicas; r++)
+  int p = b->plan->pp, m = (int) b->plan->micro_batches, n = b->passes_per_stage;
+  /* the pass tables of one replica, indexed by (stage, chunk, mb, direction) */
+  g_autofree int *slot = g_new (int, (gsize) p * n);
+  for (int r = 0; r < b->replicas; r++) {
+    Pass *ps = b->passes + (gsize) r * p * n;
     for (int s = 0; s < p; s++)
-      for (int i = 0; i < b->passes_per_stage; i++) {
-        Pass *src = b->passes + (gsize) (r * p + s) * b->passes_per_stage + i;
-        int mb = (int) src->op.micro_batch, tc;
+      index_stage (b, ps + (gsize) s * n, slot + (gsize) s * n);
+    for (int s = 0; s < p; s++)
+      for (int i = 0; i < n; i++) {
+        Pass *src = ps + (gsize) s * n + i;
+        int mb = (int) src->op.micro_batch, tc, k;
         int to = pp_next (b->plan, s, &src->op, &tc);
-        Pass *dst;
         if (to < 0)
           continue;
-        dst = find_pass (b, r, to, tc, mb, src->op.backward);
-        if (dst != NULL)
-          pp_send (b, r, s, to, src->end, dst->gate, mb, src->op.chunk);
+        k = slot[(gsize) to * n + (tc * m + mb) * 2 + (src->op.backward ? 1 : 0)];
+        if (k >= 0)
+          pp_send (b, r, s, to, src->end, ps[(gsize) to * n + k].gate, mb, src->op.chunk);
       }
+  }
 }
 
 /* ---- phase 3: gradients, optimizer, parameter gather ---- */
@@ -1271,13 +1277,10 @@ critical_path (SimIteration *it, SimIterBuilder *b, const Preds *pr)
 }
 
 static void
-throughput (SimIteration *it, const SimIterBuilder *b)
+throughput (SimIteration *it, const SimModel *model, const SimPlan *plan, const SimGpuType *gpu)
 {
-  const SimPlan *plan = b->plan;
-  const SimModel *model = b->model;
-  double peak_flops = b->gpu->peak_flop_per_s[SIM_DTYPE_BF16] > 0
-                          ? b->gpu->peak_flop_per_s[SIM_DTYPE_BF16]
-                          : b->gpu->peak_flop_per_s[SIM_DTYPE_FP16];
+  double peak_flops = gpu->peak_flop_per_s[SIM_DTYPE_BF16] > 0 ? gpu->peak_flop_per_s[SIM_DTYPE_BF16]
+                                                              : gpu->peak_flop_per_s[SIM_DTYPE_FP16];
   int world = sim_plan_world_size (plan);
   double gbs = (double) plan->global_batch, S = (double) plan->seq_len, h = model->hidden;
   double kvd = (double) sim_model_kv_dim (model), L = model->layers;
@@ -1292,7 +1295,7 @@ throughput (SimIteration *it, const SimIterBuilder *b)
   it->tokens_per_s = gbs * S / it->step_s;
   it->model_tflops_per_gpu = it->model_flop / it->step_s / world / 1e12;
   it->hardware_tflops_per_gpu = it->hardware_flop / it->step_s / world / 1e12;
-  it->mfu = sim_cost_mfu (model, plan, b->gpu, it->step_s);
+  it->mfu = sim_cost_mfu (model, plan, gpu, it->step_s);
   it->hfu = it->hardware_flop / (it->step_s * world * peak_flops);
 }
 
@@ -1323,7 +1326,7 @@ analyse (SimIteration *it, SimIterBuilder *b)
   }
   stage_averages (it, plan->pp);
   critical_path (it, b, &pr);
-  throughput (it, b);
+  throughput (it, b->model, plan, b->gpu);
 }
 
 /* ---- the run ---- */
@@ -1364,6 +1367,198 @@ sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, con
   analyse (it, &b);
   it->activities = sim_engine_n_activities (b.e);
   it->events = sim_engine_events (b.e);
+  return it;
+}
+
+/* ---- the steady state, extrapolated ---- */
+
+/* The 1F1B and interleaved schedules repeat in their steady phase: after
+ * the warm-up, every k micro-batches (1 for 1F1B; p for interleaved, whose
+ * program cycles through the chunks p micro-batches at a time) each stage
+ * runs the same passes, and the cool-down and the gradient reduction after
+ * the last backward do not depend on how many came before.  So the step
+ * time and every per-stage sum grow by the same amount per period: three
+ * runs of m1, m1 + k and m1 + 2k micro-batches prove the period (equal
+ * differences) and give it; the rest is arithmetic.  Where the warm-up
+ * settles later (ZeRO-3's first gathers, contention), runs of m1 + 3k,
+ * m1 + 4k, ... follow while they still save work. */
+
+/* the period and the first run to try, in micro-batches: 1F1B is
+ * periodic once every stage has a steady pair (m >= p); interleaved once
+ * the warm-up is not the whole program (m > p).  FALSE when the schedule
+ * has no steady phase. */
+static gboolean
+steady_counts (const SimPlan *p, guint64 *m1, guint64 *k)
+{
+  guint64 pp = (guint64) p->pp;
+  if (p->schedule == SIM_SCHEDULE_1F1B) {
+    *k = 1;
+    *m1 = MAX (pp, 2);
+  } else if (p->schedule == SIM_SCHEDULE_INTERLEAVED) {
+    *k = pp;
+    *m1 = 2 * pp;
+  } else {
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* equal differences: |(c - b) - (b - a)| within tol */
+static gboolean
+linear3 (double a, double b, double c, double tol)
+{
+  return fabs ((c - b) - (b - a)) <= tol;
+}
+
+#define STAGE_SUMS(X) X (forward_s) X (backward_s) X (recompute_s) X (optimizer_s) \
+  X (exposed_tp_s) X (exposed_cp_s) X (exposed_pp_s) X (exposed_dp_s) X (bubble_s)
+
+/* the step and every per-stage sum grow by the same amount from run to
+ * run, within a millionth of the step's growth (what the extrapolated step
+ * may then be off by, per period, is that millionth), and the activation
+ * peaks are equal.  The critical path's composition is not checked: it may
+ * switch between paths of equal length from one run to the next. */
+static gboolean
+periodic (SimIteration *const r[3])
+{
+  double tol = 1e-6 * fabs (r[1]->step_s - r[0]->step_s) + 4e-12;
+  if (!linear3 (r[0]->step_s, r[1]->step_s, r[2]->step_s, tol))
+    return FALSE;
+  for (guint i = 0; i < r[0]->stages->len; i++) {
+    const SimStageTime *a = &g_array_index (r[0]->stages, SimStageTime, i);
+    const SimStageTime *b = &g_array_index (r[1]->stages, SimStageTime, i);
+    const SimStageTime *c = &g_array_index (r[2]->stages, SimStageTime, i);
+#define CHECK(f) if (!linear3 (a->f, b->f, c->f, tol)) return FALSE;
+    STAGE_SUMS (CHECK)
+#undef CHECK
+    /* the micro-batches in flight stop growing once the warm-up is whole */
+    if (a->peak_activation_bytes != c->peak_activation_bytes ||
+        b->peak_activation_bytes != c->peak_activation_bytes)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* whether run n (of m micro-batches) is worth making: the first three
+ * when, at about p micro-batches more than their own each (the gradient
+ * reduction and the optimizer step), they cost at most what the whole run
+ * does; after them, while every run so far and this one, in activities
+ * (extrapolated from the last two), cost at most half the whole run's */
+static gboolean
+steady_worth (const SimPlan *plan, guint64 first, guint64 base, int n, guint64 m,
+              guint64 spent, guint64 last, guint64 before)
+{
+  guint64 pp = (guint64) plan->pp, M = plan->micro_batches;
+  double slope, whole;
+  if (n <= 2)
+    return 3 * (first + pp) + 3 * base <= M;
+  slope = ((double) last - (double) before) / (double) base;
+  whole = (double) last + (double) (M - (m - base)) * slope;
+  return (double) spent + (double) last + (double) base * slope <= whole / 2;
+}
+
+/* one run of m micro-batches, the rest of the plan as given */
+static SimIteration *
+steady_run (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+            const SimMemory *ledger, gboolean full, guint64 m, GError **error)
+{
+  SimPlan q = *plan; /* shallow: read only, and never freed */
+  q.micro_batches = m;
+  q.global_batch = m * q.micro_batch * (guint64) q.dp;
+  return sim_iteration_run (topo, model, &q, ledger, full, error);
+}
+
+SimIteration *
+sim_iteration_run_steady (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+                          const SimMemory *ledger, gboolean full, GError **error)
+{
+  /* runs of first, first + base, first + 2 base, ...: the last five kept */
+  SimIteration *w[5] = { NULL, NULL, NULL, NULL, NULL }, *r[3] = { NULL, NULL, NULL }, *it;
+  guint64 first, base, m, k = 0, periods, M = plan->micro_batches;
+  guint64 activities = 0, events = 0; /* of every run, to report the work done */
+  guint64 last = 0, before = 0; /* activities of the last two runs */
+  int n = 0;
+
+  if (!steady_counts (plan, &first, &base))
+    return sim_iteration_run (topo, model, plan, ledger, full, error);
+  /* a longer warm-up (ZeRO-3's first gathers, contention settling) needs
+   * longer runs, and traffic that alternates between micro-batches a
+   * period of 2 base: one run more at a time, each tried as the end of
+   * both periods, while that saves work (steady_worth) */
+  for (m = first; k == 0 && m < M &&
+                 steady_worth (plan, first, base, n, m, activities, last, before);
+       m += base, n++) {
+    if (n >= 5) {
+      sim_iteration_free (w[0]);
+      memmove (w, w + 1, 4 * sizeof w[0]);
+    }
+    w[MIN (n, 4)] = steady_run (topo, model, plan, ledger, full, m, error);
+    if (w[MIN (n, 4)] == NULL) {
+      for (int i = 0; i < 5; i++)
+        sim_iteration_free (w[i]);
+      return NULL;
+    }
+    before = last;
+    last = w[MIN (n, 4)]->activities;
+    activities += w[MIN (n, 4)]->activities;
+    events += w[MIN (n, 4)]->events;
+    if (n >= 2 && (M - m) % base == 0) {
+      int l = MIN (n, 4);
+      r[0] = w[l - 2], r[1] = w[l - 1], r[2] = w[l];
+      if (periodic (r))
+        k = base;
+      else if (n >= 4 && (M - m) % (2 * base) == 0) {
+        r[0] = w[l - 4], r[1] = w[l - 2], r[2] = w[l];
+        if (periodic (r))
+          k = 2 * base;
+      }
+    }
+  }
+  for (int i = 0; i < 5; i++)
+    if (k == 0 || (w[i] != r[0] && w[i] != r[1] && w[i] != r[2]))
+      g_clear_pointer (&w[i], sim_iteration_free);
+  if (k == 0)
+    return sim_iteration_run (topo, model, plan, ledger, full, error);
+  m -= base; /* the last run's */
+
+  /* the last run, carried forward by the remaining periods */
+  it = r[2];
+  periods = (M - m) / k;
+#define GROW(dst, b, c) (dst) = (c) + (double) periods * ((c) - (b))
+  GROW (it->step_s, r[1]->step_s, it->step_s);
+  for (int x = 0; x < SIM_SPAN_KINDS; x++) {
+    GROW (it->critical_s[x], r[1]->critical_s[x], it->critical_s[x]);
+    it->critical_s[x] = MAX (it->critical_s[x], 0.0);
+  }
+  for (guint i = 0; i < it->stages->len; i++) {
+    SimStageTime *c = &g_array_index (it->stages, SimStageTime, i);
+    const SimStageTime *b = &g_array_index (r[1]->stages, SimStageTime, i);
+#define EXTEND(f) GROW (c->f, b->f, c->f);
+    STAGE_SUMS (EXTEND)
+#undef EXTEND
+    /* a timeline of the shorter run would mislead a chart */
+    g_array_set_size (c->memory, 0);
+  }
+#undef GROW
+  g_array_set_size (it->spans, 0);
+  it->compute_s = it->exposed_tp_s = it->exposed_cp_s = it->exposed_pp_s = it->exposed_dp_s = 0;
+  it->bubble_fraction = 0;
+  stage_averages (it, plan->pp);
+  throughput (it, model, plan, sim_topology_gpu_type (topo, 0));
+  it->activities = (guint32) MIN (activities, G_MAXUINT32);
+  it->events = events;
+  for (int i = 0; i < 3; i++)
+    it->steady_micro_batches[i] = m - (guint64) (2 - i) * k;
+  sim_iteration_free (r[0]);
+  sim_iteration_free (r[1]);
+  /* the whole run would have overrun the engine's clock (sim-engine.c) */
+  if (!(it->step_s < sim_time_to_s (SIM_TIME_MAX))) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "the step would take longer than %.0f days, more than sim's clock can represent",
+                 sim_time_to_s (SIM_TIME_MAX) / 86400.0);
+    sim_iteration_free (it);
+    return NULL;
+  }
   return it;
 }
 

@@ -89,8 +89,11 @@ typedef struct {
   GArray *stages;                 /* SimStageTime */
   GArray *spans;                  /* SimSpan of replica 0 (and DP collectives) */
   gboolean symmetric;
-  guint32 activities;
+  guint32 activities;             /* simulated (all runs, when extrapolated) */
   guint64 events;
+  /* sim_iteration_run_steady: the micro-batch counts of the three runs the
+   * steady state was extrapolated from; all 0 when simulated whole */
+  guint64 steady_micro_batches[3];
   gboolean gemm_table;            /* FALSE: no measured GEMM table, peak assumed */
 } SimIteration;
 
@@ -111,6 +114,21 @@ SimIteration *sim_iteration_run_with_cost (const SimTopology *topo, const SimMod
                                            const SimPlan *plan, const SimMemory *ledger,
                                            gboolean full, const SimLayerCost *cost,
                                            GError **error);
+/* The same results as sim_iteration_run (the step within a millionth of
+ * its growth per period extrapolated), faster for long 1F1B and
+ * interleaved runs: runs of m1, m1 + k, m1 + 2k, ... micro-batches (k = 1
+ * for 1F1B, p for interleaved; m1 = p or 2p) are simulated until three in
+ * a row (k or 2k apart) grow the step and every per-stage sum by equal
+ * amounts with equal activation peaks; the last is then extended by the
+ * remaining periods (steady_micro_batches says from which runs).  When no
+ * period shows while the runs still cost less than the whole run, the
+ * whole run is simulated.  An extrapolated result has no spans and no
+ * memory timelines (empty arrays): charts need the whole run; its
+ * activities and events count every run made.  The same ownership,
+ * errors and threads as sim_iteration_run. */
+SimIteration *sim_iteration_run_steady (const SimTopology *topo, const SimModel *model,
+                                        const SimPlan *plan, const SimMemory *ledger,
+                                        gboolean full, GError **error);
 /* NULL is ignored */
 void sim_iteration_free (SimIteration *it);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimIteration, sim_iteration_free)

@@ -284,10 +284,16 @@ text_error_band (GString *s, const SimTopology *t)
 static void
 text_time_detail (GString *s, const SimIteration *it, gboolean wide)
 {
-  g_autofree char *line = g_strdup_printf ("pipeline bubble %.1f%% of the step; simulated %s, %u activities, %" G_GUINT64_FORMAT " events%s",
+  const guint64 *sm = it->steady_micro_batches;
+  g_autofree char *steady =
+      sm[0] > 0 ? g_strdup_printf (", the steady state from runs of %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                                   " and %" G_GUINT64_FORMAT " micro-batches (--exact: all of them)",
+                                   sm[0], sm[1], sm[2])
+                : g_strdup ("");
+  g_autofree char *line = g_strdup_printf ("pipeline bubble %.1f%% of the step; simulated %s%s, %u activities, %" G_GUINT64_FORMAT " events%s",
                                            100 * it->bubble_fraction,
                                            it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
-                                           it->activities, it->events,
+                                           steady, it->activities, it->events,
                                            it->gemm_table ? "" : "; no measured GEMM table: GEMMs at peak (optimistic)");
 
   append_line (s, wide, "          ", line);
@@ -686,6 +692,11 @@ json_time (SimJson *j, const SimIteration *it)
     sim_json_double (j, sim_span_kind_name (k), it->critical_s[k]);
   sim_json_end_object (j);
   sim_json_bool (j, "symmetric", it->symmetric);
+  /* the runs a steady state was extrapolated from; empty when simulated whole */
+  sim_json_begin_array (j, "steady_micro_batches");
+  for (int k = 0; k < 3 && it->steady_micro_batches[0] > 0; k++)
+    sim_json_uint (j, NULL, it->steady_micro_batches[k]);
+  sim_json_end_array (j);
   sim_json_begin_array (j, "stages");
   for (guint i = 0; i < it->stages->len; i++) {
     const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);

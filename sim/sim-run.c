@@ -31,9 +31,12 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
   run->memory = sim_memory_compute (topo, model, plan);
   if (flags & SIM_RUN_TIME) {
     g_autofree guint64 *peaks = g_new (guint64, plan->pp);
-    run->time = sim_iteration_run (topo, model, plan, run->memory, (flags & SIM_RUN_FULL) != 0, error);
+    gboolean full = (flags & SIM_RUN_FULL) != 0;
+    run->time = (flags & SIM_RUN_STEADY) ? sim_iteration_run_steady (topo, model, plan, run->memory, full, error)
+                                         : sim_iteration_run (topo, model, plan, run->memory, full, error);
     if (run->time == NULL)
       return NULL;
+    run->extrapolated = run->time->steady_micro_batches[0] > 0;
     for (int s = 0; s < plan->pp; s++)
       peaks[s] = g_array_index (run->time->stages, SimStageTime, s).peak_activation_bytes;
     sim_memory_apply_timeline (run->memory, peaks);

@@ -17,7 +17,7 @@ typedef struct {
   SimMemory *memory;
   GPtrArray *remedies;  /* SimRemedy* */
   SimIteration *time;   /* NULL when not simulated */
-  gboolean extrapolated;/* time from shorter simulations (sweep screening) */
+  gboolean extrapolated;/* time from the steady state of shorter runs (SIM_RUN_STEADY) */
   double train_tokens;  /* > 0: the report adds the time to train on them */
   double gpu_hour_price;/* > 0: and the cost at this price per GPU-hour */
 } SimRun;
@@ -39,6 +39,8 @@ typedef enum {
   SIM_RUN_TIME = 1 << 0,        /* simulate the iteration */
   SIM_RUN_FULL = 1 << 1,        /* every replica */
   SIM_RUN_REMEDIES = 1 << 2,    /* try remedies when it does not fit */
+  SIM_RUN_STEADY = 1 << 3,      /* long 1F1B/interleaved runs from their steady state
+                                 * (sim_iteration_run_steady): no spans, no timelines */
 } SimRunFlags;
 
 /* plan: unresolved, taken over by the run (freed with it, and freed on

@@ -210,22 +210,22 @@ sim_sweep_enumerate (SimSweep *sw)
   sw->layouts = sw->rows->len;
 }
 
-/* one simulation of label with the global batch replaced by gb (0: keep) */
+/* one simulation of label; steady: the steady state extrapolated from
+ * shorter runs where it is proven periodic (sim_iteration_run_steady) */
 static SimRun *
-simulate (const SimTopology *t, const SimModel *m, const char *label, guint64 gb, GError **error)
+simulate (const SimTopology *t, const SimModel *m, const char *label, gboolean steady,
+          GError **error)
 {
   SimPlan *plan = sim_plan_new ();
   if (!sim_plan_parse_string (plan, label, error)) {
     sim_plan_free (plan);
     return NULL;
   }
-  if (gb > 0)
-    plan->global_batch = gb;
-  return sim_run_evaluate (t, m, plan, label, SIM_RUN_TIME, error);
+  return sim_run_evaluate (t, m, plan, label, SIM_RUN_TIME | (steady ? SIM_RUN_STEADY : 0), error);
 }
 
-/* evaluate one row: prune by validity and memory, then simulate, screening
- * long runs by linear extrapolation from 2p and 4p micro-batches */
+/* evaluate one row: prune by validity and memory, then simulate, long runs
+ * from their steady state unless exact */
 static void
 evaluate (Sweep *sw, Row *r, gboolean exact)
 {
@@ -233,7 +233,7 @@ evaluate (Sweep *sw, Row *r, gboolean exact)
   g_autoptr (GError) error = NULL;
   g_autoptr (SimPlan) plan = sim_plan_new ();
   g_autoptr (SimMemory) mem = NULL;
-  guint64 m, p, mb_dp;
+  g_autoptr (SimRun) run = NULL;
 
   if (r->pruned != NULL)
     return;
@@ -253,51 +253,14 @@ evaluate (Sweep *sw, Row *r, gboolean exact)
   }
   r->fits = TRUE;
   r->tight = mem->tight;
-  m = plan->micro_batches;
-  p = (guint64) plan->pp;
-  mb_dp = (guint64) plan->micro_batch * (guint64) plan->dp;
-  /* at least 8 and 16 micro-batches: a single stage's start-up (ZeRO-3's
-   * first gathers, the last gradient reduction) must be a small part */
-  p = MAX (p, 4);
-  if (exact || m <= 4 * p) {
-    g_autoptr (SimRun) run = simulate (t, sw->model, r->label, 0, &error);
-    if (run == NULL) {
-      r->pruned = g_strdup_printf ("simulation failed: %s", error->message);
-      r->fits = FALSE;
-      return;
-    }
-    sim_run_summary_fill (r, run);
-    r->screened = FALSE;
-    r->peak_bytes = run->memory->peak_bytes;
-  } else {
-    g_autoptr (SimRun) a = simulate (t, sw->model, r->label, 2 * p * mb_dp, &error);
-    g_autoptr (SimRun) b = a != NULL ? simulate (t, sw->model, r->label, 4 * p * mb_dp, &error) : NULL;
-    double k = 0;
-    if (b == NULL) {
-      r->pruned = g_strdup_printf ("simulation failed: %s", error->message);
-      r->fits = FALSE;
-      return;
-    }
-    /* from 4p to m micro-batches, at the slope between 2p and 4p */
-    k = (double) (m - 4 * p) / (double) (2 * p);
-#define EX(f) (b->time->f + k * (b->time->f - a->time->f))
-    sim_run_summary_fill (r, b);
-    r->step_s = EX (step_s);
-    r->compute_s = EX (compute_s);
-    r->tp_s = EX (exposed_tp_s);
-    r->cp_s = EX (exposed_cp_s);
-    r->pp_s = EX (exposed_pp_s);
-    r->dp_s = EX (exposed_dp_s);
-    {
-      double bub_a = a->time->bubble_fraction * a->time->step_s;
-      double bub_b = b->time->bubble_fraction * b->time->step_s;
-      r->bubble = (bub_b + k * (bub_b - bub_a)) / r->step_s;
-    }
-#undef EX
-    r->tokens_per_s = (double) plan->global_batch * (double) plan->seq_len / r->step_s;
-    r->mfu = sim_cost_mfu (sw->model, plan, sim_topology_gpu_type (t, 0), r->step_s);
-    r->screened = TRUE;
+  run = simulate (t, sw->model, r->label, !exact, &error);
+  if (run == NULL) {
+    r->pruned = g_strdup_printf ("simulation failed: %s", error->message);
+    r->fits = FALSE;
+    return;
   }
+  sim_run_summary_fill (r, run);
+  r->peak_bytes = run->memory->peak_bytes;
   r->simulated = TRUE;
 }
 

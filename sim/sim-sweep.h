@@ -10,10 +10,10 @@
  * traffic with more memory) or out of memory by the ledger.
  *
  * The rest are simulated on a GLib thread pool; each layout's result has its
- * own slot, so the ranking is the same for any thread count.  A layout with
- * more than 4p micro-batches (p at least 4) is screened from two shorter
- * simulations (2p and 4p micro-batches; the step grows linearly with m once
- * the pipeline is full), and the top K are then simulated in full.
+ * own slot, so the ranking is the same for any thread count.  A long 1F1B
+ * or interleaved layout is screened from the steady state of three shorter
+ * runs, proven periodic (sim_iteration_run_steady: equal to the whole run
+ * within a millionth per period), and the top K are then simulated in full.
  */
 #pragma once
 

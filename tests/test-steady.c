@@ -1,0 +1,139 @@
+/* tests for sim_iteration_run_steady: the steady state of long 1F1B and
+ * interleaved runs, extrapolated from three short runs, against the whole
+ * run simulated event by event (issue 16: step time, exposed communication,
+ * bubble and activation peak within 0.1 %).  Prints the comparison table. */
+#include <glib.h>
+#include <math.h>
+
+#include "sim-iteration.h"
+#include "sim-memory.h"
+#include "sim-model.h"
+#include "sim-plan.h"
+#include "sim-topology.h"
+
+typedef struct {
+  const char *topology;
+  int nodes;
+  const char *model;
+  const char *plan;
+  gboolean full;
+} Layout;
+
+/* long runs of the shipped models: 1F1B and interleaved, with and without
+ * recomputation, context parallelism, ZeRO and every replica simulated */
+static const Layout layouts[] = {
+  { "dgx8x4.xml", 0, "llama3-70b.xml", "tp=8,pp=8,dp=1", FALSE },
+  { "dgx8x4.xml", 0, "llama3-70b.xml", "tp=8,pp=4,dp=2", FALSE },
+  { "dgx8x4.xml", 0, "llama3-70b.xml", "tp=8,pp=4,dp=2,gb=256,schedule=interleaved,v=2", TRUE },
+  { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,pp=4,dp=8,gb=512,recompute=full,zero=2", FALSE },
+  { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,cp=2,pp=4,dp=4,gb=256,recompute=selective", FALSE },
+  { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=1,pp=1,dp=64,gb=2048,zero=3", FALSE },
+  { "dgx-h100.xml", 16, "gpt3-175b.xml", "tp=4,pp=8,dp=4,gb=1024,schedule=interleaved,v=12", FALSE },
+  { "dgx-a100.xml", 128, "gpt3-175b.xml", "tp=8,pp=8,dp=16,gb=1536", FALSE },
+};
+
+static double
+rel (double got, double want)
+{
+  return want == 0 ? fabs (got) : fabs (got - want) / fabs (want);
+}
+
+static void
+test_steady_matches_whole (void)
+{
+  g_print ("# %-12s %-15s %-48s %8s %10s %9s %9s %9s\n", "cluster", "model", "plan", "runs",
+           "step s", "step err", "comm err", "bub. err");
+  for (guint i = 0; i < G_N_ELEMENTS (layouts); i++) {
+    const Layout *l = &layouts[i];
+    g_autofree char *tp = g_build_filename (SIM_SOURCE_DIR, "topologies", l->topology, NULL);
+    g_autofree char *mp = g_build_filename (SIM_SOURCE_DIR, "models", l->model, NULL);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SimTopology) t = sim_topology_load (tp, l->nodes, &error);
+    g_autoptr (SimModel) m = sim_model_load (mp, &error);
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimMemory) mem = NULL;
+    g_autoptr (SimIteration) whole = NULL;
+    g_autoptr (SimIteration) fast = NULL;
+    double comm_w, comm_f, worst_comm = 0;
+
+    g_assert_no_error (error);
+    sim_plan_parse_string (p, l->plan, &error);
+    g_assert_no_error (error);
+    sim_plan_resolve (p, t, m, &error);
+    g_assert_no_error (error);
+    mem = sim_memory_compute (t, m, p);
+    whole = sim_iteration_run (t, m, p, mem, l->full, &error);
+    g_assert_no_error (error);
+    fast = sim_iteration_run_steady (t, m, p, mem, l->full, &error);
+    g_assert_no_error (error);
+
+    /* every layout here is long enough to be extrapolated, and was */
+    g_assert_cmpuint (fast->steady_micro_batches[0], >, 0);
+    g_assert_cmpuint (whole->steady_micro_batches[0], ==, 0);
+    g_assert_cmpfloat (rel (fast->step_s, whole->step_s), <=, 1e-3);
+    g_assert_cmpfloat (rel (fast->mfu, whole->mfu), <=, 1e-3);
+    g_assert_cmpfloat (fabs (fast->bubble_fraction - whole->bubble_fraction), <=, 1e-3);
+    for (guint s = 0; s < whole->stages->len; s++) {
+      const SimStageTime *a = &g_array_index (whole->stages, SimStageTime, s);
+      const SimStageTime *b = &g_array_index (fast->stages, SimStageTime, s);
+      /* exposed communication, by kind, as a fraction of the step */
+      double ew[4] = { a->exposed_tp_s, a->exposed_cp_s, a->exposed_pp_s, a->exposed_dp_s };
+      double ef[4] = { b->exposed_tp_s, b->exposed_cp_s, b->exposed_pp_s, b->exposed_dp_s };
+      for (int k = 0; k < 4; k++) {
+        worst_comm = MAX (worst_comm, fabs (ef[k] - ew[k]) / whole->step_s);
+        g_assert_cmpfloat (fabs (ef[k] - ew[k]), <=, 1e-3 * whole->step_s);
+      }
+      g_assert_cmpfloat (fabs (b->bubble_s - a->bubble_s), <=, 1e-3 * whole->step_s);
+      g_assert_cmpuint (b->peak_activation_bytes, ==, a->peak_activation_bytes);
+      g_assert_cmpuint (b->peak_bytes, ==, a->peak_bytes);
+      g_assert_cmpuint (b->memory->len, ==, 0);
+    }
+    comm_w = whole->exposed_tp_s + whole->exposed_cp_s + whole->exposed_pp_s + whole->exposed_dp_s;
+    comm_f = fast->exposed_tp_s + fast->exposed_cp_s + fast->exposed_pp_s + fast->exposed_dp_s;
+    g_assert_cmpfloat (fabs (comm_f - comm_w), <=, 1e-3 * whole->step_s);
+    g_print ("# %-12s %-15s %-48s %2" G_GUINT64_FORMAT ",%2" G_GUINT64_FORMAT ",%2" G_GUINT64_FORMAT
+             " %10.6f %8.1e %9.1e %9.1e\n",
+             l->topology, l->model, l->plan, fast->steady_micro_batches[0],
+             fast->steady_micro_batches[1], fast->steady_micro_batches[2], whole->step_s,
+             rel (fast->step_s, whole->step_s), worst_comm,
+             fabs (fast->bubble_fraction - whole->bubble_fraction));
+  }
+}
+
+/* GPipe has no steady phase, and a short run (12 micro-batches, where three
+ * runs of 4, 5 and 6 would cost more) gains nothing: simulated whole */
+static void
+test_whole_when_not_periodic (void)
+{
+  const char *plans[] = { "tp=8,pp=4,dp=2,gb=64,schedule=gpipe", "tp=8,pp=4,dp=2,gb=24" };
+  g_autofree char *tp = g_build_filename (SIM_SOURCE_DIR, "topologies", "dgx8x4.xml", NULL);
+  g_autofree char *mp = g_build_filename (SIM_SOURCE_DIR, "models", "llama3-70b.xml", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimTopology) t = sim_topology_load (tp, 0, &error);
+  g_autoptr (SimModel) m = sim_model_load (mp, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimMemory) mem = NULL;
+    g_autoptr (SimIteration) whole = NULL;
+    g_autoptr (SimIteration) fast = NULL;
+    g_assert_true (sim_plan_parse_string (p, plans[i], &error));
+    g_assert_true (sim_plan_resolve (p, t, m, &error));
+    mem = sim_memory_compute (t, m, p);
+    whole = sim_iteration_run (t, m, p, mem, FALSE, &error);
+    fast = sim_iteration_run_steady (t, m, p, mem, FALSE, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (fast->steady_micro_batches[0], ==, 0);
+    g_assert_cmpfloat (fast->step_s, ==, whole->step_s);
+    g_assert_cmpuint (fast->spans->len, ==, whole->spans->len);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/steady/matches-whole", test_steady_matches_whole);
+  g_test_add_func ("/steady/whole-when-not-periodic", test_whole_when_not_periodic);
+  return g_test_run ();
+}
