@@ -443,8 +443,8 @@ static double
 simulate_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                 const SimCollChoice *choice)
 {
-  g_autoptr (SimEngine) e = sim_engine_new ();
-  g_autoptr (SimNetwork) idle = sim_network_new (sim_network_topology (net), e);
+  SimNetwork *idle = sim_network_idle (net);
+  SimEngine *e = sim_network_engine (idle);
   SimActivityId end = sim_collective_add (idle, op, gpus, n, bytes, choice, 0, NULL);
   if (!sim_engine_run (e, NULL))
     return G_MAXDOUBLE;

@@ -146,6 +146,34 @@ sim_engine_n_links (const SimEngine *e)
   return (int) e->links->len;
 }
 
+void
+sim_engine_reset (SimEngine *e)
+{
+  g_array_set_size (e->activities, 0);
+  g_array_set_size (e->flows, 0);
+  g_array_set_size (e->hops, 0);
+  g_array_set_size (e->streams, 0);
+  g_array_set_size (e->deps, 0);
+  for (guint i = 0; i < e->links->len; i++) {
+    Link *l = &g_array_index (e->links, Link, i);
+    l->cap_left = 0.0;
+    l->head = -1;
+    l->n_unfrozen = 0;
+    l->mark = 0;
+  }
+  g_clear_pointer (&e->succ, g_free);
+  g_clear_pointer (&e->comp_links, g_free);
+  g_clear_pointer (&e->comp_flows, g_free);
+  g_clear_pointer (&e->pending, g_array_unref);
+  e->heap_len = 0;
+  e->seq = 0;
+  e->now = 0;
+  e->events = 0;
+  e->reshares = 0;
+  e->generation = 0;
+  e->ran = FALSE;
+}
+
 static SimActivityId
 add_activity (SimEngine *e, Kind kind, gint32 index, SimTime duration, guint32 tag)
 {

@@ -47,6 +47,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimEngine, sim_engine_free)
 int sim_engine_add_stream (SimEngine *e);
 int sim_engine_add_link (SimEngine *e, double bw_bytes_per_s); /* one direction */
 int sim_engine_n_links (const SimEngine *e);
+/* forgets every stream, activity and dependency and the run, keeping the
+ * links (idle again): the engine can be built on and run anew; never fails */
+void sim_engine_reset (SimEngine *e);
 
 /* activities, each returning its id; tag is free for the caller (results,
  * charts); never fail */

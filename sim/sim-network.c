@@ -22,6 +22,9 @@ struct _SimNetwork {
   guint32 *next_to_src;  /* gen where the vertex is a neighbour of the source */
   guint32 *in_chain;     /* gen where the vertex's parent is already known (search) */
   guint32 gen;
+  /* a copy on an engine of its own, for collectives tried alone */
+  SimNetwork *idle;
+  SimEngine *idle_engine;
 };
 
 static void
@@ -105,7 +108,22 @@ sim_network_free (SimNetwork *net)
   g_free (net->next_to_dst);
   g_free (net->next_to_src);
   g_free (net->in_chain);
+  if (net->idle != NULL) {
+    sim_network_free (net->idle);
+    sim_engine_free (net->idle_engine);
+  }
   g_free (net);
+}
+
+SimNetwork *
+sim_network_idle (SimNetwork *net)
+{
+  if (net->idle == NULL) {
+    net->idle_engine = sim_engine_new ();
+    net->idle = sim_network_new (net->topo, net->idle_engine);
+  }
+  sim_engine_reset (net->idle_engine);
+  return net->idle;
 }
 
 const SimTopology *

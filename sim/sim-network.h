@@ -27,6 +27,12 @@ SimNetwork *sim_network_new (const SimTopology *topo, SimEngine *engine);
 void sim_network_free (SimNetwork *net);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimNetwork, sim_network_free)
 
+/* a network of the same topology, with its topology's latency scales, on
+ * an engine of its own that is idle (reset, sim_engine_reset) at each call:
+ * for trying a collective alone.  Owned by net, created on first use, and
+ * valid until the next call or sim_network_free(net); never fails */
+SimNetwork *sim_network_idle (SimNetwork *net);
+
 /* the borrowed topology and engine */
 const SimTopology *sim_network_topology (const SimNetwork *net);
 SimEngine *sim_network_engine (const SimNetwork *net);
