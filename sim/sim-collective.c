@@ -73,22 +73,33 @@ group_init (Group *g, SimNetwork *net, const int *gpus, int n)
 {
   const SimTopology *t = sim_network_topology (net);
   /* bucket the GPUs by node in one pass: nodes in the order they first
-   * appear, GPUs in their order within a node */
-  g_autoptr (GHashTable) slot = g_hash_table_new (g_direct_hash, g_direct_equal);
+   * appear, GPUs in their order within a node; a small group's nodes are
+   * found by scanning those seen (a hash table costs more below ~32) */
+  g_autoptr (GHashTable) slot = n > 32 ? g_hash_table_new (g_direct_hash, g_direct_equal) : NULL;
+  int seen[32];
   g_autofree int *bucket = g_new (int, MAX (n, 1));
   g_autofree int *next = NULL;
 
   memset (g, 0, sizeof *g);
   g->n = n;
   for (int i = 0; i < n; i++) {
-    int node = sim_topology_gpu (t, gpus[i])->node;
-    gpointer k = g_hash_table_lookup (slot, GINT_TO_POINTER (node + 1));
-    if (k == NULL) {
-      k = GINT_TO_POINTER (g->n_nodes + 1);
-      g_hash_table_insert (slot, GINT_TO_POINTER (node + 1), k);
-      g->n_nodes++;
+    int node = sim_topology_gpu (t, gpus[i])->node, k = -1;
+    if (slot == NULL) {
+      for (int j = g->n_nodes - 1; j >= 0 && k < 0; j--)
+        if (seen[j] == node)
+          k = j;
+      if (k < 0)
+        seen[k = g->n_nodes++] = node;
+    } else {
+      gpointer v = g_hash_table_lookup (slot, GINT_TO_POINTER (node + 1));
+      if (v == NULL) {
+        v = GINT_TO_POINTER (g->n_nodes + 1);
+        g_hash_table_insert (slot, GINT_TO_POINTER (node + 1), v);
+        g->n_nodes++;
+      }
+      k = GPOINTER_TO_INT (v) - 1;
     }
-    bucket[i] = GPOINTER_TO_INT (k) - 1;
+    bucket[i] = k;
   }
   g->node_start = g_new0 (int, g->n_nodes + 1);
   g->by_node = g_new (int, MAX (n, 1));

@@ -266,10 +266,22 @@ choose (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes)
   const SimTopology *t = b->topo;
   ChoiceKey key = { op, n, 0, n > 1 ? gpus[1] - gpus[0] : 0, bytes };
   SimCollChoice *c = NULL;
-  g_hash_table_remove_all (b->nodes_seen);
-  for (int i = 0; i < n; i++)
-    if (g_hash_table_add (b->nodes_seen, GINT_TO_POINTER (sim_topology_gpu (t, gpus[i])->node + 1)))
-      key.nodes++;
+  if (n <= 32) {
+    /* a small group's distinct nodes by scanning (cheaper than hashing) */
+    int seen[32];
+    for (int i = 0; i < n; i++) {
+      int node = sim_topology_gpu (t, gpus[i])->node, j = 0;
+      while (j < key.nodes && seen[j] != node)
+        j++;
+      if (j == key.nodes)
+        seen[key.nodes++] = node;
+    }
+  } else {
+    g_hash_table_remove_all (b->nodes_seen);
+    for (int i = 0; i < n; i++)
+      if (g_hash_table_add (b->nodes_seen, GINT_TO_POINTER (sim_topology_gpu (t, gpus[i])->node + 1)))
+        key.nodes++;
+  }
   /* groups of one shape behave alike on a regular cluster */
   c = g_hash_table_lookup (b->choices, &key);
   if (c != NULL)
