@@ -219,17 +219,29 @@ merge (GPtrArray *files, int top, GError **error)
   return status_of (m->rows);
 }
 
-/* the progress line on a terminal, from the worker threads */
+/* the progress line on a terminal, from the worker threads: the layouts
+ * done, the rate so far and the time left at that rate */
 static GMutex progress_lock;
+static gint64 progress_start_us;
 
 static void
 progress (int done, int total, gpointer data)
 {
   g_mutex_lock (&progress_lock);
   {
-    int width = 40, fill = total > 0 ? width * done / total : width;
-    fprintf (stderr, "\r  [%.*s%*s] %d/%d layouts", fill, "========================================",
+    int width = 30, fill = total > 0 ? width * done / total : width;
+    gint64 now = g_get_monotonic_time ();
+    double elapsed_s, rate;
+    if (progress_start_us == 0)
+      progress_start_us = now;
+    elapsed_s = (double) (now - progress_start_us) / 1e6;
+    rate = elapsed_s > 0 ? done / elapsed_s : 0;
+    fprintf (stderr, "\r  [%.*s%*s] %d/%d layouts", fill, "==============================",
              width - fill, "", done, total);
+    if (rate > 0 && done < total)
+      fprintf (stderr, ", %.0f/s, %.0f s left   ", rate, (total - done) / rate);
+    else
+      fprintf (stderr, ", %.1f s%*s", elapsed_s, 12, "");
     if (done == total)
       fputc ('\n', stderr);
     fflush (stderr);
@@ -495,6 +507,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   sim_sweep_enumerate (sw);
   /* this shard's rows, evaluated on the pool; the leaders simulated in full */
   sim_sweep_keep_shard (sw, job.shard, job.shards);
+  progress_start_us = g_get_monotonic_time ();
   sim_sweep_run (sw, job.threads, !quiet && isatty (STDERR_FILENO) ? progress : NULL, NULL);
   ranked = sim_sweep_rank (sw, top);
 
