@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Issue 16's figures as one table, measured on this machine:
+
+  per estimate      median in-process time over bench-estimate's layouts,
+                    steady state (the default) and --exact
+  sweep             Llama-3-70B on dgx8x4 (64 GPUs): every enumerated
+                    layout, with 1 and 2 threads; layouts/s counts the
+                    enumerated ones (pruned ones included) and the
+                    simulated ones
+  scale             16,384 GPUs with every replica simulated (--full-fidelity)
+                    and 131,072 GPUs symmetric: wall time and peak RSS
+
+usage: bench-table.py SIM BENCH_ESTIMATE SOURCE_ROOT"""
+import os, re, subprocess, sys, tempfile, time
+
+sim, bench, root = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def timed(cmd):
+    """wall seconds, peak RSS in bytes and stdout of one run"""
+    with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryFile(mode="w+") as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=root)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        code = os.waitstatus_to_exitcode(status)
+        out.seek(0), err.seek(0)
+        if code not in (0, 1):
+            sys.exit("%s: exit %d: %s" % (" ".join(cmd), code, err.read().strip()[-300:]))
+        return wall, usage.ru_maxrss * 1024, out.read()  # ru_maxrss: KiB on Linux
+
+
+def estimate(exact):
+    out = subprocess.run([bench, root] + (["--exact"] if exact else []), capture_output=True,
+                         text=True, check=True).stdout
+    m = re.search(r"layouts.*?: ([0-9.]+) ms per estimate \(slowest ([0-9.]+) ms", out)
+    return float(m.group(1)), float(m.group(2))
+
+
+rows = []
+for exact in (False, True):
+    med, worst = estimate(exact)
+    rows.append(("per estimate, %s" % ("--exact" if exact else "steady state"),
+                 "%.1f ms median, %.1f ms slowest" % (med, worst), "2 ms"))
+
+sweep = [sim, "sweep", "--topology", "dgx8x4", "--model", "llama3-70b", "--quiet"]
+rate = {}
+for threads in (1, 2):
+    wall, _, out = timed(sweep + ["--threads", str(threads)])
+    m = re.search(r"(\d+) layouts: (\d+) simulated", out)
+    total, simulated = int(m.group(1)), int(m.group(2))
+    rate[threads] = total / wall
+    rows.append(("sweep llama3-70b dgx8x4, %d thread%s" % (threads, "" if threads == 1 else "s"),
+                 "%.1f s: %.0f layouts/s (%.0f simulated/s)" % (wall, total / wall, simulated / wall),
+                 "1,000 layouts/s"))
+rows.append(("sweep scaling, 1 -> 2 threads", "%.2fx" % (rate[2] / rate[1]), "1.8x"))
+
+plan = ["--model", "llama3-70b", "--tp", "8", "--pp", "8"]
+wall, rss, _ = timed([sim, "--topology", "dgx8x4", "--nodes", "2048"] + plan +
+                     ["--dp", "256", "--global-batch", "2048", "--full-fidelity"])
+rows.append(("16,384 GPUs, every replica", "%.2f s, %.2f GiB peak RSS (%.0f KiB per GPU)"
+             % (wall, rss / 2**30, rss / 1024 / 16384), "10 s, 2 GiB"))
+wall, rss, _ = timed([sim, "--topology", "dgx8x4", "--nodes", "16384"] + plan +
+                     ["--dp", "2048", "--global-batch", "16384"])
+rows.append(("131,072 GPUs, symmetric", "%.2f s, %.2f GiB peak RSS" % (wall, rss / 2**30), "1 s"))
+
+print("%-40s %-48s %s" % ("issue 16 figure", "measured", "target"))
+for name, got, want in rows:
+    print("%-40s %-48s %s" % (name, got, want))
