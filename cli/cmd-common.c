@@ -386,7 +386,8 @@ sim_cli_print_legend (GString *out, gboolean scale)
 {
   g_string_append (out, "peak GB: per GPU, on the busiest pipeline stage (GB = 10^9 bytes); TP s, CP s, PP s,\n"
                         "DP s: communication exposed, not hidden behind compute (seconds per step); limit: what\n"
-                        "bounds the step (memory when it does not fit, else compute or communication)\n");
+                        "bounds the step (memory when it does not fit, else compute or communication); MFU:\n"
+                        "of the dense BF16 peak, FP8 plans too (the report also gives their FP8-peak MFU)\n");
   if (scale)
     g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
 }
@@ -461,7 +462,9 @@ sim_cli_print_narrow_legend (GString *out, gboolean scale)
                         "largest of the TP, CP, PP and DP communication not hidden behind compute (seconds\n"
                         "per step; --wide shows each); limit: what bounds the step, compute or comm\n"
                         "(communication), or OOM and its case when it does not fit; tight: fits only\n"
-                        "without the fragmentation allowance; *: screened from shorter runs\n");
+                        "without the fragmentation allowance; *: from the steady state of shorter runs;\n"
+                        "MFU: of the dense BF16 peak, FP8 plans too (the report also gives their FP8-peak\n"
+                        "MFU)\n");
   if (scale)
     g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
 }
