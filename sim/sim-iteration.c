@@ -1455,7 +1455,9 @@ periodic (SimIteration *const r[3])
  * when, at about p micro-batches more than their own each (the gradient
  * reduction and the optimizer step), they cost at most what the whole run
  * does; after them, while every run so far and this one, in activities
- * (extrapolated from the last two), cost at most half the whole run's */
+ * (extrapolated from the last two), cost at most a quarter of the whole
+ * run's.  A step that never settles costs the whole run plus the larger of
+ * the first three runs and a quarter of it. */
 static gboolean
 steady_worth (const SimPlan *plan, guint64 first, guint64 base, int n, guint64 m,
               guint64 spent, guint64 last, guint64 before)
@@ -1466,7 +1468,7 @@ steady_worth (const SimPlan *plan, guint64 first, guint64 base, int n, guint64 m
     return 3 * (first + pp) + 3 * base <= M;
   slope = ((double) last - (double) before) / (double) base;
   whole = (double) last + (double) (M - (m - base)) * slope;
-  return (double) spent + (double) last + (double) base * slope <= whole / 2;
+  return (double) spent + (double) last + (double) base * slope <= whole / 4;
 }
 
 /* one run of m micro-batches, the rest of the plan as given */
