@@ -1,6 +1,8 @@
 /* sim-activation.c — see sim-activation.h for the derivation */
 #include "sim-activation.h"
 
+#include <math.h>
+
 /* bf16 activations: 2 bytes per element; dropout masks: 1 byte; the
  * cross-entropy logits are upcast to fp32 (4 bytes), as Megatron does */
 #define ACT 2
@@ -18,6 +20,7 @@ sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan)
   cfg->flash = plan->flash_attention > 0;
   cfg->recompute = plan->recompute;
   cfg->fp8 = plan->fp8 != SIM_FP8_OFF;
+  cfg->etp = (guint64) MAX (plan->etp, 1);
 }
 
 static SimActivations *
@@ -62,13 +65,12 @@ shard (const SimActivationConfig *c, guint64 bytes)
   return bytes / c->tp;
 }
 
-/* the layer as if nothing were recomputed (scores only without flash) */
+/* the attention half of a layer (scores only when keep_scores) */
 static void
-layer_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c,
-               gboolean keep_scores)
+attention_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c,
+                   gboolean keep_scores)
 {
-  guint64 s = c->seq / c->cp, b = c->micro_batch, h = m->hidden;
-  guint64 kvd = sim_model_kv_dim (m), f = m->ffn_hidden, heads = m->heads;
+  guint64 s = c->seq / c->cp, b = c->micro_batch, h = m->hidden, heads = m->heads;
   guint64 sbh = s * b * h;
   guint64 scores = heads * s * c->seq * b; /* local queries x all keys */
   /* FP8 (Transformer Engine): a linear saves its input as the FP8 copy
@@ -76,12 +78,29 @@ layer_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *
    * (transformer_engine/pytorch/module/linear.py, layernorm_linear.py,
    * layernorm_mlp.py save the cast input, not the bf16 one) */
   guint64 lin = c->fp8 ? 1 : ACT;
+  /* the widths of Q and K (per token, all heads), V and the output */
+  guint64 qw, kw, vw;
 
   save (a, "attention.norm", "input", rep (c, ACT * sbh));
-  save (a, "attention.qkv", "input (norm output)", rep (c, lin * sbh));
-  save (a, "attention.core", "Q", shard (c, ACT * sbh));
-  save (a, "attention.core", "K", shard (c, ACT * s * b * kvd));
-  save (a, "attention.core", "V", shard (c, ACT * s * b * kvd));
+  if (m->mla.kv_lora_rank > 0) {
+    const SimMla *l = &m->mla;
+    qw = kw = heads * (l->qk_nope_head_dim + l->qk_rope_head_dim);
+    vw = heads * l->v_head_dim;
+    save (a, "attention.down", "input (norm output)", rep (c, lin * sbh));
+    if (l->q_lora_rank > 0) {
+      save (a, "attention.q_norm", "input", rep (c, ACT * s * b * l->q_lora_rank));
+      save (a, "attention.q_up", "input (q_norm output)", rep (c, lin * s * b * l->q_lora_rank));
+    }
+    save (a, "attention.kv_norm", "input", rep (c, ACT * s * b * l->kv_lora_rank));
+    save (a, "attention.kv_up", "input (kv_norm output)", rep (c, lin * s * b * l->kv_lora_rank));
+  } else {
+    qw = heads * sim_model_head_dim (m);
+    kw = vw = sim_model_kv_dim (m);
+    save (a, "attention.qkv", "input (norm output)", rep (c, lin * sbh));
+  }
+  save (a, "attention.core", "Q", shard (c, ACT * s * b * qw));
+  save (a, "attention.core", "K", shard (c, ACT * s * b * kw));
+  save (a, "attention.core", "V", shard (c, ACT * s * b * vw));
   if (keep_scores) {
     save (a, "attention.core", "softmax output", shard (c, ACT * scores));
     if (m->dropout) {
@@ -89,32 +108,88 @@ layer_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *
       save (a, "attention.core", "dropout output (input of scores x V)", shard (c, ACT * scores));
     }
   }
+  /* V and the output have the same width in standard attention (q = h) */
+  if (m->mla.kv_lora_rank == 0)
+    vw = heads * sim_model_head_dim (m);
   save (a, "attention.proj", "input (attention output)",
-        shard (c, (c->fp8 && !c->flash ? 1 : ACT) * sbh));
+        shard (c, (c->fp8 && !c->flash ? 1 : ACT) * s * b * vw));
   /* with FP8 the projection keeps its own FP8 copy beside the bf16 output
    * that the fused attention's backward reads; without flash attention
    * nothing else reads it, and the FP8 copy replaces it */
   if (c->fp8 && c->flash)
-    save (a, "attention.proj", "FP8 input", shard (c, 1 * sbh));
+    save (a, "attention.proj", "FP8 input", shard (c, 1 * s * b * vw));
   if (m->dropout)
     save (a, "attention.dropout", "mask", rep (c, MASK * sbh));
+}
 
-  save (a, "mlp.norm", "input", rep (c, ACT * sbh));
+/* a dense MLP of width f after its norm; norm_output: whether it saves
+ * the norm output (a MoE layer's router already holds it) */
+static void
+mlp_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c, guint64 f,
+             gboolean norm_output)
+{
+  guint64 s = c->seq / c->cp, b = c->micro_batch, sbh = s * b * m->hidden;
+  guint64 lin = c->fp8 ? 1 : ACT;
+
   if (m->mlp == SIM_MLP_GELU) {
-    save (a, "mlp.fc1", "input (norm output)", rep (c, lin * sbh));
+    if (norm_output)
+      save (a, "mlp.fc1", "input (norm output)", rep (c, lin * sbh));
     save (a, "mlp.gelu", "input (fc1 output)", shard (c, ACT * s * b * f));
     save (a, "mlp.fc2", "input (gelu output)", shard (c, lin * s * b * f));
   } else {
-    save (a, "mlp.gate_up", "input (norm output)", rep (c, lin * sbh));
+    if (norm_output)
+      save (a, "mlp.gate_up", "input (norm output)", rep (c, lin * sbh));
     save (a, "mlp.swiglu", "gate and up outputs", shard (c, 2 * ACT * s * b * f));
     save (a, "mlp.down", "input (swiglu output)", shard (c, lin * s * b * f));
   }
+}
+
+/* the router, dispatch, routed and shared experts of a MoE layer (header) */
+static void
+moe_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c)
+{
+  const SimMoe *e = &m->moe;
+  guint64 s = c->seq / c->cp, b = c->micro_batch, h = m->hidden, sbh = s * b * h;
+  guint64 tokens = rep (c, s * b), etp = MAX (c->etp, 1), fe = e->ffn_hidden / etp;
+  guint64 lin = c->fp8 ? 1 : ACT;
+  /* per routed token: input, fc1 output, activation output, probability */
+  guint64 fc1 = (m->mlp == SIM_MLP_GELU ? 1 : 2) * fe;
+  double routed = (double) (tokens * e->top_k * etp) * (e->capacity_factor > 0 ? e->capacity_factor : 1.0);
+
+  save (a, "moe.router", "input (norm output)", rep (c, ACT * sbh));
+  save (a, "moe.router", "probabilities (fp32)", FP32 * tokens * e->experts);
+  save (a, "moe.dispatch", "routing indices (int64)", 8 * tokens * e->top_k);
+  save (a, "moe.experts", "fc1 input (routed tokens)", (guint64) ceil (routed * (double) (lin * h)));
+  save (a, "moe.experts", "fc1 output", (guint64) ceil (routed * (double) (ACT * fc1)));
+  save (a, "moe.experts", "fc2 input (activation output)", (guint64) ceil (routed * (double) (lin * fe)));
+  save (a, "moe.experts", "routing probabilities (fp32)", (guint64) ceil (routed * FP32));
+  if (e->shared_experts > 0) {
+    /* with FP8 the shared experts' fc1 keeps its own FP8 copy of the input */
+    if (c->fp8)
+      save (a, "moe.shared", "FP8 input", rep (c, 1 * sbh));
+    mlp_tensors (a, m, c, e->shared_experts * e->ffn_hidden, FALSE);
+  }
+}
+
+/* the layer as if nothing were recomputed (scores only without flash) */
+static void
+layer_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c,
+               gboolean keep_scores, gboolean moe)
+{
+  guint64 sbh = (c->seq / c->cp) * c->micro_batch * m->hidden;
+
+  attention_tensors (a, m, c, keep_scores);
+  save (a, "mlp.norm", "input", rep (c, ACT * sbh));
+  if (moe)
+    moe_tensors (a, m, c);
+  else
+    mlp_tensors (a, m, c, m->ffn_hidden, TRUE);
   if (m->dropout)
     save (a, "mlp.dropout", "mask", rep (c, MASK * sbh));
 }
 
-SimActivations *
-sim_activations_layer (const SimModel *m, const SimActivationConfig *c)
+static SimActivations *
+activations_layer (const SimModel *m, const SimActivationConfig *c, gboolean moe)
 {
   SimActivations *a = activations_new ();
   gboolean scores = !c->flash && c->recompute == SIM_RECOMPUTE_NONE;
@@ -124,18 +199,30 @@ sim_activations_layer (const SimModel *m, const SimActivationConfig *c)
     guint64 s = c->seq / c->cp;
     save (a, "layer (checkpoint)", "input", rep (c, ACT * s * c->micro_batch * m->hidden));
     /* the recomputed forward keeps everything again, briefly, one layer at a time */
-    layer_tensors (whole, m, c, !c->flash);
+    layer_tensors (whole, m, c, !c->flash, moe);
     a->transient_bytes = whole->saved_bytes;
     return a;
   }
-  layer_tensors (a, m, c, scores);
+  layer_tensors (a, m, c, scores, moe);
   if (c->recompute == SIM_RECOMPUTE_SELECTIVE && !c->flash) {
     /* the recomputed attention core of one layer lives through its backward */
     g_autoptr (SimActivations) with = activations_new ();
-    layer_tensors (with, m, c, TRUE);
+    layer_tensors (with, m, c, TRUE, moe);
     a->transient_bytes = with->saved_bytes - a->saved_bytes;
   }
   return a;
+}
+
+SimActivations *
+sim_activations_layer (const SimModel *m, const SimActivationConfig *c)
+{
+  return activations_layer (m, c, FALSE);
+}
+
+SimActivations *
+sim_activations_moe_layer (const SimModel *m, const SimActivationConfig *c)
+{
+  return activations_layer (m, c, sim_model_is_moe (m));
 }
 
 SimActivations *

@@ -26,6 +26,36 @@
  *   - full recomputation keeps only the layer input (2*s*b*h, /t with SP);
  *     the layer being recomputed briefly holds its whole activation set
  *     again: that is reported as the transient working set.
+ *
+ * Attention with a head size other than hidden/heads saves Q and the
+ * projection input at heads*d, not h.  Latent attention (DeepSeek-V3,
+ * <mla>, Megatron-Core's multi_latent_attention.py) saves per token the
+ * norm output read by both down projections (h), the q_a and kv_a norms'
+ * inputs and outputs (q_lora, kv_lora; outside the TP region, so /t with
+ * SP), and in the core Q and K at H*(nope + rope) and V and the output at
+ * H*v (split by TP); the decoupled rope key is part of K.
+ *
+ * A mixture-of-experts layer (sim_activations_moe_layer) keeps the same
+ * attention, the MLP norm's input, and, with T the tokens a GPU holds
+ * after the norm (s*b, /t under SP, which Megatron-Core requires with TP)
+ * and k experts per token:
+ *   router     its input (the norm output, T*h bf16, shared with the
+ *              shared experts) and its fp32 probabilities, T*E*4
+ *   dispatch   the routing indices, T*k int64
+ *   experts    each GPU receives R = T*k*etp routed tokens on average
+ *              (its etp group gathers the tokens of etp GPUs, every token
+ *              goes to k experts, EP only exchanges them); per routed
+ *              token the grouped MLP saves its input (h), the fc1 output
+ *              (2*fe/etp for SwiGLU, fe/etp for GELU), the activation
+ *              output (fe/etp) and the routing probability (fp32), as
+ *              Megatron-Core's experts.py applies the probabilities in
+ *              the activation (activation_func_with_probs);
+ *              bytes = R*(2h + 6fe/etp + 4) for SwiGLU
+ *   shared     S always-on experts as one MLP of width S*fe, split by TP
+ *              like a dense MLP, reading the router's input
+ * Routing is assumed balanced (every expert gets the mean share); with a
+ * capacity factor c the expert buffers are c times the mean (Megatron's
+ * --moe-pad-expert-input-to-capacity pads them to it), dropless 1.
  */
 #pragma once
 
@@ -57,6 +87,7 @@ typedef struct {
   gboolean flash;
   SimRecompute recompute;
   gboolean fp8;         /* the linear layers save their inputs in FP8 */
+  guint64 etp;          /* expert tensor parallel (MoE layers) */
 } SimActivationConfig;
 
 /* fills cfg from a resolved plan; never fails; any thread */
@@ -67,6 +98,9 @@ void sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *p
 
 /* one transformer layer */
 SimActivations *sim_activations_layer (const SimModel *m, const SimActivationConfig *cfg);
+/* one mixture-of-experts layer (the header comment); for a dense model
+ * the same as sim_activations_layer */
+SimActivations *sim_activations_moe_layer (const SimModel *m, const SimActivationConfig *cfg);
 /* what the first stage keeps for the embedding (dropout mask) */
 SimActivations *sim_activations_embedding (const SimModel *m, const SimActivationConfig *cfg);
 /* what the last stage keeps for the final norm, output layer and loss */

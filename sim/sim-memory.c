@@ -117,15 +117,51 @@ sim_memory_apply_timeline (SimMemory *mem, const guint64 *peak_activation_bytes)
 }
 
 /* what every stage of one ledger shares: per-GPU parameter counts, the
- * recipe's bytes per parameter and the activations of one micro-batch */
+ * recipe's bytes per parameter and the activations of one micro-batch.
+ * An MoE layer's per-GPU parameters are moe_dense_gpu (attention, norms,
+ * router, shared experts; sharded by ZeRO over dp x cp like a dense
+ * layer) plus expert_gpu (its E/ep routed experts, each split over etp;
+ * sharded by ZeRO over the expert data-parallel group, edp). */
 typedef struct {
   const SimModel *model;
   const SimPlan *plan;
-  guint64 tp, shards;
+  guint64 tp, shards, expert_shards;
   guint64 layer_gpu, vocab_gpu, lora_layer_gpu;
+  guint64 moe_dense_gpu, expert_gpu;
   int pb, gb, mb, ob, ab;
-  const SimActivations *layer_act, *emb_act, *out_act;
+  const SimActivations *layer_act, *moe_act, *emb_act, *out_act;
 } Ledger;
+
+/* a state's bytes on one GPU: the dense part sharded over dp x cp and the
+ * routed experts' over edp when the ZeRO stage shards it */
+static guint64
+split_bytes (const Ledger *l, guint64 dense, guint64 experts, gboolean sharded)
+{
+  if (!sharded)
+    return dense + experts;
+  return div_up (dense, l->shards) + div_up (experts, l->expert_shards);
+}
+
+/* one layer's per-GPU parameters (before ZeRO) and saved activations */
+static guint64
+layer_gpu_params (const Ledger *l, gboolean moe)
+{
+  return moe ? l->moe_dense_gpu + l->expert_gpu : l->layer_gpu;
+}
+
+static const SimActivations *
+layer_activations (const Ledger *l, gboolean moe)
+{
+  return moe ? l->moe_act : l->layer_act;
+}
+
+/* the largest per-GPU layer of the stage: its parameters and activations */
+static guint64
+largest_layer_params (const Ledger *l, const SimStageMemory *st)
+{
+  return MAX (st->layers > st->moe_layers ? l->layer_gpu : 0,
+              st->moe_layers > 0 ? layer_gpu_params (l, TRUE) : 0);
+}
 
 /* the GPU's memory less the context reserve and the fragmentation allowance */
 static void
@@ -150,11 +186,16 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
 {
   const SimModel *model = l->model;
   const SimPlan *plan = l->plan;
-  guint64 shards = l->shards;
-  guint64 params = st->layers * l->layer_gpu;
+  guint64 dense_layers = st->layers - st->moe_layers;
+  guint64 params = dense_layers * l->layer_gpu + st->moe_layers * l->moe_dense_gpu;
+  guint64 experts = st->moe_layers * l->expert_gpu;
   guint64 linear = st->layers * div_up (sim_model_layer_linear_weights (model), l->tp);
-  guint64 trainable = 0, frozen_bytes = 0;
+  guint64 trainable = 0, frozen_bytes = 0, largest = largest_layer_params (l, st);
+  /* the layers' weights whole on this GPU (TP/EP-split), for the FP8 copies */
+  guint64 layer_weights = params + experts;
   gboolean zero3 = plan->zero >= 3;
+  /* ZeRO-3 gathers a layer's parameters from the GPUs that shard them */
+  gboolean gathered = zero3 && (l->shards > 1 || (experts > 0 && l->expert_shards > 1));
 
   if (first)
     params += l->vocab_gpu + sim_model_position_params (model);
@@ -174,27 +215,28 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
     trainable = params;
     st->params = params;
   }
-  st->params_bytes = frozen_bytes + trainable * (guint64) l->pb;
-  if (zero3) {
-    st->params_bytes = div_up (st->params_bytes, shards);
-    st->params = div_up (st->params, shards);
-  }
-  st->grads_bytes = trainable * (guint64) l->gb;
-  st->grad_accum_bytes = trainable * (guint64) l->ab;
-  if (plan->zero >= 2) {
-    st->grads_bytes = div_up (st->grads_bytes, shards);
-    st->grad_accum_bytes = div_up (st->grad_accum_bytes, shards);
-  }
-  st->master_bytes = trainable * (guint64) l->mb;
-  st->optimizer_bytes = trainable * (guint64) l->ob;
-  if (plan->zero >= 1) {
-    st->master_bytes = div_up (st->master_bytes, shards);
-    st->optimizer_bytes = div_up (st->optimizer_bytes, shards);
-  }
+  st->params_bytes = split_bytes (l, frozen_bytes + trainable * (guint64) l->pb,
+                                  experts * (guint64) l->pb, zero3);
+  st->params = split_bytes (l, st->params, experts, zero3);
+  st->expert_params = split_bytes (l, 0, experts, zero3);
+  st->grads_bytes = split_bytes (l, trainable * (guint64) l->gb, experts * (guint64) l->gb,
+                                 plan->zero >= 2);
+  st->grad_accum_bytes = split_bytes (l, trainable * (guint64) l->ab, experts * (guint64) l->ab,
+                                      plan->zero >= 2);
+  st->master_bytes = split_bytes (l, trainable * (guint64) l->mb, experts * (guint64) l->mb,
+                                  plan->zero >= 1);
+  st->optimizer_bytes = split_bytes (l, trainable * (guint64) l->ob, experts * (guint64) l->ob,
+                                     plan->zero >= 1);
+  /* the routed experts' share of the five states above */
+  st->expert_states_bytes = split_bytes (l, 0, experts * (guint64) l->pb, zero3) +
+                            split_bytes (l, 0, experts * (guint64) l->gb, plan->zero >= 2) +
+                            split_bytes (l, 0, experts * (guint64) l->ab, plan->zero >= 2) +
+                            split_bytes (l, 0, experts * (guint64) l->mb, plan->zero >= 1) +
+                            split_bytes (l, 0, experts * (guint64) l->ob, plan->zero >= 1);
   /* ZeRO-3 gathers a layer's parameters before use and prefetches the
    * next: two layers' worth of full (TP-sharded) bf16 weights */
-  if (zero3 && shards > 1)
-    st->buffer_bytes = 2 * l->layer_gpu * 2;
+  if (gathered)
+    st->buffer_bytes = 2 * largest * 2;
   /* FP8 without FP8 weights: Transformer Engine casts each linear weight
    * on the first micro-batch and keeps the FP8 copy and its transpose for
    * the others (is_first_microbatch in transformer_engine/pytorch/module/
@@ -203,7 +245,7 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
   if (plan->fp8 != SIM_FP8_OFF && plan->fp8_params <= 0)
     /* under ZeRO-3 the weights exist whole only for the two gathered
      * layers, and so does their FP8 copy */
-    st->buffer_bytes += 2 * (zero3 && shards > 1 ? 2 : st->layers) * l->layer_gpu;
+    st->buffer_bytes += 2 * (gathered ? 2 * largest : layer_weights);
   st->states_bytes = st->params_bytes + st->grads_bytes + st->master_bytes + st->optimizer_bytes +
                      st->grad_accum_bytes + st->buffer_bytes;
 }
@@ -212,6 +254,19 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
  * activations until the matching backward ends; the embedding and output
  * activations ride with the first and last chunk.  The peak is an output
  * of the schedule, the same as the simulated timeline's. */
+/* the first layer of model chunk `chunk` of a stage: Megatron's
+ * interleaved layout gives chunk c of stage s the layers from
+ * c*L/v + s*L/(v*p) (TransformerBlock's offset); one chunk is the stage */
+static guint64
+chunk_first_layer (const Ledger *l, int stage, int chunk)
+{
+  const SimPlan *plan = l->plan;
+  guint64 per_chunk = l->model->layers / (guint64) plan->virtual_stages;
+  if (plan->virtual_stages == 1)
+    return sim_plan_stage_first_layer (plan, l->model, stage);
+  return (guint64) chunk * per_chunk + (guint64) stage * (per_chunk / (guint64) plan->pp);
+}
+
 static void
 stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last)
 {
@@ -219,11 +274,21 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
   int v = plan->virtual_stages;
   g_autoptr (GArray) order = sim_schedule_stage (plan->schedule, plan->pp, st->stage,
                                                  (int) plan->micro_batches, v);
+  g_autofree guint64 *chunk_bytes = g_new0 (guint64, v);
   guint64 lpc = st->layers / (guint64) v, level = 0, best = 0, chunks = 0, best_chunks = 0;
+  guint64 transient = 0;
 
+  /* each chunk's layers, dense or MoE, with their own saved tensors */
+  for (int c = 0; c < v; c++)
+    for (guint64 i = 0, layer = chunk_first_layer (l, st->stage, c); i < lpc; i++) {
+      const SimActivations *a = layer_activations (l, sim_model_layer_is_moe (l->model, layer + i));
+      chunk_bytes[c] += a->saved_bytes;
+      transient = MAX (transient, a->transient_bytes);
+      st->activation_bytes_per_layer = MAX (st->activation_bytes_per_layer, a->saved_bytes);
+    }
   for (guint i = 0; i < order->len; i++) {
     const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
-    guint64 bytes = lpc * l->layer_act->saved_bytes +
+    guint64 bytes = chunk_bytes[op->chunk] +
                     (first && op->chunk == 0 ? l->emb_act->saved_bytes : 0) +
                     (last && op->chunk == v - 1 ? l->out_act->saved_bytes : 0);
     if (!op->backward) {
@@ -236,8 +301,8 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
     } else {
       /* during the backward, this pass's activations and the layer's
        * recomputation working set are both live */
-      if (level + l->layer_act->transient_bytes > best) {
-        best = level + l->layer_act->transient_bytes;
+      if (level + transient > best) {
+        best = level + transient;
         best_chunks = chunks;
       }
       level -= bytes;
@@ -265,6 +330,18 @@ stage_largest_layer (const Ledger *l, SimStageMemory *st, gboolean first, gboole
   guint64 lact = (l->layer_act->saved_bytes + l->layer_act->transient_bytes) /
                  (guint64) plan->micro_batch;
 
+  if (st->moe_layers > 0) {
+    /* an MoE layer: LoRA is refused for them, so states are the recipe's;
+     * the routed experts' optimizer states shard over edp */
+    guint64 mstates = (l->moe_dense_gpu + l->expert_gpu) * (guint64) l->pb +
+                      l->moe_dense_gpu * per_param / (plan->zero >= 1 ? shards : 1) +
+                      l->expert_gpu * per_param / (plan->zero >= 1 ? l->expert_shards : 1);
+    guint64 mact = (l->moe_act->saved_bytes + l->moe_act->transient_bytes) /
+                   (guint64) plan->micro_batch;
+    if (st->moe_layers == st->layers || mstates + mact > lstates + lact)
+      lstates = mstates, lact = mact;
+  }
+
   st->largest_layer_name = "one transformer layer";
   st->largest_layer_states_bytes = lstates;
   st->largest_layer_activation_bytes = lact;
@@ -289,12 +366,22 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
   const SimGpuType *gpu = sim_topology_gpu_type (topo, 0);
   SimActivationConfig cfg;
   g_autoptr (SimActivations) layer_act = NULL;
+  g_autoptr (SimActivations) moe_act = NULL;
   g_autoptr (SimActivations) emb_act = NULL;
   g_autoptr (SimActivations) out_act = NULL;
   Ledger l = { .model = model, .plan = plan };
 
   l.tp = (guint64) plan->tp;
   l.shards = (guint64) plan->dp * (guint64) plan->cp;
+  l.expert_shards = (guint64) MAX (plan->edp, 1);
+  if (sim_model_is_moe (model)) {
+    guint64 etp = (guint64) MAX (plan->etp, 1), ep = (guint64) MAX (plan->ep, 1);
+    l.moe_dense_gpu = div_up (sim_model_moe_layer_dense_sharded (model), l.tp) +
+                      sim_model_moe_layer_dense_replicated (model);
+    l.expert_gpu = model->moe.experts / ep *
+                   (div_up (sim_model_expert_params_sharded (model), etp) +
+                    sim_model_expert_params_replicated (model));
+  }
   l.layer_gpu = div_up (sim_model_layer_params_sharded (model), l.tp) +
                 sim_model_layer_params_replicated (model);
   l.vocab_gpu = div_up (sim_model_embedding_params (model), l.tp);
@@ -315,9 +402,11 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
 
   sim_activation_config_from_plan (&cfg, plan);
   layer_act = sim_activations_layer (model, &cfg);
+  moe_act = sim_activations_moe_layer (model, &cfg);
   emb_act = sim_activations_embedding (model, &cfg);
   out_act = sim_activations_output (model, &cfg);
   l.layer_act = layer_act;
+  l.moe_act = moe_act;
   l.emb_act = emb_act;
   l.out_act = out_act;
 
@@ -327,8 +416,10 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
 
     st.stage = s;
     st.layers = sim_plan_stage_layers (plan, model, s);
+    for (int c = 0; c < plan->virtual_stages; c++)
+      for (guint64 i = 0, f = chunk_first_layer (&l, s, c); i < st.layers / (guint64) plan->virtual_stages; i++)
+        st.moe_layers += sim_model_layer_is_moe (model, f + i);
     stage_states (&l, &st, first, last);
-    st.activation_bytes_per_layer = layer_act->saved_bytes;
     stage_activation_peak (&l, &st, first, last);
     st.peak_bytes = st.states_bytes + st.activations_peak_bytes;
     stage_largest_layer (&l, &st, first, last);
@@ -356,10 +447,20 @@ static void zero1 (SimPlan *p) { p->zero = MAX (p->zero, 1); }
 static void zero2 (SimPlan *p) { p->zero = MAX (p->zero, 2); }
 static void zero3 (SimPlan *p) { p->zero = 3; }
 static void adam8 (SimPlan *p) { p->recipe = SIM_RECIPE_BF16_ADAM8BIT; p->recipe_given = TRUE; }
-static void tp2 (SimPlan *p) { p->tp *= 2; p->dp /= 2; }
+/* a copy keeps the resolved etp: one that followed tp follows it again,
+ * as the printed flags (without --etp) would give */
+static void
+tp_moves (SimPlan *p, int tp)
+{
+  if (p->etp == p->tp)
+    p->etp = 0;
+  p->tp = tp;
+}
+static void tp2 (SimPlan *p) { tp_moves (p, p->tp * 2); p->dp /= 2; }
+static void ep2 (SimPlan *p) { p->ep *= 2; }
 static void pp2 (SimPlan *p) { p->pp *= 2; p->dp /= 2; }
 static void cp2 (SimPlan *p) { p->cp *= 2; p->dp /= 2; }
-static void tp2_pp (SimPlan *p) { p->tp *= 2; p->pp /= 2; }
+static void tp2_pp (SimPlan *p) { tp_moves (p, p->tp * 2); p->pp /= 2; }
 static void cp2_pp (SimPlan *p) { p->cp *= 2; p->pp /= 2; }
 static void mb1 (SimPlan *p) { p->micro_batch = 1; }
 static void one_f1b (SimPlan *p) { p->schedule = SIM_SCHEDULE_1F1B; p->schedule_given = TRUE; }
@@ -406,7 +507,7 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
   /* layout changes (tp, pp, cp, dp) and fine-tuning are alternatives, not
    * knobs to stack, and selective recomputation and ZeRO 1/2 are subsumed
    * by full recomputation and ZeRO 3: only the others join the combination */
-  gboolean combinable = change != tp2 && change != pp2 && change != cp2 && change != tp2_pp &&
+  gboolean combinable = change != tp2 && change != ep2 && change != pp2 && change != cp2 && change != tp2_pp &&
                         change != cp2_pp && change != lora &&
                         change != qlora && change != sel && change != zero1 && change != zero2;
   g_autoptr (SimPlan) p = sim_plan_copy (plan);
@@ -466,6 +567,10 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
   g_autofree char *tppf = g_strdup_printf ("--tp %d --pp %d", plan->tp * 2, plan->pp / 2);
   g_autofree char *cppf = g_strdup_printf ("--cp %d --pp %d", plan->cp * 2, plan->pp / 2);
   gboolean shardable = plan->dp * plan->cp > 1;
+  g_autofree char *epf = g_strdup_printf ("--ep %d", plan->ep * 2);
+  /* routed experts over twice the GPUs: fewer expert states per GPU (the
+   * plan's checks drop a degree that does not divide) */
+  gboolean experts = sim_model_is_moe (model) && mem->stages->len > 0;
 
   if (mem->fits)
     goto done;
@@ -478,6 +583,8 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
       try_remedy (&r, topo, model, plan, mem, "--zero 2", "also shard gradients", zero2);
     if (shardable && plan->zero < 3)
       try_remedy (&r, topo, model, plan, mem, "--zero 3", "also shard parameters (FSDP)", zero3);
+    if (experts)
+      try_remedy (&r, topo, model, plan, mem, epf, "split the routed experts over more GPUs", ep2);
     if (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM_FP32_ACCUM)
       try_remedy (&r, topo, model, plan, mem, "--recipe bf16-adam8bit", "8-bit optimizer states", adam8);
     if (even_dp)
@@ -508,6 +615,8 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
       try_remedy (&r, topo, model, plan, mem, cpf, "split the sequence over more GPUs", cp2);
     if (even_dp)
       try_remedy (&r, topo, model, plan, mem, tpf, "split every layer over more GPUs", tp2);
+    if (experts)
+      try_remedy (&r, topo, model, plan, mem, epf, "free room for activations: fewer experts per GPU", ep2);
     if (shardable && plan->zero < 3)
       try_remedy (&r, topo, model, plan, mem, "--zero 3", "free room for activations by sharding states", zero3);
     break;

@@ -69,7 +69,10 @@ typedef enum { SIM_OOM_NONE, SIM_OOM_A, SIM_OOM_B, SIM_OOM_C } SimOomCase;
 typedef struct {
   int stage;
   guint64 layers;                 /* transformer layers on this stage */
-  guint64 params;                 /* parameters held per GPU (after TP/ZeRO-3) */
+  guint64 moe_layers;             /* of which mixture-of-experts layers */
+  guint64 params;                 /* parameters held per GPU (after TP/EP/ZeRO-3) */
+  guint64 expert_params;          /* of which routed experts' */
+  guint64 expert_states_bytes;    /* the routed experts' share of the five states below */
   guint64 params_bytes;
   guint64 grads_bytes;
   guint64 master_bytes;
@@ -77,7 +80,7 @@ typedef struct {
   guint64 grad_accum_bytes;
   guint64 buffer_bytes;           /* ZeRO-3 gathered parameters */
   guint64 states_bytes;           /* sum of the six above */
-  guint64 activation_bytes_per_layer;
+  guint64 activation_bytes_per_layer; /* the largest layer's, when they differ */
   guint64 in_flight_chunks;       /* model-chunk forward passes held at the peak */
   double in_flight_micro_batches; /* the same in micro-batches of the whole stage */
   guint64 activations_peak_bytes;

@@ -762,6 +762,20 @@ mla_norms (const SimModel *m)
          (m->mla.q_lora_rank > 0 ? norm_width_params (m, m->mla.q_lora_rank) : 0);
 }
 
+/* the down projections of latent attention (q_a, kv_a): Megatron-Core
+ * duplicates them on every TP rank (multi_latent_attention.py builds
+ * linear_q_down_proj and linear_kv_down_proj with parallel_mode
+ * 'duplicated'; NVIDIA/Megatron-LM); the up and output projections are
+ * split like standard attention */
+static guint64
+mla_down_weights (const SimModel *m)
+{
+  const SimMla *a = &m->mla;
+  if (a->kv_lora_rank == 0)
+    return 0;
+  return m->hidden * (a->q_lora_rank + a->kv_lora_rank + a->qk_rope_head_dim);
+}
+
 static guint64
 attention_weights (const SimModel *m)
 {
@@ -810,13 +824,51 @@ row_bias (const SimModel *m)
 guint64
 sim_model_layer_params_sharded (const SimModel *m)
 {
-  return sim_model_layer_linear_weights (m) + column_bias (m);
+  return sim_model_layer_linear_weights (m) - mla_down_weights (m) + column_bias (m);
 }
 
 guint64
 sim_model_layer_params_replicated (const SimModel *m)
 {
-  return row_bias (m) + 2 * norm_params (m) + mla_norms (m);
+  return row_bias (m) + 2 * norm_params (m) + mla_norms (m) + mla_down_weights (m);
+}
+
+/* the attention's share of column_bias and row_bias */
+static guint64
+attention_column_bias (const SimModel *m)
+{
+  return m->bias ? q_dim (m) + 2 * sim_model_kv_dim (m) : 0;
+}
+
+guint64
+sim_model_moe_layer_dense_sharded (const SimModel *m)
+{
+  guint64 fs = m->moe.shared_experts * m->moe.ffn_hidden;
+  if (!sim_model_is_moe (m))
+    return 0;
+  return attention_weights (m) - mla_down_weights (m) + attention_column_bias (m) +
+         mlp_weights (m, fs) + m->moe.shared_experts * mlp_column_bias (m, m->moe.ffn_hidden);
+}
+
+guint64
+sim_model_moe_layer_dense_replicated (const SimModel *m)
+{
+  if (!sim_model_is_moe (m))
+    return 0;
+  return (m->bias ? m->hidden : 0) + 2 * norm_params (m) + mla_norms (m) + mla_down_weights (m) +
+         sim_model_router_params (m) + m->moe.shared_experts * (m->bias ? m->hidden : 0);
+}
+
+guint64
+sim_model_expert_params_sharded (const SimModel *m)
+{
+  return mlp_weights (m, m->moe.ffn_hidden) + mlp_column_bias (m, m->moe.ffn_hidden);
+}
+
+guint64
+sim_model_expert_params_replicated (const SimModel *m)
+{
+  return m->bias ? m->hidden : 0;
 }
 
 guint64
@@ -953,10 +1005,10 @@ sim_model_simulated (const SimModel *m, GError **error)
 {
   g_autofree char *what = NULL;
   if (sim_model_is_moe (m))
-    what = g_strdup ("mixture-of-experts layers: sim does not simulate them yet (issue 17: expert "
-                     "parallelism)");
+    what = g_strdup ("mixture-of-experts layers: the time simulation of mixture-of-experts layers "
+                     "is not built yet (issue 17)");
   else if (m->mla.kv_lora_rank > 0)
-    what = g_strdup ("multi-head latent attention: sim does not simulate it yet (issue 17)");
+    what = g_strdup ("multi-head latent attention: its time simulation is not built yet (issue 17)");
   else if (q_dim (m) != m->hidden)
     what = g_strdup_printf ("head-dim %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " heads = %"
                             G_GUINT64_FORMAT " is not hidden %" G_GUINT64_FORMAT ": sim's "

@@ -41,10 +41,10 @@
  * DeepSeek-V3: 671,026,404,352 total, 37,552,282,624 active
  * (tests/test-model-moe.c has all five shipped MoE models).
  *
- * The simulation (memory ledger, cost model, iteration) models dense layers
- * of standard attention with head_dim = hidden/heads; sim_plan_resolve
- * refuses any other model (sim_model_simulated) until issue 17's later
- * stages.
+ * The plan and the memory ledger take every model; the time simulation
+ * (cost model, iteration) models dense layers of standard attention with
+ * head_dim = hidden/heads, and sim_run_evaluate refuses any other model
+ * for it (sim_model_simulated) until issue 17's later stages.
  *
  * A SimModel is built by sim_model_load() and read-only afterwards.  It
  * comes from sim's own model XML (models/model.rng) or from a Hugging Face
@@ -160,8 +160,8 @@ guint64 sim_model_kv_dim (const SimModel *m); /* kv_heads * head_dim */
 /* parameters of one dense transformer block (for a model with MoE layers:
  * one of its dense layers), and the split of that count into what tensor
  * parallelism shards (the linear weights and the column-parallel biases)
- * and what every TP rank replicates (norms, row-parallel biases); the
- * simulation reads these, sim_plan_resolve having refused MoE models */
+ * and what every TP rank replicates (norms, row-parallel biases, and
+ * latent attention's down projections, which Megatron-Core duplicates) */
 guint64 sim_model_layer_params (const SimModel *m);
 guint64 sim_model_layer_params_sharded (const SimModel *m);
 guint64 sim_model_layer_params_replicated (const SimModel *m);
@@ -193,10 +193,24 @@ guint64 sim_model_router_params (const SimModel *m);
  * token uses (top-k and shared); 0 for a dense model */
 guint64 sim_model_moe_layer_params (const SimModel *m);
 guint64 sim_model_moe_layer_params_active (const SimModel *m);
-/* TRUE when the simulation models this model as it is; else FALSE with
- * SIM_ERROR_MODEL saying what it does not simulate yet (MoE layers, latent
- * attention, a head size other than hidden/heads) and the model's total
- * and active parameters, one line; any thread */
+/* One MoE layer split as Megatron-Core splits it (sim-memory.h): what TP
+ * shards (attention as in a dense layer, the shared experts as one MLP of
+ * width S*fe), what every TP rank replicates (norms, latent attention's
+ * down projections, row-parallel biases, the h x E router), and one routed
+ * expert split over the expert tensor-parallel group (its weights and
+ * column-parallel biases) and replicated there (its output bias).
+ *   dense_sharded + dense_replicated + E*(expert_sharded + expert_replicated)
+ *     = sim_model_moe_layer_params
+ * The moe_layer_dense ones are 0 for a dense model. */
+guint64 sim_model_moe_layer_dense_sharded (const SimModel *m);
+guint64 sim_model_moe_layer_dense_replicated (const SimModel *m);
+guint64 sim_model_expert_params_sharded (const SimModel *m);
+guint64 sim_model_expert_params_replicated (const SimModel *m);
+/* TRUE when the time simulation models this model as it is; else FALSE
+ * with SIM_ERROR_MODEL saying what it does not simulate yet (MoE layers,
+ * latent attention, a head size other than hidden/heads) and the model's
+ * total and active parameters, one line; the memory ledger takes them all;
+ * any thread */
 gboolean sim_model_simulated (const SimModel *m, GError **error);
 
 /* trainable LoRA parameters of rank r on the given projections of one

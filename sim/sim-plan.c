@@ -14,7 +14,7 @@ typedef enum {
   KEY_FLASH_ATTENTION, KEY_ZERO, KEY_RECIPE, KEY_ORDER, KEY_LORA_RANK, KEY_LORA_TARGETS,
   KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
   KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
-  KEY_FP8, KEY_FP8_PARAMS, KEY_LAYERS_PER_VIRTUAL_STAGE,
+  KEY_FP8, KEY_FP8_PARAMS, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -33,6 +33,8 @@ static const Option options[] = {
   { "cp", NULL, KEY_CP, ARG_INT, NULL, "context-parallel degree (default 1)" },
   { "pp", NULL, KEY_PP, ARG_INT, NULL, "pipeline-parallel degree" },
   { "dp", NULL, KEY_DP, ARG_INT, NULL, "data-parallel degree (default: GPUs / (tp*cp*pp))" },
+  { "ep", NULL, KEY_EP, ARG_INT, NULL, "expert-parallel degree of MoE layers (default 1)" },
+  { "etp", NULL, KEY_ETP, ARG_INT, NULL, "expert tensor-parallel degree (MoE; default tp, as Megatron-Core)" },
   { "micro-batch", "mb", KEY_MICRO_BATCH, ARG_INT, NULL, "sequences per micro-batch (default 1)" },
   { "global-batch", "gb", KEY_GLOBAL_BATCH, ARG_UINT, NULL,
     "sequences per optimizer step (default: the model's published batch)" },
@@ -119,9 +121,10 @@ static const Alias aliases[] = {
     "block recomputes only some layers; sim recomputes every layer or none (uniform)", "uniform" },
   { "recompute-num-layers", NULL, NULL,
     "groups layers per checkpoint; sim checkpoints every layer (1)", "1" },
-  { "expert-model-parallel-size", NULL, NULL, "is for mixture-of-experts layers; sim models dense transformers" },
-  { "num-experts", NULL, NULL, "is for mixture-of-experts layers; sim models dense transformers" },
-  { "moe-router-topk", NULL, NULL, "is for mixture-of-experts layers; sim models dense transformers" },
+  { "expert-model-parallel-size", "ep", NULL, NULL },
+  { "expert-tensor-parallel-size", "etp", NULL, NULL },
+  { "num-experts", NULL, NULL, "is for mixture-of-experts layers and " DESCRIBES_MODEL },
+  { "moe-router-topk", NULL, NULL, "is for mixture-of-experts layers and " DESCRIBES_MODEL },
   { "num-layers", NULL, NULL, DESCRIBES_MODEL },
   { "hidden-size", NULL, NULL, DESCRIBES_MODEL },
   { "ffn-hidden-size", NULL, NULL, DESCRIBES_MODEL },
@@ -398,6 +401,8 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_FP8: plan->fp8 = (SimFp8) u; break;
   case KEY_FP8_PARAMS: plan->fp8_params = b; break;
   case KEY_LAYERS_PER_VIRTUAL_STAGE: plan->layers_per_virtual_stage = (int) u; break;
+  case KEY_EP: plan->ep = (int) u; break;
+  case KEY_ETP: plan->etp = (int) u; break;
   case KEY_CONTEXT_RESERVE: return parse_context_reserve (plan, value, error);
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
   }
@@ -516,6 +521,8 @@ note_default (SimPlan *plan, const char *fmt, ...)
   va_end (ap);
 }
 
+static gboolean check_split (const SimPlan *plan, const SimModel *model, GError **error);
+
 /* layouts of world GPUs that keep tp and cp, for the mismatch message */
 static char *
 suggest_layouts (const SimPlan *plan, int world, const SimModel *model)
@@ -579,16 +586,20 @@ resolve_layout (SimPlan *plan, const SimTopology *topo, const SimModel *model, G
                  topo->n_nodes, topo->n_nodes == 1 ? "" : "s", *alts ? "; layouts that fit: " : "", alts);
     return FALSE;
   }
-  return sim_plan_check_model_split (plan, model, error);
+  return check_split (plan, model, error);
 }
 
 gboolean
 sim_plan_check_model_split (const SimPlan *plan, const SimModel *model, GError **error)
 {
+  /* sim shapes prints the time model's shapes: it meets the model here */
+  return sim_model_simulated (model, error) && check_split (plan, model, error);
+}
+
+static gboolean
+check_split (const SimPlan *plan, const SimModel *model, GError **error)
+{
   guint64 tp = (guint64) MAX (plan->tp, 1), cp = (guint64) MAX (plan->cp, 1);
-  /* sim shapes meets the model here, not in sim_plan_resolve */
-  if (!sim_model_simulated (model, error))
-    return FALSE;
   if (model->heads % tp != 0 || model->kv_heads % tp != 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "tp %d must divide the %" G_GUINT64_FORMAT " attention heads and %" G_GUINT64_FORMAT
@@ -596,7 +607,8 @@ sim_plan_check_model_split (const SimPlan *plan, const SimModel *model, GError *
                  plan->tp, model->heads, model->kv_heads, model->name);
     return FALSE;
   }
-  if (model->ffn_hidden % tp != 0) {
+  /* the dense FFN width matters only where a dense layer has it */
+  if (model->ffn_hidden % tp != 0 && sim_model_moe_layers (model) < model->layers) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "tp %d must divide the feed-forward width %" G_GUINT64_FORMAT " of %s",
                  plan->tp, model->ffn_hidden, model->name);
@@ -800,6 +812,141 @@ resolve_memory_savers (SimPlan *plan, GError **error)
   return TRUE;
 }
 
+/* The most nodes one expert group (the etp x ep GPUs that share a
+ * layer's routed experts) spans.  Megatron-Core numbers a stage's GPUs
+ * for the experts etp fastest, then ep, then edp, in the order it numbers
+ * them for attention (parallel_state.py, initialize_model_parallel: the
+ * expert RankGenerator takes the same order with cp folded away;
+ * NVIDIA/Megatron-LM @00caa53), so group g of a stage is its GPUs g*n ..
+ * (g+1)*n - 1 counted in that order, n = etp x ep. */
+static int
+expert_group_nodes (const SimPlan *plan, const SimTopology *topo)
+{
+  int n = plan->etp * plan->ep, per_stage = plan->tp * plan->cp * plan->dp, most = 1;
+  g_autoptr (GHashTable) nodes = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  for (int stage = 0; stage < plan->pp; stage++)
+    for (int first = 0; first < per_stage; first += n) {
+      g_hash_table_remove_all (nodes);
+      for (int j = first; j < first + n; j++) {
+        int coords[SIM_DIM_COUNT], rest = j;
+        /* j counted over the attention dimensions in --order, pp left out */
+        for (int i = 0; i < SIM_DIM_COUNT; i++) {
+          SimDim d = plan->order[i];
+          int size = d == SIM_DIM_TP ? plan->tp : d == SIM_DIM_CP ? plan->cp : plan->dp;
+          if (d == SIM_DIM_PP)
+            continue;
+          coords[d] = rest % size;
+          rest /= size;
+        }
+        coords[SIM_DIM_PP] = stage;
+        g_hash_table_add (nodes, GINT_TO_POINTER (sim_topology_gpu (topo, sim_plan_rank_of (plan, coords))->node));
+      }
+      most = MAX (most, (int) g_hash_table_size (nodes));
+    }
+  return most;
+}
+
+/* Expert parallelism, as Megatron-Core's MoE parallel folding: the
+ * attention of a stage runs on tp x cp x dp GPUs, its routed experts on the
+ * same GPUs as etp x ep x edp, so edp = tp*cp*dp / (etp*ep) must be whole
+ * (parallel_state.py: "world_size ... is not divisible by
+ * expert_tensor_model_pipeline_parallel size"); ep divides the routed
+ * experts (moe_layer.py: num_moe_experts % expert_parallel_size == 0); etp
+ * defaults to tp (arguments.py: "if args.expert_tensor_parallel_size is
+ * None: args.expert_tensor_parallel_size = args.tensor_model_parallel_size";
+ * all NVIDIA/Megatron-LM) */
+static gboolean
+resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError **error)
+{
+  guint64 stage_gpus = (guint64) plan->tp * (guint64) plan->cp * (guint64) plan->dp, group = 0;
+  const SimMoe *moe = &model->moe;
+  int nodes = 0;
+
+  if (!sim_model_is_moe (model)) {
+    if (plan->ep > 1 || plan->etp > 1) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--%s %d: %s has no mixture-of-experts layers, so --ep and --etp must be 1",
+                   plan->ep > 1 ? "ep" : "etp", plan->ep > 1 ? plan->ep : plan->etp, model->name);
+      return FALSE;
+    }
+    /* no note: a dense model's report does not mention experts */
+    plan->ep = plan->etp = 1;
+    plan->edp = (int) stage_gpus;
+    return TRUE;
+  }
+  if (plan->ep == 0) {
+    plan->ep = 1;
+    note_default (plan, "--ep 1");
+  }
+  if (plan->etp == 0) {
+    plan->etp = plan->tp;
+    note_default (plan, "--etp %d (= tp, as Megatron-Core)", plan->etp);
+  }
+  if (moe->experts % (guint64) plan->ep != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--ep %d must divide the %" G_GUINT64_FORMAT " routed experts of %s, so each "
+                 "expert-parallel rank holds whole experts", plan->ep, moe->experts, model->name);
+    return FALSE;
+  }
+  if (moe->ffn_hidden % (guint64) plan->etp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--etp %d must divide the expert width %" G_GUINT64_FORMAT " of %s",
+                 plan->etp, moe->ffn_hidden, model->name);
+    return FALSE;
+  }
+  if ((moe->shared_experts * moe->ffn_hidden) % (guint64) plan->tp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "tp %d must divide the shared experts' width %" G_GUINT64_FORMAT " of %s",
+                 plan->tp, moe->shared_experts * moe->ffn_hidden, model->name);
+    return FALSE;
+  }
+  group = (guint64) plan->etp * (guint64) plan->ep;
+  if (stage_gpus % group != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "etp %d x ep %d = %" G_GUINT64_FORMAT " must divide the tp %d x cp %d x dp %d = %"
+                 G_GUINT64_FORMAT " GPUs of a pipeline stage (expert data parallel = their "
+                 "quotient, as Megatron-Core)", plan->etp, plan->ep, group, plan->tp, plan->cp,
+                 plan->dp, stage_gpus);
+    return FALSE;
+  }
+  plan->edp = (int) (stage_gpus / group);
+  note_default (plan, "expert data parallel %d (tp x cp x dp / (etp x ep))", plan->edp);
+  /* arguments.py: "When not using pp-last rank ordering, the data parallel
+   * size of the attention and moe layers must be the same" */
+  if (plan->order[SIM_DIM_COUNT - 1] != SIM_DIM_PP && plan->pp > 1 && plan->edp != plan->dp) {
+    g_autofree char *order = sim_plan_order_string (plan);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--order %s does not place pp last, so expert data parallel %d must equal dp %d "
+                 "(as Megatron-Core requires): give etp x ep = tp x cp", order, plan->edp, plan->dp);
+    return FALSE;
+  }
+  /* arguments.py: "When using MoE and tensor parallelism, sequence
+   * parallelism must be used." */
+  if (plan->tp > 1 && !plan->sequence_parallel) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--no-sequence-parallel: mixture-of-experts layers with tp %d need sequence "
+                 "parallelism (as Megatron-Core requires)", plan->tp);
+    return FALSE;
+  }
+  if (plan->lora_rank > 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--lora-rank: sim does not model LoRA adapters on mixture-of-experts layers yet "
+                 "(issue 17)");
+    return FALSE;
+  }
+  if (group > 1) {
+    nodes = expert_group_nodes (plan, topo);
+    if (nodes == 1)
+      note_default (plan, "expert groups (etp x ep = %" G_GUINT64_FORMAT " GPUs) each inside one "
+                          "node's NVLink domain", group);
+    else
+      note_default (plan, "expert groups (etp x ep = %" G_GUINT64_FORMAT " GPUs) span up to %d "
+                          "nodes: the token all-to-all crosses the network", group, nodes);
+  }
+  return TRUE;
+}
+
 /* the recipe, and the framework's overlaps and attention kernel */
 static void
 resolve_framework (SimPlan *plan)
@@ -889,15 +1036,15 @@ gboolean
 sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError **error)
 {
   g_ptr_array_set_size (plan->defaults, 0);
-  /* MoE layers, latent attention, a separate head size: refused before any
-   * layout check, so that every command says the same (issue 17) */
-  if (!sim_model_simulated (model, error))
-    return FALSE;
+  /* MoE layers, latent attention and a separate head size have a plan and
+   * a memory ledger; their time simulation is refused by sim_run_evaluate
+   * (sim_model_simulated, issue 17) */
   /* one GPU type: the cost model, the ledger and the MFU all read GPU 0's */
   if (!sim_topology_check_one_gpu_type (topo, error))
     return FALSE;
   if (!resolve_layout (plan, topo, model, error) || !resolve_batch (plan, model, error) ||
-      !resolve_schedule (plan, model, error) || !resolve_memory_savers (plan, error))
+      !resolve_schedule (plan, model, error) || !resolve_memory_savers (plan, error) ||
+      !resolve_experts (plan, topo, model, error))
     return FALSE;
   resolve_framework (plan);
   return resolve_fp8 (plan, topo, error) && resolve_adapters_and_reserves (plan, model, error);

@@ -78,6 +78,11 @@ typedef enum { SIM_DIM_TP, SIM_DIM_CP, SIM_DIM_DP, SIM_DIM_PP, SIM_DIM_COUNT } S
 typedef struct {
   /* layout; 0 means "not given" until resolved */
   int tp, cp, pp, dp;
+  /* the experts of mixture-of-experts layers (Megatron-Core's MoE parallel
+   * folding): each pipeline stage's tp x cp x dp GPUs are also etp x ep x
+   * edp for the routed experts, with edp = tp*cp*dp / (etp*ep) derived by
+   * sim_plan_resolve; 1 for a dense model */
+  int ep, etp, edp;
   int micro_batch;
   guint64 global_batch;
   guint64 seq_len;
@@ -146,12 +151,20 @@ char *sim_plan_help (void);
 
 /* the checks of a layout against a model alone (tp divides the heads and
  * the FFN width, pp at most the layers, cp divides the sequence), which
- * sim_plan_resolve also makes; FALSE with SIM_ERROR_PLAN; any thread */
+ * sim_plan_resolve also makes, after sim_model_simulated (the time model
+ * must take the model: sim shapes prints its shapes); FALSE with
+ * SIM_ERROR_PLAN or SIM_ERROR_MODEL; any thread */
 gboolean sim_plan_check_model_split (const SimPlan *plan, const SimModel *model, GError **error);
 
 /* Apply defaults (each one noted in plan->defaults) and validate against
  * topology and model: FALSE with SIM_ERROR_PLAN, or SIM_ERROR_TOPOLOGY for a
  * cluster of more than one GPU type (sim_topology_check_one_gpu_type).
+ * For a model with mixture-of-experts layers it also resolves ep, etp and
+ * edp (the ep/etp defaults, the checks of Megatron-Core's MoE parallel
+ * folding) and notes whether an etp x ep group stays inside one node's
+ * NVLink domain; for a dense model ep and etp must be 1 and nothing is
+ * noted.  It takes every model sim_model_load gives: the time simulation's
+ * own limits are sim_model_simulated's.
  * Writes into plan; topology and model are only read. */
 gboolean sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
                            GError **error);

@@ -22,12 +22,19 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
                   guint flags, GError **error)
 {
   g_autoptr (SimRun) run = g_new0 (SimRun, 1);
+  g_autoptr (GError) local = NULL;
   run->topo = topo;
   run->model = model;
   run->plan = plan;
   run->label = g_strdup (label != NULL ? label : "");
   if (!sim_plan_resolve (plan, topo, model, error))
     return NULL;
+  /* the ledger takes MoE models, the time simulation not yet (issue 17) */
+  if ((flags & SIM_RUN_TIME) && !sim_model_simulated (model, &local)) {
+    g_set_error (error, local->domain, local->code, "%s; --memory-only gives the memory ledger",
+                 local->message);
+    return NULL;
+  }
   run->memory = sim_memory_compute (topo, model, plan);
   if (flags & SIM_RUN_TIME) {
     g_autofree guint64 *peaks = g_new (guint64, plan->pp);
