@@ -407,13 +407,15 @@ sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, doubl
   double wire = 1.0, cap = 0.0;
   Group g;
 
-  group_init (&g, net, gpus, n);
   b.start = sim_engine_add_delay (e, sim_time_from_s (choice->latency_s), tag);
-  protocol_costs (&g, op, choice->algo, choice->proto, &wire, &cap);
-  if (n > 1) {
-    if (op == SIM_OP_SENDRECV)
+  if (op == SIM_OP_SENDRECV) {
+    /* one flow at the links' rate: no group, no protocol overhead */
+    if (n > 1)
       add_flow (&b, gpus[0], gpus[1], bytes, 0);
-    else if (choice->algo == SIM_ALGO_TREE)
+  } else if (n > 1) {
+    group_init (&g, net, gpus, n);
+    protocol_costs (&g, op, choice->algo, choice->proto, &wire, &cap);
+    if (choice->algo == SIM_ALGO_TREE)
       build_tree (&b, &g, bytes, wire, cap);
     else if (choice->algo == SIM_ALGO_NVLS)
       build_nvls (&b, &g, bytes);
@@ -421,13 +423,13 @@ sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, doubl
       build_hier (&b, &g, bytes, choice->proto);
     else
       build_ring (&b, &g, gpus, op, bytes, wire, cap);
+    group_clear (&g);
   }
   join = sim_engine_add_delay (e, 0, tag);
   sim_engine_add_dep (e, join, b.start);
   for (guint i = 0; i < b.flows->len; i++)
     sim_engine_add_dep (e, join, g_array_index (b.flows, SimActivityId, i));
   g_array_unref (b.flows);
-  group_clear (&g);
   if (start != NULL)
     *start = b.start;
   return join;
