@@ -29,6 +29,18 @@
  * ZeRO-2 also the gradients (and the fp32 accumulation buffer), ZeRO-3 also
  * the parameters, and then keeps two layers' gathered parameters as buffers.
  *
+ * Mixture-of-experts layers (Megatron-Core's MoE parallel folding, sim-plan.h):
+ * a stage sums its dense and MoE layers.  An MoE layer's attention (latent
+ * attention's down projections replicated), norms and the h x E router
+ * (replicated over TP) and its shared experts (one MLP of width S*fe split
+ * over TP) are held as a dense layer's and their ZeRO states shard over
+ * dp*cp; its routed experts, E/ep per GPU each split over etp, shard their
+ * ZeRO states over the expert data-parallel group edp = tp*cp*dp/(etp*ep).
+ * Worked checks (tests/test-memory-moe.c): Mixtral 8x7B at tp 2, ep 8 on
+ * 64 GPUs holds 3,622,047,744 parameters per GPU, 2,818,572,288 of them
+ * routed experts'; DeepSeek-V3 at pp 16, ep 64 holds 2,677,129,216 on its
+ * dense first stage and 1,636,630,528 on a stage of four MoE layers.
+ *
  * LoRA: the frozen base keeps only its weights (2 B/param, or 4-bit NF4 for
  * QLoRA: 0.5 B plus 0.127 bit/param of double-quantised constants,
  * Dettmers et al. 2023 section 3, on the linear layers; embeddings and norms
