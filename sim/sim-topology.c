@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim-error.h"
+#include "sim-paths.h"
 #include "sim-units.h"
 #include "sim-xml.h"
 
@@ -757,6 +758,71 @@ calibration_path (const char *path, xmlNode *g, GError **error)
   return g_steal_pointer (&joined);
 }
 
+/* <gpu-type ref="ID" [id="MINE"]/>: the <gpu-type> of that id in the first
+ * shipped cluster file (sim_paths_list order) that has one, read from
+ * there, under this file's id when one is given */
+static gboolean
+read_gpu_type_ref (SimTopology *topo, const char *path, xmlNode *node, GError **error)
+{
+  g_autofree char *ref = NULL, *id = NULL;
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) names = sim_paths_list ("topologies", files);
+  g_autoptr (GPtrArray) known = g_ptr_array_new_with_free_func (g_free);
+  SimGpuType *t = NULL;
+
+  if (!sim_xml_get_string (path, node, "ref", &ref, error))
+    return FALSE;
+  if (xmlHasProp (node, (const xmlChar *) "id") && !sim_xml_get_string (path, node, "id", &id, error))
+    return FALSE;
+  for (guint i = 0; i < files->len && t == NULL; i++) {
+    const char *file = g_ptr_array_index (files, i);
+    g_autoptr (GError) ignored = NULL;
+    g_autoptr (xmlDoc) doc = g_str_equal (file, path) ? NULL : sim_xml_load (file, &ignored);
+    xmlNode *root = doc != NULL ? xmlDocGetRootElement (doc) : NULL;
+    if (root == NULL || !sim_xml_is (root, "topology"))
+      continue;
+    for (xmlNode *g = sim_xml_first_element (root, "gpu-type"); g != NULL;
+         g = sim_xml_next_element (g, "gpu-type")) {
+      g_autofree char *gid = NULL;
+      if (xmlHasProp (g, (const xmlChar *) "ref") || !sim_xml_get_string (file, g, "id", &gid, NULL))
+        continue;
+      if (!g_str_equal (gid, ref)) {
+        if (!g_ptr_array_find_with_equal_func (known, gid, g_str_equal, NULL))
+          g_ptr_array_add (known, g_steal_pointer (&gid));
+        continue;
+      }
+      if (!read_gpu_type (topo, file, g, error))
+        return FALSE;
+      t = g_ptr_array_index (topo->gpu_types, topo->gpu_types->len - 1);
+      break;
+    }
+  }
+  if (t == NULL) {
+    g_autofree char *shown = sim_xml_shorten (ref);
+    const char *near = sim_paths_closest (ref, (const char *const *) known->pdata, known->len);
+    g_autofree char *list = NULL;
+    g_ptr_array_add (known, NULL);
+    list = g_strjoinv (", ", (char **) known->pdata);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: attribute ref of <gpu-type>: expected the id of a shipped GPU type (%s), got '%s'%s%s%s",
+                 path, sim_xml_attr_line (node, "ref"), list, shown, near != NULL ? "; did you mean '" : "",
+                 near != NULL ? near : "", near != NULL ? "'?" : "");
+    return FALSE;
+  }
+  if (id != NULL) {
+    g_free (t->id);
+    t->id = g_steal_pointer (&id);
+  }
+  if (find_gpu_type (topo, t->id) != (int) topo->gpu_types->len - 1) {
+    g_autofree char *shown = sim_xml_shorten (t->id);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: attribute id of <gpu-type>: expected a unique id, '%s' is used twice", path,
+                 sim_xml_attr_line (node, xmlHasProp (node, (const xmlChar *) "id") ? "id" : "ref"), shown);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 SimTopology *
 sim_topology_load (const char *path, int nodes_override, GError **error)
 {
@@ -794,6 +860,11 @@ sim_topology_load_part (const char *path, int nodes_override, int gpus_override,
   for (xmlNode *g = sim_xml_first_element (root, "gpu-type"); g != NULL;
        g = sim_xml_next_element (g, "gpu-type")) {
     g_autofree char *id = NULL;
+    if (xmlHasProp (g, (const xmlChar *) "ref")) {
+      if (!read_gpu_type_ref (topo, path, g, error))
+        return NULL;
+      continue;
+    }
     if (!sim_xml_get_string (path, g, "id", &id, error))
       return NULL;
     if (find_gpu_type (topo, id) >= 0) {

@@ -13,7 +13,9 @@ usage: test-finding-your-way.py SIM SOURCE_ROOT
 - --gpus N takes part of a cluster file: 1, 2, 4, 8 GPUs of one node or a
   multiple of a node;
 - a NIC bandwidth written in bytes gets a warning and the exit status of the
-  same run without it."""
+  same run without it;
+- a cluster file names a shipped GPU type (<gpu-type ref="..."/>) instead of
+  copying its definition."""
 import os
 import re
 import sys
@@ -110,5 +112,37 @@ with cli.tempdir() as tmp:
     checks.report("NIC in GB/s: one warning naming 400Gb/s",
                   r.stderr.count("sim: warning:") == 1 and "did you mean 400Gb/s" in r.stderr, r.stderr.strip())
     checks.check("NIC in Gb/s: no warning", good.stderr, "")
+
+    # <gpu-type ref="..."/>: dgx-h100.xml with its 160-line H100 definition
+    # replaced by a reference to the shipped one predicts the same step,
+    # byte for byte, as the file itself (the reference reads dgx-h100.xml's
+    # definition: the first shipped file in name order that has the id)
+    with open(os.path.join(src, "topologies", "dgx-h100.xml"), encoding="utf-8") as f:
+        xml = f.read()
+    short = re.sub(r'<gpu-type id="h100-sxm5-80gb".*?</gpu-type>', '<gpu-type ref="h100-sxm5-80gb"/>', xml,
+                   flags=re.S)
+    checks.check("ref: the definition was replaced", short.count("<gpu-type") == 1 and len(short) < len(xml), True)
+    ref = os.path.join(tmp, "by-ref.xml")
+    with open(ref, "w", encoding="utf-8") as f:
+        f.write(short)
+    layout = ["--nodes", "2", "--model", "llama3-8b", "--tp", "8", "--dp", "2", "--json", "-"]
+    whole = run("--topology", "dgx-h100", *layout)
+    byref = run("--topology", ref, *layout)
+    checks.check("ref: same exit status", byref.returncode, whole.returncode)
+    checks.check("ref: the same JSON result but the file's path",
+                 byref.stdout.replace(ref, "PATH"), whole.stdout.replace(os.path.join(src, "topologies", "dgx-h100.xml"), "PATH"))
+    renamed = os.path.join(tmp, "renamed.xml")
+    with open(renamed, "w", encoding="utf-8") as f:
+        f.write(short.replace('<gpu-type ref="h100-sxm5-80gb"/>', '<gpu-type ref="h100-sxm5-80gb" id="ours"/>')
+                .replace('gpu-type="h100-sxm5-80gb"', 'gpu-type="ours"'))
+    r = run("--topology", renamed, *layout)
+    checks.check("ref with an id of its own: runs", r.returncode, whole.returncode)
+    typo = os.path.join(tmp, "typo.xml")
+    with open(typo, "w", encoding="utf-8") as f:
+        f.write(short.replace('ref="h100-sxm5-80gb"', 'ref="h100-sxm-80gb"'))
+    r = run("--topology", typo, *layout)
+    checks.report("ref to no shipped type: exit 2, one line naming the shipped ids and the likely one",
+                  r.returncode == 2 and r.stderr.count("\n") == 1 and "a100-sxm4-80gb" in r.stderr
+                  and "did you mean 'h100-sxm5-80gb'" in r.stderr and typo + ":" in r.stderr, r.stderr.strip())
 
 sys.exit(checks.finish())
