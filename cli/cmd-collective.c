@@ -11,14 +11,16 @@
 
 static const char *usage =
     "usage: sim collective --topology FILE|NAME [--nodes N] --gpus N\n"
-    "                      --op all_reduce|all_gather|reduce_scatter|broadcast|sendrecv\n"
+    "                      --op all_reduce|all_gather|reduce_scatter|broadcast|sendrecv|all_to_all\n"
     "                      [--min-bytes SIZE] [--max-bytes SIZE] [--algo ring|tree|hier|nvls|auto]\n"
     "                      [--proto LL|LL128|Simple|auto] [--calibration FILE] [--json FILE|-]\n"
     "\n"
     "Simulates the collective on the first N GPUs of the topology at every size from\n"
     "min to max, doubling, and prints a table in the layout of nccl-tests (time in us,\n"
     "algbw and busbw in GB/s with GB = 10^9 bytes, busbw with nccl-tests' factors).\n"
-    "A SIZE has its unit: 8B, 1MiB, 16GiB (the defaults are 8B and 16GiB).\n";
+    "A SIZE has its unit: 8B, 1MiB, 16GiB (the defaults are 8B and 16GiB).\n"
+    "all_to_all is NCCL's grouped send/recv: SIZE is what each rank sends in all, SIZE/N\n"
+    "to each rank, as nccl-tests' alltoall_perf (algorithm ring, protocol Simple).\n";
 
 typedef struct {
   guint64 size;
@@ -40,7 +42,7 @@ parse_op_algo_proto (const char *op_s, const char *algo_s, const char *proto_s, 
 {
   if (!sim_coll_op_parse (op_s, &sw->op)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--op: expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv, got '%s'", op_s);
+                 "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, sendrecv or all_to_all, got '%s'", op_s);
     return FALSE;
   }
   if (algo_s != NULL && !sim_algo_parse (algo_s, &sw->algo)) {
@@ -151,10 +153,11 @@ print_rows (const SimTopology *topo, const Sweep *sw, int n, GArray *rows)
     Row *r = &g_array_index (rows, Row, i);
     double algbw = (double) r->size / r->time_s / 1e9;
     guint64 count = r->size / 4;
-    if (op == SIM_OP_ALL_GATHER || op == SIM_OP_REDUCE_SCATTER)
+    /* nccl-tests prints the per-rank piece (alltoall_perf: count/nranks) */
+    if (op == SIM_OP_ALL_GATHER || op == SIM_OP_REDUCE_SCATTER || op == SIM_OP_ALLTOALL)
       count /= (guint64) n;
     printf (" %12" G_GUINT64_FORMAT "  %12" G_GUINT64_FORMAT "  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %s/%s\n",
-            r->size, count, "float", op == SIM_OP_ALL_GATHER || op == SIM_OP_BROADCAST || op == SIM_OP_SENDRECV ? "none" : "sum",
+            r->size, count, "float", op == SIM_OP_ALL_GATHER || op == SIM_OP_BROADCAST || op == SIM_OP_SENDRECV || op == SIM_OP_ALLTOALL ? "none" : "sum",
             op == SIM_OP_BROADCAST ? 0 : -1, r->time_s * 1e6, algbw,
             algbw * sim_coll_op_busbw_factor (op, n), sim_algo_name (r->choice.algo),
             sim_proto_name (r->choice.proto));

@@ -14,12 +14,13 @@ static const char *usage =
     "                    [--nccl FILE [--op OP] [--gpus N] [--algo ring|tree|hier|nvls|auto]]\n"
     "                    [--gemm gemm.csv] [--hbm hbm.csv]\n"
     "\n"
-    "Reads nccl-tests output (all_reduce_perf and friends, as printed), simulates the\n"
-    "same collective at every size on the first N GPUs of the topology and prints\n"
-    "measured vs simulated bus bandwidth (GB/s, GB = 10^9 bytes) with the error per\n"
-    "size.  --op and --gpus are needed when the output does not say them.  --gemm and\n"
-    "--hbm take microbench/ CSVs and compare each measured rate with the topology's GPU\n"
-    "model.  With --max-error the command exits 1 when a mean absolute error is above it.\n";
+    "Reads nccl-tests output (all_reduce_perf, alltoall_perf and friends, as printed),\n"
+    "simulates the same collective at every size on the first N GPUs of the topology\n"
+    "and prints measured vs simulated bus bandwidth (GB/s, GB = 10^9 bytes) with the\n"
+    "error per size.  --op and --gpus are needed when the output does not say them.\n"
+    "--gemm and --hbm take microbench/ CSVs and compare each measured rate with the\n"
+    "topology's GPU model.  With --max-error the command exits 1 when a mean absolute\n"
+    "error is above it.\n";
 
 static double
 validate_bench (const SimTopology *topo, const char *path, const char *kind, GError **error)
@@ -109,7 +110,7 @@ resolve_op_and_ranks (const SimNcclResult *measured, const char *nccl, const cha
 
   if (op_s != NULL && !sim_nccl_op_parse (op_s, &nop)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--op: expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv, got '%s'", op_s);
+                 "--op: expected all_reduce, all_gather, reduce_scatter, broadcast, sendrecv or all_to_all, got '%s'", op_s);
     return FALSE;
   }
   if (nop == SIM_OP_UNKNOWN) {
@@ -119,7 +120,7 @@ resolve_op_and_ranks (const SimNcclResult *measured, const char *nccl, const cha
   }
   *op = nop;
   if (!sim_coll_op_simulated (*op)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: %s is not modelled; expected all_reduce, all_gather, reduce_scatter, broadcast or sendrecv",
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "%s: %s is not modelled; expected all_reduce, all_gather, reduce_scatter, broadcast, sendrecv or all_to_all",
                  nccl, sim_coll_op_name (nop));
     return FALSE;
   }

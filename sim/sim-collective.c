@@ -36,6 +36,10 @@ static const double ll_max_bw_GBps[3] = { 87.7, 22.5, 19.0 };
  * small to reach peak bandwidth", NVIDIA/nccl-tests#212). */
 #define NVLS_ONE_NODE_LAT_US 95.6
 
+/* all_to_all: NCCL's device work batches hold at most 8 p2p operations
+ * (NCCL_MAX_DEV_WORK_P2P_PER_BATCH, src/include/device.h, NCCL 2.19+) */
+#define P2P_PER_BATCH 8
+
 /* a network send costs the CPU proxy ~1 us (Intel) per step, three times
  * that with Simple (getNetOverhead) */
 #define NET_OVERHEAD_US 1.0
@@ -133,6 +137,25 @@ log2i (int x)
   return l;
 }
 
+/* all_to_all: the n-1 peers in batches of P2P_PER_BATCH, intra-node peers
+ * first; a batch costs one p2p step as a send/recv does (hwLat, ring,
+ * Simple), the network's when it holds a peer on another node */
+static double
+alltoall_latency_s (const Group *g)
+{
+  int peers = g->n - 1;
+  /* the local peers of the largest node (every node, when all are equal) */
+  int local = 0, batches, local_batches;
+  double intra = hw_lat_us[g->hw_intra][A_RING][P_SIMPLE] * g->intra_scale;
+  double inter = hw_lat_us[HW_NET][A_RING][P_SIMPLE] * g->inter_scale;
+
+  for (int k = 0; k < g->n_nodes; k++)
+    local = MAX (local, g->node_start[k + 1] - g->node_start[k] - 1);
+  batches = (peers + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
+  local_batches = g->n_nodes > 1 ? local / P2P_PER_BATCH : batches;
+  return (local_batches * intra + (batches - local_batches) * inter) * 1e-6;
+}
+
 static int
 algo_index_of (SimAlgo a)
 {
@@ -154,6 +177,8 @@ latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto)
   double inter = hw_lat_us[HW_NET][a][p] * g->inter_scale;
   double lat = base_lat_us[a][p];
 
+  if (op == SIM_OP_ALLTOALL)
+    return alltoall_latency_s (g);
   if (op == SIM_OP_SENDRECV)
     return (nn > 1 ? hw_lat_us[HW_NET][A_RING][P_SIMPLE] * g->inter_scale
                    : hw_lat_us[g->hw_intra][A_RING][P_SIMPLE] * g->intra_scale) * 1e-6;
@@ -216,6 +241,9 @@ sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpus, int n,
 
   if (n < 1 || (op == SIM_OP_SENDRECV && n != 2))
     return FALSE;
+  /* NCCL's alltoall is grouped send/recv: one way to run it */
+  if (op == SIM_OP_ALLTOALL)
+    return algo == SIM_ALGO_RING && proto == SIM_PROTO_SIMPLE;
   group_init (&g, net, gpus, n);
   if (proto == SIM_PROTO_LL128 && g.hw_intra != HW_NVLINK)
     ok = FALSE; /* NCCL enables LL128 only over NVLink */
@@ -365,6 +393,72 @@ build_nvls (Builder *b, const Group *g, double bytes)
   }
 }
 
+/* the GPU of src's node on dst's rail: NCCL's PXN sends inter-node data
+ * over NVLink to that GPU, whose NIC is on the destination's rail; -1 when
+ * the topology does not describe rails (one NIC per GPU, rail-optimised) */
+static int
+pxn_peer (Builder *b, int src, int dst)
+{
+  const SimTopology *t = sim_network_topology (b->net);
+  int m = t->gpus_per_node, peer;
+  if (!t->cluster.present || !t->cluster.rail_optimized || m <= 0 ||
+      t->cluster.nics_per_node != m)
+    return -1;
+  peer = src / m * m + dst % m;
+  if (peer == src || peer >= sim_topology_n_gpus (t) ||
+      sim_topology_gpu (t, peer)->node != sim_topology_gpu (t, src)->node)
+    return -1;
+  return peer;
+}
+
+/* one flow from src over NVLink to its PXN peer, then on to dst */
+static void
+add_pxn_flow (Builder *b, int src, int peer, int dst, double bytes)
+{
+  const int *links = NULL;
+  int first = sim_network_route (b->net, src, peer, &links, NULL);
+  g_autofree int *path = NULL;
+  int second;
+  SimActivityId f;
+
+  if (first < 0)
+    return;
+  /* copy before the second route, which may move the route table */
+  path = g_new (int, first);
+  memcpy (path, links, sizeof (int) * (gsize) first);
+  second = sim_network_route (b->net, peer, dst, &links, NULL);
+  if (second < 0)
+    return;
+  path = g_renew (int, path, first + second);
+  memcpy (path + first, links, sizeof (int) * (gsize) second);
+  f = sim_engine_add_flow (b->e, path, first + second, bytes, 0, 0, b->tag);
+  sim_engine_add_dep (b->e, f, b->start);
+  g_array_append_val (b->flows, f);
+}
+
+/* every rank sends bytes/n to every other at once, as NCCL's grouped
+ * ncclSend/ncclRecv; inter-node pieces through the PXN peer where rails
+ * are known */
+static void
+build_alltoall (Builder *b, const int *gpus, int n, double bytes)
+{
+  const SimTopology *t = sim_network_topology (b->net);
+  double piece = bytes / n;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      int peer;
+      if (i == j)
+        continue;
+      peer = sim_topology_gpu (t, gpus[i])->node != sim_topology_gpu (t, gpus[j])->node
+                 ? pxn_peer (b, gpus[i], gpus[j])
+                 : -1;
+      if (peer >= 0)
+        add_pxn_flow (b, gpus[i], peer, gpus[j], piece);
+      else
+        add_flow (b, gpus[i], gpus[j], piece, 0);
+    }
+}
+
 static SimActivityId add_phase (SimNetwork *net, SimCollOp op, const int *gpus, int n,
                                 double bytes, SimProto proto, guint32 tag, SimActivityId after);
 
@@ -412,6 +506,8 @@ sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, doubl
     /* one flow at the links' rate: no group, no protocol overhead */
     if (n > 1)
       add_flow (&b, gpus[0], gpus[1], bytes, 0);
+  } else if (op == SIM_OP_ALLTOALL) {
+    build_alltoall (&b, gpus, n, bytes);
   } else if (n > 1) {
     group_init (&g, net, gpus, n);
     protocol_costs (&g, op, choice->algo, choice->proto, &wire, &cap);
@@ -479,7 +575,8 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
       continue;
     for (guint j = 0; j < G_N_ELEMENTS (protos); j++) {
       SimCollChoice c = { algos[i], protos[j], 0, 0 };
-      SimProto want = op == SIM_OP_SENDRECV ? SIM_PROTO_SIMPLE : proto;
+      /* point-to-point operations run Simple whatever was asked */
+      SimProto want = op == SIM_OP_SENDRECV || op == SIM_OP_ALLTOALL ? SIM_PROTO_SIMPLE : proto;
       if (want != SIM_PROTO_AUTO && want != protos[j])
         continue;
       if (op == SIM_OP_SENDRECV ? algos[i] != SIM_ALGO_RING

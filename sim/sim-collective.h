@@ -22,6 +22,30 @@
  *          at most at the switch's measured sharp-bandwidth (274 GB/s on
  *          NVLink 4 = 480 GB/s of bus bandwidth), after a measured 95.6 us
  *          (see below).
+ *   all_to_all  NCCL has no algorithm for it: nccl-tests' alltoall_perf
+ *          calls ncclSend/ncclRecv of count/n elements to and from every
+ *          peer inside one ncclGroupStart/End, so all n(n-1) pieces of
+ *          bytes/n move at once, each its own flow: intra-node over
+ *          NVLink through the NVSwitch ports, inter-node over the NICs.
+ *          bytes is what each rank sends in all (nccl-tests' size),
+ *          busbw = algbw x (n-1)/n (nccl-tests doc/PERFORMANCE.md).  On a
+ *          rail-optimised cluster (one NIC per GPU, rails in the topology)
+ *          an inter-node piece goes over NVLink to the GPU of its own node
+ *          on the destination's rail and leaves by that GPU's NIC: NCCL's
+ *          PXN, on by default since NCCL 2.12 (NCCL_PXN_DISABLE, NCCL
+ *          environment variables, docs.nvidia.com/deeplearning/nccl
+ *          archives/nccl_2155).  Elsewhere a piece takes the plain route
+ *          from its own GPU.  Latency: NCCL's device work batches hold at
+ *          most 8 p2p operations (NCCL_MAX_DEV_WORK_P2P_PER_BATCH,
+ *          src/include/device.h), so the n-1 peers cost ceil((n-1)/8)
+ *          batches, counted intra-node peers first, each one p2p step as a
+ *          send/recv is charged (hwLat ring Simple: 3.4 us NVLink, 14 us
+ *          network when the batch holds a peer on another node).  Algorithm
+ *          "ring" and protocol Simple only.  Not modelled: NCCL's LL for
+ *          small p2p messages (NCCL_P2P_LL_THRESHOLD), its per-peer channel
+ *          count (p2pnChannelsPerPeer) and chunking, the kernel launch
+ *          (small all_to_alls are cheaper here than measured), uneven
+ *          splits (alltoallv).
  *
  * Protocols (LL, LL128, Simple) and latencies follow NCCL's tuning model
  * (src/graph/tuning.cc at NVIDIA/nccl b6475625, "Latencies in us"):
@@ -74,7 +98,8 @@ typedef struct {
 } SimCollChoice;
 
 /* Is algo usable for op on this group?  (tree: all_reduce; nvls: all_reduce
- * in one node with a SHARP switch whose bandwidth is known)  Never fails.
+ * in one node with a SHARP switch whose bandwidth is known; all_to_all:
+ * ring with Simple only)  Never fails.
  * Like everything below that takes a SimNetwork: one thread per network
  * (routes are cached in it); separate networks may run in parallel. */
 gboolean sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpus, int n,
@@ -82,7 +107,9 @@ gboolean sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpu
 
 /* Pick algorithm and protocol (either may be AUTO) for bytes on gpus[0..n).
  * bytes follows nccl-tests: the whole buffer (all_gather: all ranks'
- * pieces; reduce_scatter: the input).  Each candidate runs alone on a
+ * pieces; reduce_scatter: the input; all_to_all: what one rank sends to
+ * all, bytes/n to each).  send/recv and all_to_all run Simple whatever
+ * proto asks.  Each candidate runs alone on a
  * private engine; net's own engine is untouched.  FALSE with
  * SIM_ERROR_USAGE when no candidate suits the group (the message names the
  * algorithm, never a command-line flag). */

@@ -4,12 +4,12 @@
 #include <math.h>
 
 static const char *const names[] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast",
-                                     "sendrecv",   "reduce",     "alltoall",       "unknown" };
+                                     "sendrecv",   "reduce",     "all_to_all",     "unknown" };
 
 gboolean
 sim_coll_op_simulated (SimCollOp op)
 {
-  return op <= SIM_OP_SENDRECV;
+  return op <= SIM_OP_SENDRECV || op == SIM_OP_ALLTOALL;
 }
 
 const char *

@@ -22,7 +22,7 @@ static const struct {
   { SIM_OP_BROADCAST, "broadcast", "broadcast" },
   { SIM_OP_REDUCE, "reduce", "reduce" },
   { SIM_OP_SENDRECV, "sendrecv", "sendrecv" },
-  { SIM_OP_ALLTOALL, "alltoall", "alltoall" },
+  { SIM_OP_ALLTOALL, "all_to_all", "alltoall" },
 };
 
 /* the data types nccl-tests prints (test_typenames), old NCCL 1 names

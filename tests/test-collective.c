@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sim-collective.h"
+#include "sim-error.h"
 #include "test-util.h"
 
 /* one collective on an idle network, or two at once */
@@ -237,6 +238,77 @@ test_sendrecv (void)
   g_assert_cmpfloat_with_epsilon (got, s / 50e9 + 14e-6, 1e-9);
 }
 
+/* all_to_all on one DGX H100 node, S = 1 GiB per rank: each rank sends
+ * S/8 to each of its 7 peers at once (NCCL's grouped send/recv), so its
+ * NVSwitch port carries 7/8 S out (and 7/8 S in) at 370.8 GB/s:
+ * 0.875 x 1073741824 / 370.8e9 = 2533.8 us.  Latency: the 7 peers fit one
+ * batch of 8 p2p operations, one NVLink p2p step of 3.4 us (hwLat, ring,
+ * Simple, as a send/recv).  busbw = S/t x 7/8 -> 370.8 GB/s. */
+static void
+test_alltoall_node (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  double s = 1073741824.0;
+  double got = run (t, SIM_OP_ALLTOALL, g, 8, s, SIM_ALGO_AUTO, SIM_PROTO_AUTO, 1);
+  g_assert_cmpfloat_with_epsilon (got, 0.875 * s / 370.8e9 + 3.4e-6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (s / (got - 3.4e-6) * sim_coll_op_busbw_factor (SIM_OP_ALLTOALL, 8) / 1e9,
+                                  370.8, 1e-6);
+}
+
+/* all_to_all on 2 DGX H100 nodes (16 ranks), S = 1 GiB per rank: 8/16 of
+ * each rank's data goes to the other node.  With PXN, rank i's piece for
+ * GPU j of the other node crosses NVLink to local GPU j and leaves by NIC j
+ * (rail j), so NIC j carries the pieces of all 8 local GPUs for GPU j:
+ * 8 x S/16 = S/2 at 400 Gb/s = 50 GB/s -> S / 100 GB/s = 10737.4 us.  The
+ * NVLink port of a GPU carries 7 local pieces and 7 PXN pieces, 14/16 S at
+ * 370.8 GB/s = 2533.8 us: the NICs are the wall.  Latency: 15 peers are
+ * 2 batches of 8, both holding an inter-node peer: 2 x 14 us (hwLat
+ * network, ring, Simple).  busbw = S/t x 15/16 -> 93.75 GB/s. */
+static void
+test_alltoall_two_nodes (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 2);
+  int g[16];
+  double s = 1073741824.0, got = 0;
+  for (int i = 0; i < 16; i++)
+    g[i] = i;
+  got = run (t, SIM_OP_ALLTOALL, g, 16, s, SIM_ALGO_AUTO, SIM_PROTO_AUTO, 1);
+  g_assert_cmpfloat_with_epsilon (got, s / 100e9 + 28e-6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (s / (got - 28e-6) * 15.0 / 16 / 1e9, 93.75, 1e-6);
+}
+
+/* latency by batches: 64 ranks on 8 nodes have 63 peers, 8 batches of 8,
+ * each with a peer on another node: 8 x 14 = 112 us; an idle 8-byte
+ * all_to_all costs just that.  The model accepts ring/Simple only, and
+ * auto or another protocol asked for becomes Simple, as for send/recv. */
+static void
+test_alltoall_latency (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 8);
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (t, e);
+  g_autoptr (GError) error = NULL;
+  int g[64];
+  SimCollChoice c;
+  for (int i = 0; i < 64; i++)
+    g[i] = i;
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALLTOALL, g, 64, 8, SIM_ALGO_AUTO,
+                                        SIM_PROTO_LL, &c, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (c.algo, ==, SIM_ALGO_RING);
+  g_assert_cmpint (c.proto, ==, SIM_PROTO_SIMPLE);
+  g_assert_cmpfloat_with_epsilon (c.latency_s, 112e-6, 1e-12);
+  g_assert_true (sim_collective_supported (net, SIM_OP_ALLTOALL, g, 64, SIM_ALGO_RING, SIM_PROTO_SIMPLE));
+  g_assert_false (sim_collective_supported (net, SIM_OP_ALLTOALL, g, 64, SIM_ALGO_RING, SIM_PROTO_LL));
+  g_assert_false (sim_collective_supported (net, SIM_OP_ALLTOALL, g, 64, SIM_ALGO_TREE, SIM_PROTO_SIMPLE));
+  g_assert_false (sim_collective_choose (net, SIM_OP_ALLTOALL, g, 64, 8, SIM_ALGO_NVLS,
+                                         SIM_PROTO_AUTO, &c, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
+  g_assert_cmpfloat_with_epsilon (sim_coll_op_busbw_factor (SIM_OP_ALLTOALL, 8), 0.875, 1e-12);
+  g_assert_cmpstr (sim_coll_op_name (SIM_OP_ALLTOALL), ==, "all_to_all");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -251,5 +323,8 @@ main (int argc, char **argv)
   g_test_add_func ("/collective/latency-scale", test_latency_scale);
   g_test_add_func ("/collective/busbw", test_busbw);
   g_test_add_func ("/collective/sendrecv", test_sendrecv);
+  g_test_add_func ("/collective/all-to-all/node", test_alltoall_node);
+  g_test_add_func ("/collective/all-to-all/two-nodes", test_alltoall_two_nodes);
+  g_test_add_func ("/collective/all-to-all/latency", test_alltoall_latency);
   return g_test_run ();
 }
