@@ -138,6 +138,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
   double s = (double) p->seq_len / cp, S = (double) p->seq_len, b = p->micro_batch;
   double h = m->hidden, f = m->ffn_hidden, kvd = (double) sim_model_kv_dim (m);
   double d = (double) sim_model_head_dim (m), heads = (double) m->heads;
+  double qd = heads * d; /* the query width: hidden unless head-dim says otherwise */
   double T = s * b;
   double Tn = p->sequence_parallel ? T / t : T;
   double mask = m->dropout ? 1.0 : 0.0;
@@ -157,8 +158,8 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
   }
 
   /* QKV, attention output projection, MLP up and down */
-  k_linear (p, fwd, bwd, T, (h + 2 * kvd) / t, h);
-  k_linear (p, fwd, bwd, T, h, h / t);
+  k_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
+  k_linear (p, fwd, bwd, T, h, qd / t);
   k_linear (p, fwd, bwd, T, up_n, h);
   k_linear (p, fwd, bwd, T, h, f / t);
   if (p->fp8 != SIM_FP8_OFF) {
@@ -168,10 +169,10 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
      * inputs are cast and transposed (read 2 bytes, write 1 + 1); in the
      * backward each linear's output gradient is cast and transposed the
      * same way; one amax-and-scale update per pass */
-    k_mem (fwd, 4 * T * h / t);
+    k_mem (fwd, 4 * T * qd / t);
     k_mem (fwd, 4 * T * f / t);
     k_mem (fwd, 0);
-    k_mem (bwd, 4 * T * (h + 2 * kvd) / t);
+    k_mem (bwd, 4 * T * (qd + 2 * kvd) / t);
     k_mem (bwd, 4 * T * h);
     k_mem (bwd, 4 * T * up_n);
     k_mem (bwd, 4 * T * h);
@@ -179,7 +180,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
   }
   if (m->bias) {
     /* bias gradients: a column reduction of each linear's output gradient */
-    k_mem (bwd, 2 * T * (h + 2 * kvd) / t);
+    k_mem (bwd, 2 * T * (qd + 2 * kvd) / t);
     k_mem (bwd, 2 * T * h);
     k_mem (bwd, 2 * T * up_n);
     k_mem (bwd, 2 * T * h);
@@ -196,15 +197,15 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
   /* rotary embedding of q and k, one kernel each (Transformer Engine's
    * fused RoPE), forward and backward */
   if (m->position == SIM_POSITION_ROPE) {
-    k_mem (fwd, 4 * T * h / t);
+    k_mem (fwd, 4 * T * qd / t);
     k_mem (fwd, 4 * T * kvd / t);
-    k_mem (bwd, 4 * T * h / t);
+    k_mem (bwd, 4 * T * qd / t);
     k_mem (bwd, 4 * T * kvd / t);
   }
 
   /* attention core, per TP rank: heads/t heads of local queries x all keys */
   {
-    double full_flop = 4.0 * T * S * h / t; /* QK^T and scores x V */
+    double full_flop = 4.0 * T * S * qd / t; /* QK^T and scores x V */
     if (p->flash_attention) {
       double eff_f = g->attn_fwd_efficiency > 0 ? g->attn_fwd_efficiency : 1.0;
       double eff_b = g->attn_bwd_efficiency > 0 ? g->attn_bwd_efficiency : 1.0;
@@ -220,7 +221,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
       }
       k_attn (core_fwd, 0.5 * full_flop, eff_f * attn_shape_factor (s, d, FALSE));
       k_attn (core_bwd, 2.5 * 0.5 * full_flop, eff_b * attn_shape_factor (s, d, TRUE));
-      k_mem (core_bwd, 4 * T * h / t);
+      k_mem (core_bwd, 4 * T * qd / t);
     } else {
       double bh = b * heads / t;          /* batched heads */
       double scores = bh * s * S;         /* elements */
@@ -354,9 +355,11 @@ sim_cost_model_flop (const SimModel *m, const SimPlan *p)
 {
   double B = (double) p->global_batch, S = (double) p->seq_len, h = m->hidden;
   double f = m->ffn_hidden, kvd = (double) sim_model_kv_dim (m), L = m->layers, V = m->vocab;
+  double qd = (double) m->heads * (double) sim_model_head_dim (m);
   double up = (m->mlp == SIM_MLP_SWIGLU ? 3.0 : 2.0) * h * f;
-  /* forward matmul FLOPs per token: projections, MLP, full attention, output */
-  double per_token = 2.0 * (h * (h + 2 * kvd) + h * h + up) * L + 4.0 * S * h * L + 2.0 * h * V;
+  /* forward matmul FLOPs per token: projections, MLP, full attention, output
+   * (query width qd = heads x head size, hidden unless head-dim differs) */
+  double per_token = 2.0 * (h * (qd + 2 * kvd) + qd * h + up) * L + 4.0 * S * qd * L + 2.0 * h * V;
   return 3.0 * per_token * B * S;
 }
 
@@ -381,10 +384,11 @@ sim_cost_gemm_shapes (const SimModel *m, const SimPlan *p)
   GArray *a = g_array_new (FALSE, FALSE, sizeof (SimGemmShape));
   double t = p->tp, T = (double) p->seq_len / p->cp * p->micro_batch;
   double h = m->hidden, f = m->ffn_hidden, kvd = (double) sim_model_kv_dim (m), V = m->vocab;
+  double qd = (double) m->heads * (double) sim_model_head_dim (m);
   double up = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
   struct { const char *name, *dgrad, *wgrad; double m, n, k; } fwd[] = {
-    { "qkv", "qkv_dgrad", "qkv_wgrad", T, (h + 2 * kvd) / t, h },
-    { "attn_out", "attn_out_dgrad", "attn_out_wgrad", T, h, h / t },
+    { "qkv", "qkv_dgrad", "qkv_wgrad", T, (qd + 2 * kvd) / t, h },
+    { "attn_out", "attn_out_dgrad", "attn_out_wgrad", T, h, qd / t },
     { "mlp_up", "mlp_up_dgrad", "mlp_up_wgrad", T, up, h },
     { "mlp_down", "mlp_down_dgrad", "mlp_down_wgrad", T, h, f / t },
     { "output", "output_dgrad", "output_wgrad", T, V / t, h },

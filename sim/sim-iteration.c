@@ -1296,14 +1296,15 @@ throughput (SimIteration *it, const SimModel *model, const SimPlan *plan, const 
   int world = sim_plan_world_size (plan);
   double gbs = (double) plan->global_batch, S = (double) plan->seq_len, h = model->hidden;
   double kvd = (double) sim_model_kv_dim (model), L = model->layers;
+  double qd = (double) model->heads * (double) sim_model_head_dim (model);
   double up = (model->mlp == SIM_MLP_SWIGLU ? 3.0 : 2.0) * h * model->ffn_hidden;
-  double layer_fwd = (2.0 * (h * (h + 2 * kvd) + h * h + up) + 4.0 * S * h) * L * gbs * S;
+  double layer_fwd = (2.0 * (h * (qd + 2 * kvd) + qd * h + up) + 4.0 * S * qd) * L * gbs * S;
   it->model_flop = sim_cost_model_flop (model, plan);
   it->hardware_flop = it->model_flop;
   if (plan->recompute == SIM_RECOMPUTE_FULL)
     it->hardware_flop += layer_fwd;
   else if (plan->recompute == SIM_RECOMPUTE_SELECTIVE)
-    it->hardware_flop += 4.0 * S * h * L * gbs * S;
+    it->hardware_flop += 4.0 * S * qd * L * gbs * S;
   it->tokens_per_s = gbs * S / it->step_s;
   it->model_tflops_per_gpu = it->model_flop / it->step_s / world / 1e12;
   it->hardware_tflops_per_gpu = it->hardware_flop / it->step_s / world / 1e12;

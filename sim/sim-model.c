@@ -630,20 +630,11 @@ hf_from_text (const char *path, const char *text, GError **error)
       !hf_bool (doc, path, "use_sliding_window", &window_on, error) ||
       !hf_dropout (doc, path, &m->dropout, error) || !hf_activation (doc, path, f, &m->mlp, error))
     return NULL;
-  /* the MoE families keep their own head size (Qwen3-MoE: 128 at hidden
-   * 2048 with 32 heads); sim_plan_resolve refuses them as a whole */
-  if (f->moe != HF_DENSE && head_dim != 0 && head_dim * m->heads != m->hidden)
+  /* a head size of its own (Gemma 7B: 256 x 16 heads at hidden 3072;
+   * Qwen3-MoE: 128 x 32 at 2048) changes the q and o shapes and every
+   * attention FLOP, which the cost model follows (heads x head_dim) */
+  if (head_dim != 0 && head_dim * m->heads != m->hidden)
     m->head_dim = head_dim;
-  /* sim's attention projects hidden -> heads x hidden/heads; a head_dim that
-   * differs changes the q, k, v and o shapes and every attention FLOP */
-  if (f->moe == HF_DENSE && head_dim != 0 && head_dim * m->heads != m->hidden) {
-    v = sim_json_get (doc, "head_dim");
-    return hf_fail (error, path, v->line,
-                    "expected head_dim x num_attention_heads to equal hidden_size (%" G_GUINT64_FORMAT
-                    "), got field \"head_dim\" %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " = %"
-                    G_GUINT64_FORMAT "; sim's attention has no separate head size",
-                    m->hidden, head_dim, m->heads, head_dim * m->heads), NULL;
-  }
   if (m->head_dim == 0 && m->hidden % m->heads != 0)
     return hf_fail (error, path, sim_json_get (doc, "hidden_size")->line,
                     "expected hidden_size (%" G_GUINT64_FORMAT ") to be a multiple of "
@@ -1009,11 +1000,6 @@ sim_model_simulated (const SimModel *m, GError **error)
                      "is not built yet (issue 17)");
   else if (m->mla.kv_lora_rank > 0)
     what = g_strdup ("multi-head latent attention: its time simulation is not built yet (issue 17)");
-  else if (q_dim (m) != m->hidden)
-    what = g_strdup_printf ("head-dim %" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " heads = %"
-                            G_GUINT64_FORMAT " is not hidden %" G_GUINT64_FORMAT ": sim's "
-                            "attention costs assume heads x head size = hidden",
-                            sim_model_head_dim (m), m->heads, q_dim (m), m->hidden);
   if (what == NULL)
     return TRUE;
   g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL, "%s has %s; parameters: %.2f B total, %.2f B active",
