@@ -81,7 +81,8 @@ typedef struct {
   /* the experts of mixture-of-experts layers (Megatron-Core's MoE parallel
    * folding): each pipeline stage's tp x cp x dp GPUs are also etp x ep x
    * edp for the routed experts, with edp = tp*cp*dp / (etp*ep) derived by
-   * sim_plan_resolve; 1 for a dense model */
+   * sim_plan_resolve; ep and etp are 1 for a dense model (and edp then
+   * tp*cp*dp, by the same formula) */
   int ep, etp, edp;
   int micro_batch;
   guint64 global_batch;

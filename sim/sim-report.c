@@ -184,6 +184,10 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
   g_string_append_printf (s, "Plan      tp %d x cp %d x pp %d x dp %d = %d GPU%s, ranks placed %s (fastest first)\n",
                           p->tp, p->cp, p->pp, p->dp, sim_plan_world_size (p),
                           sim_plan_world_size (p) == 1 ? "" : "s", order);
+  if (p->ep > 1 || p->etp > 1)
+    /* experts split over the same GPUs of each stage, folded for them */
+    g_string_append_printf (s, "          experts: etp %d x ep %d x edp %d over each stage's tp x cp x dp\n",
+                            p->etp, p->ep, p->edp);
   {
     g_autofree char *line = g_strdup_printf ("seq %" G_GUINT64_FORMAT ", micro-batch %d, global batch %"
                                              G_GUINT64_FORMAT " = %" G_GUINT64_FORMAT " micro-batches per replica (%.2f M tokens per step)",
@@ -624,6 +628,10 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_int (j, "cp", p->cp);
   sim_json_int (j, "pp", p->pp);
   sim_json_int (j, "dp", p->dp);
+  /* expert parallelism as resolved (a dense model: 1, 1 and tp*cp*dp) */
+  sim_json_int (j, "ep", p->ep);
+  sim_json_int (j, "etp", p->etp);
+  sim_json_int (j, "edp", p->edp);
   sim_json_int (j, "micro_batch", p->micro_batch);
   sim_json_uint (j, "global_batch", p->global_batch);
   sim_json_uint (j, "micro_batches", p->micro_batches);
