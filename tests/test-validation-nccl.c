@@ -25,7 +25,7 @@
  *    the simulated ring's per-NIC rate, within 15 % of 47 GB/s.
  * 4. all_to_all (alltoall_perf) on GB200 NVL72 racks, OCI's published runs
  *    of 4, 8 and 64 GPUs in one rack and 128 and 192 over 2 and 3 racks
- *    (gb200x*-alltoall-oci.txt) on gb200-nvl72.xml: every row within 30 %,
+ *    (gb200x*-alltoall-oci.txt) on gb200-nvl72.xml: every row below 30 %,
  *    their mean |error| within 20 % (why: above a2a_tolerance).
  *
  * Each asserted row is its own test case, named by its file and size, so a
@@ -453,7 +453,7 @@ test_ndr_per_nic (void)
   g_assert_cmpfloat (fabs (per_nic - 47.0) / 47.0, <, 0.15);
 }
 
-/* 4. all_to_all: every row within 30 %, the mean |error| over all rows
+/* 4. all_to_all: every row below 30 %, the mean |error| over all rows
  * within 20 %.  The model is optimistic everywhere (+9 to +27 %): it moves
  * each piece at NVLink's achieved ring rate (721.8 GB/s) or at the NIC's
  * line rate (50 GB/s), where NCCL's send/recv reached 611-662 GB/s of bus
@@ -466,16 +466,6 @@ static double
 a2a_tolerance (guint64 size)
 {
   return 30.0;
-}
-
-static void
-test_a2a_point (gconstpointer data)
-{
-  const Point *p = data;
-  const SimValidationRow *c = point_row (p, SIM_ALGO_AUTO);
-  if (c == NULL)
-    return;
-  g_assert_cmpfloat (fabs (c->error_pct), <=, p->tolerance_pct);
 }
 
 static void
@@ -536,7 +526,8 @@ main (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (a2a); i++) {
     g_autofree char *stem = g_strndup (a2a[i].file, strlen (a2a[i].file) - strlen (".txt"));
     g_autofree char *prefix = g_strconcat ("/validation/nccl/all-to-all/", stem, NULL);
-    add_points (prefix, &a2a[i], 0, a2a_tolerance, test_a2a_point);
+    /* a row passes as in 2, below its tolerance */
+    add_points (prefix, &a2a[i], 0, a2a_tolerance, test_order_point);
   }
   g_test_add_func ("/validation/nccl/all-to-all/summary", test_a2a_summary);
   status = g_test_run ();
