@@ -125,6 +125,62 @@ wall (const Acc *a)
   return MAX (a->s, a->kernels * a->g->eff.host_launch_s);
 }
 
+/* What an FP8 recipe adds to the delayed-scaling kernels above, per layer,
+ * for the GEMM inputs x (QKV and FC1 inputs, Tn x h each, cast by the norms
+ * under delayed scaling; the projection input T x qd/t and the FC2 input
+ * T x f/t) and the output gradients (T x (qd + 2 kvd)/t, T x h, T x up_n,
+ * T x h):
+ *   current   (Transformer Engine's Float8CurrentScaling, Megatron's
+ *             "tensorwise"): the scale comes from the tensor's own amax, so
+ *             every input and gradient is read once more for it before its
+ *             cast, and the norms write BF16 that a cast kernel then reads
+ *             (the amax pass that delayed scaling exists to avoid:
+ *             Transformer Engine's FP8 primer, "delayed scaling");
+ *   blockwise (DeepSeek-V3, arXiv:2412.19437 section 3.3: 1 x 128 tiles for
+ *             activations and gradients, 128 x 128 for weights): each tile's
+ *             amax is local, so one pass quantises it, but not inside the
+ *             norms (two cast kernels of 4 bytes per element), and every
+ *             cast also writes a 4-byte scale per 128 elements;
+ *   mxfp8     (a 1-byte E8M0 scale per 32 elements, applied by Blackwell's
+ *             tensor cores): the same kernels as delayed, each cast writing
+ *             its two copies' scales, 2/32 bytes per element.
+ * The FP8 GEMMs run at the same rate under every recipe: DeepGEMM's
+ * block-scaled GEMMs reach "up to 1550 TFLOPS" on H800 (deepseek-ai/DeepGEMM
+ * README @0274ad7, news of 2025.04.18), above the 1402.6 of cuBLAS's best
+ * per-tensor FP8 shape on H100 that FP8_GEMM_SPEEDUP rests on, so no penalty
+ * is charged; MXFP8 runs at the dense FP8 peak of Blackwell's datasheets. */
+static void
+fp8_recipe_kernels (const SimPlan *p, Acc *fwd, Acc *bwd, double T, double Tn, double h,
+                    double qd, double kvd, double ft, double up_n)
+{
+  double in_x = 2 * Tn * h + T * qd / p->tp + T * ft;                 /* the four inputs */
+  double in_dy = T * (qd + 2 * kvd) / p->tp + 2 * T * h + T * up_n;   /* the four gradients */
+  switch (p->fp8_recipe) {
+  case SIM_FP8_CURRENT:
+    k_mem (fwd, 4 * Tn * h);    /* the QKV input's cast, out of the norm */
+    k_mem (fwd, 4 * Tn * h);    /* the FC1 input's */
+    for (int i = 0; i < 4; i++) /* the amax passes: 2 bytes per element read */
+      k_mem (fwd, 0);
+    fwd->s += 2 * in_x / (fwd->g->hbm_bw_bytes_per_s * fwd->g->eff.hbm);
+    for (int i = 0; i < 4; i++)
+      k_mem (bwd, 0);
+    bwd->s += 2 * in_dy / (bwd->g->hbm_bw_bytes_per_s * bwd->g->eff.hbm);
+    break;
+  case SIM_FP8_BLOCKWISE:
+    k_mem (fwd, 4 * Tn * h + 2 * (4.0 / 128) * Tn * h);
+    k_mem (fwd, 4 * Tn * h + 2 * (4.0 / 128) * Tn * h);
+    fwd->s += 2 * (4.0 / 128) * in_x / (fwd->g->hbm_bw_bytes_per_s * fwd->g->eff.hbm);
+    bwd->s += 2 * (4.0 / 128) * in_dy / (bwd->g->hbm_bw_bytes_per_s * bwd->g->eff.hbm);
+    break;
+  case SIM_FP8_MXFP8:
+    fwd->s += (2.0 / 32) * in_x / (fwd->g->hbm_bw_bytes_per_s * fwd->g->eff.hbm);
+    bwd->s += (2.0 / 32) * in_dy / (bwd->g->hbm_bw_bytes_per_s * bwd->g->eff.hbm);
+    break;
+  default:
+    break;
+  }
+}
+
 /* The kernels Megatron-Core with Transformer Engine launches for one layer
  * (megatron/core/transformer/transformer_layer.py: input norm, attention,
  * bias-dropout-add, pre-MLP norm, MLP, bias-dropout-add), per TP rank and
@@ -177,6 +233,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
     k_mem (bwd, 4 * T * up_n);
     k_mem (bwd, 4 * T * h);
     k_mem (bwd, 0);
+    fp8_recipe_kernels (p, fwd, bwd, T, Tn, h, qd, kvd, f / t, up_n);
   }
   if (m->bias) {
     /* bias gradients: a column reduction of each linear's output gradient */

@@ -14,7 +14,7 @@ typedef enum {
   KEY_FLASH_ATTENTION, KEY_ZERO, KEY_RECIPE, KEY_ORDER, KEY_LORA_RANK, KEY_LORA_TARGETS,
   KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
   KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
-  KEY_FP8, KEY_FP8_PARAMS, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
+  KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -80,6 +80,10 @@ static const Option options[] = {
     "FP8 linear layers, as Transformer Engine (default off; needs FP8 tensor cores)" },
   { "fp8-params", NULL, KEY_FP8_PARAMS, ARG_BOOL, NULL,
     "keep the weights in FP8 and gather them in FP8 (default: on with --fp8 and megatron)" },
+  { "fp8-recipe", NULL, KEY_FP8_RECIPE, ARG_CHOICE, "delayed|current|mxfp8|blockwise|tensorwise",
+    "FP8 scaling: per tensor from an amax history or from the tensor itself (tensorwise, "
+    "Megatron's name), per 32 elements (Blackwell), or per 128-element tile (default: mxfp8 "
+    "where the tensor cores take block scales, else delayed)" },
   { "layers-per-virtual-stage", NULL, KEY_LAYERS_PER_VIRTUAL_STAGE, ARG_INT, NULL,
     "layers per interleaved model chunk: --virtual-stages = layers / (pp x this)" },
 };
@@ -181,6 +185,7 @@ sim_plan_new (void)
   p->attention_kernel = -1;
   p->fp8 = SIM_FP8_OFF;
   p->fp8_params = -1;
+  p->fp8_recipe = -1;
   p->defaults = g_ptr_array_new_with_free_func (g_free);
   return p;
 }
@@ -400,6 +405,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_ATTENTION_KERNEL: plan->attention_kernel = (int) u; break;
   case KEY_FP8: plan->fp8 = (SimFp8) u; break;
   case KEY_FP8_PARAMS: plan->fp8_params = b; break;
+  case KEY_FP8_RECIPE: plan->fp8_recipe = u == 4 ? SIM_FP8_CURRENT : (int) u; break;
   case KEY_LAYERS_PER_VIRTUAL_STAGE: plan->layers_per_virtual_stage = (int) u; break;
   case KEY_EP: plan->ep = (int) u; break;
   case KEY_ETP: plan->etp = (int) u; break;
@@ -990,6 +996,12 @@ resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
 {
   const SimGpuType *g = sim_topology_gpu_type (topo, 0);
   if (plan->fp8 == SIM_FP8_OFF) {
+    if (plan->fp8_recipe >= 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--fp8-recipe %s: expected --fp8 hybrid or e4m3 with it (the plan trains in BF16)",
+                   sim_fp8_recipe_name ((SimFp8Recipe) plan->fp8_recipe));
+      return FALSE;
+    }
     plan->fp8_params = 0;
     return TRUE;
   }
@@ -998,6 +1010,20 @@ resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
                  "--fp8: %s has no FP8 tensor cores (its cluster file gives no fp8 peak)",
                  g != NULL ? g->name : topo->name);
     return FALSE;
+  }
+  /* MXFP8 needs tensor cores that apply a scale per 32-element block
+   * (Blackwell's, <peak dtype="fp8" block-scaled="true">); Transformer
+   * Engine makes it the default there and delayed scaling on Hopper */
+  if (plan->fp8_recipe == SIM_FP8_MXFP8 && !g->fp8_block_scaled) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--fp8-recipe mxfp8: %s has no block-scaled FP8 tensor cores (Blackwell's; its "
+                 "cluster file's fp8 peak is not block-scaled): use delayed, current or blockwise",
+                 g->name);
+    return FALSE;
+  }
+  if (plan->fp8_recipe < 0) {
+    plan->fp8_recipe = g->fp8_block_scaled ? SIM_FP8_MXFP8 : SIM_FP8_DELAYED;
+    note_default (plan, "--fp8-recipe %s", sim_fp8_recipe_name ((SimFp8Recipe) plan->fp8_recipe));
   }
   if (plan->fp8_params < 0) {
     plan->fp8_params = plan->framework == SIM_FRAMEWORK_MEGATRON;
@@ -1125,6 +1151,13 @@ sim_fp8_name (SimFp8 f)
 {
   static const char *names[] = { "off", "hybrid", "e4m3" };
   return names[f];
+}
+
+const char *
+sim_fp8_recipe_name (SimFp8Recipe r)
+{
+  static const char *names[] = { "delayed", "current", "mxfp8", "blockwise" };
+  return names[r];
 }
 
 const char *

@@ -66,6 +66,12 @@ typedef enum {
 /* FP8 training of the linear layers, as Megatron's --fp8-format: hybrid is
  * E4M3 forward and E5M2 gradients, e4m3 both; the cost is the same */
 typedef enum { SIM_FP8_OFF, SIM_FP8_HYBRID, SIM_FP8_E4M3 } SimFp8;
+/* how FP8 tensors are scaled (Transformer Engine's recipes, Megatron's
+ * --fp8-recipe): delayed (per tensor, from an amax history), current (per
+ * tensor, from the tensor itself: Megatron's "tensorwise"), mxfp8 (a scale
+ * per 32 elements, on Blackwell's block-scaled tensor cores), blockwise
+ * (DeepSeek-V3's 1 x 128 activation and 128 x 128 weight tiles) */
+typedef enum { SIM_FP8_DELAYED, SIM_FP8_CURRENT, SIM_FP8_MXFP8, SIM_FP8_BLOCKWISE } SimFp8Recipe;
 
 /* the training framework whose overlaps and kernels the step follows */
 typedef enum { SIM_FRAMEWORK_MEGATRON, SIM_FRAMEWORK_FSDP } SimFramework;
@@ -107,6 +113,7 @@ typedef struct {
   int attention_kernel;         /* -1 unset, else SimAttentionKernel */
   SimFp8 fp8;                   /* FP8 linear layers (Transformer Engine), or off */
   int fp8_params;               /* -1 unset; weights kept (and gathered) in FP8 */
+  int fp8_recipe;               /* -1 unset (and with --fp8 off), else SimFp8Recipe */
   /* 0 unset; Megatron's --num-layers-per-virtual-pipeline-stage, turned into
    * virtual_stages = layers / (pp x this) by sim_plan_resolve, then 0 */
   int layers_per_virtual_stage;
@@ -190,6 +197,7 @@ const char *sim_recompute_name (SimRecompute r);
 const char *sim_recipe_name (SimRecipe r);
 /* "off", "hybrid" or "e4m3"; static; any thread */
 const char *sim_fp8_name (SimFp8 f);
+const char *sim_fp8_recipe_name (SimFp8Recipe r);
 const char *sim_dim_name (SimDim d);
 /* the names above are static strings; the order string ("tp-cp-dp-pp") is
  * new (caller g_free()s) */

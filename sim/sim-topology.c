@@ -147,6 +147,9 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
       return FALSE;
     }
     t->peak_flop_per_s[d] = rate;
+    if (d == SIM_DTYPE_FP8 && xmlHasProp (p, (const xmlChar *) "block-scaled") &&
+        !sim_xml_get_bool (path, p, "block-scaled", &t->fp8_block_scaled, error))
+      return FALSE;
   }
   gemm = sim_xml_first_element (node, "gemm");
   for (xmlNode *p = sim_xml_first_element (gemm, "point"); p != NULL;

@@ -55,6 +55,7 @@ typedef struct {
   guint64 hbm_visible_bytes;    /* what the driver exposes (nvidia-smi Total) */
   double hbm_bw_bytes_per_s;
   double peak_flop_per_s[SIM_DTYPE_COUNT]; /* dense; 0 where not given */
+  gboolean fp8_block_scaled;      /* FP8 tensor cores apply MX block scales (Blackwell) */
   GArray *gemm;                  /* SimGemmPoint, measured bf16 GEMM rates; may be empty */
   double attn_fwd_efficiency;    /* fused attention, fraction of bf16 peak; 0 if not given */
   double attn_bwd_efficiency;

@@ -1,0 +1,151 @@
+/* tests for --fp8-recipe: what each FP8 scaling recipe adds to one layer's
+ * forward and backward (sim-cost.c, fp8_recipe_kernels), against the kernels
+ * written out by hand below, and how the plan resolves the recipe */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim-cost.h"
+#include "sim-error.h"
+#include "sim-model.h"
+#include "sim-plan.h"
+#include "sim-topology.h"
+
+typedef struct {
+  SimTopology *topo;
+  SimModel *model;
+} Fixture;
+
+static void
+load (Fixture *f, const char *topology)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tp = g_build_filename (SIM_SOURCE_DIR, "topologies", topology, NULL);
+  g_autofree char *mp = g_build_filename (SIM_SOURCE_DIR, "models", "llama3-70b.xml", NULL);
+  f->topo = sim_topology_load (tp, 8, &error);
+  g_assert_no_error (error);
+  f->model = sim_model_load (mp, &error);
+  g_assert_no_error (error);
+}
+
+static void
+unload (Fixture *f)
+{
+  sim_topology_free (f->topo);
+  sim_model_free (f->model);
+}
+
+/* the layer costs of llama3-70b at tp 8 (sequence parallel), pp 2, dp 4,
+ * micro-batch 1, seq 8192, with `fp8` (e.g. "fp8=hybrid,fp8-recipe=current") */
+static void
+layer (Fixture *f, const char *fp8, SimLayerCost *c, SimPlan **out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = g_strdup_printf ("tp=8,pp=2,dp=4,%s", fp8);
+  SimPlan *p = sim_plan_new ();
+  g_assert_true (sim_plan_parse_string (p, text, &error));
+  g_assert_true (sim_plan_resolve (p, f->topo, f->model, &error));
+  g_assert_no_error (error);
+  sim_cost_layer (f->model, p, sim_topology_gpu_type (f->topo, 0), c);
+  if (out != NULL)
+    *out = p;
+  else
+    sim_plan_free (p);
+}
+
+/* Per TP rank: T = 8192 tokens, Tn = T/8 under sequence parallelism, h 8192,
+ * query width qd = 64 heads x 128 = 8192, kvd = 8 x 128 = 1024, f = 28672
+ * (f/t = 3584, SwiGLU's up projection 2f/t = 7168).  The four GEMM inputs
+ * hold in_x = 2 Tn h + T qd/t + T f/t elements, the four output gradients
+ * in_dy = T (qd + 2 kvd)/t + 2 T h + T 2f/t; B is the achievable HBM rate
+ * (bandwidth x eff.hbm), k the fixed cost of a kernel.
+ *   current - delayed:   forward 2 casts of 4 Tn h bytes out of the norms,
+ *     4 amax passes of 2 bytes per input element: 6 k + (8 Tn h + 2 in_x)/B;
+ *     backward 4 amax passes over the gradients: 4 k + 2 in_dy / B
+ *   blockwise - delayed: forward the 2 casts with a 4-byte scale per 128
+ *     elements on both copies, and every other cast's scales:
+ *     2 k + 2 (4 + 8/128) Tn h / B + (8/128) in_x / B; backward (8/128) in_dy / B
+ *   mxfp8 - delayed (B200): a 1-byte scale per 32 elements on both copies:
+ *     (2/32) in_x / B forward, (2/32) in_dy / B backward */
+static void
+test_recipe_kernels (void)
+{
+  const double T = 8192, t = 8, Tn = T / t, h = 8192, qd = 8192, kvd = 1024, f = 28672;
+  const double in_x = 2 * Tn * h + T * qd / t + T * f / t;
+  const double in_dy = T * (qd + 2 * kvd) / t + 2 * T * h + T * 2 * f / t;
+  Fixture hopper, blackwell;
+  SimLayerCost d, c, b, bd, bm;
+  const SimGpuType *g;
+  double B, k;
+
+  load (&hopper, "dgx-h100.xml");
+  g = sim_topology_gpu_type (hopper.topo, 0);
+  B = g->hbm_bw_bytes_per_s * g->eff.hbm, k = g->eff.kernel_fixed_s;
+  layer (&hopper, "fp8=hybrid,fp8-recipe=delayed", &d, NULL);
+  layer (&hopper, "fp8=hybrid,fp8-recipe=current", &c, NULL);
+  layer (&hopper, "fp8=hybrid,fp8-recipe=blockwise", &b, NULL);
+  g_assert_cmpfloat_with_epsilon (c.layer_fwd_s - d.layer_fwd_s, 6 * k + (8 * Tn * h + 2 * in_x) / B, 1e-12);
+  g_assert_cmpfloat_with_epsilon (c.layer_bwd_s - d.layer_bwd_s, 4 * k + 2 * in_dy / B, 1e-12);
+  g_assert_cmpfloat_with_epsilon (b.layer_fwd_s - d.layer_fwd_s,
+                                  2 * k + 2 * (4 + 8.0 / 128) * Tn * h / B + (8.0 / 128) * in_x / B, 1e-12);
+  g_assert_cmpfloat_with_epsilon (b.layer_bwd_s - d.layer_bwd_s, (8.0 / 128) * in_dy / B, 1e-12);
+  /* the GEMMs' FLOPs do not change */
+  g_assert_cmpfloat (c.layer_fwd_flop, ==, d.layer_fwd_flop);
+  unload (&hopper);
+
+  load (&blackwell, "dgx-b200.xml");
+  g = sim_topology_gpu_type (blackwell.topo, 0);
+  B = g->hbm_bw_bytes_per_s * g->eff.hbm;
+  layer (&blackwell, "fp8=hybrid,fp8-recipe=delayed", &bd, NULL);
+  layer (&blackwell, "fp8=hybrid,fp8-recipe=mxfp8", &bm, NULL);
+  g_assert_cmpfloat_with_epsilon (bm.layer_fwd_s - bd.layer_fwd_s, (2.0 / 32) * in_x / B, 1e-12);
+  g_assert_cmpfloat_with_epsilon (bm.layer_bwd_s - bd.layer_bwd_s, (2.0 / 32) * in_dy / B, 1e-12);
+  unload (&blackwell);
+}
+
+/* defaults: mxfp8 where the FP8 tensor cores are block-scaled (B200), delayed
+ * elsewhere (H100); mxfp8 refused on H100; a recipe without --fp8 refused;
+ * Megatron's "tensorwise" is current scaling */
+static void
+test_recipe_resolution (void)
+{
+  Fixture hopper, blackwell;
+  SimLayerCost c1, c2;
+  SimPlan *p = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *refused[] = { "tp=8,pp=2,dp=4,fp8=hybrid,fp8-recipe=mxfp8", "tp=8,pp=2,dp=4,fp8-recipe=current" };
+
+  load (&hopper, "dgx-h100.xml");
+  layer (&hopper, "fp8=hybrid", &c1, &p);
+  g_assert_cmpint (p->fp8_recipe, ==, SIM_FP8_DELAYED);
+  sim_plan_free (p);
+  layer (&hopper, "fp8=hybrid,fp8-recipe=tensorwise", &c1, &p);
+  g_assert_cmpint (p->fp8_recipe, ==, SIM_FP8_CURRENT);
+  sim_plan_free (p);
+  layer (&hopper, "fp8=hybrid,fp8-recipe=current", &c2, NULL);
+  g_assert_cmpfloat (c1.layer_fwd_s, ==, c2.layer_fwd_s);
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
+    g_autoptr (SimPlan) q = sim_plan_new ();
+    g_assert_true (sim_plan_parse_string (q, refused[i], &error));
+    g_assert_false (sim_plan_resolve (q, hopper.topo, hopper.model, &error));
+    g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
+    g_assert_nonnull (strstr (error->message, "--fp8-recipe"));
+    g_clear_error (&error);
+  }
+  unload (&hopper);
+
+  load (&blackwell, "dgx-b200.xml");
+  layer (&blackwell, "fp8=hybrid", &c1, &p);
+  g_assert_cmpint (p->fp8_recipe, ==, SIM_FP8_MXFP8);
+  sim_plan_free (p);
+  unload (&blackwell);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fp8-recipe/kernels", test_recipe_kernels);
+  g_test_add_func ("/fp8-recipe/resolution", test_recipe_resolution);
+  return g_test_run ();
+}
