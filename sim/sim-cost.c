@@ -35,6 +35,14 @@ bf16_peak (const SimGpuType *g)
  * peaks. */
 #define FP8_GEMM_SPEEDUP (1402.6 / 794.5)
 
+/* FP8 attention: FlashAttention-3 reaches "up to 740 TFLOPs/s (75%
+ * utilization) with BF16 and close to 1.2 PFLOPs/s with FP8" on H100 (Shah
+ * et al. 2024, arXiv:2407.08608, abstract), both forward; with
+ * --fp8-attention the forward runs at the BF16 rate of its shape times
+ * their ratio.  The paper gives no FP8 backward, so the backward stays at
+ * the BF16 rate (an upper bound on its time). */
+#define FP8_ATTENTION_SPEEDUP (1200.0 / 740.0)
+
 /* a GEMM at the measured rate of its shape, `speedup` times faster (FP8) */
 static void
 k_gemm_x (Acc *a, double m, double n, double k, double speedup)
@@ -276,6 +284,8 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
         eff_f /= 1.4;
         eff_b /= 2.0;
       }
+      if (p->fp8_attention)
+        eff_f *= FP8_ATTENTION_SPEEDUP;
       k_attn (core_fwd, 0.5 * full_flop, eff_f * attn_shape_factor (s, d, FALSE));
       k_attn (core_bwd, 2.5 * 0.5 * full_flop, eff_b * attn_shape_factor (s, d, TRUE));
       k_mem (core_bwd, 4 * T * qd / t);

@@ -14,7 +14,7 @@ typedef enum {
   KEY_FLASH_ATTENTION, KEY_ZERO, KEY_RECIPE, KEY_ORDER, KEY_LORA_RANK, KEY_LORA_TARGETS,
   KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
   KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
-  KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
+  KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_FP8_ATTENTION, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -84,6 +84,8 @@ static const Option options[] = {
     "FP8 scaling: per tensor from an amax history or from the tensor itself (tensorwise, "
     "Megatron's name), per 32 elements (Blackwell), or per 128-element tile (default: mxfp8 "
     "where the tensor cores take block scales, else delayed)" },
+  { "fp8-attention", NULL, KEY_FP8_ATTENTION, ARG_BOOL, NULL,
+    "the fused attention's forward in FP8 as well (needs --fp8; default off)" },
   { "layers-per-virtual-stage", NULL, KEY_LAYERS_PER_VIRTUAL_STAGE, ARG_INT, NULL,
     "layers per interleaved model chunk: --virtual-stages = layers / (pp x this)" },
 };
@@ -117,6 +119,7 @@ static const Alias aliases[] = {
   { "virtual-pipeline-model-parallel-size", "virtual-stages", NULL, NULL },
   { "fp8-format", "fp8", NULL, NULL },
   { "fp8-param-gather", "fp8-params", "true", NULL },
+  { "fp8-dot-product-attention", "fp8-attention", "true", NULL },
   { "use-flash-attn", "flash-attention", "true", NULL },
   { "bf16", "recipe", "bf16-adam", NULL },
   { "fp16", NULL, NULL, "trains in fp16 with loss scaling; sim models bf16 (and FP8 with --fp8)" },
@@ -406,6 +409,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_FP8: plan->fp8 = (SimFp8) u; break;
   case KEY_FP8_PARAMS: plan->fp8_params = b; break;
   case KEY_FP8_RECIPE: plan->fp8_recipe = u == 4 ? SIM_FP8_CURRENT : (int) u; break;
+  case KEY_FP8_ATTENTION: plan->fp8_attention = b; break;
   case KEY_LAYERS_PER_VIRTUAL_STAGE: plan->layers_per_virtual_stage = (int) u; break;
   case KEY_EP: plan->ep = (int) u; break;
   case KEY_ETP: plan->etp = (int) u; break;
@@ -996,6 +1000,11 @@ resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
 {
   const SimGpuType *g = sim_topology_gpu_type (topo, 0);
   if (plan->fp8 == SIM_FP8_OFF) {
+    if (plan->fp8_attention) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--fp8-attention: expected --fp8 hybrid or e4m3 with it (the plan trains in BF16)");
+      return FALSE;
+    }
     if (plan->fp8_recipe >= 0) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                    "--fp8-recipe %s: expected --fp8 hybrid or e4m3 with it (the plan trains in BF16)",
@@ -1014,6 +1023,12 @@ resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
   /* MXFP8 needs tensor cores that apply a scale per 32-element block
    * (Blackwell's, <peak dtype="fp8" block-scaled="true">); Transformer
    * Engine makes it the default there and delayed scaling on Hopper */
+  if (plan->fp8_attention && !plan->flash_attention) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--fp8-attention: expected fused (flash) attention, whose FP8 kernels it uses; "
+                 "drop --no-flash-attention");
+    return FALSE;
+  }
   if (plan->fp8_recipe == SIM_FP8_MXFP8 && !g->fp8_block_scaled) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "--fp8-recipe mxfp8: %s has no block-scaled FP8 tensor cores (Blackwell's; its "

@@ -114,6 +114,7 @@ typedef struct {
   SimFp8 fp8;                   /* FP8 linear layers (Transformer Engine), or off */
   int fp8_params;               /* -1 unset; weights kept (and gathered) in FP8 */
   int fp8_recipe;               /* -1 unset (and with --fp8 off), else SimFp8Recipe */
+  gboolean fp8_attention;       /* the fused attention's forward in FP8 too */
   /* 0 unset; Megatron's --num-layers-per-virtual-pipeline-stage, turned into
    * virtual_stages = layers / (pp x this) by sim_plan_resolve, then 0 */
   int layers_per_virtual_stage;

@@ -141,11 +141,38 @@ test_recipe_resolution (void)
   unload (&blackwell);
 }
 
+/* --fp8-attention: the fused attention's forward at 1200/740 of its BF16
+ * rate (FlashAttention-3's FP8 and BF16 maxima on H100), its backward as
+ * before; the fixed cost of the one kernel k stays */
+static void
+test_fp8_attention (void)
+{
+  Fixture hopper;
+  SimLayerCost a, b;
+  double k;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimPlan) q = sim_plan_new ();
+
+  load (&hopper, "dgx-h100.xml");
+  k = sim_topology_gpu_type (hopper.topo, 0)->eff.kernel_fixed_s;
+  layer (&hopper, "fp8=hybrid", &a, NULL);
+  layer (&hopper, "fp8=hybrid,fp8-attention", &b, NULL);
+  g_assert_cmpfloat_with_epsilon ((a.attn_core_fwd_s - k) / (b.attn_core_fwd_s - k), 1200.0 / 740.0, 1e-12);
+  g_assert_cmpfloat (b.layer_bwd_s, ==, a.layer_bwd_s);
+  g_assert_cmpfloat_with_epsilon (a.layer_fwd_s - b.layer_fwd_s, a.attn_core_fwd_s - b.attn_core_fwd_s, 1e-15);
+  /* Megatron's --fp8-dot-product-attention needs --fp8 as well */
+  g_assert_true (sim_plan_parse_string (q, "tp=8,pp=2,dp=4,fp8-attention", &error));
+  g_assert_false (sim_plan_resolve (q, hopper.topo, hopper.model, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
+  unload (&hopper);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/fp8-recipe/kernels", test_recipe_kernels);
   g_test_add_func ("/fp8-recipe/resolution", test_recipe_resolution);
+  g_test_add_func ("/fp8-recipe/attention", test_fp8_attention);
   return g_test_run ();
 }
