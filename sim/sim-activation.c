@@ -20,6 +20,7 @@ sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan)
   cfg->flash = plan->flash_attention > 0;
   cfg->recompute = plan->recompute;
   cfg->fp8 = plan->fp8 != SIM_FP8_OFF;
+  cfg->fp8_attention = cfg->fp8 && plan->fp8_attention;
   cfg->etp = (guint64) MAX (plan->etp, 1);
 }
 
@@ -79,7 +80,7 @@ attention_tensors (SimActivations *a, const SimModel *m, const SimActivationConf
    * layernorm_mlp.py save the cast input, not the bf16 one) */
   guint64 lin = c->fp8 ? 1 : ACT;
   /* the widths of Q and K (per token, all heads), V and the output */
-  guint64 qw, kw, vw;
+  guint64 qw, kw, vw, qkv;
 
   save (a, "attention.norm", "input", rep (c, ACT * sbh));
   if (m->mla.kv_lora_rank > 0) {
@@ -98,9 +99,13 @@ attention_tensors (SimActivations *a, const SimModel *m, const SimActivationConf
     kw = vw = sim_model_kv_dim (m);
     save (a, "attention.qkv", "input (norm output)", rep (c, lin * sbh));
   }
-  save (a, "attention.core", "Q", shard (c, ACT * s * b * qw));
-  save (a, "attention.core", "K", shard (c, ACT * s * b * kw));
-  save (a, "attention.core", "V", shard (c, ACT * s * b * vw));
+  /* FP8 attention (Transformer Engine's FP8 fused attention) takes Q, K
+   * and V in FP8 and keeps those copies, and its FP8 output, for the
+   * backward; the output projection reads that same FP8 output */
+  qkv = c->fp8_attention ? 1 : ACT;
+  save (a, "attention.core", "Q", shard (c, qkv * s * b * qw));
+  save (a, "attention.core", "K", shard (c, qkv * s * b * kw));
+  save (a, "attention.core", "V", shard (c, qkv * s * b * vw));
   if (keep_scores) {
     save (a, "attention.core", "softmax output", shard (c, ACT * scores));
     if (m->dropout) {
@@ -112,11 +117,11 @@ attention_tensors (SimActivations *a, const SimModel *m, const SimActivationConf
   if (m->mla.kv_lora_rank == 0)
     vw = heads * sim_model_head_dim (m);
   save (a, "attention.proj", "input (attention output)",
-        shard (c, (c->fp8 && !c->flash ? 1 : ACT) * s * b * vw));
+        shard (c, ((c->fp8 && !c->flash) || c->fp8_attention ? 1 : ACT) * s * b * vw));
   /* with FP8 the projection keeps its own FP8 copy beside the bf16 output
    * that the fused attention's backward reads; without flash attention
    * nothing else reads it, and the FP8 copy replaces it */
-  if (c->fp8 && c->flash)
+  if (c->fp8 && c->flash && !c->fp8_attention)
     save (a, "attention.proj", "FP8 input", shard (c, 1 * s * b * vw));
   if (m->dropout)
     save (a, "attention.dropout", "mask", rep (c, MASK * sbh));

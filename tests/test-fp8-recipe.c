@@ -7,6 +7,7 @@
 
 #include "sim-cost.h"
 #include "sim-error.h"
+#include "sim-memory.h"
 #include "sim-model.h"
 #include "sim-plan.h"
 #include "sim-topology.h"
@@ -160,6 +161,26 @@ test_fp8_attention (void)
   g_assert_cmpfloat_with_epsilon ((a.attn_core_fwd_s - k) / (b.attn_core_fwd_s - k), 1200.0 / 740.0, 1e-12);
   g_assert_cmpfloat (b.layer_bwd_s, ==, a.layer_bwd_s);
   g_assert_cmpfloat_with_epsilon (a.layer_fwd_s - b.layer_fwd_s, a.attn_core_fwd_s - b.attn_core_fwd_s, 1e-15);
+  /* memory: Q, K and V kept in FP8 (1 byte instead of 2) and the output
+   * once in FP8 instead of in BF16 beside the projection's FP8 copy (3
+   * bytes -> 1): per layer and TP rank, s b (qd + 2 kvd)/t + 2 s b qd/t =
+   * 8192 x (8192 + 2048)/8 + 2 x 8192 x 8192/8 = 10,485,760 + 16,777,216
+   * = 27,262,976 bytes less */
+  {
+    SimPlan *p1 = NULL, *p2 = NULL;
+    SimMemory *m1, *m2;
+    layer (&hopper, "fp8=hybrid", &a, &p1);
+    layer (&hopper, "fp8=hybrid,fp8-attention", &b, &p2);
+    m1 = sim_memory_compute (hopper.topo, hopper.model, p1);
+    m2 = sim_memory_compute (hopper.topo, hopper.model, p2);
+    g_assert_cmpuint (g_array_index (m1->stages, SimStageMemory, 0).activation_bytes_per_layer -
+                          g_array_index (m2->stages, SimStageMemory, 0).activation_bytes_per_layer,
+                      ==, 27262976);
+    sim_memory_free (m1);
+    sim_memory_free (m2);
+    sim_plan_free (p1);
+    sim_plan_free (p2);
+  }
   /* Megatron's --fp8-dot-product-attention needs --fp8 as well */
   g_assert_true (sim_plan_parse_string (q, "tp=8,pp=2,dp=4,fp8-attention", &error));
   g_assert_false (sim_plan_resolve (q, hopper.topo, hopper.model, &error));
