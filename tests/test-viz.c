@@ -5,6 +5,7 @@
 
 #include "sim-schedule.h"
 #include "test-ideal.h"
+#include "viz-compare.h"
 #include "viz.h"
 
 static void
@@ -158,6 +159,48 @@ test_memory_peak_marker (void)
   cairo_surface_destroy (s);
 }
 
+/* compare: a layout that does not fit, given first, is drawn after the one
+ * that fits, as a grey bar with no compute colour in it; the one that fits
+ * keeps its compute segment */
+static void
+test_compare_oom (void)
+{
+  g_auto (Run) r = { 0 };
+  SimMemory oom_mem;
+  SimRun fit = { 0 }, oom = { 0 };
+  const SimRun *runs[2];
+  double w = 1200, h = viz_compare_height (2), rgb[3];
+  cairo_surface_t *s;
+  cairo_t *cr;
+  int compute = 0, grey = 0;
+  run_ideal (&r, "tp=2,pp=4,dp=1,gb=8,schedule=1f1b");
+  oom_mem = *r.mem;
+  oom_mem.fits = FALSE;
+  fit = (SimRun) { .topo = r.t, .model = r.m, .plan = r.p, .memory = r.mem, .time = r.it, .label = (char *) "fits" };
+  oom = fit;
+  oom.memory = &oom_mem;
+  oom.label = (char *) "oom";
+  runs[0] = &oom;
+  runs[1] = &fit;
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
+  cr = cairo_create (s);
+  viz_compare_draw (cr, w, h, runs, 2, "t");
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  /* rows: TOP 104, 40 px each, bars 6 px below the row top, 26 px high,
+   * from x 300; probe a quarter of the way along the longest bar */
+  pixel (s, 320, 104 + 6 + 13, rgb);
+  g_assert_true (is_color (rgb, viz_kind_color (SIM_SPAN_FORWARD)));
+  for (int x = 300; x < 500; x++) {
+    pixel (s, x, 104 + 40 + 6 + 13, rgb);
+    compute += is_color (rgb, viz_kind_color (SIM_SPAN_FORWARD));
+    grey += is_color (rgb, (VizColor) { 0.80, 0.80, 0.80 });
+  }
+  g_assert_cmpint (compute, ==, 0);
+  g_assert_cmpint (grey, >, 50);
+  cairo_surface_destroy (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -165,5 +208,6 @@ main (int argc, char **argv)
   g_test_add_func ("/viz/gantt-bubble-idle", test_gantt_bubble_idle);
   g_test_add_func ("/viz/gantt-order", test_gantt_order);
   g_test_add_func ("/viz/memory-peak-marker", test_memory_peak_marker);
+  g_test_add_func ("/viz/compare-oom", test_compare_oom);
   return g_test_run ();
 }

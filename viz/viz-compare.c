@@ -104,6 +104,50 @@ draw_step_bar (cairo_t *cr, const SimIteration *it, double y, double h, double r
     viz_text (cr, x + 6, y + h / 2 + 4, 0, t);
 }
 
+/* a layout that does not fit: its step is what it would take, not a
+ * choice, so no segments in the kinds' colours but a grey bar hatched
+ * across with "OOM" written on it */
+static void
+draw_oom_bar (cairo_t *cr, const SimIteration *it, double y, double h, double right, double tmax,
+              double gx, double scale, const char *unit)
+{
+  double w = (right - LEFT) * it->step_s / tmax;
+  g_autofree char *t = g_strdup_printf ("%.2f %s if it fitted", it->step_s * scale, unit);
+
+  cairo_set_source_rgb (cr, 0.80, 0.80, 0.80);
+  cairo_rectangle (cr, LEFT, y, w, h);
+  cairo_fill (cr);
+  cairo_save (cr);
+  cairo_rectangle (cr, LEFT, y, w, h);
+  cairo_clip (cr);
+  cairo_set_source_rgb (cr, 0.55, 0.55, 0.55);
+  cairo_set_line_width (cr, 2);
+  for (double x = LEFT - h; x < LEFT + w; x += 10) {
+    cairo_move_to (cr, x, y + h);
+    cairo_line_to (cr, x + h, y);
+  }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+  cairo_set_source_rgb (cr, 0.45, 0.45, 0.45);
+  cairo_set_line_width (cr, 1);
+  cairo_rectangle (cr, LEFT + 0.5, y + 0.5, MAX (w - 1, 0), h - 1);
+  cairo_stroke (cr);
+  /* the word on a white patch in the middle of the bar */
+  viz_font (cr, 12, TRUE);
+  {
+    double tw = viz_text_width (cr, "OOM"), cx = LEFT + w / 2;
+    cairo_set_source_rgb (cr, 1, 1, 1);
+    cairo_rectangle (cr, cx - tw / 2 - 6, y + 4, tw + 12, h - 8);
+    cairo_fill (cr);
+    cairo_set_source_rgb (cr, 0.80, 0.15, 0.15);
+    viz_text (cr, cx, y + h / 2 + 4.5, 0.5, "OOM");
+  }
+  viz_font (cr, 11, FALSE);
+  cairo_set_source_rgb (cr, 0.45, 0.45, 0.45);
+  if (LEFT + w + 6 + viz_text_width (cr, t) < gx - 8)
+    viz_text (cr, LEFT + w + 6, y + h / 2 + 4, 0, t);
+}
+
 /* the memory gauge: peak over usable, red past it */
 static void
 draw_memory_gauge (cairo_t *cr, const SimMemory *mem, double gx, double y, double h)
@@ -134,6 +178,7 @@ viz_compare_draw (cairo_t *cr, double width, double height, const SimRun *const 
   double tmax = 0, right = width - GAUGE_W - 170, gx = width - GAUGE_W - 10;
   double scale = 1;
   const char *unit = "s";
+  g_autofree const SimRun **order = g_new0 (const SimRun *, MAX (n, 1));
 
   for (int i = 0; i < n; i++)
     if (runs[i]->time != NULL)
@@ -147,8 +192,14 @@ viz_compare_draw (cairo_t *cr, double width, double height, const SimRun *const 
   viz_time_unit (tmax, &scale, &unit);
   draw_time_axis (cr, right, tmax, n, scale, unit);
 
+  /* the layouts that fit first, in the order given (the caller's ranking),
+   * then those that do not: an OOM layout is never ranked above one that fits */
+  for (int k = 0, i = 0; k < 2; k++)
+    for (int j = 0; j < n; j++)
+      if (runs[j]->memory->fits == (k == 0))
+        order[i++] = runs[j];
   for (int i = 0; i < n; i++) {
-    const SimRun *r = runs[i];
+    const SimRun *r = order[i];
     double y = TOP + i * ROW + 6, h = ROW - 14;
     g_autofree char *label = r->memory->fits ? g_strdup_printf ("%d. %s", i + 1, r->label)
                                              : g_strdup_printf ("OOM: %s", r->label);
@@ -160,8 +211,10 @@ viz_compare_draw (cairo_t *cr, double width, double height, const SimRun *const 
       strcat (label, "...");
     }
     viz_text (cr, LEFT - 12, y + h / 2 + 4, 1, label);
-    if (r->time != NULL)
+    if (r->time != NULL && r->memory->fits)
       draw_step_bar (cr, r->time, y, h, right, tmax, gx, scale, unit);
+    else if (r->time != NULL)
+      draw_oom_bar (cr, r->time, y, h, right, tmax, gx, scale, unit);
     draw_memory_gauge (cr, r->memory, gx, y, h);
   }
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
