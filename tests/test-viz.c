@@ -6,6 +6,7 @@
 #include "sim-schedule.h"
 #include "test-ideal.h"
 #include "viz-compare.h"
+#include "viz-private.h"
 #include "viz.h"
 
 static void
@@ -201,6 +202,29 @@ test_compare_oom (void)
   cairo_surface_destroy (s);
 }
 
+/* a chart that leaves stages out says which it shows, and says nothing
+ * when it shows them all (the text the Gantt and memory charts print) */
+static void
+test_stages_shown (void)
+{
+  g_auto (Run) r = { 0 };
+  SimRun run = { 0 };
+  VizInput in = { &run, (int[]) { 0, 3, 7 }, 3 };
+  g_autoptr (GArray) some = NULL;
+  g_autoptr (GArray) all = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  run_ideal (&r, "tp=1,pp=8,dp=1,gb=8,schedule=1f1b");
+  run = (SimRun) { .topo = r.t, .model = r.m, .plan = r.p, .memory = r.mem, .time = r.it };
+  some = viz_default_stages (&in, 32);
+  a = viz_stages_shown (&in, some);
+  g_assert_cmpstr (a, ==, "stages shown: 0, 3, 7 of 8");
+  in.stages = NULL;
+  all = viz_default_stages (&in, 32);
+  b = viz_stages_shown (&in, all);
+  g_assert_null (b);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -209,5 +233,6 @@ main (int argc, char **argv)
   g_test_add_func ("/viz/gantt-order", test_gantt_order);
   g_test_add_func ("/viz/memory-peak-marker", test_memory_peak_marker);
   g_test_add_func ("/viz/compare-oom", test_compare_oom);
+  g_test_add_func ("/viz/stages-shown", test_stages_shown);
   return g_test_run ();
 }

@@ -184,3 +184,23 @@ viz_title (const VizInput *in)
                           p->micro_batches);
   return g_string_free (s, FALSE);
 }
+
+char *
+viz_stages_shown (const VizInput *in, const GArray *rows)
+{
+  int p = in->run->plan->pp;
+  GString *s = NULL;
+  if ((int) rows->len >= p)
+    return NULL;
+  s = g_string_new ("stages shown: ");
+  /* a long list keeps its ends: which stages a reader looks for first */
+  for (guint i = 0; i < rows->len; i++) {
+    if (rows->len > 12 && i == 5) {
+      g_string_append_printf (s, "... (%u in all), ", rows->len);
+      i = rows->len - 5;
+    }
+    g_string_append_printf (s, "%d%s", g_array_index (rows, int, i), i + 1 < rows->len ? ", " : "");
+  }
+  g_string_append_printf (s, " of %d", p);
+  return g_string_free (s, FALSE);
+}

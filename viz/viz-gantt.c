@@ -335,9 +335,16 @@ viz_gantt_draw (cairo_t *cr, double width, double height, const VizInput *in)
         "step %.3f s   %s tokens/s   MFU %.1f%%   bubble %.1f%%   exposed comm per stage: TP %.2f s, PP %.2f s, DP %.2f s",
         it->step_s, tok, 100 * it->mfu, 100 * it->bubble_fraction, it->exposed_tp_s,
         it->exposed_pp_s, it->exposed_dp_s);
+    g_autofree char *shown = viz_stages_shown (in, rows);
     viz_font (cr, 14, FALSE);
     cairo_set_source_rgb (cr, 0.25, 0.25, 0.25);
     viz_text (cr, 16, 52, 0, line);
+    if (shown != NULL) {
+      double x = 16 + viz_text_width (cr, line) + 24;
+      viz_font (cr, 14, TRUE);
+      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+      viz_text (cr, x, 52, 0, shown);
+    }
   }
   legend (cr, in, 16, 82);
   if (it == NULL) {

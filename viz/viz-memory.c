@@ -54,7 +54,7 @@ panel_x (const Panel *p, double t)
 /* the title, the verdict line and the legend of the categories present;
  * what: what the chart shows ("memory per GPU over one step") */
 static void
-draw_header (cairo_t *cr, const char *title, const SimMemory *mem, const char *what)
+draw_header (cairo_t *cr, const char *title, const SimMemory *mem, const char *what, const char *shown)
 {
   double x = 16;
   g_autofree char *line = g_strdup_printf (
@@ -69,6 +69,12 @@ draw_header (cairo_t *cr, const char *title, const SimMemory *mem, const char *w
   viz_font (cr, 14, FALSE);
   cairo_set_source_rgb (cr, mem->fits ? 0.25 : 0.7, 0.25, 0.25);
   viz_text (cr, 16, 52, 0, line);
+  if (shown != NULL) {
+    double sx = 16 + viz_text_width (cr, line) + 24;
+    viz_font (cr, 14, TRUE);
+    cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+    viz_text (cr, sx, 52, 0, shown);
+  }
   /* legend */
   viz_font (cr, 12, FALSE);
   for (int c = 0; c < VIZ_MEM_COUNT; c++) {
@@ -378,11 +384,12 @@ draw_bars (cairo_t *cr, double width, double height, const VizInput *in, const c
   g_autoptr (GArray) stages = bar_stages (in);
   Panel p = { .left = LEFT, .right = width - RIGHT, .top = TOP + 24, .bottom = height - BOTTOM };
   double slot = 0, bar_w = 0, peak_x = -1, peak_v = 0;
+  g_autofree char *shown = viz_stages_shown (in, stages);
 
   cairo_save (cr);
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
-  draw_header (cr, title, mem, "memory per GPU by pipeline stage, from the ledger (no time simulated)");
+  draw_header (cr, title, mem, "memory per GPU by pipeline stage, from the ledger (no time simulated)", shown);
   if (stages->len == 0) {
     cairo_restore (cr);
     return;
@@ -437,6 +444,7 @@ viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
   const SimMemory *mem = in->run->memory;
   const SimIteration *it = in->run->time;
   Panel p = { .left = LEFT, .right = width - RIGHT };
+  g_autofree char *shown = NULL;
 
   p.t_end = it != NULL ? it->step_s : 1.0;
   /* default panels: the peak stage first, then at most 3 others */
@@ -452,10 +460,11 @@ viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
     draw_bars (cr, width, height, in, title);
     return;
   }
+  shown = viz_stages_shown (in, panels);
   cairo_save (cr);
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
-  draw_header (cr, title, mem, "memory per GPU over one step");
+  draw_header (cr, title, mem, "memory per GPU over one step", shown);
 
   /* one y scale for all panels: up to the larger of capacity and peak */
   p.ymax = MAX ((double) mem->capacity_bytes, (double) mem->peak_bytes) * 1.08;

@@ -13,3 +13,6 @@ double viz_tick_step (double hi, int want);
 void viz_time_unit (double span_s, double *scale, const char **unit);
 char *viz_format_tick (double v);
 char *viz_title (const VizInput *in);
+/* "stages shown: 0, 3, 7 of 8" when rows (int stage numbers) leaves some of
+ * the plan's pipeline stages out, else NULL */
+char *viz_stages_shown (const VizInput *in, const GArray *rows);
