@@ -22,8 +22,9 @@ typedef SimSweepRow Row;
 static const char *usage =
     "usage: sim sweep --topology FILE|NAME [--model FILE|NAME] [--nodes N | --gpus N]\n"
     "                 [--global-batch B] [--scale] [--fp8 off|hybrid|e4m3|both] [--top K]\n"
-    "                 [--threads N] [--shard I/N] [--json FILE|-] [--html FILE.html] [--quiet]\n"
-    "                 [--wide]\n"
+    "                 [--tp LIST] [--pp LIST] [--cp LIST] [--max-nodes N] [--min-headroom P%]\n"
+    "                 [--threads N | --jobs N] [--shard I/N] [--json FILE|-] [--html FILE.html]\n"
+    "                 [--quiet] [--wide]\n"
     "       sim sweep --merge FILE FILE ... [--top K]\n"
     "\n"
     "Enumerates every layout of the job on the cluster, prunes what is invalid,\n"
@@ -32,6 +33,10 @@ static const char *usage =
     "E = t1 k1 / (k tk) is against the smallest layout that fits.  --shard I/N\n"
     "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
     "--fp8 trains the linear layers in FP8; both ranks BF16 and FP8 layouts together.\n"
+    "--tp, --pp and --cp LIST (such as 1,2,4,8) try only those sizes.  --max-nodes N caps\n"
+    "the cluster at N nodes (with --scale, the largest count tried).  --min-headroom 10%\n"
+    "prunes the layouts whose peak leaves less than 10% of usable memory free.\n"
+    "--jobs N is --threads N: the layouts simulated at once (default: every core).\n"
     "--train-tokens 15T [--gpu-hour-price P] adds the best layout's time (and cost) to train.\n"
     "The table fits 100 columns: its plans leave out the global batch and the defaults\n"
     "cp=1, schedule=1f1b and recompute=none (--json and --wide give them in full).\n"
@@ -279,12 +284,19 @@ typedef struct {
 } Job;
 
 static gboolean
-parse_job (const char *nodes_s, const char *threads_s, const char *gb_s, const char *shard_s,
-           Job *job, GError **error)
+parse_job (const char *nodes_s, const char *threads_s, const char *jobs_s, const char *gb_s,
+           const char *shard_s, Job *job, GError **error)
 {
   if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &job->nodes, error))
     return FALSE;
+  /* --jobs is make's and xargs' word for the same thing */
+  if (threads_s != NULL && jobs_s != NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--jobs is another name for --threads: give one of them");
+    return FALSE;
+  }
   if (threads_s != NULL && !sim_cli_int ("threads", threads_s, 1, 1024, &job->threads, error))
+    return FALSE;
+  if (jobs_s != NULL && !sim_cli_int ("jobs", jobs_s, 1, 1024, &job->threads, error))
     return FALSE;
   if (gb_s != NULL) {
     int v = 0;
@@ -300,15 +312,97 @@ parse_job (const char *nodes_s, const char *threads_s, const char *gb_s, const c
   return TRUE;
 }
 
-/* the cluster at nodes (0: as the file says), or with --scale at 1, 2, 4
- * ... nodes and at its full size; *max_nodes is the full size */
+/* --tp 1,2,4,8: the sizes allowed, into list (at most
+ * SIM_SWEEP_MAX_CHOICES) */
+static gboolean
+parse_choices (const char *flag, const char *value, int *list, int *n, GError **error)
+{
+  g_auto (GStrv) items = NULL;
+  if (value == NULL)
+    return TRUE;
+  items = g_strsplit (value, ",", -1);
+  *n = 0;
+  for (guint i = 0; items[i] != NULL; i++) {
+    guint64 v = 0;
+    if (*n == SIM_SWEEP_MAX_CHOICES || !g_ascii_string_to_unsigned (items[i], 10, 1, 1 << 20, &v, NULL)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--%s: expected a comma-separated list of at most %d positive integers such as "
+                   "1,2,4,8, got '%.60s'", flag, SIM_SWEEP_MAX_CHOICES, value);
+      return FALSE;
+    }
+    list[(*n)++] = (int) v;
+  }
+  if (*n == 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--%s: expected a comma-separated list of positive integers such as 1,2,4,8, got ''", flag);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* --min-headroom 10% (or 10): a fraction from 0 to 0.99 */
+static gboolean
+parse_headroom (const char *value, double *fraction, GError **error)
+{
+  g_autofree char *digits = NULL;
+  double v = 0;
+  char *end = NULL;
+  if (value == NULL)
+    return TRUE;
+  digits = g_strdup (value);
+  if (g_str_has_suffix (digits, "%"))
+    digits[strlen (digits) - 1] = '\0';
+  v = g_ascii_strtod (digits, &end);
+  if (digits[0] == '\0' || end == NULL || *end != '\0' || !(v >= 0 && v < 100)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--min-headroom: expected a percentage of usable memory from 0 to below 100, such as 10%%, got '%.40s'",
+                 value);
+    return FALSE;
+  }
+  *fraction = v / 100;
+  return TRUE;
+}
+
+/* the constraints as text, for the shard file's options: shards of one
+ * sweep agree on them */
+static char *
+constraints_text (const SimSweepConstraints *c, int cap)
+{
+  const int *lists[] = { c->tp, c->cp, c->pp };
+  const int ns[] = { c->n_tp, c->n_cp, c->n_pp };
+  const char *names[] = { "tp", "cp", "pp" };
+  GString *s = g_string_new (NULL);
+  for (int k = 0; k < 3; k++) {
+    g_string_append_printf (s, ",%s=", names[k]);
+    if (ns[k] == 0)
+      g_string_append (s, "any");
+    for (int i = 0; i < ns[k]; i++)
+      g_string_append_printf (s, "%s%d", i > 0 ? "/" : "", lists[k][i]);
+  }
+  if (cap > 0)
+    g_string_append_printf (s, ",max-nodes=%d", cap);
+  else
+    g_string_append (s, ",max-nodes=any");
+  g_string_append_printf (s, ",min-headroom=%g%%", 100 * c->min_headroom);
+  return g_string_free (s, FALSE);
+}
+
+/* the cluster at nodes (0: as the file says; at most cap nodes when cap >
+ * 0), or with --scale at 1, 2, 4 ... nodes and at its full size;
+ * *max_nodes is the full size */
 static gboolean
 add_clusters (SimSweep *sw, const char *topo_path, int nodes, int gpus, const char *calibration,
-              gboolean scale, int *max_nodes, GError **error)
+              gboolean scale, int cap, int *max_nodes, GError **error)
 {
   SimTopology *t = sim_cli_load_topology (topo_path, nodes, gpus, calibration, error);
   if (t == NULL)
     return FALSE;
+  /* --max-nodes: the largest cluster a booking may get */
+  if (cap > 0 && t->n_nodes > cap) {
+    sim_topology_free (t);
+    if ((t = sim_cli_load_topology (topo_path, cap, 0, calibration, error)) == NULL)
+      return FALSE;
+  }
   *max_nodes = t->n_nodes;
   /* a part of one node does not scale */
   if (!scale || t->gpus_per_node < t->file_gpus_per_node) {
@@ -420,6 +514,9 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL, *fp8_s = NULL;
   g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL;
   double tokens = 0, price = 0;
+  g_autofree char *jobs_s = NULL, *tp_s = NULL, *pp_s = NULL, *cp_s = NULL, *max_nodes_s = NULL, *headroom_s = NULL;
+  SimSweepConstraints constraints = { .n_tp = 0 };
+  int cap = 0;
   g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL, *gpus_s = NULL;
   g_autoptr (GPtrArray) merge_files = g_ptr_array_new_with_free_func (g_free);
   gboolean help = FALSE, scale = FALSE, quiet = FALSE, wide = FALSE;
@@ -429,7 +526,9 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "nodes", TRUE, &nodes_s, NULL, NULL }, { "global-batch", TRUE, &gb_s, NULL, NULL },
     { "top", TRUE, &top_s, NULL, NULL }, { "threads", TRUE, &threads_s, NULL, NULL },
     { "shard", TRUE, &shard_s, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
-    { "html", TRUE, &html, NULL, NULL },
+    { "html", TRUE, &html, NULL, NULL }, { "jobs", TRUE, &jobs_s, NULL, NULL },
+    { "tp", TRUE, &tp_s, NULL, NULL }, { "pp", TRUE, &pp_s, NULL, NULL }, { "cp", TRUE, &cp_s, NULL, NULL },
+    { "max-nodes", TRUE, &max_nodes_s, NULL, NULL }, { "min-headroom", TRUE, &headroom_s, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
     { "fp8", TRUE, &fp8_s, NULL, NULL },
     { "train-tokens", TRUE, &train_s, NULL, NULL }, { "gpu-hour-price", TRUE, &price_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
@@ -467,7 +566,14 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   }
   if (!sim_cli_parse_training (train_s, price_s, &tokens, &price, error))
     return 2;
-  if (!parse_job (nodes_s, threads_s, gb_s, shard_s, &job, error))
+  if (!parse_job (nodes_s, threads_s, jobs_s, gb_s, shard_s, &job, error))
+    return 2;
+  if (!parse_choices ("tp", tp_s, constraints.tp, &constraints.n_tp, error) ||
+      !parse_choices ("pp", pp_s, constraints.pp, &constraints.n_pp, error) ||
+      !parse_choices ("cp", cp_s, constraints.cp, &constraints.n_cp, error) ||
+      !parse_headroom (headroom_s, &constraints.min_headroom, error))
+    return 2;
+  if (max_nodes_s != NULL && !sim_cli_int ("max-nodes", max_nodes_s, 1, 65536, &cap, error))
     return 2;
   if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, SIM_TOPOLOGY_MAX_GPUS, &gpus, error))
     return 2;
@@ -483,7 +589,8 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     return 2;
 
   sw = sim_sweep_new (model, job.gb);
-  if (!add_clusters (sw, topo_path, job.nodes, gpus, calibration, scale, &max_nodes, error))
+  sim_sweep_set_constraints (sw, &constraints);
+  if (!add_clusters (sw, topo_path, job.nodes, gpus, calibration, scale, cap, &max_nodes, error))
     return 2;
   if (fp8_s != NULL) {
     /* off, hybrid, e4m3, or both: BF16 and hybrid FP8 ranked together */
@@ -513,10 +620,11 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
 
   if (json != NULL) {
     /* what shapes the sweep, so that --merge joins only shards of one */
-    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT ",scale=%s,calibration=%s,fp8=%s",
+    g_autofree char *limits = constraints_text (sim_sweep_constraints (sw), cap);
+    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT ",scale=%s,calibration=%s,fp8=%s%s",
                                                 job.nodes, job.gb, scale ? "yes" : "no",
                                                 calibration != NULL ? calibration : "",
-                                                fp8_s != NULL ? fp8_s : "off");
+                                                fp8_s != NULL ? fp8_s : "off", limits);
     json_text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
   }
   /* the text, unless the JSON on stdout is all that is asked for */

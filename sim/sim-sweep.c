@@ -2,6 +2,7 @@
 #include "sim-sweep.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim-cost.h"
@@ -22,6 +23,8 @@ struct _SimSweep {
   const SimModel *model;
   guint64 global_batch;
   int fp8_modes[2];      /* SimFp8 values to try, -1 for none */
+  SimSweepConstraints constraints;
+  char *headroom_reason; /* the pruning reason of --min-headroom, or NULL */
   GPtrArray *rows;
   guint layouts;         /* enumerated, before sim_sweep_keep_shard */
   gint done;
@@ -53,6 +56,69 @@ sim_sweep_set_fp8 (SimSweep *sw, SimFp8 fp8, gboolean with_bf16)
   sw->fp8_modes[1] = with_bf16 && fp8 != SIM_FP8_OFF ? (int) fp8 : -1;
 }
 
+static int
+compare_int (gconstpointer a, gconstpointer b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+  return (x > y) - (x < y);
+}
+
+/* a list sorted and without repeats, so that the enumeration order (and so
+ * every row's index) does not depend on how the user wrote it */
+static int
+sorted_choices (int *list, int n)
+{
+  int k = 0;
+  qsort (list, (size_t) n, sizeof *list, compare_int);
+  for (int i = 0; i < n; i++)
+    if (k == 0 || list[i] != list[k - 1])
+      list[k++] = list[i];
+  return k;
+}
+
+void
+sim_sweep_set_constraints (SimSweep *sw, const SimSweepConstraints *c)
+{
+  g_return_if_fail (c->n_tp >= 0 && c->n_tp <= SIM_SWEEP_MAX_CHOICES);
+  g_return_if_fail (c->n_cp >= 0 && c->n_cp <= SIM_SWEEP_MAX_CHOICES);
+  g_return_if_fail (c->n_pp >= 0 && c->n_pp <= SIM_SWEEP_MAX_CHOICES);
+  g_return_if_fail (c->min_headroom >= 0 && c->min_headroom < 1);
+  sw->constraints = *c;
+  sw->constraints.n_tp = sorted_choices (sw->constraints.tp, c->n_tp);
+  sw->constraints.n_cp = sorted_choices (sw->constraints.cp, c->n_cp);
+  sw->constraints.n_pp = sorted_choices (sw->constraints.pp, c->n_pp);
+  g_clear_pointer (&sw->headroom_reason, g_free);
+  if (c->min_headroom > 0)
+    sw->headroom_reason = g_strdup_printf ("fits with less than %g%% of usable memory free (--min-headroom)",
+                                           100 * c->min_headroom);
+}
+
+const SimSweepConstraints *
+sim_sweep_constraints (const SimSweep *sw)
+{
+  return &sw->constraints;
+}
+
+/* the first value of a dimension: the user's smallest, or 1 */
+static int
+first_choice (const int *list, int n)
+{
+  return n > 0 ? list[0] : 1;
+}
+
+/* the value after v: the next of the user's list, or the default range's
+ * (v * 2 where it is powers of two, else v + 1); G_MAXINT after the last */
+static int
+next_choice (const int *list, int n, int v, gboolean pow2)
+{
+  if (n == 0)
+    return pow2 ? v * 2 : v + 1;
+  for (int i = 0; i < n; i++)
+    if (list[i] > v)
+      return list[i];
+  return G_MAXINT;
+}
+
 void
 sim_sweep_free (SimSweep *sw)
 {
@@ -60,6 +126,7 @@ sim_sweep_free (SimSweep *sw)
     return;
   g_ptr_array_unref (sw->rows);
   g_ptr_array_unref (sw->topos);
+  g_free (sw->headroom_reason);
   g_array_unref (sw->node_counts);
   g_free (sw);
 }
@@ -153,17 +220,21 @@ void
 sim_sweep_enumerate (SimSweep *sw)
 {
   const SimModel *m = sw->model;
+  const SimSweepConstraints *c = &sw->constraints;
   for (guint ni = 0; ni < sw->node_counts->len; ni++) {
     int nodes = g_array_index (sw->node_counts, int, ni);
     const SimTopology *t = g_ptr_array_index (sw->topos, ni);
     int G = sim_topology_n_gpus (t), gpn = t->gpus_per_node > 0 ? t->gpus_per_node : G;
-    for (int tp = 1; tp <= G; tp *= 2) {
+    for (int tp = first_choice (c->tp, c->n_tp); tp <= G; tp = next_choice (c->tp, c->n_tp, tp, TRUE)) {
       if (!divides ((guint64) tp, m->heads) || !divides ((guint64) tp, m->kv_heads) || G % tp)
         continue;
-      for (int cp = 1; cp <= 4; cp *= 2) {
+      /* CP beyond 4 only when asked for: its ring grows with it */
+      for (int cp = first_choice (c->cp, c->n_cp); cp <= (c->n_cp > 0 ? G : 4);
+           cp = next_choice (c->cp, c->n_cp, cp, TRUE)) {
         if (G % (tp * cp) || !divides ((guint64) cp, m->seq_len))
           continue;
-        for (int pp = 1; pp <= G / (tp * cp); pp++) {
+        for (int pp = first_choice (c->pp, c->n_pp); pp <= G / (tp * cp);
+             pp = next_choice (c->pp, c->n_pp, pp, FALSE)) {
           int dp;
           if ((G / (tp * cp)) % pp || !divides ((guint64) pp, m->layers))
             continue;
@@ -224,6 +295,14 @@ simulate (const SimTopology *t, const SimModel *m, const char *label, gboolean s
   return sim_run_evaluate (t, m, plan, label, SIM_RUN_TIME | (steady ? SIM_RUN_STEADY : 0), error);
 }
 
+/* a peak that leaves less of usable memory free than --min-headroom asks */
+static gboolean
+short_of_headroom (const Sweep *sw, guint64 peak_bytes, guint64 usable_bytes)
+{
+  double h = sw->constraints.min_headroom;
+  return h > 0 && (double) usable_bytes - (double) peak_bytes < h * (double) usable_bytes;
+}
+
 /* evaluate one row: prune by validity and memory, then simulate, long runs
  * from their steady state unless exact */
 static void
@@ -251,6 +330,10 @@ evaluate (Sweep *sw, Row *r, gboolean exact)
     r->pruned = g_strdup_printf ("out of memory, case %s", r->oom_case);
     return;
   }
+  if (short_of_headroom (sw, mem->peak_bytes, mem->usable_bytes)) {
+    r->pruned = g_strdup (sw->headroom_reason);
+    return;
+  }
   r->fits = TRUE;
   r->tight = mem->tight;
   run = simulate (t, sw->model, r->label, !exact, &error);
@@ -262,6 +345,12 @@ evaluate (Sweep *sw, Row *r, gboolean exact)
   sim_run_summary_fill (r, run);
   r->peak_bytes = run->memory->peak_bytes;
   r->simulated = TRUE;
+  /* the timeline's peak can differ from the ledger's: the constraint holds
+   * for the peak the row reports */
+  if (short_of_headroom (sw, r->peak_bytes, r->usable_bytes)) {
+    r->pruned = g_strdup (sw->headroom_reason);
+    r->fits = r->has_time = r->simulated = r->screened = FALSE;
+  }
 }
 
 static void

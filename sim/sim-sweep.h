@@ -44,6 +44,30 @@ void sim_sweep_add_cluster (SimSweep *sw, SimTopology *topo, int nodes);
 void sim_sweep_set_fp8 (SimSweep *sw, SimFp8 fp8, gboolean with_bf16);
 const SimTopology *sim_sweep_cluster (const SimSweep *sw, int nodes);
 
+/* the most values a constraint list holds */
+#define SIM_SWEEP_MAX_CHOICES 32
+
+/* What the user allows (sim sweep --tp 1,2,4 --pp ... --cp ...
+ * --min-headroom 10%).  A list of n values (n 0: the default range) replaces
+ * the range that dimension is enumerated over: each value is still checked as
+ * the default ones are (TP within a node, dividing the heads; PP dividing
+ * the layers ...), so a value that cannot divide the job gives no row.
+ * min_headroom is a fraction of usable memory (0 <= f < 1) that a layout's
+ * peak must leave free: a layout that fits with less is pruned before it is
+ * simulated, "less than P% of usable memory free (--min-headroom)". */
+typedef struct {
+  int tp[SIM_SWEEP_MAX_CHOICES], n_tp;
+  int cp[SIM_SWEEP_MAX_CHOICES], n_cp;
+  int pp[SIM_SWEEP_MAX_CHOICES], n_pp;
+  double min_headroom;
+} SimSweepConstraints;
+
+/* before sim_sweep_enumerate; the lists are copied, sorted and deduplicated;
+ * default: no constraint */
+void sim_sweep_set_constraints (SimSweep *sw, const SimSweepConstraints *c);
+/* the constraints in force, lists sorted (borrowed) */
+const SimSweepConstraints *sim_sweep_constraints (const SimSweep *sw);
+
 /* enumerate every layout on every cluster added; the rows, in order
  * (SimSweepRow*, owned by the sweep) */
 void sim_sweep_enumerate (SimSweep *sw);

@@ -123,6 +123,59 @@ with cli.tempdir() as tmp:
     line = next((l for l in r.stdout.splitlines() if "training: 1 T tokens in" in l), "")
     days = float(line.split(" in ")[1].split()[0]) if line else -1
     check("sweep --train-tokens: the best layout's days", abs(days - 1e12 / best["tokens_per_s"] / 86400) < 0.06, True)
+# constraints (issue 14): --tp/--pp/--cp restrict the enumeration, --min-headroom
+# prunes the layouts that fit with too little free, --jobs is --threads
+with cli.tempdir() as tmp:
+    cj = os.path.join(tmp, "c.json")
+    r = run("sweep", *base, "--tp", "4,1", "--pp", "1,2", "--cp", "1", "--json", cj)
+    crows = cli.load_json(cj)["rows"]
+    plans = [dict(kv.split("=") for kv in x["plan"].split(",") if "=" in kv) for x in crows]
+    check("sweep --tp 4,1 --pp 1,2 --cp 1: rows, and only those sizes",
+          (r.returncode, len(crows) > 0, {p["tp"] for p in plans}, {p["pp"] for p in plans},
+           {p["cp"] for p in plans}), (0, True, {"1", "4"}, {"1", "2"}, {"1"}))
+    check("sweep constraints: in the shard file's options, so shards of other sweeps do not merge",
+          "tp=1/4,cp=1,pp=1/2" in cli.load_json(cj)["options"], True)
+    hj = os.path.join(tmp, "h.json")
+    r = run("sweep", *base, "--min-headroom", "50%", "--json", hj)
+    hrows = cli.load_json(hj)["rows"]
+    free = lambda x: (x["usable_bytes"] - x["peak_bytes"]) / x["usable_bytes"]
+    kept = [x for x in hrows if x["pruned"] is None]
+    cut = [x for x in hrows if "--min-headroom" in (x["pruned"] or "")]
+    check("sweep --min-headroom 50%: every layout kept leaves half its usable memory free",
+          (r.returncode, len(kept) > 0, all(free(x) >= 0.5 for x in kept)), (0, True, True))
+    check("sweep --min-headroom 50%: every layout it prunes fits with less free",
+          (len(cut) > 0, all(x["fits"] is False and free(x) < 0.5 for x in cut)), (True, True))
+    check("sweep --min-headroom: the prune counted with its reason",
+          "fits with less than 50% of usable memory free (--min-headroom)" in
+          run("sweep", *base, "--min-headroom", "50%", "--top", "1").stdout, True)
+    jj, tj = os.path.join(tmp, "j.json"), os.path.join(tmp, "t.json")
+    rj = run("sweep", *base, "--tp", "2", "--jobs", "3", "--json", jj)
+    rt = run("sweep", *base, "--tp", "2", "--threads", "3", "--json", tj)
+    check("sweep --jobs 3 = --threads 3, byte for byte",
+          (rj.returncode, rt.returncode, cli.read_bytes(jj) == cli.read_bytes(tj)), (0, 0, True))
+# --max-nodes: with --scale, the largest node count tried; without, the cluster capped
+with cli.tempdir() as tmp:
+    mj = os.path.join(tmp, "m.json")
+    r = run("sweep", "--topology", "dgx8x4", "--model", "llama3-8b", "--global-batch", "64", "--quiet",
+            "--scale", "--max-nodes", "2", "--tp", "8", "--json", mj)
+    check("sweep --scale --max-nodes 2: 1 and 2 nodes tried",
+          (r.returncode, sorted({x["nodes"] for x in cli.load_json(mj)["rows"]})), (0, [1, 2]))
+    r = run("sweep", "--topology", "dgx8x4", "--model", "llama3-8b", "--global-batch", "64", "--quiet",
+            "--max-nodes", "2", "--tp", "8", "--json", mj)
+    check("sweep --max-nodes 2 on 4 nodes: the sweep on 2",
+          (r.returncode, sorted({x["nodes"] for x in cli.load_json(mj)["rows"]})), (0, [2]))
+# bad values: exit 2, one line on stderr naming the option and what it expects
+for args, want in ((["--tp", "x"], "--tp: expected a comma-separated list of"),
+                   (["--pp", "1,,2"], "--pp: expected a comma-separated list of"),
+                   (["--cp", "0"], "--cp: expected a comma-separated list of"),
+                   (["--min-headroom", "120%"], "--min-headroom: expected a percentage"),
+                   (["--min-headroom", "ten"], "--min-headroom: expected a percentage"),
+                   (["--max-nodes", "0"], "--max-nodes: expected a whole number"),
+                   (["--jobs", "0"], "--jobs: expected a whole number"),
+                   (["--jobs", "2", "--threads", "2"], "--jobs is another name for --threads")):
+    r = run("sweep", *base, *args)
+    check(f"sweep {' '.join(args)}: exit 2, one line",
+          (r.returncode, len(r.stderr.strip().splitlines()), want in r.stderr, r.stdout), (2, 1, True, ""))
 bad = run("compare", "--topology", "dgx8x4", "--plan", "tp=8,pp=4,dp=3")
 check("compare with an impossible plan exits 2", bad.returncode, 2)
 check("and names the plan", "--plan tp=8,pp=4,dp=3:" in bad.stderr, True)
