@@ -225,6 +225,32 @@ test_stages_shown (void)
   g_assert_null (b);
 }
 
+/* each communication sub-lane carries its name at the left: ink left of
+ * the plot beside the TP, PP and DP lanes of a stage without the peak-memory
+ * note (the last stage), one band each */
+static void
+test_gantt_lane_labels (void)
+{
+  g_auto (Run) r = { 0 };
+  VizGanttLayout l;
+  cairo_surface_t *s;
+  run_ideal (&r, "tp=2,pp=4,dp=1,gb=8,schedule=1f1b");
+  g_assert_cmpint (r.mem->peak_stage, !=, 3);
+  s = render_gantt (&r, &l);
+  for (int k = 0; k < 3; k++) {
+    double yl = l.top + 3 * l.row_h + 4 + l.lane_compute_h + 3 + k * (l.lane_h + 1);
+    int ink = 0;
+    for (int y = (int) yl; y < (int) (yl + l.lane_h); y++)
+      for (int x = (int) l.left - 24; x < (int) l.left - 2; x++) {
+        double rgb[3];
+        pixel (s, x, y, rgb);
+        ink += rgb[0] < 0.7;
+      }
+    g_assert_cmpint (ink, >, 3);
+  }
+  cairo_surface_destroy (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -234,5 +260,6 @@ main (int argc, char **argv)
   g_test_add_func ("/viz/memory-peak-marker", test_memory_peak_marker);
   g_test_add_func ("/viz/compare-oom", test_compare_oom);
   g_test_add_func ("/viz/stages-shown", test_stages_shown);
+  g_test_add_func ("/viz/gantt-lane-labels", test_gantt_lane_labels);
   return g_test_run ();
 }

@@ -9,9 +9,9 @@
 #define RIGHT 28.0
 #define TOP 104.0
 #define BOTTOM 52.0
-#define ROW_H 58.0
+#define ROW_H 64.0
 #define COMPUTE_H 30.0
-#define LANE_H 6.0
+#define LANE_H 8.0
 
 double
 viz_gantt_height (int rows)
@@ -84,7 +84,7 @@ compute_intervals (const SimIteration *it, int stage)
  * (hidden), in full colour where it does not (exposed) */
 static void
 comm_segments (cairo_t *cr, const GArray *iv, SimTime a, SimTime b, VizColor c, double x0,
-               double x1, SimTime t0, double span_s, double y, double h)
+               double x1, SimTime t0, double span_s, double y, double h, double minw)
 {
   guint lo = 0, hi = iv->len;
   SimTime cur = a;
@@ -98,20 +98,20 @@ comm_segments (cairo_t *cr, const GArray *iv, SimTime a, SimTime b, VizColor c, 
       hi = mid;
   }
   cairo_set_source_rgb (cr, c.r + (1 - c.r) * 0.65, c.g + (1 - c.g) * 0.65, c.b + (1 - c.b) * 0.65);
-  cairo_rectangle (cr, XOF (a), y, MAX (XOF (b) - XOF (a), 0.6), h);
+  cairo_rectangle (cr, XOF (a), y, MAX (XOF (b) - XOF (a), minw), h);
   cairo_fill (cr);
   viz_set_color (cr, c);
   for (guint i = lo; i < iv->len && cur < b; i++) {
     SimTime s0 = g_array_index (iv, SimTime, 2 * i), s1 = g_array_index (iv, SimTime, 2 * i + 1);
     if (s0 > cur) {
       SimTime e = MIN (s0, b);
-      cairo_rectangle (cr, XOF (cur), y, MAX (XOF (e) - XOF (cur), 0.6), h);
+      cairo_rectangle (cr, XOF (cur), y, MAX (XOF (e) - XOF (cur), minw), h);
       cairo_fill (cr);
     }
     cur = MAX (cur, s1);
   }
   if (cur < b) {
-    cairo_rectangle (cr, XOF (cur), y, MAX (XOF (b) - XOF (cur), 0.6), h);
+    cairo_rectangle (cr, XOF (cur), y, MAX (XOF (b) - XOF (cur), minw), h);
     cairo_fill (cr);
   }
 #undef XOF
@@ -148,6 +148,17 @@ legend (cairo_t *cr, const VizInput *in, double x, double y)
   }
   cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
   viz_text (cr, x, y, 0, "(communication: pale = hidden behind compute, full = exposed)");
+}
+
+/* the name of each communication sub-lane, right-aligned at x beside it */
+static void
+lane_labels (cairo_t *cr, const SimPlan *p, double x, double yl)
+{
+  const char *names[3] = { p->cp > 1 ? "TP/CP" : "TP", "PP", "DP" };
+  viz_font (cr, 8, FALSE);
+  cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+  for (int k = 0; k < 3; k++)
+    viz_text (cr, x, yl + k * (LANE_H + 1) + LANE_H - 1, 1, names[k]);
 }
 
 static int
@@ -225,8 +236,10 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
           }
         }
       } else {
+        /* a pipeline send takes microseconds beside milliseconds of
+         * compute: at least 2 px, or it vanishes between the blocks */
         comm_segments (cr, busy, sp->start, sp->end, viz_kind_color (sp->kind), x0, x1, t0, span_s,
-                       yl + lane * (l.lane_h + 1), l.lane_h);
+                       yl + lane * (l.lane_h + 1), l.lane_h, sp->kind == SIM_SPAN_PP ? 2.0 : 0.6);
       }
     }
   }
@@ -246,7 +259,8 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
       cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
       viz_text (cr, x0 - 10, yc + 27, 1, sub);
       if (in->run->memory != NULL && s == in->run->memory->peak_stage && in->run->plan->pp > 1)
-        viz_text (cr, x0 - 10, yl + 18, 1, "peak memory");
+        viz_text (cr, x0 - 30, yl + 17, 1, "peak memory");
+      lane_labels (cr, in->run->plan, x0 - 4, yl);
     }
 
   /* the time axis of this window */
