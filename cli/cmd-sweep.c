@@ -24,8 +24,8 @@ static const char *usage =
     "                 [--global-batch B] [--scale] [--fp8 off|hybrid|e4m3|both] [--top K]\n"
     "                 [--tp LIST] [--pp LIST] [--cp LIST] [--max-nodes N] [--min-headroom P%]\n"
     "                 [--threads N | --jobs N] [--shard I/N] [--json FILE|-] [--html FILE.html]\n"
-    "                 [--quiet] [--wide]\n"
-    "       sim sweep --merge FILE FILE ... [--top K]\n"
+    "                 [--csv FILE.csv] [--quiet] [--wide]\n"
+    "       sim sweep --merge FILE FILE ... [--top K] [--csv FILE.csv]\n"
     "\n"
     "Enumerates every layout of the job on the cluster, prunes what is invalid,\n"
     "dominated or out of memory, simulates the rest on every core and prints the\n"
@@ -37,6 +37,7 @@ static const char *usage =
     "the cluster at N nodes (with --scale, the largest count tried).  --min-headroom 10%\n"
     "prunes the layouts whose peak leaves less than 10% of usable memory free.\n"
     "--jobs N is --threads N: the layouts simulated at once (default: every core).\n"
+    "--csv writes every layout, ranked then pruned, one line each (SI units: peak_bytes, step_s).\n"
     "--train-tokens 15T [--gpu-hour-price P] adds the best layout's time (and cost) to train.\n"
     "The table fits 100 columns: its plans leave out the global batch and the defaults\n"
     "cp=1, schedule=1f1b and recompute=none (--json and --wide give them in full).\n"
@@ -202,19 +203,49 @@ plan_of (const char *label)
   return plan;
 }
 
-static int
-merge (GPtrArray *files, int top, GError **error)
+/* --csv FILE: before hours of simulation, that it can be written */
+static gboolean
+check_csv (const char *csv, GError **error)
 {
+  if (csv == NULL || sim_output_check (csv, FALSE, error))
+    return TRUE;
+  g_prefix_error (error, "--csv: ");
+  return FALSE;
+}
+
+/* every row, in ranked order, as CSV into the output set */
+static gboolean
+stage_csv (SimOutputSet *set, const char *csv, GPtrArray *ranked, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (csv == NULL)
+    return TRUE;
+  text = sim_sweep_rows_csv (ranked);
+  if (!sim_output_set_add (set, csv, text, -1, error)) {
+    g_prefix_error (error, "--csv: ");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static int
+merge (GPtrArray *files, int top, const char *csv, GError **error)
+{
+  g_autoptr (SimOutputSet) set = sim_output_set_new ();
   g_autoptr (SimSweepMerged) m = NULL;
   g_autoptr (GPtrArray) ranked = g_ptr_array_new ();
   g_autoptr (GString) out = g_string_new (NULL);
   /* the library reads and checks every file: they come from other machines */
+  if (!check_csv (csv, error))
+    return 2;
   m = sim_sweep_merge ((const char *const *) files->pdata, files->len, error);
   if (m == NULL)
     return 2;
   for (guint i = 0; i < m->rows->len; i++)
     g_ptr_array_add (ranked, g_ptr_array_index (m->rows, i));
   sim_sweep_rank_rows (ranked);
+  if (!stage_csv (set, csv, ranked, error) || !sim_output_set_commit (set, error))
+    return 2;
   g_string_append_printf (out, "sim sweep --merge: %s on %s, %u shard files\n\n", m->model,
                           m->topology, files->len);
   print_table (out, ranked, top, FALSE);
@@ -450,18 +481,20 @@ shown_runs (SimSweep *sw, const SimModel *model, GPtrArray *ranked, int top, GEr
   return g_steal_pointer (&runs);
 }
 
-/* --json FILE and --html: both or neither (sim-io.h); the JSON on stdout
- * (--json -) is the caller's */
+/* --json FILE, --csv and --html: all or none (sim-io.h); the JSON on
+ * stdout (--json -) is the caller's */
 static gboolean
-write_outputs (const char *json, const char *json_text, const char *html, const char *title, const char *table,
-               const char *notes, SimSweep *sw, const SimModel *model, GPtrArray *ranked, int top,
-               GError **error)
+write_outputs (const char *json, const char *json_text, const char *csv, const char *html, const char *title,
+               const char *table, const char *notes, SimSweep *sw, const SimModel *model, GPtrArray *ranked,
+               int top, GError **error)
 {
   g_autoptr (SimOutputSet) set = sim_output_set_new ();
   if (json != NULL && !g_str_equal (json, "-") && !sim_output_set_add (set, json, json_text, -1, error)) {
     g_prefix_error (error, "--json: ");
     return FALSE;
   }
+  if (!stage_csv (set, csv, ranked, error))
+    return FALSE;
   if (html != NULL) {
     g_autoptr (GPtrArray) runs = shown_runs (sw, model, ranked, top, error);
     g_autofree char *chart_title = NULL;
@@ -512,7 +545,7 @@ int
 sim_cmd_sweep (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL, *fp8_s = NULL;
-  g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL;
+  g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL, *csv = NULL;
   double tokens = 0, price = 0;
   g_autofree char *jobs_s = NULL, *tp_s = NULL, *pp_s = NULL, *cp_s = NULL, *max_nodes_s = NULL, *headroom_s = NULL;
   SimSweepConstraints constraints = { .n_tp = 0 };
@@ -527,6 +560,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "top", TRUE, &top_s, NULL, NULL }, { "threads", TRUE, &threads_s, NULL, NULL },
     { "shard", TRUE, &shard_s, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
     { "html", TRUE, &html, NULL, NULL }, { "jobs", TRUE, &jobs_s, NULL, NULL },
+    { "csv", TRUE, &csv, NULL, NULL },
     { "tp", TRUE, &tp_s, NULL, NULL }, { "pp", TRUE, &pp_s, NULL, NULL }, { "cp", TRUE, &cp_s, NULL, NULL },
     { "max-nodes", TRUE, &max_nodes_s, NULL, NULL }, { "min-headroom", TRUE, &headroom_s, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
@@ -559,7 +593,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   if (top_s != NULL && !sim_cli_int ("top", top_s, 1, 100000, &top, error))
     return 2;
   if (merge_files->len > 0)
-    return merge (merge_files, top, error);
+    return merge (merge_files, top, csv, error);
   if (topology == NULL) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "sweep: expected --topology FILE|NAME (or --merge FILE...); see sim sweep --help");
     return 2;
@@ -581,6 +615,8 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   if (json != NULL && !sim_cli_check_json (json, error))
     return 2;
   if (html != NULL && !sim_cli_check_html (html, error))
+    return 2;
+  if (!check_csv (csv, error))
     return 2;
   if ((topo_path = sim_paths_resolve (topology, "topologies", error)) == NULL ||
       (model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
@@ -640,7 +676,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     print_counts (notes, sim_sweep_rows (sw));
     print_best (notes, sw, model, ranked, scale, wide, tokens, price);
   }
-  if (!write_outputs (json, json_text, html, title, table->str, notes->str, sw, model, ranked, top, error))
+  if (!write_outputs (json, json_text, csv, html, title, table->str, notes->str, sw, model, ranked, top, error))
     return 2;
   if (json_text != NULL && g_str_equal (json, "-")) {
     fputs (json_text, stdout);

@@ -423,6 +423,65 @@ sim_sweep_rank (SimSweep *sw, int exact)
   return ranked;
 }
 
+/* ---- CSV ---- */
+
+/* a field, quoted when it holds a comma, a quote or a line break */
+static void
+csv_field (GString *out, const char *text, gboolean last)
+{
+  if (text != NULL && strpbrk (text, ",\"\r\n") != NULL) {
+    g_string_append_c (out, '"');
+    for (const char *p = text; *p != '\0'; p++) {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+    g_string_append_c (out, '"');
+  } else if (text != NULL) {
+    g_string_append (out, text);
+  }
+  g_string_append_c (out, last ? '\n' : ',');
+}
+
+static void
+csv_double (GString *out, gboolean has, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  csv_field (out, has && isfinite (v) ? g_ascii_dtostr (buf, sizeof buf, v) : NULL, FALSE);
+}
+
+char *
+sim_sweep_rows_csv (GPtrArray *rows)
+{
+  GString *out = g_string_new ("rank,index,plan,nodes,gpus,fits,peak_bytes,usable_bytes,step_s,tokens_per_s,"
+                               "mfu,bubble_fraction,compute_s,exposed_tp_s,exposed_cp_s,exposed_pp_s,"
+                               "exposed_dp_s,limit,pruned\n");
+  int rank = 0;
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *r = g_ptr_array_index (rows, i);
+    gboolean t = r->has_time;
+    g_string_append_printf (out, t ? "%d," : ",", ++rank);
+    if (!t)
+      rank--;
+    g_string_append_printf (out, "%d,", r->index);
+    csv_field (out, r->label, FALSE);
+    g_string_append_printf (out, "%d,%d,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",", r->nodes, r->gpus,
+                            r->fits ? "yes" : "no", r->peak_bytes, r->usable_bytes);
+    csv_double (out, t, r->step_s);
+    csv_double (out, t, r->tokens_per_s);
+    csv_double (out, t, r->mfu);
+    csv_double (out, t, r->bubble);
+    csv_double (out, t, r->compute_s);
+    csv_double (out, t, r->tp_s);
+    csv_double (out, t, r->cp_s);
+    csv_double (out, t, r->pp_s);
+    csv_double (out, t, r->dp_s);
+    csv_field (out, t ? r->wall : NULL, FALSE);
+    csv_field (out, r->pruned, TRUE);
+  }
+  return g_string_free (out, FALSE);
+}
+
 /* ---- shard files ---- */
 
 static char *

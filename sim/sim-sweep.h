@@ -103,6 +103,16 @@ char *sim_sweep_json (const SimSweep *sw, const char *topology, const char *opti
 char *sim_sweep_rows_json (GPtrArray *rows, const char *topology, const char *model, int shard,
                            int shards);
 
+/* The rows as CSV (RFC 4180, a new string): a header line, then one line
+ * per row in the order given (sim_sweep_rank's, for the table's order):
+ * rank (1 .. among the rows with a time, else empty), index, plan, nodes,
+ * gpus, fits (yes/no), peak_bytes, usable_bytes, then, for rows with a time,
+ * step_s, tokens_per_s, mfu and bubble_fraction (fractions), compute_s,
+ * exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s and limit (the
+ * wall), empty otherwise; pruned, the reason or empty.  SI units, numbers
+ * as the JSON writes them (shortest round trip). */
+char *sim_sweep_rows_csv (GPtrArray *rows);
+
 /* the largest shard file --merge reads */
 #define SIM_SWEEP_MERGE_MAX_BYTES (64u << 20)
 

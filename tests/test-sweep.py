@@ -153,6 +153,36 @@ with cli.tempdir() as tmp:
     rt = run("sweep", *base, "--tp", "2", "--threads", "3", "--json", tj)
     check("sweep --jobs 3 = --threads 3, byte for byte",
           (rj.returncode, rt.returncode, cli.read_bytes(jj) == cli.read_bytes(tj)), (0, 0, True))
+# --csv: every row, ranked ones first, its numbers those of the JSON
+with cli.tempdir() as tmp:
+    import csv as csvmod
+    vj, vc = os.path.join(tmp, "v.json"), os.path.join(tmp, "v.csv")
+    r = run("sweep", *base, "--tp", "1,2", "--json", vj, "--csv", vc)
+    jrows = {x["index"]: x for x in cli.load_json(vj)["rows"]}
+    text = open(vc, newline="").read()
+    lines = list(csvmod.DictReader(text.splitlines()))
+    check("sweep --csv: a header, then one line per row", (r.returncode, len(text.splitlines()), len(lines)),
+          (0, len(jrows) + 1, len(jrows)))
+    check("sweep --csv: the header names the units",
+          {"plan", "gpus", "fits", "peak_bytes", "step_s", "tokens_per_s", "mfu", "bubble_fraction",
+           "exposed_tp_s", "exposed_cp_s", "exposed_pp_s", "exposed_dp_s", "pruned"} <= set(lines[0]), True)
+    keys = ("step_s", "tokens_per_s", "mfu", "bubble_fraction", "exposed_tp_s", "exposed_cp_s", "exposed_pp_s",
+            "exposed_dp_s")
+    def same(c):
+        j = jrows[int(c["index"])]
+        ok = (c["plan"] == j["plan"] and int(c["gpus"]) == j["gpus"] and int(c["peak_bytes"]) == j["peak_bytes"]
+              and (c["fits"] == "yes") == j["fits"] and (c["pruned"] or None) == j["pruned"])
+        return ok and all((c[k] == "" and k not in j) or (k in j and float(c[k]) == j[k]) for k in keys)
+    check("sweep --csv: every line's numbers equal its JSON row's", all(same(c) for c in lines), True)
+    ranked = [c for c in lines if c["rank"]]
+    check("sweep --csv: the ranked rows first, by tokens/s",
+          ([int(c["rank"]) for c in ranked] == list(range(1, len(ranked) + 1)),
+           lines[:len(ranked)] == ranked,
+           [float(c["tokens_per_s"]) for c in ranked] == sorted((float(c["tokens_per_s"]) for c in ranked),
+                                                                 reverse=True)), (True, True, True))
+    r = run("sweep", *base, "--tp", "1,2", "--csv", os.path.join(tmp, "no-such-dir", "x.csv"))
+    check("sweep --csv into a missing folder: exit 2 before the sweep",
+          (r.returncode, r.stderr.startswith("sim: --csv: ")), (2, True))
 # --max-nodes: with --scale, the largest node count tried; without, the cluster capped
 with cli.tempdir() as tmp:
     mj = os.path.join(tmp, "m.json")
