@@ -251,6 +251,57 @@ test_gantt_lane_labels (void)
   cairo_surface_destroy (s);
 }
 
+/* ZeRO-3 (llama3-8b, dp 8 on one node): where a stage's compute starts the
+ * moment a DP all-gather ends, the exposed wait before it is drawn in the
+ * DP colour in the compute lane, not as idle */
+static void
+test_gantt_zero3_wait (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimRun) run = NULL;
+  SimPlan *p = sim_plan_new ();
+  VizInput in = { NULL };
+  VizGanttLayout l;
+  cairo_surface_t *s;
+  cairo_t *cr;
+  double w = 1200, h;
+  int probed = 0;
+  g_assert_true (sim_plan_parse_string (p, "tp=1,pp=1,dp=8,zero=3,gb=32", &error));
+  g_assert_no_error (error);
+  run = sim_run_evaluate (t, m, p, "zero3", SIM_RUN_TIME, &error);
+  g_assert_no_error (error);
+  in = (VizInput) { run, NULL, 0 };
+  h = viz_gantt_height_for (&in, 1, w);
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
+  cr = cairo_create (s);
+  viz_gantt_draw (cr, w, h, &in);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  viz_gantt_layout (w, h, &in, 1, &l);
+  /* the first compute span: before it, the stage waits for the first
+   * layers' parameters (nothing else to wait for with one stage) */
+  for (guint i = 0; i < run->time->spans->len && probed == 0; i++) {
+    const SimSpan *sp = &g_array_index (run->time->spans, SimSpan, i);
+    double x0 = 0, x1 = 0;
+    if (sp->kind != SIM_SPAN_FORWARD || sp->replica != 0)
+      continue;
+    x1 = x_of (&l, sim_time_to_s (sp->start));
+    x0 = l.left;
+    /* at least 3 px of wait to look at */
+    g_assert_cmpfloat (x1 - x0, >, 3);
+    for (int x = (int) x0 + 1; x < (int) x1 - 1; x++) {
+      double rgb[3];
+      pixel (s, x, l.top + 4 + l.lane_compute_h / 2, rgb);
+      g_assert_true (is_color (rgb, viz_kind_color (SIM_SPAN_DP)));
+      probed++;
+    }
+  }
+  g_assert_cmpint (probed, >, 0);
+  cairo_surface_destroy (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -261,5 +312,6 @@ main (int argc, char **argv)
   g_test_add_func ("/viz/compare-oom", test_compare_oom);
   g_test_add_func ("/viz/stages-shown", test_stages_shown);
   g_test_add_func ("/viz/gantt-lane-labels", test_gantt_lane_labels);
+  g_test_add_func ("/viz/gantt-zero3-wait", test_gantt_zero3_wait);
   return g_test_run ();
 }

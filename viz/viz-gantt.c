@@ -80,11 +80,28 @@ compute_intervals (const SimIteration *it, int stage)
   return out;
 }
 
+/* does compute start when a transfer ending at t ends, so that it was what
+ * the stage waited for?  (not when the stage went on waiting for a
+ * pipeline receive after it: that wait is the bubble) */
+static gboolean
+gates_compute (const GArray *iv, SimTime t)
+{
+  /* within 20 us: a kernel launch after the gather's completion */
+  const SimTime slack = sim_time_from_s (20e-6);
+  for (guint i = 0; i < iv->len; i++) {
+    SimTime s0 = g_array_index (iv, SimTime, 2 * i);
+    if (s0 >= t)
+      return s0 - t <= slack;
+  }
+  return FALSE;
+}
+
 /* draw [a, b) of a communication lane: pale where the stage computes
  * (hidden), in full colour where it does not (exposed) */
 static void
 comm_segments (cairo_t *cr, const GArray *iv, SimTime a, SimTime b, VizColor c, double x0,
-               double x1, SimTime t0, double span_s, double y, double h, double minw)
+               double x1, SimTime t0, double span_s, double y, double h, double minw,
+               gboolean pale)
 {
   guint lo = 0, hi = iv->len;
   SimTime cur = a;
@@ -97,9 +114,11 @@ comm_segments (cairo_t *cr, const GArray *iv, SimTime a, SimTime b, VizColor c, 
     else
       hi = mid;
   }
-  cairo_set_source_rgb (cr, c.r + (1 - c.r) * 0.65, c.g + (1 - c.g) * 0.65, c.b + (1 - c.b) * 0.65);
-  cairo_rectangle (cr, XOF (a), y, MAX (XOF (b) - XOF (a), minw), h);
-  cairo_fill (cr);
+  if (pale) {
+    cairo_set_source_rgb (cr, c.r + (1 - c.r) * 0.65, c.g + (1 - c.g) * 0.65, c.b + (1 - c.b) * 0.65);
+    cairo_rectangle (cr, XOF (a), y, MAX (XOF (b) - XOF (a), minw), h);
+    cairo_fill (cr);
+  }
   viz_set_color (cr, c);
   for (guint i = lo; i < iv->len && cur < b; i++) {
     SimTime s0 = g_array_index (iv, SimTime, 2 * i), s1 = g_array_index (iv, SimTime, 2 * i + 1);
@@ -147,7 +166,10 @@ legend (cairo_t *cr, const VizInput *in, double x, double y)
     x += 19 + viz_text_width (cr, names[i]) + 18;
   }
   cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
-  viz_text (cr, x, y, 0, "(communication: pale = hidden behind compute, full = exposed)");
+  viz_text (cr, x, y, 0,
+            in->run->plan->zero >= 3
+                ? "(communication: pale = hidden behind compute, full = exposed; a stage waiting for a ZeRO-3 gather is DP in its compute lane)"
+                : "(communication: pale = hidden behind compute, full = exposed)");
 }
 
 /* the name of each communication sub-lane, right-aligned at x beside it */
@@ -239,7 +261,14 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
         /* a pipeline send takes microseconds beside milliseconds of
          * compute: at least 2 px, or it vanishes between the blocks */
         comm_segments (cr, busy, sp->start, sp->end, viz_kind_color (sp->kind), x0, x1, t0, span_s,
-                       yl + lane * (l.lane_h + 1), l.lane_h, sp->kind == SIM_SPAN_PP ? 2.0 : 0.6);
+                       yl + lane * (l.lane_h + 1), l.lane_h, sp->kind == SIM_SPAN_PP ? 2.0 : 0.6, TRUE);
+        /* under ZeRO-3 a stage whose compute waits for its parameters'
+         * all-gather is communicating, not idle in a pipeline bubble: the
+         * exposed part goes into the compute lane too */
+        if (sp->kind == SIM_SPAN_DP && sp->replica == 0 && in->run->plan->zero >= 3 &&
+            gates_compute (busy, sp->end))
+          comm_segments (cr, busy, sp->start, sp->end, viz_kind_color (sp->kind), x0, x1, t0,
+                         span_s, yc, l.lane_compute_h, 0.6, FALSE);
       }
     }
   }
