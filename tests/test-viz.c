@@ -302,6 +302,46 @@ test_gantt_zero3_wait (void)
   cairo_surface_destroy (s);
 }
 
+/* the memory chart zooms into the warm-up like the Gantt: with 128
+ * micro-batches a 1000 px chart is too dense, so under the whole step
+ * (panel 116..306) comes a warm-up window (left, x 84..417, y 414..544)
+ * where stage 0's activations climb as the pipeline fills: lower at the
+ * window's left edge than at its right */
+static void
+test_memory_zoom (void)
+{
+  g_auto (Run) r = { 0 };
+  SimRun run = { 0 };
+  VizInput in = { NULL };
+  double w = 1000, h;
+  cairo_surface_t *s;
+  cairo_t *cr;
+  VizColor act = viz_memory_color (VIZ_MEM_ACTIVATIONS);
+  int top_left = -1, top_right = -1;
+  run_ideal (&r, "tp=2,pp=4,dp=1,gb=128,schedule=1f1b");
+  run = (SimRun) { .topo = r.t, .model = r.m, .plan = r.p, .memory = r.mem, .time = r.it };
+  in = (VizInput) { &run, (int[]) { 0 }, 1 };
+  h = viz_memory_height_for (&in, 1, w);
+  g_assert_cmpfloat (h, >, viz_memory_height (1));
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
+  cr = cairo_create (s);
+  viz_memory_draw (cr, w, h, &in);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  for (int y = 414; y < 544; y++) {
+    double a[3], b[3];
+    pixel (s, 87, y, a);
+    pixel (s, 413, y, b);
+    if (top_left < 0 && is_color (a, act))
+      top_left = y;
+    if (top_right < 0 && is_color (b, act))
+      top_right = y;
+  }
+  g_assert_cmpint (top_right, >, 0);
+  g_assert_cmpint (top_left, >, top_right + 5);
+  cairo_surface_destroy (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -313,5 +353,6 @@ main (int argc, char **argv)
   g_test_add_func ("/viz/stages-shown", test_stages_shown);
   g_test_add_func ("/viz/gantt-lane-labels", test_gantt_lane_labels);
   g_test_add_func ("/viz/gantt-zero3-wait", test_gantt_zero3_wait);
+  g_test_add_func ("/viz/memory-zoom", test_memory_zoom);
   return g_test_run ();
 }

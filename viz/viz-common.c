@@ -204,3 +204,40 @@ viz_stages_shown (const VizInput *in, const GArray *rows)
   g_string_append_printf (s, " of %d", p);
   return g_string_free (s, FALSE);
 }
+
+/* the blocks of the whole step are too thin to read when a micro-batch's
+ * forward or backward gets under 6 px */
+gboolean
+viz_zoom_wanted (const VizInput *in, double plot_w)
+{
+  const SimIteration *it = in->run->time;
+  return it != NULL && plot_w / (2.0 * in->run->plan->micro_batches * in->run->plan->virtual_stages + in->run->plan->pp) < 6;
+}
+
+/* the end of stage 0's n-th compute span, and the start of the last
+ * stage's n-th from the end, n = 2 p v + 2: the pipeline fills (drains)
+ * within them */
+void
+viz_zoom_windows (const VizInput *in, SimTime *warm_end, SimTime *cool_start)
+{
+  const SimIteration *it = in->run->time;
+  int n = 2 * in->run->plan->pp * in->run->plan->virtual_stages + 2;
+  g_autoptr (GArray) ends = g_array_new (FALSE, FALSE, sizeof (SimTime));
+  g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (SimTime));
+  for (guint i = 0; i < it->spans->len; i++) {
+    const SimSpan *sp = &g_array_index (it->spans, SimSpan, i);
+    if (sp->kind != SIM_SPAN_FORWARD && sp->kind != SIM_SPAN_BACKWARD)
+      continue;
+    if (sp->stage == 0)
+      g_array_append_val (ends, sp->end);
+    if (sp->stage == in->run->plan->pp - 1)
+      g_array_append_val (starts, sp->start);
+  }
+  *warm_end = sim_time_from_s (it->step_s / 10);
+  *cool_start = sim_time_from_s (it->step_s * 0.9);
+  /* spans are in creation order per stage, which is program order */
+  if (ends->len > (guint) n)
+    *warm_end = g_array_index (ends, SimTime, n);
+  if (starts->len > (guint) n)
+    *cool_start = g_array_index (starts, SimTime, starts->len - 1 - n);
+}

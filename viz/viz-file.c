@@ -6,9 +6,12 @@
 #include <stdlib.h>
 
 #include "sim-error.h"
+#include "viz-private.h"
 
 #define GANTT_WIDTH 1600.0
 #define MEMORY_WIDTH 1400.0
+#define SWEEP_WIDTH 1400.0
+#define SWEEP_HEIGHT 820.0
 
 static int
 n_rows (VizChart chart, const VizInput *in)
@@ -75,6 +78,18 @@ viz_stage_compare (SimOutputSet *set, const char *path, const SimRun *const *run
 {
   CompareData d = { runs, n, title };
   return stage_surface (set, path, GANTT_WIDTH, viz_compare_height (n), draw_compare, &d, error);
+}
+
+static void
+draw_sweep (cairo_t *cr, double w, double h, gconstpointer data)
+{
+  viz_sweep_draw (cr, w, h, data);
+}
+
+gboolean
+viz_stage_sweep (SimOutputSet *set, const char *path, const VizSweepInput *in, GError **error)
+{
+  return stage_surface (set, path, SWEEP_WIDTH, SWEEP_HEIGHT, draw_sweep, in, error);
 }
 
 gboolean
@@ -216,7 +231,7 @@ chart_size (VizChart chart, const VizInput *in, double *w, double *h)
 {
   *w = chart == VIZ_CHART_GANTT ? GANTT_WIDTH : MEMORY_WIDTH;
   *h = chart == VIZ_CHART_GANTT ? viz_gantt_height_for (in, n_rows (chart, in), *w)
-                                : viz_memory_height (n_rows (chart, in));
+                                : viz_memory_height_for (in, n_rows (chart, in), *w);
 }
 
 char *

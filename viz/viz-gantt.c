@@ -315,45 +315,11 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
   return yb + BOTTOM;
 }
 
-/* are the blocks of the whole step too thin to read? */
-static gboolean
-dense (const VizInput *in, double plot_w)
-{
-  const SimIteration *it = in->run->time;
-  return it != NULL && plot_w / (2.0 * in->run->plan->micro_batches * in->run->plan->virtual_stages + in->run->plan->pp) < 6;
-}
-
-/* the end of stage 0's n-th compute span, and the start of the last
- * stage's n-th from the end: the windows of warm-up and cool-down */
-static void
-windows (const VizInput *in, int n, SimTime *warm_end, SimTime *cool_start)
-{
-  const SimIteration *it = in->run->time;
-  g_autoptr (GArray) ends = g_array_new (FALSE, FALSE, sizeof (SimTime));
-  g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (SimTime));
-  for (guint i = 0; i < it->spans->len; i++) {
-    const SimSpan *sp = &g_array_index (it->spans, SimSpan, i);
-    if (sp->kind != SIM_SPAN_FORWARD && sp->kind != SIM_SPAN_BACKWARD)
-      continue;
-    if (sp->stage == 0)
-      g_array_append_val (ends, sp->end);
-    if (sp->stage == in->run->plan->pp - 1)
-      g_array_append_val (starts, sp->start);
-  }
-  *warm_end = sim_time_from_s (it->step_s / 10);
-  *cool_start = sim_time_from_s (it->step_s * 0.9);
-  /* spans are in creation order per stage, which is program order */
-  if (ends->len > (guint) n)
-    *warm_end = g_array_index (ends, SimTime, n);
-  if (starts->len > (guint) n)
-    *cool_start = g_array_index (starts, SimTime, starts->len - 1 - n);
-}
-
 double
 viz_gantt_height_for (const VizInput *in, int rows, double width)
 {
   double h = TOP + rows * ROW_H + BOTTOM;
-  if (dense (in, width - LEFT - RIGHT))
+  if (viz_zoom_wanted (in, width - LEFT - RIGHT))
     h += 34 + rows * ROW_H + BOTTOM;
   return h;
 }
@@ -395,14 +361,13 @@ viz_gantt_draw (cairo_t *cr, double width, double height, const VizInput *in)
     return;
   }
   {
-    gboolean zoom = dense (in, width - LEFT - RIGHT);
+    gboolean zoom = viz_zoom_wanted (in, width - LEFT - RIGHT);
     y = draw_window (cr, in, rows, LEFT, width - RIGHT, y + (zoom ? 18 : 0), 0,
                      sim_time_from_s (it->step_s), TRUE, zoom ? "the whole step" : NULL);
     if (zoom) {
       SimTime warm = 0, cool = 0;
       double mid = (LEFT + width - RIGHT) / 2;
-      int n = 2 * in->run->plan->pp * in->run->plan->virtual_stages + 2;
-      windows (in, n, &warm, &cool);
+      viz_zoom_windows (in, &warm, &cool);
       draw_window (cr, in, rows, LEFT, mid - 20, y + 18, 0, warm, TRUE,
                    "start: pipeline warm-up");
       draw_window (cr, in, rows, mid + 20, width - RIGHT, y + 18, cool,

@@ -10,11 +10,22 @@
 #define PANEL_H 190.0
 #define GAP 44.0
 #define BOTTOM 56.0
+#define ZOOM_H 130.0
+#define ZOOM_CAPTION 52.0
 
 double
 viz_memory_height (int panels)
 {
   return TOP + panels * PANEL_H + (panels - 1) * GAP + BOTTOM;
+}
+
+double
+viz_memory_height_for (const VizInput *in, int panels, double width)
+{
+  double h = viz_memory_height (panels);
+  if (viz_zoom_wanted (in, width - LEFT - RIGHT))
+    h += ZOOM_CAPTION + panels * ZOOM_H + (panels - 1) * GAP + BOTTOM;
+  return h;
 }
 
 static void
@@ -35,8 +46,9 @@ static_bytes (const SimMemory *mem, int stage, double out[VIZ_MEM_COUNT])
 /* one panel's frame: where bytes and seconds land on the page */
 typedef struct {
   double left, right, top, bottom;
-  double ymax;  /* bytes at the top of the panel */
-  double t_end; /* seconds at the right edge */
+  double ymax;    /* bytes at the top of the panel */
+  double t_start; /* seconds at the left edge */
+  double t_end;   /* seconds at the right edge */
 } Panel;
 
 static double
@@ -48,7 +60,7 @@ panel_y (const Panel *p, double v)
 static double
 panel_x (const Panel *p, double t)
 {
-  return p->left + (p->right - p->left) * t / p->t_end;
+  return p->left + (p->right - p->left) * (t - p->t_start) / (p->t_end - p->t_start);
 }
 
 /* the title, the verdict line and the legend of the categories present;
@@ -134,8 +146,14 @@ draw_activations (cairo_t *cr, const Panel *p, const SimStageTime *st, const Sim
     g_autofree double *colmax = g_new0 (double, cols + 1);
     double level = 0;
     guint i = 0;
+    /* the level the window opens at */
+    while (i < st->memory->len &&
+           sim_time_to_s (g_array_index (st->memory, SimMemPoint, i).time) < p->t_start) {
+      level = (double) g_array_index (st->memory, SimMemPoint, i).activation_bytes;
+      i++;
+    }
     for (int c = 0; c <= cols; c++) {
-      double tc1 = p->t_end * (c + 1) / cols;
+      double tc1 = p->t_start + (p->t_end - p->t_start) * (c + 1) / cols;
       double m = level;
       while (i < st->memory->len && sim_time_to_s (g_array_index (st->memory, SimMemPoint, i).time) < tc1) {
         const SimMemPoint *mp = &g_array_index (st->memory, SimMemPoint, i);
@@ -163,13 +181,13 @@ draw_activations (cairo_t *cr, const Panel *p, const SimStageTime *st, const Sim
                      panel_y (p, base) - panel_y (p, base + sm->activations_peak_bytes));
     cairo_fill (cr);
     *peak_v = base + sm->activations_peak_bytes;
-    *peak_t = p->t_end / 2;
+    *peak_t = (p->t_start + p->t_end) / 2;
   }
 }
 
 /* frame, capacity and usable lines */
 static void
-draw_capacity_lines (cairo_t *cr, const Panel *p, const SimMemory *mem)
+draw_capacity_lines (cairo_t *cr, const Panel *p, const SimMemory *mem, gboolean labels)
 {
   struct { double v; const char *name; double r, g, b; double dash; } lines[] = {
     { (double) mem->capacity_bytes, "driver-visible", 0.1, 0.1, 0.1, 0 },
@@ -192,6 +210,8 @@ draw_capacity_lines (cairo_t *cr, const Panel *p, const SimMemory *mem)
     cairo_line_to (cr, p->right, y);
     cairo_stroke (cr);
     cairo_set_dash (cr, NULL, 0, 0);
+    if (!labels)
+      continue;
     viz_font (cr, 11, FALSE);
     viz_text (cr, p->right + 6, y + (k == 0 ? -3 : 11), 0, lab);
   }
@@ -271,7 +291,7 @@ draw_panel (cairo_t *cr, const Panel *p, const SimMemory *mem, const SimIteratio
 
   /* activations over time */
   draw_activations (cr, p, st, sm, base, &peak_t, &peak_v);
-  draw_capacity_lines (cr, p, mem);
+  draw_capacity_lines (cr, p, mem, TRUE);
   draw_peak_marker (cr, p, peak_t, peak_v);
   draw_y_axis (cr, p);
   viz_font (cr, 13, TRUE);
@@ -279,22 +299,52 @@ draw_panel (cairo_t *cr, const Panel *p, const SimMemory *mem, const SimIteratio
   viz_text (cr, p->left, p->top - 8, 0, lab);
 }
 
-/* time axis under the last panel, at yb */
+/* one stage's memory in a zoomed window: the left one carries the y axis
+ * and the stage's name, the right one the capacity labels; no peak marker
+ * (the whole step above has it) */
 static void
-draw_time_axis (cairo_t *cr, double left, double right, double yb, double t_end)
+draw_zoom_panel (cairo_t *cr, const Panel *p, const SimMemory *mem, const SimIteration *it, int s,
+                 gboolean left)
+{
+  const SimStageTime *st = &g_array_index (it->stages, SimStageTime, s);
+  const SimStageMemory *sm = &g_array_index (mem->stages, SimStageMemory, s);
+  double peak_t = 0, peak_v = 0, base = 0;
+
+  cairo_save (cr);
+  cairo_rectangle (cr, p->left, p->top, p->right - p->left, p->bottom - p->top);
+  cairo_clip (cr);
+  base = draw_static_stack (cr, p, mem, s);
+  draw_activations (cr, p, st, sm, base, &peak_t, &peak_v);
+  cairo_restore (cr);
+  draw_capacity_lines (cr, p, mem, !left);
+  if (left) {
+    g_autofree char *lab = g_strdup_printf ("stage %d%s", s, s == mem->peak_stage ? " (peak)" : "");
+    draw_y_axis (cr, p);
+    viz_font (cr, 13, TRUE);
+    cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+    viz_text (cr, p->left, p->top - 8, 0, lab);
+  }
+}
+
+/* time axis under the last panel, at yb, from t_start to t_end seconds */
+static void
+draw_time_axis (cairo_t *cr, double left, double right, double yb, double t_start, double t_end,
+                int want)
 {
   double scale = 1;
   const char *unit = "s";
   double stepx = 0;
   g_autofree char *axis = NULL;
 
-  viz_time_unit (t_end, &scale, &unit);
-  stepx = viz_tick_step (t_end * scale, 10);
+  viz_time_unit (t_end - t_start, &scale, &unit);
+  stepx = viz_tick_step ((t_end - t_start) * scale, want);
   axis = g_strdup_printf ("time (%s)", unit);
   viz_font (cr, 11.5, FALSE);
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-  for (double v = 0; v <= t_end * scale + 1e-9; v += stepx) {
-    double x = floor (left + (right - left) * (v / scale) / t_end) + 0.5;
+  /* ticks at whole steps of absolute time */
+  /* (+ 0.0: ceil of a hair below zero is -0, which prints "-0") */
+  for (double v = ceil (t_start * scale / stepx - 1e-9) * stepx + 0.0; v <= t_end * scale + 1e-9; v += stepx) {
+    double x = floor (left + (right - left) * (v / scale - t_start) / (t_end - t_start)) + 0.5;
     g_autofree char *t = viz_format_tick (v);
     cairo_move_to (cr, x, yb);
     cairo_line_to (cr, x, yb + 5);
@@ -428,7 +478,7 @@ draw_bars (cairo_t *cr, double width, double height, const VizInput *in, const c
     if (s == mem->peak_stage)
       peak_x = x + bar_w / 2, peak_v = base;
   }
-  draw_capacity_lines (cr, &p, mem);
+  draw_capacity_lines (cr, &p, mem, TRUE);
   if (peak_x >= 0)
     draw_bar_peak (cr, &p, peak_x, bar_w, slot, peak_v);
   draw_y_axis (cr, &p);
@@ -473,7 +523,35 @@ viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
     p.bottom = p.top + PANEL_H;
     draw_panel (cr, &p, mem, it, g_array_index (panels, int, pi));
   }
-  draw_time_axis (cr, p.left, p.right, TOP + panels->len * PANEL_H + (panels->len - 1) * GAP,
-                  p.t_end);
+  draw_time_axis (cr, p.left, p.right, TOP + panels->len * PANEL_H + (panels->len - 1) * GAP, 0,
+                  p.t_end, 10);
+  if (viz_zoom_wanted (in, width - LEFT - RIGHT)) {
+    /* the warm-up and the cool-down, as the Gantt chart zooms into them:
+     * one row of two windows per stage under the whole step */
+    SimTime warm = 0, cool = 0;
+    double mid = (LEFT + width - RIGHT) / 2;
+    double top = TOP + panels->len * PANEL_H + (panels->len - 1) * GAP + BOTTOM + ZOOM_CAPTION;
+    double yb = top + panels->len * ZOOM_H + (panels->len - 1) * GAP;
+    Panel zl = p, zr = p;
+    viz_zoom_windows (in, &warm, &cool);
+    zl.right = mid - 20;
+    zl.t_start = 0;
+    zl.t_end = sim_time_to_s (warm);
+    zr.left = mid + 20;
+    zr.t_start = sim_time_to_s (cool);
+    zr.t_end = it->step_s;
+    viz_font (cr, 12.5, TRUE);
+    cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+    viz_text (cr, zl.left, top - 32, 0, "start: pipeline warm-up");
+    viz_text (cr, zr.left, top - 32, 0, "end: cool-down, gradient reduction, optimizer");
+    for (guint pi = 0; pi < panels->len; pi++) {
+      zl.top = zr.top = top + pi * (ZOOM_H + GAP);
+      zl.bottom = zr.bottom = zl.top + ZOOM_H;
+      draw_zoom_panel (cr, &zl, mem, it, g_array_index (panels, int, pi), TRUE);
+      draw_zoom_panel (cr, &zr, mem, it, g_array_index (panels, int, pi), FALSE);
+    }
+    draw_time_axis (cr, zl.left, zl.right, yb, zl.t_start, zl.t_end, (int) MAX (3, (zl.right - zl.left) / 130));
+    draw_time_axis (cr, zr.left, zr.right, yb, zr.t_start, zr.t_end, (int) MAX (3, (zr.right - zr.left) / 130));
+  }
   cairo_restore (cr);
 }

@@ -16,3 +16,11 @@ char *viz_title (const VizInput *in);
 /* "stages shown: 0, 3, 7 of 8" when rows (int stage numbers) leaves some of
  * the plan's pipeline stages out, else NULL */
 char *viz_stages_shown (const VizInput *in, const GArray *rows);
+/* the Gantt and memory charts' zoom: whether a plot plot_w wide needs the
+ * warm-up and cool-down windows under the whole step, and where they end
+ * (warm-up: [0, warm_end]) and start (cool-down: [cool_start, step]) */
+gboolean viz_zoom_wanted (const VizInput *in, double plot_w);
+void viz_zoom_windows (const VizInput *in, SimTime *warm_end, SimTime *cool_start);
+/* the memory chart's height for these panels at this width, with the
+ * zoomed windows when viz_zoom_wanted() */
+double viz_memory_height_for (const VizInput *in, int panels, double width);
