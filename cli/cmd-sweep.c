@@ -16,6 +16,7 @@
 #include "sim-plan.h"
 #include "sim-run.h"
 #include "sim-sweep.h"
+#include "viz-file.h"
 
 typedef SimSweepRow Row;
 
@@ -24,8 +25,8 @@ static const char *usage =
     "                 [--global-batch B] [--scale] [--fp8 off|hybrid|e4m3|both] [--top K]\n"
     "                 [--tp LIST] [--pp LIST] [--cp LIST] [--max-nodes N] [--min-headroom P%]\n"
     "                 [--threads N | --jobs N] [--shard I/N] [--json FILE|-] [--html FILE.html]\n"
-    "                 [--csv FILE.csv] [--quiet] [--wide]\n"
-    "       sim sweep --merge FILE FILE ... [--top K] [--csv FILE.csv]\n"
+    "                 [--csv FILE.csv] [--chart FILE.png|.svg|.pdf] [--quiet] [--wide]\n"
+    "       sim sweep --merge FILE FILE ... [--top K] [--csv FILE.csv] [--chart FILE.png]\n"
     "\n"
     "Enumerates every layout of the job on the cluster, prunes what is invalid,\n"
     "dominated or out of memory, simulates the rest on every core and prints the\n"
@@ -38,6 +39,8 @@ static const char *usage =
     "prunes the layouts whose peak leaves less than 10% of usable memory free.\n"
     "--jobs N is --threads N: the layouts simulated at once (default: every core).\n"
     "--csv writes every layout, ranked then pruned, one line each (SI units: peak_bytes, step_s).\n"
+    "--chart draws step time against peak memory with the Pareto front (no layout both faster\n"
+    "and smaller) labelled; with --scale, tokens/s against nodes with each count's best.\n"
     "--train-tokens 15T [--gpu-hour-price P] adds the best layout's time (and cost) to train.\n"
     "The table fits 100 columns: its plans leave out the global batch and the defaults\n"
     "cp=1, schedule=1f1b and recompute=none (--json and --wide give them in full).\n"
@@ -228,15 +231,48 @@ stage_csv (SimOutputSet *set, const char *csv, GPtrArray *ranked, GError **error
   return TRUE;
 }
 
+/* --chart FILE: before hours of simulation, its format and that it can be
+ * written */
+static gboolean
+check_chart (const char *chart, GError **error)
+{
+  if (chart == NULL || (viz_check_chart_path (chart, error) && sim_output_check (chart, FALSE, error)))
+    return TRUE;
+  g_prefix_error (error, "--chart: ");
+  return FALSE;
+}
+
+/* the sweep chart of rows into the output set, the plans as the table
+ * prints them */
+static gboolean
+stage_chart (SimOutputSet *set, const char *chart, GPtrArray *rows, gboolean scale, const char *title,
+             GError **error)
+{
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  VizSweepInput in = { (const SimRunSummary *const *) rows->pdata, (int) rows->len, NULL, scale, title };
+  if (chart == NULL)
+    return TRUE;
+  for (guint i = 0; i < rows->len; i++)
+    g_ptr_array_add (labels, compact_label (((const Row *) g_ptr_array_index (rows, i))->label));
+  in.labels = (const char *const *) labels->pdata;
+  if (!viz_stage_sweep (set, chart, &in, error)) {
+    g_prefix_error (error, "--chart: ");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static int
-merge (GPtrArray *files, int top, const char *csv, GError **error)
+merge (GPtrArray *files, int top, const char *csv, const char *chart, GError **error)
 {
   g_autoptr (SimOutputSet) set = sim_output_set_new ();
   g_autoptr (SimSweepMerged) m = NULL;
+  g_autofree char *chart_title = NULL;
+  gboolean scale = FALSE;
   g_autoptr (GPtrArray) ranked = g_ptr_array_new ();
   g_autoptr (GString) out = g_string_new (NULL);
   /* the library reads and checks every file: they come from other machines */
-  if (!check_csv (csv, error))
+  if (!check_csv (csv, error) || !check_chart (chart, error))
     return 2;
   m = sim_sweep_merge ((const char *const *) files->pdata, files->len, error);
   if (m == NULL)
@@ -244,7 +280,12 @@ merge (GPtrArray *files, int top, const char *csv, GError **error)
   for (guint i = 0; i < m->rows->len; i++)
     g_ptr_array_add (ranked, g_ptr_array_index (m->rows, i));
   sim_sweep_rank_rows (ranked);
-  if (!stage_csv (set, csv, ranked, error) || !sim_output_set_commit (set, error))
+  /* a sweep with --scale is the one whose layouts span node counts */
+  for (guint i = 1; i < m->rows->len; i++)
+    scale |= ((const Row *) g_ptr_array_index (m->rows, i))->nodes != ((const Row *) g_ptr_array_index (m->rows, 0))->nodes;
+  chart_title = g_strdup_printf ("%s on %s: every layout that fits", m->model, m->topology);
+  if (!stage_csv (set, csv, ranked, error) || !stage_chart (set, chart, ranked, scale, chart_title, error) ||
+      !sim_output_set_commit (set, error))
     return 2;
   g_string_append_printf (out, "sim sweep --merge: %s on %s, %u shard files\n\n", m->model,
                           m->topology, files->len);
@@ -484,9 +525,9 @@ shown_runs (SimSweep *sw, const SimModel *model, GPtrArray *ranked, int top, GEr
 /* --json FILE, --csv and --html: all or none (sim-io.h); the JSON on
  * stdout (--json -) is the caller's */
 static gboolean
-write_outputs (const char *json, const char *json_text, const char *csv, const char *html, const char *title,
-               const char *table, const char *notes, SimSweep *sw, const SimModel *model, GPtrArray *ranked,
-               int top, GError **error)
+write_outputs (const char *json, const char *json_text, const char *csv, const char *chart, gboolean scale,
+               const char *html, const char *title, const char *table, const char *notes, SimSweep *sw,
+               const SimModel *model, GPtrArray *ranked, int top, GError **error)
 {
   g_autoptr (SimOutputSet) set = sim_output_set_new ();
   if (json != NULL && !g_str_equal (json, "-") && !sim_output_set_add (set, json, json_text, -1, error)) {
@@ -495,6 +536,15 @@ write_outputs (const char *json, const char *json_text, const char *csv, const c
   }
   if (!stage_csv (set, csv, ranked, error))
     return FALSE;
+  if (chart != NULL) {
+    const SimTopology *t = ranked->len > 0 ? sim_sweep_cluster (sw, ((const Row *) g_ptr_array_index (ranked, 0))->nodes)
+                                           : NULL;
+    g_autofree char *chart_title = g_strdup_printf ("%s on %s: every layout that fits%s", model->name,
+                                                    t != NULL ? t->name : "the cluster",
+                                                    scale ? ", on 1, 2, 4 ... nodes" : "");
+    if (!stage_chart (set, chart, ranked, scale, chart_title, error))
+      return FALSE;
+  }
   if (html != NULL) {
     g_autoptr (GPtrArray) runs = shown_runs (sw, model, ranked, top, error);
     g_autofree char *chart_title = NULL;
@@ -545,7 +595,7 @@ int
 sim_cmd_sweep (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL, *fp8_s = NULL;
-  g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL, *csv = NULL;
+  g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL, *csv = NULL, *chart = NULL;
   double tokens = 0, price = 0;
   g_autofree char *jobs_s = NULL, *tp_s = NULL, *pp_s = NULL, *cp_s = NULL, *max_nodes_s = NULL, *headroom_s = NULL;
   SimSweepConstraints constraints = { .n_tp = 0 };
@@ -560,7 +610,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "top", TRUE, &top_s, NULL, NULL }, { "threads", TRUE, &threads_s, NULL, NULL },
     { "shard", TRUE, &shard_s, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
     { "html", TRUE, &html, NULL, NULL }, { "jobs", TRUE, &jobs_s, NULL, NULL },
-    { "csv", TRUE, &csv, NULL, NULL },
+    { "csv", TRUE, &csv, NULL, NULL }, { "chart", TRUE, &chart, NULL, NULL },
     { "tp", TRUE, &tp_s, NULL, NULL }, { "pp", TRUE, &pp_s, NULL, NULL }, { "cp", TRUE, &cp_s, NULL, NULL },
     { "max-nodes", TRUE, &max_nodes_s, NULL, NULL }, { "min-headroom", TRUE, &headroom_s, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
@@ -593,7 +643,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   if (top_s != NULL && !sim_cli_int ("top", top_s, 1, 100000, &top, error))
     return 2;
   if (merge_files->len > 0)
-    return merge (merge_files, top, csv, error);
+    return merge (merge_files, top, csv, chart, error);
   if (topology == NULL) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "sweep: expected --topology FILE|NAME (or --merge FILE...); see sim sweep --help");
     return 2;
@@ -616,7 +666,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     return 2;
   if (html != NULL && !sim_cli_check_html (html, error))
     return 2;
-  if (!check_csv (csv, error))
+  if (!check_csv (csv, error) || !check_chart (chart, error))
     return 2;
   if ((topo_path = sim_paths_resolve (topology, "topologies", error)) == NULL ||
       (model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
@@ -676,7 +726,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     print_counts (notes, sim_sweep_rows (sw));
     print_best (notes, sw, model, ranked, scale, wide, tokens, price);
   }
-  if (!write_outputs (json, json_text, csv, html, title, table->str, notes->str, sw, model, ranked, top, error))
+  if (!write_outputs (json, json_text, csv, chart, scale, html, title, table->str, notes->str, sw, model, ranked, top, error))
     return 2;
   if (json_text != NULL && g_str_equal (json, "-")) {
     fputs (json_text, stdout);

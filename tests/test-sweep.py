@@ -183,6 +183,26 @@ with cli.tempdir() as tmp:
     r = run("sweep", *base, "--tp", "1,2", "--csv", os.path.join(tmp, "no-such-dir", "x.csv"))
     check("sweep --csv into a missing folder: exit 2 before the sweep",
           (r.returncode, r.stderr.startswith("sim: --csv: ")), (2, True))
+# --chart: step time against peak memory (the Pareto front labelled), or with
+# --scale tokens/s against nodes; PNG, SVG or PDF by the name
+with cli.tempdir() as tmp:
+    png, svg = os.path.join(tmp, "s.png"), os.path.join(tmp, "s.svg")
+    r = run("sweep", *base, "--tp", "1,2", "--chart", png, "--csv", os.path.join(tmp, "s.csv"))
+    data = cli.read_bytes(png) if os.path.exists(png) else b""
+    check("sweep --chart s.png: a PNG of a plausible size",
+          (r.returncode, data[:8] == b"\x89PNG\r\n\x1a\n", 20000 < len(data) < 5000000), (0, True, True))
+    w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    check("sweep --chart: a chart's size (1400 x 820)", (w, h), (1400, 820))
+    r = run("sweep", "--topology", "dgx8x4", "--model", "llama3-8b", "--global-batch", "64", "--quiet",
+            "--scale", "--max-nodes", "2", "--tp", "8", "--chart", svg)
+    text = open(svg).read() if os.path.exists(svg) else ""
+    check("sweep --scale --chart s.svg: an SVG", (r.returncode, text.startswith("<?xml") and "<svg" in text),
+          (0, True))
+    r = run("sweep", *base, "--chart", os.path.join(tmp, "s.gif"))
+    check("sweep --chart s.gif: exit 2 before the sweep, one line",
+          (r.returncode, len(r.stderr.strip().splitlines()), "--chart: " in r.stderr, ".png, .svg or .pdf" in r.stderr),
+          (2, 1, True, True))
+    check("sweep --chart s.gif: nothing written", sorted(os.listdir(tmp)), ["s.csv", "s.png", "s.svg"])
 # --max-nodes: with --scale, the largest node count tried; without, the cluster capped
 with cli.tempdir() as tmp:
     mj = os.path.join(tmp, "m.json")

@@ -28,6 +28,8 @@ gboolean viz_stage_chart (SimOutputSet *set, const char *path, VizChart chart, c
 /* the comparison chart of several layouts; the same errors and threads */
 gboolean viz_stage_compare (SimOutputSet *set, const char *path, const SimRun *const *runs, int n,
                             const char *title, GError **error);
+/* the sweep chart (viz.h: viz_sweep_draw); the same errors and threads */
+gboolean viz_stage_sweep (SimOutputSet *set, const char *path, const VizSweepInput *in, GError **error);
 
 /* the same, each in a set of its own, committed at once; any thread, one
  * writer per path */

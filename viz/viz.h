@@ -77,4 +77,21 @@ typedef struct {
 void viz_gantt_layout (double width, double height, const VizInput *in, int rows,
                        VizGanttLayout *out);
 
+/* the chart of a sweep (sim sweep --chart): the rows that fit and have a
+ * time, as step time against peak memory per GPU with the usable memory and
+ * the Pareto front labelled (scale FALSE), or as tokens/s against nodes with
+ * the best layout per node count labelled (scale TRUE) */
+typedef struct {
+  const SimRunSummary *const *rows; /* n rows, any order, only read */
+  int n;
+  const char *const *labels;        /* the plans as labelled, per row; NULL: the rows' plans */
+  gboolean scale;
+  const char *title;
+} VizSweepInput;
+void viz_sweep_draw (cairo_t *cr, double width, double height, const VizSweepInput *in);
+/* the Pareto front of in: the indices of the rows that fit, have a time
+ * and are faster than every row that uses less memory (smallest memory
+ * first); a new array of int (caller g_array_unref()s); pure */
+GArray *viz_sweep_pareto (const VizSweepInput *in);
+
 G_END_DECLS
