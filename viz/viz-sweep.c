@@ -298,7 +298,8 @@ draw_memory_time (cairo_t *cr, double width, double height, const VizSweepInput 
   VizColor blue = viz_kind_color (SIM_SPAN_FORWARD), orange = viz_kind_color (SIM_SPAN_TP);
   static const int marks[] = { MARK_DOT, MARK_FRONT, MARK_BEST, MARK_LINE_RED };
   static const char *const texts[] = { "a layout that fits", "Pareto front: no layout both faster and smaller",
-                                       "best: most tokens/s", "usable memory per GPU" };
+                                       "best: most tokens/s",
+                                       "usable memory per GPU (past it: tight, fits only without the fragmentation allowance)" };
 
   for (int i = 0; i < in->n; i++) {
     const SimRunSummary *r = in->rows[i];
@@ -397,8 +398,8 @@ draw_memory_time (cairo_t *cr, double width, double height, const VizSweepInput 
       continue;
     g_array_append_val (labelled, x);
     g_array_append_val (labelled, y);
-    t = g_strdup_printf ("%s%s  (%.1f GB, %.3g %s)", i == best ? "best: " : "", label_of (in, i), r->peak_bytes / 1e9,
-                         r->step_s * yscale, unit);
+    t = g_strdup_printf ("%s%s  (%.1f GB%s, %.3g %s)", i == best ? "best: " : "", label_of (in, i), r->peak_bytes / 1e9,
+                         r->tight ? " tight" : "", r->step_s * yscale, unit);
     place_label (cr, &p, boxes, x, y, t);
   }
 }
