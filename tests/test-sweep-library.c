@@ -352,6 +352,90 @@ test_merge_not_a_file (void)
   g_unlink (fifo_unique);
 }
 
+/* Constraints: --tp 4,2,2,3 --cp 1 --pp 2,1 enumerate tp 2 and 4 only (3
+ * divides neither the 32 heads nor the 8 GPUs, so it gives no row; the
+ * repeat is dropped), cp 1 and pp 1 and 2; the lists come back sorted.
+ * Every row's label says so, and there are rows of each tp. */
+static void
+test_constraints (void)
+{
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimSweep) sw = sim_sweep_new (m, 16);
+  SimSweepConstraints c = { .tp = { 4, 2, 2, 3 }, .n_tp = 4, .cp = { 1 }, .n_cp = 1, .pp = { 2, 1 }, .n_pp = 2 };
+  const SimSweepConstraints *got;
+  GPtrArray *rows;
+  int per_tp[5] = { 0 };
+  sim_sweep_set_constraints (sw, &c);
+  got = sim_sweep_constraints (sw);
+  g_assert_cmpint (got->n_tp, ==, 3);
+  g_assert_cmpint (got->tp[0], ==, 2);
+  g_assert_cmpint (got->tp[1], ==, 3);
+  g_assert_cmpint (got->tp[2], ==, 4);
+  g_assert_cmpint (got->pp[0], ==, 1);
+  sim_sweep_add_cluster (sw, test_load_topology ("dgx8x4.xml", 1), 1);
+  sim_sweep_enumerate (sw);
+  rows = sim_sweep_rows (sw);
+  g_assert_cmpuint (rows->len, >, 0);
+  for (guint i = 0; i < rows->len; i++) {
+    const SimSweepRow *r = g_ptr_array_index (rows, i);
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_assert_true (sim_plan_parse_string (p, r->label, NULL));
+    g_assert_true (p->tp == 2 || p->tp == 4);
+    g_assert_cmpint (p->cp, ==, 1);
+    g_assert_true (p->pp == 1 || p->pp == 2);
+    per_tp[p->tp]++;
+  }
+  g_assert_cmpint (per_tp[2], >, 0);
+  g_assert_cmpint (per_tp[4], >, 0);
+}
+
+/* --min-headroom 50%: every row left fits with at least half its usable
+ * memory free; the ones it pruned fit with less, and say why */
+static void
+test_min_headroom (void)
+{
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimSweep) sw = sim_sweep_new (m, 16);
+  SimSweepConstraints c = { .n_tp = 1, .tp = { 2 }, .min_headroom = 0.5 };
+  GPtrArray *rows;
+  int kept = 0, cut = 0;
+  sim_sweep_set_constraints (sw, &c);
+  sim_sweep_add_cluster (sw, test_load_topology ("dgx8x4.xml", 1), 1);
+  sim_sweep_enumerate (sw);
+  sim_sweep_run (sw, 2, NULL, NULL);
+  rows = sim_sweep_rows (sw);
+  for (guint i = 0; i < rows->len; i++) {
+    const SimSweepRow *r = g_ptr_array_index (rows, i);
+    double free_fraction = ((double) r->usable_bytes - (double) r->peak_bytes) / (double) r->usable_bytes;
+    if (r->pruned == NULL) {
+      g_assert_cmpfloat (free_fraction, >=, 0.5);
+      kept++;
+    } else if (strstr (r->pruned, "--min-headroom") != NULL) {
+      g_assert_cmpfloat (free_fraction, <, 0.5);
+      g_assert_false (r->fits);
+      g_assert_cmpstr (r->pruned, ==, "fits with less than 50% of usable memory free (--min-headroom)");
+      cut++;
+    }
+  }
+  g_assert_cmpint (kept, >, 0);
+  g_assert_cmpint (cut, >, 0);
+}
+
+/* CSV: a header and one line per row; the plan, with its commas, quoted */
+static void
+test_csv (void)
+{
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimSweep) sw = make (m);
+  g_autofree char *csv = sim_sweep_rows_csv (sim_sweep_rows (sw));
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  const SimSweepRow *r0 = g_ptr_array_index (sim_sweep_rows (sw), 0);
+  g_autofree char *quoted = g_strdup_printf (",0,\"%s\",1,", r0->label);
+  g_assert_true (g_str_has_prefix (csv, "rank,index,plan,nodes,gpus,fits,peak_bytes,"));
+  g_assert_cmpuint (g_strv_length (lines), ==, sim_sweep_rows (sw)->len + 2); /* and "" after the last \n */
+  g_assert_true (g_str_has_prefix (lines[1], quoted));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -363,5 +447,8 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep/merge", test_merge);
   g_test_add_func ("/sweep/merge/bad", test_merge_bad);
   g_test_add_func ("/sweep/merge/not-a-file", test_merge_not_a_file);
+  g_test_add_func ("/sweep/constraints", test_constraints);
+  g_test_add_func ("/sweep/min-headroom", test_min_headroom);
+  g_test_add_func ("/sweep/csv", test_csv);
   return g_test_run ();
 }
