@@ -459,6 +459,26 @@ constraints_text (const SimSweepConstraints *c, int cap)
   return g_string_free (s, FALSE);
 }
 
+/* the constraints for the title, "; tp 1, 2; min headroom 10%" ("" when
+ * none), so that a table is never read as the whole sweep */
+static char *
+constraints_title (const SimSweepConstraints *c)
+{
+  const int *lists[] = { c->tp, c->cp, c->pp };
+  const int ns[] = { c->n_tp, c->n_cp, c->n_pp };
+  const char *names[] = { "tp", "cp", "pp" };
+  GString *s = g_string_new (NULL);
+  for (int k = 0; k < 3; k++) {
+    if (ns[k] > 0)
+      g_string_append_printf (s, "; %s ", names[k]);
+    for (int i = 0; i < ns[k]; i++)
+      g_string_append_printf (s, "%s%d", i > 0 ? ", " : "", lists[k][i]);
+  }
+  if (c->min_headroom > 0)
+    g_string_append_printf (s, "; min headroom %g%%", 100 * c->min_headroom);
+  return g_string_free (s, FALSE);
+}
+
 /* the cluster at nodes (0: as the file says; at most cap nodes when cap >
  * 0), or with --scale at 1, 2, 4 ... nodes and at its full size;
  * *max_nodes is the full size */
@@ -717,9 +737,11 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   if (json_text == NULL || !g_str_equal (json, "-") || html != NULL) {
     const SimTopology *big = sim_sweep_cluster (sw, max_nodes);
     int n = big != NULL ? sim_topology_n_gpus (big) : 0;
-    title = g_strdup_printf ("sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s; top %d by tokens/s",
+    g_autofree char *limits = constraints_title (sim_sweep_constraints (sw));
+    title = g_strdup_printf ("sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s%s; top %d by tokens/s",
                              model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n, n == 1 ? "" : "s",
-                             scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_s != NULL ? gb_s : "the model's", top);
+                             scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_s != NULL ? gb_s : "the model's", limits,
+                             top);
     if (job.shards > 1)
       g_string_append_printf (table, "shard %d of %d\n\n", job.shard, job.shards);
     print_ranked (table, ranked, top, scale, wide);

@@ -145,6 +145,9 @@ with cli.tempdir() as tmp:
           (r.returncode, len(kept) > 0, all(free(x) >= 0.5 for x in kept)), (0, True, True))
     check("sweep --min-headroom 50%: every layout it prunes fits with less free",
           (len(cut) > 0, all(x["fits"] is False and free(x) < 0.5 for x in cut)), (True, True))
+    check("sweep with constraints: the title says them",
+          "global batch 64; tp 1, 2; min headroom 50%;" in
+          run("sweep", *base, "--tp", "2,1", "--min-headroom", "50%", "--top", "1", "--wide").stdout, True)
     check("sweep --min-headroom: the prune counted with its reason",
           "fits with less than 50% of usable memory free (--min-headroom)" in
           run("sweep", *base, "--min-headroom", "50%", "--top", "1").stdout, True)
