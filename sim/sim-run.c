@@ -218,6 +218,10 @@ summary_cmp (gconstpointer pa, gconstpointer pb)
   double ta = a->has_time ? a->tokens_per_s : 0, tb = b->has_time ? b->tokens_per_s : 0;
   if (a->fits != b->fits)
     return a->fits ? -1 : 1;
+  /* a layout that fits only without the fragmentation allowance is not one
+   * to book a cluster on while another fits with it: after all of those */
+  if (a->fits && a->tight != b->tight)
+    return a->tight ? 1 : -1;
   if (a->fits && ta != tb)
     return ta > tb ? -1 : 1;
   /* equal throughput (or none fits): the one with more headroom first */

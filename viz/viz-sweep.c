@@ -261,16 +261,21 @@ viz_sweep_pareto (const VizSweepInput *in)
   return front;
 }
 
-/* the best row: most tokens/s, then less memory, then first given */
+/* the best row: as the table ranks them (sim_run_summaries_rank), layouts
+ * that fit with the fragmentation allowance before the tight ones, then
+ * most tokens/s, then less memory, then first given */
 static int
 best_row (const VizSweepInput *in)
 {
   int best = -1;
   for (int i = 0; i < in->n; i++) {
     const SimRunSummary *r = in->rows[i];
-    if (shown (r) && (best < 0 || r->tokens_per_s > in->rows[best]->tokens_per_s ||
-                      (r->tokens_per_s == in->rows[best]->tokens_per_s &&
-                       r->peak_bytes < in->rows[best]->peak_bytes)))
+    const SimRunSummary *b = best >= 0 ? in->rows[best] : NULL;
+    if (!shown (r))
+      continue;
+    if (b == NULL || (b->tight && !r->tight) ||
+        (b->tight == r->tight && (r->tokens_per_s > b->tokens_per_s ||
+                                  (r->tokens_per_s == b->tokens_per_s && r->peak_bytes < b->peak_bytes))))
       best = i;
   }
   return best;
@@ -298,7 +303,7 @@ draw_memory_time (cairo_t *cr, double width, double height, const VizSweepInput 
   VizColor blue = viz_kind_color (SIM_SPAN_FORWARD), orange = viz_kind_color (SIM_SPAN_TP);
   static const int marks[] = { MARK_DOT, MARK_FRONT, MARK_BEST, MARK_LINE_RED };
   static const char *const texts[] = { "a layout that fits", "Pareto front: no layout both faster and smaller",
-                                       "best: most tokens/s",
+                                       "best: most tokens/s (tight ones last)",
                                        "usable memory per GPU (past it: tight, fits only without the fragmentation allowance)" };
 
   for (int i = 0; i < in->n; i++) {
