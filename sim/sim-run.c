@@ -211,10 +211,9 @@ sim_run_summary_fill (SimRunSummary *s, const SimRun *run)
   s->dp_s = it->exposed_dp_s;
 }
 
-static int
-summary_cmp (gconstpointer pa, gconstpointer pb)
+int
+sim_run_summary_cmp (const SimRunSummary *a, const SimRunSummary *b)
 {
-  const SimRunSummary *a = *(const SimRunSummary *const *) pa, *b = *(const SimRunSummary *const *) pb;
   double ta = a->has_time ? a->tokens_per_s : 0, tb = b->has_time ? b->tokens_per_s : 0;
   if (a->fits != b->fits)
     return a->fits ? -1 : 1;
@@ -228,6 +227,12 @@ summary_cmp (gconstpointer pa, gconstpointer pb)
   if (a->peak_bytes != b->peak_bytes)
     return a->peak_bytes < b->peak_bytes ? -1 : 1;
   return a->index - b->index; /* a total order: the same table every run */
+}
+
+static int
+summary_cmp (gconstpointer pa, gconstpointer pb)
+{
+  return sim_run_summary_cmp (*(const SimRunSummary *const *) pa, *(const SimRunSummary *const *) pb);
 }
 
 void

@@ -95,11 +95,13 @@ void sim_run_summary_free (gpointer summary);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimRunSummary, sim_run_summary_free)
 /* the memory and, when the run has one, the time of run into s; any thread */
 void sim_run_summary_fill (SimRunSummary *s, const SimRun *run);
-/* sort summaries: the layouts that fit first, by tokens/s (without a time:
- * 0), equal tokens/s by lower peak memory; then those that do not, by peak
- * memory; remaining ties by index.  Then the
- * scaling efficiency of every one with a time against the best of the
- * fewest GPUs (E = tokens/s per GPU over the reference's). */
+/* the ranking's order, < 0 when a ranks before b: the layouts that fit
+ * first, those that fit only without the fragmentation allowance (tight)
+ * after the others, each by tokens/s (without a time: 0), equal tokens/s by
+ * lower peak memory; then those that do not fit, by peak memory; remaining
+ * ties by index; pure */
+int sim_run_summary_cmp (const SimRunSummary *a, const SimRunSummary *b);
+/* sort summaries by sim_run_summary_cmp */
 void sim_run_summaries_rank (GPtrArray *summaries);
 void sim_run_summaries_efficiency (GPtrArray *ranked);
 /* sort runs (SimRun*) in the order of their summaries (above), ties in the

@@ -164,6 +164,18 @@ legend (cairo_t *cr, double y, const int *marks, const char *const *texts, int n
 }
 
 /* grid lines and tick labels of both axes, and their names */
+/* a vertical grid line at x with its tick label under the plot */
+static void
+x_gridline (cairo_t *cr, const Plot *p, double x, const char *label)
+{
+  cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
+  cairo_move_to (cr, x, p->top);
+  cairo_line_to (cr, x, p->bottom);
+  cairo_stroke (cr);
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  viz_text (cr, x, p->bottom + 18, 0.5, label);
+}
+
 static void
 draw_axes (cairo_t *cr, const Plot *p, double xstep, double ystep, double yscale, const char *xname,
            const char *yname, gboolean x_nodes, const int *nodes, int n_nodes)
@@ -182,25 +194,14 @@ draw_axes (cairo_t *cr, const Plot *p, double xstep, double ystep, double yscale
   }
   if (x_nodes) {
     for (int i = 0; i < n_nodes; i++) {
-      double x = floor (px (p, i)) + 0.5;
       g_autofree char *t = g_strdup_printf ("%d", nodes[i]);
-      cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
-      cairo_move_to (cr, x, p->top);
-      cairo_line_to (cr, x, p->bottom);
-      cairo_stroke (cr);
-      cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-      viz_text (cr, x, p->bottom + 18, 0.5, t);
+      x_gridline (cr, p, floor (px (p, i)) + 0.5, t);
     }
   } else {
     for (double k = ceil (p->x0 / xstep - 1e-9); k * xstep <= p->x1 + 1e-9 * xstep; k++) {
-      double v = k * xstep + 0.0, x = floor (px (p, v)) + 0.5;
+      double v = k * xstep + 0.0;
       g_autofree char *t = viz_format_tick (v);
-      cairo_set_source_rgb (cr, 0.88, 0.88, 0.88);
-      cairo_move_to (cr, x, p->top);
-      cairo_line_to (cr, x, p->bottom);
-      cairo_stroke (cr);
-      cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-      viz_text (cr, x, p->bottom + 18, 0.5, t);
+      x_gridline (cr, p, floor (px (p, v)) + 0.5, t);
     }
   }
   cairo_set_source_rgb (cr, 0.4, 0.4, 0.4);
@@ -261,23 +262,14 @@ viz_sweep_pareto (const VizSweepInput *in)
   return front;
 }
 
-/* the best row: as the table ranks them (sim_run_summaries_rank), layouts
- * that fit with the fragmentation allowance before the tight ones, then
- * most tokens/s, then less memory, then first given */
+/* the best row shown: the first in the table's ranking (sim_run_summary_cmp) */
 static int
 best_row (const VizSweepInput *in)
 {
   int best = -1;
-  for (int i = 0; i < in->n; i++) {
-    const SimRunSummary *r = in->rows[i];
-    const SimRunSummary *b = best >= 0 ? in->rows[best] : NULL;
-    if (!shown (r))
-      continue;
-    if (b == NULL || (b->tight && !r->tight) ||
-        (b->tight == r->tight && (r->tokens_per_s > b->tokens_per_s ||
-                                  (r->tokens_per_s == b->tokens_per_s && r->peak_bytes < b->peak_bytes))))
+  for (int i = 0; i < in->n; i++)
+    if (shown (in->rows[i]) && (best < 0 || sim_run_summary_cmp (in->rows[i], in->rows[best]) < 0))
       best = i;
-  }
   return best;
 }
 
