@@ -342,6 +342,50 @@ test_memory_zoom (void)
   cairo_surface_destroy (s);
 }
 
+/* the Pareto front of a sweep, by hand.  In memory order, the rows that
+ * fit and have a time are
+ *   3 (30 GB, 12 s): the smallest, on the front;
+ *   1 (40 GB, 13 s): 3 is smaller and faster, dominated;
+ *   2 (50 GB,  9 s): faster than every smaller one, on the front;
+ *   6 (50 GB, 11 s): as big as 2 and slower, dominated;
+ *   4 (60 GB, 10 s): 2 is smaller and faster, dominated;
+ *   0 (70 GB,  6 s): faster than every smaller one, on the front;
+ *   7 (80 GB,  6 s): no faster than 0 and bigger, dominated.
+ * Row 5 (20 GB, 2 s) does not fit and row 8 (25 GB) has no time: neither
+ * is a point of the chart, so neither can dominate.  The front, smallest
+ * memory first: 3, 2, 0. */
+static void
+test_sweep_pareto (void)
+{
+  static const struct {
+    double peak_gb, step_s;
+    gboolean fits, has_time;
+  } given[] = {
+    { 70, 6, TRUE, TRUE },  { 40, 13, TRUE, TRUE }, { 50, 9, TRUE, TRUE },
+    { 30, 12, TRUE, TRUE }, { 60, 10, TRUE, TRUE }, { 20, 2, FALSE, TRUE },
+    { 50, 11, TRUE, TRUE }, { 80, 6, TRUE, TRUE },  { 25, 0, TRUE, FALSE },
+  };
+  static const int want[] = { 3, 2, 0 };
+  SimRunSummary rows[G_N_ELEMENTS (given)] = { 0 };
+  const SimRunSummary *ptrs[G_N_ELEMENTS (given)];
+  VizSweepInput in = { ptrs, G_N_ELEMENTS (given), NULL, FALSE, NULL };
+  g_autoptr (GArray) front = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (given); i++) {
+    rows[i].peak_bytes = (guint64) (given[i].peak_gb * 1e9);
+    rows[i].usable_bytes = 75000000000ULL;
+    rows[i].step_s = given[i].step_s;
+    rows[i].fits = given[i].fits;
+    rows[i].has_time = given[i].has_time;
+    rows[i].simulated = TRUE;
+    ptrs[i] = &rows[i];
+  }
+  front = viz_sweep_pareto (&in);
+  g_assert_cmpuint (front->len, ==, G_N_ELEMENTS (want));
+  for (guint k = 0; k < G_N_ELEMENTS (want); k++)
+    g_assert_cmpint (g_array_index (front, int, k), ==, want[k]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -354,5 +398,6 @@ main (int argc, char **argv)
   g_test_add_func ("/viz/gantt-lane-labels", test_gantt_lane_labels);
   g_test_add_func ("/viz/gantt-zero3-wait", test_gantt_zero3_wait);
   g_test_add_func ("/viz/memory-zoom", test_memory_zoom);
+  g_test_add_func ("/viz/sweep-pareto", test_sweep_pareto);
   return g_test_run ();
 }
