@@ -10,6 +10,7 @@
 #include "sim-report.h"
 #include "sim-run.h"
 #include "viz-file.h"
+#include "viz-html.h"
 
 static const char *usage =
     "usage: sim compare --topology FILE|NAME [--nodes N | --gpus N] [--model FILE|NAME]\n"
@@ -66,10 +67,12 @@ write_outputs (const char *chart, const char *json, const char *html, const Prin
   g_autoptr (SimOutputSet) set = sim_output_set_new ();
   if (html != NULL) {
     g_autofree char *title = chart_title (topo, model, runs);
-    if (!sim_cli_stage_html_table (set, html, printed->title, printed->table->str, "Diagnosis of each layout",
-                                   printed->notes->str, runs,
-                                   title, error))
+    VizHtmlTable page = { printed->title, printed->table->str, NULL, (const SimRun *const *) runs->pdata,
+                          (int) runs->len, title, "Diagnosis of each layout", printed->notes->str };
+    if (!viz_stage_html_table (set, html, &page, error)) {
+      g_prefix_error (error, "--html: ");
       return FALSE;
+    }
   }
   if (chart != NULL) {
     g_autofree char *title = chart_title (topo, model, runs);

@@ -17,6 +17,7 @@
 #include "sim-run.h"
 #include "sim-sweep.h"
 #include "viz-file.h"
+#include "viz-html.h"
 
 typedef SimSweepRow Row;
 
@@ -44,8 +45,9 @@ static const char *usage =
     "--train-tokens 15T [--gpu-hour-price P] adds the best layout's time (and cost) to train.\n"
     "The table fits 100 columns: its plans leave out the global batch and the defaults\n"
     "cp=1, schedule=1f1b and recompute=none (--json and --wide give them in full).\n"
-    "--html writes the table, the comparison chart of the layouts shown and the best\n"
-    "layout's diagnosis as one self-contained page (no network, no scripts).\n"
+    "--html writes the table, the chart of --chart, the comparison chart of the layouts\n"
+    "shown and the best layout's diagnosis as one self-contained page (no network, no\n"
+    "scripts).\n"
     "\n"
     "exit status: 0 at least one layout fits in GPU memory, 1 none fits, 2 bad input\n"
     "or an error.  A shard (--shard I/N, N > 1) exits 0 once its file is written: the\n"
@@ -242,19 +244,27 @@ check_chart (const char *chart, GError **error)
   return FALSE;
 }
 
-/* the sweep chart of rows into the output set, the plans as the table
- * prints them */
+/* the sweep chart's input: rows, labelled with the plans as the table
+ * prints them (new strings, kept in labels) */
+static VizSweepInput
+sweep_input (GPtrArray *rows, gboolean scale, const char *title, GPtrArray *labels)
+{
+  for (guint i = 0; i < rows->len; i++)
+    g_ptr_array_add (labels, compact_label (((const Row *) g_ptr_array_index (rows, i))->label));
+  return (VizSweepInput) { (const SimRunSummary *const *) rows->pdata, (int) rows->len,
+                           (const char *const *) labels->pdata, scale, title };
+}
+
+/* the sweep chart of rows into the output set */
 static gboolean
 stage_chart (SimOutputSet *set, const char *chart, GPtrArray *rows, gboolean scale, const char *title,
              GError **error)
 {
   g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
-  VizSweepInput in = { (const SimRunSummary *const *) rows->pdata, (int) rows->len, NULL, scale, title };
+  VizSweepInput in;
   if (chart == NULL)
     return TRUE;
-  for (guint i = 0; i < rows->len; i++)
-    g_ptr_array_add (labels, compact_label (((const Row *) g_ptr_array_index (rows, i))->label));
-  in.labels = (const char *const *) labels->pdata;
+  in = sweep_input (rows, scale, title, labels);
   if (!viz_stage_sweep (set, chart, &in, error)) {
     g_prefix_error (error, "--chart: ");
     return FALSE;
@@ -550,30 +560,34 @@ write_outputs (const char *json, const char *json_text, const char *csv, const c
                const SimModel *model, GPtrArray *ranked, int top, GError **error)
 {
   g_autoptr (SimOutputSet) set = sim_output_set_new ();
+  const SimTopology *t = ranked->len > 0 ? sim_sweep_cluster (sw, ((const Row *) g_ptr_array_index (ranked, 0))->nodes)
+                                         : NULL;
+  /* the sweep chart's, in its file and on the page */
+  g_autofree char *chart_title = g_strdup_printf ("%s on %s: every layout that fits%s", model->name,
+                                                  t != NULL ? t->name : "the cluster",
+                                                  scale ? ", on 1, 2, 4 ... nodes" : "");
   if (json != NULL && !g_str_equal (json, "-") && !sim_output_set_add (set, json, json_text, -1, error)) {
     g_prefix_error (error, "--json: ");
     return FALSE;
   }
-  if (!stage_csv (set, csv, ranked, error))
+  if (!stage_csv (set, csv, ranked, error) || !stage_chart (set, chart, ranked, scale, chart_title, error))
     return FALSE;
-  if (chart != NULL) {
-    const SimTopology *t = ranked->len > 0 ? sim_sweep_cluster (sw, ((const Row *) g_ptr_array_index (ranked, 0))->nodes)
-                                           : NULL;
-    g_autofree char *chart_title = g_strdup_printf ("%s on %s: every layout that fits%s", model->name,
-                                                    t != NULL ? t->name : "the cluster",
-                                                    scale ? ", on 1, 2, 4 ... nodes" : "");
-    if (!stage_chart (set, chart, ranked, scale, chart_title, error))
-      return FALSE;
-  }
   if (html != NULL) {
     g_autoptr (GPtrArray) runs = shown_runs (sw, model, ranked, top, error);
-    g_autofree char *chart_title = NULL;
+    g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+    g_autofree char *runs_title = NULL;
+    VizSweepInput in = sweep_input (ranked, scale, chart_title, labels);
+    VizHtmlTable page = { title, table, &in, NULL, 0, NULL, "Layouts counted, and the best one's diagnosis", notes };
     if (runs == NULL)
       return FALSE;
-    chart_title = g_strdup_printf ("%s: the %u fastest layouts that fit", model->name, runs->len);
-    if (!sim_cli_stage_html_table (set, html, title, table, "Layouts counted, and the best one's diagnosis",
-                                   notes, runs, chart_title, error))
+    runs_title = g_strdup_printf ("%s: the %u fastest layouts that fit", model->name, runs->len);
+    page.runs = (const SimRun *const *) runs->pdata;
+    page.n_runs = (int) runs->len;
+    page.runs_title = runs_title;
+    if (!viz_stage_html_table (set, html, &page, error)) {
+      g_prefix_error (error, "--html: ");
       return FALSE;
+    }
   }
   return sim_output_set_commit (set, error);
 }

@@ -156,6 +156,6 @@ with cli.tempdir() as tmp:
     r = cli.run(sim, "sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--global-batch",
                 "64", "--threads", "4", "--quiet", "--top", "5", "--html", sweep)
     check("sweep: sim exit status", r.returncode, 0)
-    load("sweep", sweep, tmp, 1, "best: ")
+    load("sweep", sweep, tmp, 2, "best: ")
 
 sys.exit(checks.finish())

@@ -11,7 +11,8 @@ For sim, sim compare and sim sweep with --html FILE:
 - it holds what the text report says: the verdict, the Defaults line, the
   step time as the text report formats the JSON's step_s, the error band;
   compare and sweep: every row of the ranked table;
-- one inline <svg> per chart, with ids unique in the page;
+- one inline <svg> per chart, with ids unique in the page; sweep: the
+  chart of --chart (the Pareto front) before the comparison chart;
 - it needs nothing from outside: no http(s) reference other than the SVG
   namespaces, no script, no src, no external url();
 - text from input files is escaped (a model named with <, &, >, quotes);
@@ -230,12 +231,27 @@ with cli.tempdir() as tmp:
              "--threads", "4", "--quiet", "--top", "5"]
     spage = os.path.join(tmp, "s.html")
     sjson = os.path.join(tmp, "s.json")
-    r = run(*SWEEP, "--html", spage, "--json", sjson)
+    schart = os.path.join(tmp, "s.svg")
+    r = run(*SWEEP, "--html", spage, "--json", sjson, "--chart", schart)
     check("sweep: exit status", r.returncode, 0)
     page, p, shown = table_page("sweep", r, spage, 5)
     report("sweep: the counts and the best layout", "layouts:" in shown and "best: " in shown)
-    check("sweep: one <svg> (the comparison chart)", p.tags.count("svg"), 1)
+    check("sweep: two <svg> (the sweep chart, the comparison chart)", p.tags.count("svg"), 2)
     report("sweep: --json written with it", os.path.exists(sjson))
+    # the sweep chart is the one --chart draws: the same SVG but for the
+    # page's prefix on its ids and Cairo's count of surfaces drawn so far
+    # in the process, before the comparison chart
+    def same_svg(svg):
+        return re.sub(r"surface\d+", "surface", svg.replace("chart1-", ""))
+    svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+    drawn = read(schart) if os.path.exists(schart) else ""
+    drawn = drawn[drawn.find("<svg"):].strip()
+    report("sweep: the first chart is the --chart SVG, ids prefixed chart1-",
+           len(svgs) == 2 and drawn != "" and same_svg(svgs[0]) == same_svg(drawn),
+           f"{len(svgs)} charts, --chart {len(drawn)} bytes")
+    report("sweep: the sweep chart under its heading, with the Pareto front in its caption",
+           shown.find("Step time against memory, every layout that fits") < shown.find("Pareto front")
+           < shown.find("Where each step's time goes") and "Pareto front" in shown)
     r = run(*SWEEP, "--html", os.path.join(tmp, "s.htm"))
     one_line_error("sweep: a bad name", r, "--html")
     r = run(*SWEEP, "--html", os.path.join(tmp, "s2.html"), "--json", "-")

@@ -178,26 +178,36 @@ append_figure (VizHtml *page, const char *svg, const char *caption)
   g_string_append (page->body, "</figure>\n");
 }
 
+/* a chart drawn by one of the viz_*_svg functions (NULL: it failed, the
+ * error set), taken */
+static gboolean
+take_figure (VizHtml *page, char *svg, const char *caption)
+{
+  g_autofree char *owned = svg;
+  if (owned == NULL)
+    return FALSE;
+  append_figure (page, owned, caption);
+  return TRUE;
+}
+
 gboolean
 viz_html_chart (VizHtml *page, VizChart chart, const VizInput *in, const char *caption,
                 GError **error)
 {
-  g_autofree char *svg = viz_chart_svg (chart, in, error);
-  if (svg == NULL)
-    return FALSE;
-  append_figure (page, svg, caption);
-  return TRUE;
+  return take_figure (page, viz_chart_svg (chart, in, error), caption);
 }
 
 gboolean
 viz_html_compare (VizHtml *page, const SimRun *const *runs, int n, const char *title,
                   const char *caption, GError **error)
 {
-  g_autofree char *svg = viz_compare_svg (runs, n, title, error);
-  if (svg == NULL)
-    return FALSE;
-  append_figure (page, svg, caption);
-  return TRUE;
+  return take_figure (page, viz_compare_svg (runs, n, title, error), caption);
+}
+
+gboolean
+viz_html_sweep (VizHtml *page, const VizSweepInput *in, const char *caption, GError **error)
+{
+  return take_figure (page, viz_sweep_svg (in, error), caption);
 }
 
 gboolean
@@ -274,5 +284,41 @@ viz_stage_html_report (SimOutputSet *set, const char *path, const VizInput *in, 
                                          : "memory by pipeline stage, by category, against the usable capacity",
                        error))
     return FALSE;
+  return viz_html_stage (page, set, path, error);
+}
+
+gboolean
+viz_stage_html_table (SimOutputSet *set, const char *path, const VizHtmlTable *t, GError **error)
+{
+  g_autoptr (VizHtml) page = viz_html_new (t->title);
+
+  viz_html_heading (page, "Ranked layouts");
+  viz_html_text (page, NULL, t->table);
+  /* every layout at a glance before the few the table ranks first */
+  if (t->sweep != NULL) {
+    viz_html_heading (page, t->sweep->scale ? "Throughput against nodes, every layout that fits"
+                                            : "Step time against memory, every layout that fits");
+    if (!viz_html_sweep (page, t->sweep,
+                         t->sweep->scale ? "one dot per layout that fits; the best layout on each node count "
+                                           "joined and labelled with its plan, and dashed, the linear scaling "
+                                           "of the fewest nodes' best"
+                                         : "one dot per layout that fits; the Pareto front (no layout both "
+                                           "faster and smaller) joined and labelled with its plans, the best "
+                                           "ringed, and the usable memory per GPU as a red line",
+                         error))
+      return FALSE;
+  }
+  if (t->n_runs > 0) {
+    viz_html_heading (page, "Where each step's time goes");
+    if (!viz_html_compare (page, t->runs, t->n_runs, t->runs_title,
+                           "one bar per layout: compute, exposed communication by kind and the "
+                           "pipeline bubble, with peak memory against the usable capacity",
+                           error))
+      return FALSE;
+  }
+  if (t->notes != NULL && *t->notes != '\0') {
+    viz_html_heading (page, t->notes_heading);
+    viz_html_text (page, NULL, t->notes);
+  }
   return viz_html_stage (page, set, path, error);
 }

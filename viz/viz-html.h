@@ -17,6 +17,7 @@
 
 #include "sim-io.h"
 #include "viz-file.h"
+#include "viz-sweep.h"
 #include "viz.h"
 
 G_BEGIN_DECLS
@@ -47,6 +48,9 @@ gboolean viz_html_chart (VizHtml *page, VizChart chart, const VizInput *in, cons
                          GError **error);
 gboolean viz_html_compare (VizHtml *page, const SimRun *const *runs, int n, const char *title,
                            const char *caption, GError **error);
+/* the sweep chart (viz-sweep.h) with a caption: FALSE with the errors of
+ * viz_sweep_svg, the page unchanged */
+gboolean viz_html_sweep (VizHtml *page, const VizSweepInput *in, const char *caption, GError **error);
 /* the page, finished, staged in set for path: FALSE with the errors of
  * viz_check_html_path and sim_output_set_add; the page may take nothing
  * more */
@@ -60,5 +64,22 @@ gboolean viz_html_stage (VizHtml *page, SimOutputSet *set, const char *path, GEr
  * errors of viz_html_chart and viz_html_stage. */
 gboolean viz_stage_html_report (SimOutputSet *set, const char *path, const VizInput *in,
                                 GError **error);
+
+/* the page of sim compare and sim sweep; every string is only read */
+typedef struct {
+  const char *title;             /* the first line the command prints */
+  const char *table;             /* the ranked table, as printed */
+  const VizSweepInput *sweep;    /* the sweep chart (sim sweep), or NULL */
+  const SimRun *const *runs;     /* the comparison chart of n_runs layouts; none: no chart */
+  int n_runs;
+  const char *runs_title;        /* the comparison chart's title */
+  const char *notes_heading;
+  const char *notes;             /* as printed, under notes_heading; NULL or empty: none */
+} VizHtmlTable;
+
+/* the table page: the title, the ranked table, the sweep chart, the
+ * comparison chart and the notes, in that order.  FALSE with the errors
+ * of viz_html_sweep, viz_html_compare and viz_html_stage. */
+gboolean viz_stage_html_table (SimOutputSet *set, const char *path, const VizHtmlTable *t, GError **error);
 
 G_END_DECLS

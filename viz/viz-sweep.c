@@ -9,11 +9,13 @@
  * With --scale: tokens/s against nodes, every layout that fits as a dot,
  * the best layout per node count joined and labelled, and the linear
  * scaling of the smallest count's best as a dashed line to judge it by. */
+#include <cairo-svg.h>
 #include <math.h>
 #include <string.h>
 
+#include "sim-error.h"
 #include "viz-private.h"
-#include "viz.h"
+#include "viz-sweep.h"
 
 #define MARGIN_L 96.0
 #define MARGIN_R 40.0
@@ -517,4 +519,35 @@ viz_sweep_draw (cairo_t *cr, double width, double height, const VizSweepInput *i
   else
     draw_memory_time (cr, width, height, in);
   cairo_restore (cr);
+}
+
+static cairo_status_t
+append_to_string (void *closure, const unsigned char *data, unsigned int len)
+{
+  g_string_append_len (closure, (const char *) data, (gssize) len);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+char *
+viz_sweep_svg (const VizSweepInput *in, GError **error)
+{
+  g_autoptr (GString) svg = g_string_new (NULL);
+  cairo_surface_t *surface =
+      cairo_svg_surface_create_for_stream (append_to_string, svg, VIZ_SWEEP_WIDTH, VIZ_SWEEP_HEIGHT);
+  cairo_t *cr = cairo_create (surface);
+  cairo_status_t st;
+
+  viz_sweep_draw (cr, VIZ_SWEEP_WIDTH, VIZ_SWEEP_HEIGHT, in);
+  st = cairo_status (cr);
+  cairo_destroy (cr);
+  /* the document is only whole once the surface is finished */
+  cairo_surface_finish (surface);
+  if (st == CAIRO_STATUS_SUCCESS)
+    st = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+  if (st != CAIRO_STATUS_SUCCESS) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "sweep chart: cannot draw: %s", cairo_status_to_string (st));
+    return NULL;
+  }
+  return g_string_free (g_steal_pointer (&svg), FALSE);
 }
