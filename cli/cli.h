@@ -101,7 +101,7 @@ typedef struct {
   const char *tokens;    /* tokens/s, with thousands separators */
   const char *mfu;       /* "50.8%" or "-" */
   double bubble;         /* fraction of the step */
-  double exposed_s[4];   /* TP, CP, PP, DP */
+  double exposed_s[5];   /* TP, CP, PP, DP, EP */
   int gpus;              /* with scale */
   const char *e;         /* with scale: "0.93" or "-" */
   const char *limit;     /* "compute", "comm", "OOM A", with " tight" or "*" */

@@ -433,10 +433,10 @@ sim_cli_print_narrow (GString *out, const SimCliRow *rows, guint n, gboolean sca
     g_string_append_printf (out, "%4s  %-*s  %7.1f ", r->rank, w, (const char *) g_ptr_array_index (lines, 0),
                             r->peak_gb);
     if (r->has_time) {
-      const char *names[] = { "TP", "CP", "PP", "DP" };
+      const char *names[] = { "TP", "CP", "PP", "DP", "EP" };
       int k = 0;
       g_autofree char *exposed = NULL;
-      for (int d = 1; d < 4; d++)
+      for (int d = 1; d < 5; d++)
         if (r->exposed_s[d] > r->exposed_s[k])
           k = d;
       exposed = r->exposed_s[k] > 0 ? g_strdup_printf ("%s %.3f", names[k], r->exposed_s[k]) : g_strdup ("0");
@@ -515,6 +515,7 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
         row->exposed_s[1] = it->exposed_cp_s;
         row->exposed_s[2] = it->exposed_pp_s;
         row->exposed_s[3] = it->exposed_dp_s;
+        row->exposed_s[4] = it->exposed_ep_s;
       }
       row->limit = !r->memory->fits ? g_strdup_printf ("OOM %s", sim_oom_case_name (r->memory->oom_case))
                    : g_strdup_printf ("%s%s%s", g_str_equal (wall, "communication") ? "comm" : wall,

@@ -75,6 +75,33 @@ k_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
   }
 }
 
+/* a grouped GEMM (Transformer Engine's GroupedLinear, one launch): `groups`
+ * GEMMs of one shape, each at the measured rate of that shape */
+static void
+k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup)
+{
+  if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
+    return;
+  a->s += a->g->eff.kernel_fixed_s +
+          groups * sim_gemm_time (a->g, m, n, k) / (a->g->eff.clock * speedup);
+  a->flop += groups * 2.0 * m * n * k;
+  a->kernels++;
+}
+
+/* the forward, or the data- and weight-gradient backward, of a grouped
+ * linear layer: `groups` experts of (m x k).(k x n) each */
+static void
+k_grouped_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double groups, double m, double n, double k)
+{
+  double x = p->fp8 != SIM_FP8_OFF ? FP8_GEMM_SPEEDUP : 1.0;
+  if (fwd != NULL)
+    k_grouped_x (fwd, groups, m, n, k, x);
+  if (bwd != NULL) {
+    k_grouped_x (bwd, groups, m, k, n, x);
+    k_grouped_x (bwd, groups, k, n, m, x);
+  }
+}
+
 /* an element-wise or reduction kernel moving `bytes` through HBM */
 static void
 k_mem (Acc *a, double bytes)
@@ -191,24 +218,63 @@ fp8_recipe_kernels (const SimPlan *p, Acc *fwd, Acc *bwd, double T, double Tn, d
   }
 }
 
+/* latent attention's linears (Megatron-Core multi_latent_attention.py,
+ * MLASelfAttention): the down projections h -> q_lora and h -> kv_lora + r
+ * are duplicated on every TP rank and run on its Tn tokens, each followed
+ * by an RMSNorm of the latent; the up projections q_lora -> H(n + r) and
+ * kv_lora -> H(n + v) and the output H*v -> h are split by heads over TP;
+ * q and k are assembled from their nope and rope parts (one copy each) */
+static void
+mla_linears (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, double T, double Tn)
+{
+  const SimMla *a = &m->mla;
+  double t = p->tp, h = m->hidden, H = (double) m->heads;
+  double ql = (double) a->q_lora_rank, kl = (double) a->kv_lora_rank;
+  double n = (double) a->qk_nope_head_dim, r = (double) a->qk_rope_head_dim;
+  double v = (double) a->v_head_dim;
+  if (ql > 0) {
+    k_linear (p, fwd, bwd, Tn, ql, h);
+    k_mem (fwd, 4 * Tn * ql);
+    k_mem (bwd, 6 * Tn * ql);
+    k_linear (p, fwd, bwd, T, H * (n + r) / t, ql);
+  } else {
+    k_linear (p, fwd, bwd, T, H * (n + r) / t, h);
+  }
+  k_linear (p, fwd, bwd, Tn, kl + r, h);
+  k_mem (fwd, 4 * Tn * kl);
+  k_mem (bwd, 6 * Tn * kl);
+  k_linear (p, fwd, bwd, T, H * (n + v) / t, kl);
+  k_linear (p, fwd, bwd, T, h, H * v / t);
+  k_mem (fwd, 4 * T * H * (n + r) / t);
+  k_mem (fwd, 4 * T * H * (n + r) / t);
+  k_mem (bwd, 4 * T * H * (n + r) / t);
+  k_mem (bwd, 4 * T * H * (n + r) / t);
+}
+
 /* The kernels Megatron-Core with Transformer Engine launches for one layer
  * (megatron/core/transformer/transformer_layer.py: input norm, attention,
  * bias-dropout-add, pre-MLP norm, MLP, bias-dropout-add), per TP rank and
  * micro-batch.  Norms and residual adds see Tn tokens (T/t under sequence
- * parallelism); the linears and the attention see T. */
+ * parallelism); the linears and the attention see T.  dense_mlp: FALSE for
+ * a mixture-of-experts layer, whose MLP moe_kernels adds. */
 static void
-layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *core_fwd,
-               Acc *core_bwd)
+layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd, Acc *bwd,
+               Acc *core_fwd, Acc *core_bwd)
 {
   double t = p->tp, cp = p->cp;
   double s = (double) p->seq_len / cp, S = (double) p->seq_len, b = p->micro_batch;
-  double h = m->hidden, f = m->ffn_hidden, kvd = (double) sim_model_kv_dim (m);
+  double h = m->hidden, f = dense_mlp ? m->ffn_hidden : 0, kvd = (double) sim_model_kv_dim (m);
   double d = (double) sim_model_head_dim (m), heads = (double) m->heads;
   double qd = heads * d; /* the query width: hidden unless head-dim says otherwise */
   double T = s * b;
   double Tn = p->sequence_parallel ? T / t : T;
   double mask = m->dropout ? 1.0 : 0.0;
   double up_n = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
+  gboolean mla = m->mla.kv_lora_rank > 0;
+  /* the attention core's head sizes: q.k and v (latent attention's
+   * nope + rope and v_head_dim) */
+  double dqk = mla ? (double) (m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim) : d;
+  double dv = mla ? (double) m->mla.v_head_dim : d;
   const SimGpuType *g = fwd->g;
 
   for (int i = 0; i < 2; i++) {
@@ -223,9 +289,19 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
     k_mem (bwd, (6 + mask) * Tn * h);
   }
 
-  /* QKV, attention output projection, MLP up and down */
-  k_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
-  k_linear (p, fwd, bwd, T, h, qd / t);
+  /* QKV and the attention output projection (or latent attention's), MLP
+   * up and down */
+  if (mla) {
+    mla_linears (m, p, fwd, bwd, T, Tn);
+    /* what the FP8 casts and bias reductions below read: the output
+     * projection's input H*v (qd), and the up projections' outputs
+     * H(n + r) + H(n + v) (qd + 2 kvd) */
+    qd = heads * dv;
+    kvd = heads * (2.0 * (double) m->mla.qk_nope_head_dim + (double) m->mla.qk_rope_head_dim) / 2;
+  } else {
+    k_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
+    k_linear (p, fwd, bwd, T, h, qd / t);
+  }
   k_linear (p, fwd, bwd, T, up_n, h);
   k_linear (p, fwd, bwd, T, h, f / t);
   if (p->fp8 != SIM_FP8_OFF) {
@@ -236,12 +312,15 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
      * backward each linear's output gradient is cast and transposed the
      * same way; one amax-and-scale update per pass */
     k_mem (fwd, 4 * T * qd / t);
-    k_mem (fwd, 4 * T * f / t);
+    if (f > 0)
+      k_mem (fwd, 4 * T * f / t);
     k_mem (fwd, 0);
     k_mem (bwd, 4 * T * (qd + 2 * kvd) / t);
     k_mem (bwd, 4 * T * h);
-    k_mem (bwd, 4 * T * up_n);
-    k_mem (bwd, 4 * T * h);
+    if (f > 0) {
+      k_mem (bwd, 4 * T * up_n);
+      k_mem (bwd, 4 * T * h);
+    }
     k_mem (bwd, 0);
     fp8_recipe_kernels (p, fwd, bwd, T, Tn, h, qd, kvd, f / t, up_n);
   }
@@ -249,12 +328,16 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
     /* bias gradients: a column reduction of each linear's output gradient */
     k_mem (bwd, 2 * T * (qd + 2 * kvd) / t);
     k_mem (bwd, 2 * T * h);
-    k_mem (bwd, 2 * T * up_n);
-    k_mem (bwd, 2 * T * h);
+    if (f > 0) {
+      k_mem (bwd, 2 * T * up_n);
+      k_mem (bwd, 2 * T * h);
+    }
   }
   /* activation: gelu reads f and writes f; swiglu reads 2f, writes f;
    * backward reads the input(s) and dy, writes dx */
-  if (m->mlp == SIM_MLP_SWIGLU) {
+  if (f <= 0) {
+    /* a mixture-of-experts layer: moe_kernels */
+  } else if (m->mlp == SIM_MLP_SWIGLU) {
     k_mem (fwd, 6 * T * f / t);
     k_mem (bwd, 10 * T * f / t);
   } else {
@@ -262,8 +345,15 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
     k_mem (bwd, 6 * T * f / t);
   }
   /* rotary embedding of q and k, one kernel each (Transformer Engine's
-   * fused RoPE), forward and backward */
-  if (m->position == SIM_POSITION_ROPE) {
+   * fused RoPE), forward and backward; latent attention rotates only its
+   * rope parts (H*r of q, r of the shared key) */
+  if (mla) {
+    double r = (double) m->mla.qk_rope_head_dim;
+    k_mem (fwd, 4 * T * heads * r / t);
+    k_mem (fwd, 4 * Tn * r);
+    k_mem (bwd, 4 * T * heads * r / t);
+    k_mem (bwd, 4 * Tn * r);
+  } else if (m->position == SIM_POSITION_ROPE) {
     k_mem (fwd, 4 * T * qd / t);
     k_mem (fwd, 4 * T * kvd / t);
     k_mem (bwd, 4 * T * qd / t);
@@ -272,7 +362,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
 
   /* attention core, per TP rank: heads/t heads of local queries x all keys */
   {
-    double full_flop = 4.0 * T * S * qd / t; /* QK^T and scores x V */
+    double full_flop = 2.0 * T * S * heads * (dqk + dv) / t; /* QK^T and scores x V */
     if (p->flash_attention) {
       double eff_f = g->attn_fwd_efficiency > 0 ? g->attn_fwd_efficiency : 1.0;
       double eff_b = g->attn_bwd_efficiency > 0 ? g->attn_bwd_efficiency : 1.0;
@@ -288,24 +378,24 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
       }
       if (p->fp8_attention)
         eff_f *= FP8_ATTENTION_SPEEDUP;
-      k_attn (core_fwd, 0.5 * full_flop, eff_f * attn_shape_factor (s, d, FALSE));
-      k_attn (core_bwd, 2.5 * 0.5 * full_flop, eff_b * attn_shape_factor (s, d, TRUE));
-      k_mem (core_bwd, 4 * T * qd / t);
+      k_attn (core_fwd, 0.5 * full_flop, eff_f * attn_shape_factor (s, dqk, FALSE));
+      k_attn (core_bwd, 2.5 * 0.5 * full_flop, eff_b * attn_shape_factor (s, dqk, TRUE));
+      k_mem (core_bwd, 4 * T * heads * dv / t);
     } else {
       double bh = b * heads / t;          /* batched heads */
       double scores = bh * s * S;         /* elements */
       /* batched GEMMs: one kernel for all heads, bh times the work */
       Acc one = { g, 0, 0, 0 };
-      k_gemm (&one, s, S, d);
-      k_gemm (&one, s, d, S);
+      k_gemm (&one, s, S, dqk);
+      k_gemm (&one, s, dv, S);
       core_fwd->s += bh * (one.s - 2 * g->eff.kernel_fixed_s) + 2 * g->eff.kernel_fixed_s;
       core_fwd->flop += bh * one.flop;
       core_fwd->kernels += 2;
       one = (Acc) { g, 0, 0, 0 };
-      k_gemm (&one, s, d, S);
-      k_gemm (&one, d, S, s);
-      k_gemm (&one, s, S, d);
-      k_gemm (&one, S, d, s);
+      k_gemm (&one, s, S, dv);
+      k_gemm (&one, dv, S, s);
+      k_gemm (&one, s, dqk, S);
+      k_gemm (&one, S, dqk, s);
       core_bwd->s += bh * (one.s - 4 * g->eff.kernel_fixed_s) + 4 * g->eff.kernel_fixed_s;
       core_bwd->flop += bh * one.flop;
       core_bwd->kernels += 4;
@@ -321,6 +411,115 @@ layer_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *cor
   }
 }
 
+/* The busiest GPU's routed tokens over the mean: the plan's
+ * --moe-imbalance, but never above a capacity factor, beyond which
+ * Megatron-Core drops the tokens (moe_utils.py, topk_softmax_with_capacity) */
+static double
+moe_load (const SimModel *m, const SimPlan *p)
+{
+  double x = p->moe_imbalance > 0 ? p->moe_imbalance : 1.0;
+  return m->moe.capacity_factor > 0 ? MIN (x, m->moe.capacity_factor) : x;
+}
+
+/* The MLP of a mixture-of-experts layer as Megatron-Core runs it with the
+ * all-to-all token dispatcher (moe_layer.py, router.py,
+ * token_dispatcher.py MoEAlltoAllTokenDispatcher, experts.py
+ * TEGroupedMLP), per GPU and micro-batch, on the Tn tokens it holds after
+ * the norm (s*b, /t under sequence parallelism):
+ *   router    an h x E GEMM (BF16 under FP8 too: Transformer Engine's FP8
+ *             covers the experts' linears, not the router), softmax and
+ *             top-k over E in fp32;
+ *   permute   the tokens copied into expert order, k rows per token
+ *             (read Tn*h, write Tn*k*h), and back after the experts, in
+ *             each pass;
+ *   experts   the E/ep local experts as grouped GEMMs; the GPU computes
+ *             the R = Tn*k*etp rows its expert tensor-parallel group
+ *             gathered, times the busiest GPU's load (moe_load), R/(E/ep)
+ *             rows per expert at width fe/etp, each GEMM at the rate of
+ *             that per-expert shape; the activation on R rows;
+ *   shared    S always-on experts as one dense MLP of width S*fe split
+ *             over TP (SharedExpertMLP), on all T tokens.
+ * Not charged: the auxiliary load-balancing loss and the sort-by-chunks
+ * permutation after an expert tensor-parallel gather (both memory-bound,
+ * of the order of the permutes), and FP8 scaling of the experts beyond
+ * their GEMMs' rate and casts. */
+static void
+moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd)
+{
+  const SimMoe *e = &m->moe;
+  double t = p->tp, T = (double) p->seq_len / p->cp * p->micro_batch;
+  double Tn = p->sequence_parallel ? T / t : T;
+  double h = m->hidden, E = (double) e->experts, k = (double) e->top_k;
+  double etp = MAX (p->etp, 1), ep = MAX (p->ep, 1);
+  double fe = (double) e->ffn_hidden / etp;
+  double up = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * fe;
+  double rows = Tn * k * etp * moe_load (m, p);
+  double local = E / ep, per_expert = rows / local;
+
+  k_linear (NULL, fwd, bwd, Tn, E, h);
+  k_mem (fwd, 8 * Tn * E);
+  k_mem (bwd, 8 * Tn * E);
+  for (int i = 0; i < 2; i++) {
+    k_mem (fwd, 2 * Tn * h * (1 + k));
+    k_mem (bwd, 2 * Tn * h * (1 + k));
+  }
+  k_grouped_linear (p, fwd, bwd, local, per_expert, up, h);
+  k_grouped_linear (p, fwd, bwd, local, per_expert, h, fe);
+  if (p->fp8 != SIM_FP8_OFF) {
+    /* the casts of a dense MLP's linears (layer_kernels), on the routed
+     * rows: FC1's input (the dispatched tokens arrive in BF16) and FC2's,
+     * and the two output gradients */
+    k_mem (fwd, 4 * rows * h);
+    k_mem (fwd, 4 * rows * fe);
+    k_mem (bwd, 4 * rows * up);
+    k_mem (bwd, 4 * rows * h);
+  }
+  if (m->mlp == SIM_MLP_SWIGLU) {
+    k_mem (fwd, 6 * rows * fe);
+    k_mem (bwd, 10 * rows * fe);
+  } else {
+    k_mem (fwd, 4 * rows * fe);
+    k_mem (bwd, 6 * rows * fe);
+  }
+  if (e->shared_experts > 0) {
+    double fs = (double) (e->shared_experts * e->ffn_hidden);
+    double up_s = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * fs / t;
+    k_linear (p, fwd, bwd, T, up_s, h);
+    k_linear (p, fwd, bwd, T, h, fs / t);
+    k_mem (fwd, (m->mlp == SIM_MLP_SWIGLU ? 6 : 4) * T * fs / t);
+    k_mem (bwd, (m->mlp == SIM_MLP_SWIGLU ? 10 : 6) * T * fs / t);
+  }
+}
+
+/* one layer's forward, backward and recomputation from its kernels */
+static void
+layer_times (const SimPlan *p, const Acc *fwd, const Acc *bwd, const Acc *core_fwd,
+             const Acc *core_bwd, double *fwd_s, double *bwd_s, double *rec_s, double *fwd_flop,
+             double *bwd_flop, double *rec_flop)
+{
+  Acc lf = *fwd, lb = *bwd;
+  lf.s += core_fwd->s, lf.kernels += core_fwd->kernels, lf.flop += core_fwd->flop;
+  lb.s += core_bwd->s, lb.kernels += core_bwd->kernels, lb.flop += core_bwd->flop;
+  *fwd_s = wall (&lf);
+  *bwd_s = wall (&lb);
+  *fwd_flop = lf.flop;
+  *bwd_flop = lb.flop;
+  *rec_s = *rec_flop = 0;
+  switch (p->recompute) {
+  case SIM_RECOMPUTE_FULL:
+    *rec_s = *fwd_s;
+    *rec_flop = *fwd_flop;
+    break;
+  case SIM_RECOMPUTE_SELECTIVE:
+    /* flash attention already recomputes the core inside its backward */
+    *rec_s = p->flash_attention ? 0 : wall (core_fwd);
+    *rec_flop = p->flash_attention ? 0 : core_fwd->flop;
+    break;
+  case SIM_RECOMPUTE_NONE:
+    break;
+  }
+}
+
 void
 sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c)
 {
@@ -333,30 +532,28 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   Acc core_fwd = { g, 0, 0, 0 }, core_bwd = { g, 0, 0, 0 };
 
   memset (c, 0, sizeof *c);
-  layer_kernels (m, p, &fwd, &bwd, &core_fwd, &core_bwd);
-
+  layer_kernels (m, p, TRUE, &fwd, &bwd, &core_fwd, &core_bwd);
   c->attn_core_fwd_s = core_fwd.s;
-  {
-    Acc lf = fwd, lb = bwd;
-    lf.s += core_fwd.s, lf.kernels += core_fwd.kernels, lf.flop += core_fwd.flop;
-    lb.s += core_bwd.s, lb.kernels += core_bwd.kernels, lb.flop += core_bwd.flop;
-    c->layer_fwd_s = wall (&lf);
-    c->layer_bwd_s = wall (&lb);
-    c->layer_fwd_flop = lf.flop;
-    c->layer_bwd_flop = lb.flop;
-  }
-  switch (p->recompute) {
-  case SIM_RECOMPUTE_FULL:
-    c->layer_recompute_s = c->layer_fwd_s;
-    c->layer_recompute_flop = c->layer_fwd_flop;
-    break;
-  case SIM_RECOMPUTE_SELECTIVE:
-    /* flash attention already recomputes the core inside its backward */
-    c->layer_recompute_s = p->flash_attention ? 0 : wall (&core_fwd);
-    c->layer_recompute_flop = p->flash_attention ? 0 : core_fwd.flop;
-    break;
-  case SIM_RECOMPUTE_NONE:
-    break;
+  layer_times (p, &fwd, &bwd, &core_fwd, &core_bwd, &c->layer_fwd_s, &c->layer_bwd_s,
+               &c->layer_recompute_s, &c->layer_fwd_flop, &c->layer_bwd_flop,
+               &c->layer_recompute_flop);
+  if (sim_model_is_moe (m)) {
+    Acc mf = { g, 0, 0, 0 }, mb = { g, 0, 0, 0 };
+    Acc mcf = { g, 0, 0, 0 }, mcb = { g, 0, 0, 0 };
+    double load = moe_load (m, p);
+    layer_kernels (m, p, FALSE, &mf, &mb, &mcf, &mcb);
+    moe_kernels (m, p, &mf, &mb);
+    layer_times (p, &mf, &mb, &mcf, &mcb, &c->moe_fwd_s, &c->moe_bwd_s, &c->moe_recompute_s,
+                 &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop);
+    /* the attention's all-gather and reduce-scatter (all-reduce without
+     * sequence parallelism), and the shared experts' */
+    c->moe_tp_colls_fwd = p->tp > 1 ? (p->sequence_parallel ? 2 : 1) *
+                                          (m->moe.shared_experts > 0 ? 2 : 1)
+                                    : 0;
+    /* each GPU sends its Tn tokens k times, BF16, of which (ep-1)/ep leave
+     * it; the busiest GPU receives load times the mean */
+    c->a2a_bytes = p->ep > 1 ? 2.0 * Tn * h * (double) m->moe.top_k * load : 0;
+    c->etp_bytes = p->etp > 1 ? 2.0 * Tn * h * (double) m->moe.top_k * p->etp * load : 0;
   }
 
   /* embedding: gather rows (and add positions); backward: PyTorch's
@@ -419,16 +616,62 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   c->cp_kv_bytes = 2.0 * 2.0 * T * kvd / t;
 }
 
+/* weights one token's forward multiplies by in a layer's attention
+ * projections (biases and norms aside) */
+static double
+attention_matmul_weights (const SimModel *m)
+{
+  double h = m->hidden, H = (double) m->heads;
+  if (m->mla.kv_lora_rank > 0) {
+    const SimMla *a = &m->mla;
+    double ql = (double) a->q_lora_rank, kl = (double) a->kv_lora_rank;
+    double n = (double) a->qk_nope_head_dim, r = (double) a->qk_rope_head_dim;
+    double v = (double) a->v_head_dim;
+    return (ql > 0 ? h * ql + ql * H * (n + r) : h * H * (n + r)) + h * (kl + r) +
+           kl * H * (n + v) + H * v * h;
+  } else {
+    double qd = H * (double) sim_model_head_dim (m), kvd = (double) sim_model_kv_dim (m);
+    return h * (qd + 2 * kvd) + qd * h;
+  }
+}
+
+static void
+core_head_dims (const SimModel *m, double *dqk, double *dv)
+{
+  gboolean mla = m->mla.kv_lora_rank > 0;
+  *dqk = mla ? (double) (m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim)
+             : (double) sim_model_head_dim (m);
+  *dv = mla ? (double) m->mla.v_head_dim : *dqk;
+}
+
+double
+sim_cost_attention_core_flop (const SimModel *m, const SimPlan *p)
+{
+  double S = (double) p->seq_len, dqk, dv;
+  core_head_dims (m, &dqk, &dv);
+  return 2.0 * S * (double) m->heads * (dqk + dv) * (double) m->layers * (double) p->global_batch * S;
+}
+
 double
 sim_cost_model_flop (const SimModel *m, const SimPlan *p)
 {
   double B = (double) p->global_batch, S = (double) p->seq_len, h = m->hidden;
-  double f = m->ffn_hidden, kvd = (double) sim_model_kv_dim (m), L = m->layers, V = m->vocab;
-  double qd = (double) m->heads * (double) sim_model_head_dim (m);
-  double up = (m->mlp == SIM_MLP_SWIGLU ? 3.0 : 2.0) * h * f;
-  /* forward matmul FLOPs per token: projections, MLP, full attention, output
-   * (query width qd = heads x head size, hidden unless head-dim differs) */
-  double per_token = 2.0 * (h * (qd + 2 * kvd) + qd * h + up) * L + 4.0 * S * qd * L + 2.0 * h * V;
+  double L = m->layers, V = m->vocab, H = (double) m->heads;
+  double per_mlp = m->mlp == SIM_MLP_SWIGLU ? 3.0 : 2.0;
+  double Lm = (double) sim_model_moe_layers (m);
+  double dqk, dv;
+  /* a MoE layer's token meets the router and its k routed and S shared
+   * experts (the model's active parameters, sim-model.h) */
+  double moe_mlp = (double) m->moe.experts * h +
+                   (double) (m->moe.top_k + m->moe.shared_experts) * per_mlp * h *
+                       (double) m->moe.ffn_hidden;
+  /* forward matmul FLOPs per token: projections, MLPs (dense or the experts
+   * a token uses), the full s x s attention (Narayanan et al. 2021), output */
+  double per_token;
+  core_head_dims (m, &dqk, &dv);
+  per_token = 2.0 * attention_matmul_weights (m) * L +
+                     2.0 * (per_mlp * h * (double) m->ffn_hidden * (L - Lm) + moe_mlp * Lm) +
+                     2.0 * S * H * (dqk + dv) * L + 2.0 * h * V;
   return 3.0 * per_token * B * S;
 }
 

@@ -55,6 +55,17 @@ typedef struct {
   double pp_bytes;
   /* context parallel: K and V of one block, per TP rank, per layer */
   double cp_kv_bytes;
+  /* a mixture-of-experts layer (all 0 for a dense model): its compute as
+   * the layer_* fields above, its TP collectives (the attention's, and
+   * the shared experts'), and per GPU what one dispatch (and one combine)
+   * sends over its expert-parallel group, and with etp > 1 the gathered
+   * routed tokens of the expert tensor-parallel all-gather (and of the
+   * reduce-scatter after the experts), bytes */
+  double moe_fwd_s, moe_bwd_s, moe_recompute_s;
+  double moe_fwd_flop, moe_bwd_flop, moe_recompute_flop;
+  int moe_tp_colls_fwd;
+  double a2a_bytes;
+  double etp_bytes;
 } SimLayerCost;
 
 /* fills *out for a resolved plan; never fails; any thread (pure) */
@@ -74,6 +85,9 @@ GArray *sim_cost_gemm_shapes (const SimModel *m, const SimPlan *plan);
 
 /* Model FLOPs of one iteration (whole job, all GPUs); pure; any thread */
 double sim_cost_model_flop (const SimModel *m, const SimPlan *plan);
+/* the full s x s attention core's forward FLOPs of one iteration (what
+ * selective recomputation repeats, as Narayanan counts it); pure */
+double sim_cost_attention_core_flop (const SimModel *m, const SimPlan *plan);
 /* model FLOPs utilisation of a step of step_s seconds: model FLOPs over the
  * whole job's dense bf16 peak (fp16 where no bf16 peak is given) for step_s;
  * the one MFU every report, table and chart prints; pure; any thread */

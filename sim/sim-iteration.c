@@ -38,6 +38,7 @@ typedef struct {
 typedef struct {
   SimActivityId ready; /* the activity after which these parameters' gradients are final */
   double params;
+  double expert_params; /* of routed experts, reduced over the expert data-parallel group */
 } GradEntry;
 
 /* One run: the engine it builds on, the spans and edges it records for
@@ -61,6 +62,15 @@ typedef struct {
   int replicas;
   int *lc_of;          /* layers per chunk, by stage */
   double layer_params; /* per TP rank */
+  /* mixture of experts: the MoE layers of each chunk [s * v + c] and the
+   * first layer's index; a MoE layer's parameters per GPU outside the
+   * routed experts (reduced over dp x cp) and of its routed experts
+   * (reduced over the expert data-parallel group); per stage, the
+   * dispatch and combine all-to-alls (and expert TP gather and
+   * reduce-scatter) of one MoE layer's forward, alone on the network */
+  int *moe_of, *first_of;
+  double moe_layer_params, expert_layer_params;
+  double *ep_layer_s;
   GError *error;       /* the first collective no algorithm could run */
   /* ZeRO-2/3: per-pass collectives, created with replica 0 and shared by
    * every replica (they span all of them), indexed [stage][pass] */
@@ -78,7 +88,7 @@ const char *
 sim_span_kind_name (SimSpanKind k)
 {
   static const char *names[] = { "forward", "backward", "recompute", "optimizer", "tp",
-                                 "cp",      "pp",       "dp",        "gate" };
+                                 "cp",      "pp",       "dp",        "ep",       "gate" };
   return k < SIM_SPAN_KINDS ? names[k] : "?";
 }
 
@@ -112,6 +122,8 @@ choice_free (gpointer p)
   g_free (p);
 }
 
+static void moe_init (SimIterBuilder *b);
+
 static void
 builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
               const SimPlan *plan, const SimMemory *ledger, gboolean full, const SimLayerCost *cost)
@@ -139,6 +151,7 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
     b->cost = *cost;
   else
     sim_cost_layer (model, plan, b->gpu, &b->cost);
+  moe_init (b);
 
   /* a forward and a backward per micro-batch and chunk */
   b->passes_per_stage = 2 * (int) plan->micro_batches * v;
@@ -166,6 +179,9 @@ builder_clear (SimIterBuilder *b)
   g_clear_pointer (&b->ag_join, g_free);
   g_clear_error (&b->error);
   g_clear_pointer (&b->lc_of, g_free);
+  g_clear_pointer (&b->moe_of, g_free);
+  g_clear_pointer (&b->first_of, g_free);
+  g_clear_pointer (&b->ep_layer_s, g_free);
   g_clear_pointer (&b->choices, g_hash_table_unref);
   g_clear_pointer (&b->nodes_seen, g_hash_table_unref);
   g_clear_pointer (&b->edges, g_array_unref);
@@ -424,6 +440,79 @@ slowed (const SimIterBuilder *b, double seconds, double comm_s)
   return seconds + b->gpu->eff.comm_slowdown * MIN (seconds, comm_s);
 }
 
+/* the GPU of rank r of stage s's tp x cp x dp GPUs, counted tp fastest,
+ * then cp, then dp: the order Megatron-Core's MoE parallel folding
+ * counts the expert ranks in (etp fastest, then ep, then edp) */
+static int
+stage_rank_gpu (const SimIterBuilder *b, int r, int stage)
+{
+  const SimPlan *p = b->plan;
+  return gpu_of (b, r % p->tp, (r / p->tp) % p->cp, r / (p->tp * p->cp), stage);
+}
+
+/* the expert data-parallel group of stage rank r (the ranks holding the
+ * same experts), into g (room for edp); returns how many */
+static int
+edp_group (const SimIterBuilder *b, int r, int stage, int *g)
+{
+  const SimPlan *p = b->plan;
+  int inner = r % (p->etp * p->ep);
+  for (int j = 0; j < p->edp; j++)
+    g[j] = stage_rank_gpu (b, inner + j * p->etp * p->ep, stage);
+  return p->edp;
+}
+
+/* Where the MoE layers sit: Megatron's layer order runs chunk 0 of every
+ * stage, then chunk 1, ... (interleaved schedule), each chunk lc_of[s]
+ * consecutive layers.  And per stage the token all-to-alls of one MoE
+ * layer's forward: dispatch and combine over the expert-parallel group
+ * (ranks etp apart) and, with etp > 1, the all-gather of the routed
+ * tokens and the reduce-scatter of the experts' output over the expert
+ * tensor-parallel group, each for its time alone on the network.  The
+ * backward sends the same (the gradients of both all-to-alls and the
+ * transposed gather). */
+static void
+moe_init (SimIterBuilder *b)
+{
+  const SimPlan *p = b->plan;
+  const SimModel *m = b->model;
+  int pp = p->pp, v = p->virtual_stages, layer = 0;
+  b->moe_of = g_new0 (int, pp * v);
+  b->first_of = g_new0 (int, pp * v);
+  b->ep_layer_s = g_new0 (double, pp);
+  if (!sim_model_is_moe (m))
+    return;
+  for (int c = 0; c < v; c++)
+    for (int s = 0; s < pp; s++) {
+      b->first_of[s * v + c] = layer;
+      for (int l = 0; l < b->lc_of[s]; l++)
+        b->moe_of[s * v + c] += sim_model_layer_is_moe (m, (guint64) (layer + l)) ? 1 : 0;
+      layer += b->lc_of[s];
+    }
+  b->moe_layer_params = (double) sim_model_moe_layer_dense_sharded (m) / p->tp +
+                        (double) sim_model_moe_layer_dense_replicated (m);
+  b->expert_layer_params = (double) m->moe.experts / p->ep *
+                           ((double) sim_model_expert_params_sharded (m) / p->etp +
+                            (double) sim_model_expert_params_replicated (m));
+  for (int s = 0; s < pp; s++) {
+    int n = MAX (p->ep, p->etp);
+    g_autofree int *g = g_new (int, n);
+    double t = 0;
+    if (p->ep > 1) {
+      for (int e = 0; e < p->ep; e++)
+        g[e] = stage_rank_gpu (b, e * p->etp, s);
+      t += 2 * choose (b, SIM_OP_ALLTOALL, g, p->ep, b->cost.a2a_bytes)->predicted_s;
+    }
+    if (p->etp > 1) {
+      for (int e = 0; e < p->etp; e++)
+        g[e] = stage_rank_gpu (b, e, s);
+      t += choose (b, SIM_OP_ALL_GATHER, g, p->etp, b->cost.etp_bytes)->predicted_s +
+           choose (b, SIM_OP_REDUCE_SCATTER, g, p->etp, b->cost.etp_bytes)->predicted_s;
+    }
+    b->ep_layer_s[s] = t;
+  }
+}
+
 /* ---- phase 1: the passes ---- */
 
 /* one pass being built: where it runs and what runs beside it */
@@ -433,6 +522,8 @@ typedef struct {
   int index; /* in the stage's program order */
   int mb, chunk;
   int lc;               /* layers in the chunk */
+  int nm;               /* of which mixture-of-experts layers */
+  int first_layer;      /* the chunk's first layer in the model */
   gboolean first_chunk; /* holds the embedding */
   gboolean last_chunk;  /* holds the output head */
   guint32 gspan;        /* the pass's bookkeeping gates */
@@ -450,6 +541,8 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
   pc->stream = b->stream[replica * p->pp + stage];
   pc->mb = (int) op->micro_batch, pc->chunk = op->chunk;
   pc->lc = b->lc_of[stage];
+  pc->nm = b->moe_of[stage * p->virtual_stages + op->chunk];
+  pc->first_layer = b->first_of[stage * p->virtual_stages + op->chunk];
   pc->first_chunk = stage == 0 && op->chunk == 0;
   pc->last_chunk = stage == p->pp - 1 && op->chunk == p->virtual_stages - 1;
   pc->gspan = new_span (b, SIM_SPAN_GATE, stage, replica, pc->mb, pc->chunk);
@@ -492,6 +585,36 @@ compute_with_tp (SimIterBuilder *b, const PassCtx *pc, double seconds, double si
   return join;
 }
 
+/* the token all-to-alls of `layers` MoE layers of the pass, after both
+ * `a` and `y` (its compute and its TP collectives), for their time alone
+ * on the network: Megatron-Core's all-to-all dispatcher runs them between
+ * the attention and the experts, on the critical path (no overlap with
+ * compute); returns their end, or G_MAXUINT32 when there are none */
+static SimActivityId
+ep_comm (SimIterBuilder *b, const PassCtx *pc, int layers, SimActivityId a, SimActivityId y)
+{
+  guint32 first, span;
+  SimActivityId x;
+  if (layers == 0 || b->ep_layer_s[pc->stage] <= 0)
+    return G_MAXUINT32;
+  span = new_span (b, SIM_SPAN_EP, pc->stage, pc->replica, pc->mb, pc->chunk);
+  first = sim_engine_n_activities (b->e);
+  x = sim_engine_add_delay (b->e, sim_time_from_s (layers * b->ep_layer_s[pc->stage]), span);
+  mark_from (b, first, span);
+  dep (b, x, a);
+  if (y != a)
+    dep (b, x, y);
+  return x;
+}
+
+/* ep_comm after `after`, joined into one gate with it */
+static SimActivityId
+then_ep (SimIterBuilder *b, const PassCtx *pc, int layers, SimActivityId after)
+{
+  SimActivityId x = ep_comm (b, pc, layers, after, after);
+  return x == G_MAXUINT32 ? after : x;
+}
+
 /* ZeRO-3: the chunk's parameters are gathered before each pass, at most
  * one pass ahead of the compute */
 static void
@@ -529,10 +652,11 @@ static void
 build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
 {
   const SimLayerCost *c = &b->cost;
-  int tp_count = pc->lc * c->tp_colls_fwd;
-  double t = pc->lc * c->layer_fwd_s + (pc->first_chunk ? c->embed_fwd_s : 0) +
-             (pc->last_chunk ? c->head_fwd_s : 0);
-  SimActivityId a, y;
+  int nd = pc->lc - pc->nm;
+  int tp_count = nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd;
+  double t = nd * c->layer_fwd_s + pc->nm * c->moe_fwd_s +
+             (pc->first_chunk ? c->embed_fwd_s : 0) + (pc->last_chunk ? c->head_fwd_s : 0);
+  SimActivityId a, y, x;
   pass->compute_span = new_span (b, SIM_SPAN_FORWARD, pc->stage, pc->replica, pc->mb, pc->chunk);
   a = pass_compute (b, pc, t, pc->side_s, tp_count, pass->compute_span);
   dep (b, a, pass->gate);
@@ -541,6 +665,8 @@ build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
   cp_flows (b, pc->replica, pc->stage, pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
   dep (b, pass->end, y);
   dep (b, pass->end, a);
+  if ((x = ep_comm (b, pc, pc->nm, a, y)) != G_MAXUINT32)
+    dep (b, pass->end, x);
 }
 
 /* the recomputation before a backward, after `after`; returns its end */
@@ -548,15 +674,18 @@ static SimActivityId
 build_recompute (SimIterBuilder *b, const PassCtx *pc, Pass *pass, SimActivityId after)
 {
   const SimLayerCost *c = &b->cost;
-  double t = pc->lc * c->layer_recompute_s;
+  int nd = pc->lc - pc->nm;
+  double t = nd * c->layer_recompute_s + pc->nm * c->moe_recompute_s;
   SimActivityId r;
   pass->has_recompute = TRUE;
   pass->recompute_span = new_span (b, SIM_SPAN_RECOMPUTE, pc->stage, pc->replica, pc->mb,
                                    pc->chunk);
   /* full recomputation runs the whole forward again, TP collectives included */
   if (b->plan->recompute == SIM_RECOMPUTE_FULL)
-    return compute_with_tp (b, pc, t, pc->side_s, pc->lc * c->tp_colls_fwd, pass->recompute_span,
-                            after);
+    return then_ep (b, pc, pc->nm,
+                    compute_with_tp (b, pc, t, pc->side_s,
+                                     nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd,
+                                     pass->recompute_span, after));
   r = pass_compute (b, pc, t, pc->side_s, 0, pass->recompute_span);
   dep (b, r, after);
   return r;
@@ -566,10 +695,10 @@ build_recompute (SimIterBuilder *b, const PassCtx *pc, Pass *pass, SimActivityId
  * layer's, plus the head and final norm after the last layer and the
  * embedding after the first */
 static double
-layer_grad_params (const SimIterBuilder *b, const PassCtx *pc, int l)
+layer_grad_params (const SimIterBuilder *b, const PassCtx *pc, int l, gboolean moe)
 {
   const SimModel *m = b->model;
-  double params = b->layer_params;
+  double params = moe ? b->moe_layer_params : b->layer_params;
   if (pc->last_chunk && l == pc->lc - 1)
     params += (double) sim_model_final_norm_params (m) +
               (double) (m->tied_embeddings && b->plan->pp == 1 ? 0
@@ -589,12 +718,18 @@ backward_by_layer (SimIterBuilder *b, const PassCtx *pc, guint32 span, SimActivi
 {
   const SimLayerCost *c = &b->cost;
   for (int l = pc->lc - 1; l >= 0; l--) {
-    double t = c->layer_bwd_s + (pc->last_chunk && l == pc->lc - 1 ? c->head_bwd_s : 0) +
+    gboolean moe = pc->nm > 0 && sim_model_layer_is_moe (b->model, (guint64) (pc->first_layer + l));
+    double t = (moe ? c->moe_bwd_s : c->layer_bwd_s) +
+               (pc->last_chunk && l == pc->lc - 1 ? c->head_bwd_s : 0) +
                (pc->first_chunk && l == 0 ? c->embed_bwd_s : 0);
     GradEntry ge;
-    after = compute_with_tp (b, pc, t, pc->side_s / pc->lc, c->tp_colls_fwd, span, after);
+    after = compute_with_tp (b, pc, t, pc->side_s / pc->lc,
+                             moe ? c->moe_tp_colls_fwd : c->tp_colls_fwd, span, after);
+    if (moe)
+      after = then_ep (b, pc, 1, after);
     ge.ready = after;
-    ge.params = layer_grad_params (b, pc, l);
+    ge.params = layer_grad_params (b, pc, l, moe);
+    ge.expert_params = moe ? b->expert_layer_params : 0;
     g_array_append_val (grads, ge);
   }
   return after;
@@ -614,9 +749,12 @@ build_backward (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
   if (grads != NULL) {
     y = backward_by_layer (b, pc, pass->compute_span, y, grads);
   } else {
-    double t = pc->lc * c->layer_bwd_s + (pc->first_chunk ? c->embed_bwd_s : 0) +
+    int nd = pc->lc - pc->nm;
+    double t = nd * c->layer_bwd_s + pc->nm * c->moe_bwd_s + (pc->first_chunk ? c->embed_bwd_s : 0) +
                (pc->last_chunk ? c->head_bwd_s : 0);
-    y = compute_with_tp (b, pc, t, pc->side_s, pc->lc * c->tp_colls_fwd, pass->compute_span, y);
+    y = compute_with_tp (b, pc, t, pc->side_s, nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd,
+                         pass->compute_span, y);
+    y = then_ep (b, pc, pc->nm, y);
   }
   cp_flows (b, pc->replica, pc->stage, 2 * pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
   dep (b, pass->end, y);
@@ -673,7 +811,8 @@ build_stage_program (SimIterBuilder *b, int r, int s)
   b->stage_end[r * p + s] = prev;
   if (!plan->overlap && plan->zero < 2) {
     /* all gradients at once, after the whole backward */
-    GradEntry all = { prev, (double) g_array_index (b->ledger->stages, SimStageMemory, s).params };
+    const SimStageMemory *sm = &g_array_index (b->ledger->stages, SimStageMemory, s);
+    GradEntry all = { prev, (double) (sm->params - sm->expert_params), (double) sm->expert_params };
     g_array_append_val (ge, all);
   }
 }
@@ -795,6 +934,64 @@ build_bucket (SimIterBuilder *b, int s, guint k, double bytes, int *group, SimAc
   }
 }
 
+/* the routed experts' gradients of one bucket (entries up to k), one
+ * collective per expert data-parallel group that a simulated replica's
+ * GPU is in (prev: per group, by its stage rank modulo etp x ep) */
+static void
+build_expert_bucket (SimIterBuilder *b, int s, guint k, double bytes, int *group,
+                     SimActivityId *prev)
+{
+  const SimPlan *plan = b->plan;
+  int inner = plan->etp * plan->ep, ranks = plan->tp * plan->cp * b->replicas;
+  guint32 span = new_span (b, SIM_SPAN_DP, s, 0, -1, -1);
+  SimCollOp op = plan->zero >= 1 ? SIM_OP_REDUCE_SCATTER : SIM_OP_ALL_REDUCE;
+  g_autofree gboolean *done = g_new0 (gboolean, inner);
+  for (int r = 0; r < ranks; r++) {
+    SimActivityId st, j;
+    int x = r % inner, n;
+    if (done[x])
+      continue;
+    done[x] = TRUE;
+    n = edp_group (b, r, s, group);
+    coll (b, op, group, n, bytes, 1, span, &st, &j);
+    for (int q = 0; q < b->replicas; q++) {
+      GArray *ger = g_ptr_array_index (b->grads, q * plan->pp + s);
+      dep (b, st, g_array_index (ger, GradEntry, k).ready);
+    }
+    if (prev[x] != G_MAXUINT32)
+      dep (b, st, prev[x]);
+    prev[x] = j;
+  }
+}
+
+/* the routed experts' gradients of stage s in buckets over their expert
+ * data-parallel groups (Megatron-Core buckets them apart from the rest);
+ * appends to `last` what the optimizer waits for */
+static void
+build_expert_buckets (SimIterBuilder *b, int s, GArray *last)
+{
+  const SimPlan *plan = b->plan;
+  GArray *ge0 = g_ptr_array_index (b->grads, s);
+  double bucket = bucket_params (plan), acc = 0;
+  int wire = grad_wire_bytes (plan), inner = plan->etp * plan->ep;
+  g_autofree int *group = g_new (int, plan->edp);
+  g_autofree SimActivityId *prev = g_new (SimActivityId, inner);
+  if (plan->edp < 2)
+    return;
+  for (int x = 0; x < inner; x++)
+    prev[x] = G_MAXUINT32;
+  for (guint k = 0; k < ge0->len; k++) {
+    acc += g_array_index (ge0, GradEntry, k).expert_params;
+    if ((acc < bucket && k + 1 < ge0->len) || acc <= 0)
+      continue;
+    build_expert_bucket (b, s, k, acc * wire, group, prev);
+    acc = 0;
+  }
+  for (int x = 0; x < inner; x++)
+    if (prev[x] != G_MAXUINT32)
+      g_array_append_val (last, prev[x]);
+}
+
 /* stage s's gradients in buckets, in readiness order; appends to `last`
  * what the optimizer waits for */
 static void
@@ -811,7 +1008,7 @@ build_grad_buckets (SimIterBuilder *b, int s, GArray *last)
     prev[t] = G_MAXUINT32;
   for (guint k = 0; k < ge0->len; k++) {
     acc += g_array_index (ge0, GradEntry, k).params;
-    if (acc < bucket && k + 1 < ge0->len)
+    if ((acc < bucket && k + 1 < ge0->len) || acc <= 0)
       continue;
     build_bucket (b, s, k, acc * wire, group, prev);
     acc = 0;
@@ -828,9 +1025,13 @@ build_optimizer (SimIterBuilder *b, int s, const GArray *last)
 {
   const SimPlan *plan = b->plan;
   int p = plan->pp;
-  double local = (double) g_array_index (b->ledger->stages, SimStageMemory, s).params;
+  const SimStageMemory *sm = &g_array_index (b->ledger->stages, SimStageMemory, s);
+  double local = (double) sm->params;
+  /* ZeRO-1/2: each rank steps its shard: of the routed experts' over the
+   * expert data-parallel group, of the rest over dp x cp */
   if (plan->zero >= 1 && plan->zero < 3)
-    local = local / (plan->dp * plan->cp);
+    local = (double) (sm->params - sm->expert_params) / (plan->dp * plan->cp) +
+            (double) sm->expert_params / plan->edp;
   for (int r = 0; r < b->replicas; r++) {
     guint32 span = new_span (b, SIM_SPAN_OPTIMIZER, s, r, -1, -1);
     SimActivityId o = compute (b, b->stream[r * p + s], b->cost.optimizer_s_per_param * local,
@@ -849,12 +1050,33 @@ build_param_gather (SimIterBuilder *b, int s)
 {
   const SimPlan *plan = b->plan;
   guint32 span = new_span (b, SIM_SPAN_DP, s, 0, -1, -1);
-  double params = (double) g_array_index (b->ledger->stages, SimStageMemory, s).params;
-  g_autofree int *group = g_new (int, plan->dp * plan->cp);
+  const SimStageMemory *sm = &g_array_index (b->ledger->stages, SimStageMemory, s);
+  double params = (double) (sm->params - sm->expert_params), experts = (double) sm->expert_params;
+  g_autofree int *group = g_new (int, MAX (plan->dp * plan->cp, plan->edp));
   /* --overlap-param-gather: Megatron gathers bucket by bucket as the
    * next forward reaches each; only the first bucket holds it up */
-  if (plan->overlap_param_gather > 0)
+  if (plan->overlap_param_gather > 0) {
     params = MIN (params, bucket_params (plan));
+    experts = MIN (experts, bucket_params (plan));
+  }
+  /* the routed experts' shards come back over their expert data-parallel
+   * groups */
+  if (experts > 0 && plan->edp > 1) {
+    int inner = plan->etp * plan->ep, ranks = plan->tp * plan->cp * b->replicas;
+    g_autofree gboolean *done = g_new0 (gboolean, inner);
+    for (int r = 0; r < ranks; r++) {
+      SimActivityId st, j;
+      int n;
+      if (done[r % inner])
+        continue;
+      done[r % inner] = TRUE;
+      n = edp_group (b, r, s, group);
+      coll (b, SIM_OP_ALL_GATHER, group, n, experts * (plan->fp8_params > 0 ? 1 : 2), 1, span, &st,
+            &j);
+      for (int q = 0; q < b->replicas; q++)
+        dep (b, st, b->stage_end[q * plan->pp + s]);
+    }
+  }
   for (int t = 0; t < plan->tp; t++) {
     SimActivityId st, j;
     int n = dp_group (b, t, s, group);
@@ -876,6 +1098,8 @@ build_stage_update (SimIterBuilder *b, int s)
     g_array_append_val (last, b->rs_last[s]);
   if (shards > 1 && plan->zero < 2)
     build_grad_buckets (b, s, last);
+  if (plan->zero < 2)
+    build_expert_buckets (b, s, last);
   build_optimizer (b, s, last);
   if (plan->zero >= 1 && plan->zero < 3 && shards > 1)
     build_param_gather (b, s);
@@ -1015,7 +1239,7 @@ stage_compute (SimIterBuilder *b, int s, GArray *comp)
   return dp_end;
 }
 
-/* stage s's own TP and CP spans of replica 0 (indices), by start */
+/* stage s's own TP, CP and EP spans of replica 0 (indices), by start */
 static GArray *
 stage_own_comm (SimIterBuilder *b, int s)
 {
@@ -1023,7 +1247,7 @@ stage_own_comm (SimIterBuilder *b, int s)
   for (guint32 i = 0; i < b->spans->len; i++) {
     const Span *sp = &g_array_index (b->spans, Span, i);
     if (sp->stage == s && sp->replica == 0 && sp->start >= 0 &&
-        (sp->kind == SIM_SPAN_TP || sp->kind == SIM_SPAN_CP))
+        (sp->kind == SIM_SPAN_TP || sp->kind == SIM_SPAN_CP || sp->kind == SIM_SPAN_EP))
       g_array_append_val (own, i);
   }
   g_array_sort_with_data (own, span_start_cmp, b->spans);
@@ -1049,6 +1273,8 @@ own_comm_wait (SimStageTime *st, SimIterBuilder *b, const GArray *own_comm, guin
     x = overlap_s (cursor, t0, o->start, o->end);
     if (o->kind == SIM_SPAN_TP)
       st->exposed_tp_s += x;
+    else if (o->kind == SIM_SPAN_EP)
+      st->exposed_ep_s += x;
     else
       st->exposed_cp_s += x;
     own += x;
@@ -1076,6 +1302,7 @@ file_wait (SimStageTime *st, SimIterBuilder *b, const Preds *pr, SimActivityId a
   }
   case SIM_SPAN_TP:
   case SIM_SPAN_CP:
+  case SIM_SPAN_EP:
     /* already counted by overlap; a remainder is rounding */
     st->bubble_s += rest;
     break;
@@ -1165,30 +1392,35 @@ recompute_events (GArray *ev, SimIterBuilder *b, const Span *rc, gint64 bytes)
  * while its backward runs */
 static GArray *
 stage_mem_events (SimIterBuilder *b, int s, const SimActivations *layer_act,
-                  const SimActivations *emb_act, const SimActivations *out_act)
+                  const SimActivations *moe_act, const SimActivations *emb_act,
+                  const SimActivations *out_act)
 {
   const SimPlan *plan = b->plan;
   GArray *ev = g_array_new (FALSE, FALSE, sizeof (MemEvent));
-  gint64 transient = (gint64) layer_act->transient_bytes;
+  gint64 transient = (gint64) MAX (layer_act->transient_bytes,
+                                   moe_act != NULL ? moe_act->transient_bytes : 0);
   for (guint i = 0; i < b->spans->len; i++) {
     const Span *sp = &g_array_index (b->spans, Span, i);
     gboolean first = s == 0 && sp->chunk == 0;
     gboolean last = s == plan->pp - 1 && sp->chunk == plan->virtual_stages - 1;
     gint64 bytes;
+    int nm;
     if (sp->stage != s || sp->replica != 0 || sp->start < 0)
       continue;
-    bytes = (gint64) b->lc_of[s] * (gint64) layer_act->saved_bytes +
+    nm = sp->chunk >= 0 ? b->moe_of[s * plan->virtual_stages + sp->chunk] : 0;
+    bytes = (gint64) (b->lc_of[s] - nm) * (gint64) layer_act->saved_bytes +
+            (nm > 0 ? (gint64) nm * (gint64) moe_act->saved_bytes : 0) +
             (first ? (gint64) emb_act->saved_bytes : 0) +
             (last ? (gint64) out_act->saved_bytes : 0);
     if (sp->kind == SIM_SPAN_FORWARD) {
       mem_event (ev, sp->start, bytes);
     } else if (sp->kind == SIM_SPAN_BACKWARD) {
       mem_event (ev, sp->end, -bytes);
-      if (layer_act->transient_bytes > 0 && plan->recompute == SIM_RECOMPUTE_SELECTIVE) {
+      if (transient > 0 && plan->recompute == SIM_RECOMPUTE_SELECTIVE) {
         mem_event (ev, sp->start, transient);
         mem_event (ev, sp->end, -transient);
       }
-    } else if (sp->kind == SIM_SPAN_RECOMPUTE && layer_act->transient_bytes > 0 &&
+    } else if (sp->kind == SIM_SPAN_RECOMPUTE && transient > 0 &&
                plan->recompute == SIM_RECOMPUTE_FULL) {
       recompute_events (ev, b, sp, transient);
     }
@@ -1199,9 +1431,10 @@ stage_mem_events (SimIterBuilder *b, int s, const SimActivations *layer_act,
 /* the timeline of stage s into st->memory, with its peak */
 static void
 stage_memory (SimStageTime *st, SimIterBuilder *b, int s, const SimActivations *layer_act,
-              const SimActivations *emb_act, const SimActivations *out_act)
+              const SimActivations *moe_act, const SimActivations *emb_act,
+              const SimActivations *out_act)
 {
-  g_autoptr (GArray) ev = stage_mem_events (b, s, layer_act, emb_act, out_act);
+  g_autoptr (GArray) ev = stage_mem_events (b, s, layer_act, moe_act, emb_act, out_act);
   SimMemPoint origin = { 0, 0 };
   gint64 level = 0, peak = 0;
   g_array_sort (ev, mem_event_cmp);
@@ -1233,6 +1466,7 @@ stage_averages (SimIteration *it, int p)
     it->exposed_cp_s += st->exposed_cp_s / p;
     it->exposed_pp_s += st->exposed_pp_s / p;
     it->exposed_dp_s += st->exposed_dp_s / p;
+    it->exposed_ep_s += st->exposed_ep_s / p;
     it->bubble_fraction += st->bubble_s / it->step_s / p;
   }
 }
@@ -1295,16 +1529,15 @@ throughput (SimIteration *it, const SimModel *model, const SimPlan *plan, const 
                                                               : gpu->peak_flop_per_s[SIM_DTYPE_FP16];
   int world = sim_plan_world_size (plan);
   double gbs = (double) plan->global_batch, S = (double) plan->seq_len, h = model->hidden;
-  double kvd = (double) sim_model_kv_dim (model), L = model->layers;
-  double qd = (double) model->heads * (double) sim_model_head_dim (model);
-  double up = (model->mlp == SIM_MLP_SWIGLU ? 3.0 : 2.0) * h * model->ffn_hidden;
-  double layer_fwd = (2.0 * (h * (qd + 2 * kvd) + qd * h + up) + 4.0 * S * qd) * L * gbs * S;
   it->model_flop = sim_cost_model_flop (model, plan);
   it->hardware_flop = it->model_flop;
+  /* recomputation repeats the layers' forward (model FLOPs are 3x the
+   * forward, the output layer's 2hV per token included), or only the
+   * attention core */
   if (plan->recompute == SIM_RECOMPUTE_FULL)
-    it->hardware_flop += layer_fwd;
+    it->hardware_flop += it->model_flop / 3 - 2.0 * h * (double) model->vocab * gbs * S;
   else if (plan->recompute == SIM_RECOMPUTE_SELECTIVE)
-    it->hardware_flop += 4.0 * S * qd * L * gbs * S;
+    it->hardware_flop += sim_cost_attention_core_flop (model, plan);
   it->tokens_per_s = gbs * S / it->step_s;
   it->model_tflops_per_gpu = it->model_flop / it->step_s / world / 1e12;
   it->hardware_tflops_per_gpu = it->hardware_flop / it->step_s / world / 1e12;
@@ -1321,6 +1554,7 @@ analyse (SimIteration *it, SimIterBuilder *b)
   g_autoptr (SimActivations) layer_act = NULL;
   g_autoptr (SimActivations) emb_act = NULL;
   g_autoptr (SimActivations) out_act = NULL;
+  g_autoptr (SimActivations) moe_act = NULL;
 
   preds_build (&pr, b, sim_engine_n_activities (b->e));
   it->step_s = sim_time_to_s (sim_engine_now (b->e));
@@ -1330,11 +1564,13 @@ analyse (SimIteration *it, SimIterBuilder *b)
   layer_act = sim_activations_layer (b->model, &cfg);
   emb_act = sim_activations_embedding (b->model, &cfg);
   out_act = sim_activations_output (b->model, &cfg);
+  if (sim_model_is_moe (b->model))
+    moe_act = sim_activations_moe_layer (b->model, &cfg);
   for (int s = 0; s < plan->pp; s++) {
     SimStageTime st = { 0 };
     st.stage = s;
     stage_time (&st, b, &pr, s);
-    stage_memory (&st, b, s, layer_act, emb_act, out_act);
+    stage_memory (&st, b, s, layer_act, moe_act, emb_act, out_act);
     g_array_append_val (it->stages, st);
   }
   stage_averages (it, plan->pp);
@@ -1424,7 +1660,7 @@ linear3 (double a, double b, double c, double tol)
 }
 
 #define STAGE_SUMS(X) X (forward_s) X (backward_s) X (recompute_s) X (optimizer_s) \
-  X (exposed_tp_s) X (exposed_cp_s) X (exposed_pp_s) X (exposed_dp_s) X (bubble_s)
+  X (exposed_tp_s) X (exposed_cp_s) X (exposed_pp_s) X (exposed_dp_s) X (exposed_ep_s) X (bubble_s)
 
 /* the step and every per-stage sum grow by the same amount from run to
  * run, within a millionth of the step's growth (what the extrapolated step
@@ -1557,6 +1793,7 @@ sim_iteration_run_steady (const SimTopology *topo, const SimModel *model, const 
 #undef GROW
   g_array_set_size (it->spans, 0);
   it->compute_s = it->exposed_tp_s = it->exposed_cp_s = it->exposed_pp_s = it->exposed_dp_s = 0;
+  it->exposed_ep_s = 0;
   it->bubble_fraction = 0;
   stage_averages (it, plan->pp);
   throughput (it, model, plan, sim_topology_gpu_type (topo, 0));

@@ -45,6 +45,7 @@ typedef enum {
   SIM_SPAN_CP,
   SIM_SPAN_PP,
   SIM_SPAN_DP,
+  SIM_SPAN_EP,       /* a mixture-of-experts layer's token all-to-alls */
   SIM_SPAN_GATE,     /* bookkeeping, never reported */
   SIM_SPAN_KINDS
 } SimSpanKind;
@@ -67,7 +68,7 @@ typedef struct {
 typedef struct {
   int stage;
   double forward_s, backward_s, recompute_s, optimizer_s;
-  double exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s;
+  double exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s, exposed_ep_s;
   double bubble_s;
   guint64 peak_activation_bytes;
   guint64 peak_bytes;             /* ledger states + timeline activations */
@@ -84,7 +85,7 @@ typedef struct {
   double mfu, hfu;                /* fractions of the dense bf16 peak */
   double bubble_fraction;         /* mean over stages of bubble / step */
   double compute_s;               /* mean over stages */
-  double exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s;
+  double exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s, exposed_ep_s;
   double critical_s[SIM_SPAN_KINDS]; /* the critical path, by kind */
   GArray *stages;                 /* SimStageTime */
   GArray *spans;                  /* SimSpan of replica 0 (and DP collectives) */

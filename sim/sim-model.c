@@ -994,15 +994,16 @@ counts_fit (const SimModel *m)
 gboolean
 sim_model_simulated (const SimModel *m, GError **error)
 {
-  g_autofree char *what = NULL;
+  const char *what = NULL;
   if (sim_model_is_moe (m))
-    what = g_strdup ("mixture-of-experts layers: the time simulation of mixture-of-experts layers "
-                     "is not built yet (issue 17)");
+    what = "mixture-of-experts layers";
   else if (m->mla.kv_lora_rank > 0)
-    what = g_strdup ("multi-head latent attention: its time simulation is not built yet (issue 17)");
+    what = "multi-head latent attention";
   if (what == NULL)
     return TRUE;
-  g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL, "%s has %s; parameters: %.2f B total, %.2f B active",
+  g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL,
+               "%s has %s (%.2f B parameters total, %.2f B active): sim sweep and sim shapes do not "
+               "cover them yet (issue 17); sim and sim compare simulate a layout you give",
                m->name, what, (double) sim_model_param_count (m) / 1e9,
                (double) sim_model_param_count_active (m) / 1e9);
   return FALSE;

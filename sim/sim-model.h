@@ -41,10 +41,10 @@
  * DeepSeek-V3: 671,026,404,352 total, 37,552,282,624 active
  * (tests/test-model-moe.c has all five shipped MoE models).
  *
- * The plan and the memory ledger take every model; the time simulation
- * (cost model, iteration) models dense layers of standard attention with
- * head_dim = hidden/heads, and sim_run_evaluate refuses any other model
- * for it (sim_model_simulated) until issue 17's later stages.
+ * The plan, the memory ledger and the time simulation take every model
+ * (sim-cost.h: mixture-of-experts layers and latent attention); sim sweep
+ * and sim shapes take dense models of standard attention
+ * (sim_model_simulated).
  *
  * A SimModel is built by sim_model_load() and read-only afterwards.  It
  * comes from sim's own model XML (models/model.rng) or from a Hugging Face
@@ -206,11 +206,9 @@ guint64 sim_model_moe_layer_dense_sharded (const SimModel *m);
 guint64 sim_model_moe_layer_dense_replicated (const SimModel *m);
 guint64 sim_model_expert_params_sharded (const SimModel *m);
 guint64 sim_model_expert_params_replicated (const SimModel *m);
-/* TRUE when the time simulation models this model as it is; else FALSE
- * with SIM_ERROR_MODEL saying what it does not simulate yet (MoE layers,
- * latent attention, a head size other than hidden/heads) and the model's
- * total and active parameters, one line; the memory ledger takes them all;
- * any thread */
+/* TRUE when sim sweep and sim shapes take the model (no mixture-of-experts
+ * layers, no latent attention); else FALSE with SIM_ERROR_MODEL saying
+ * why and the model's total and active parameters, one line; any thread */
 gboolean sim_model_simulated (const SimModel *m, GError **error);
 
 /* trainable LoRA parameters of rank r on the given projections of one

@@ -15,6 +15,7 @@ typedef enum {
   KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
   KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
   KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_FP8_ATTENTION, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
+  KEY_MOE_IMBALANCE,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -35,6 +36,9 @@ static const Option options[] = {
   { "dp", NULL, KEY_DP, ARG_INT, NULL, "data-parallel degree (default: GPUs / (tp*cp*pp))" },
   { "ep", NULL, KEY_EP, ARG_INT, NULL, "expert-parallel degree of MoE layers (default 1)" },
   { "etp", NULL, KEY_ETP, ARG_INT, NULL, "expert tensor-parallel degree (MoE; default tp, as Megatron-Core)" },
+  { "moe-imbalance", NULL, KEY_MOE_IMBALANCE, ARG_FRACTION, NULL,
+    "mixture of experts: the busiest GPU's routed tokens over the mean, from 1 to 64 "
+    "(default 1: balanced routing)" },
   { "micro-batch", "mb", KEY_MICRO_BATCH, ARG_INT, NULL, "sequences per micro-batch (default 1)" },
   { "global-batch", "gb", KEY_GLOBAL_BATCH, ARG_UINT, NULL,
     "sequences per optimizer step (default: the model's published batch)" },
@@ -378,6 +382,21 @@ parse_fragmentation (SimPlan *plan, const char *value, GError **error)
   return TRUE;
 }
 
+static gboolean
+parse_moe_imbalance (SimPlan *plan, const char *value, GError **error)
+{
+  char *end = NULL;
+  double f = g_ascii_strtod (value, &end);
+  if (end == value || *end != '\0' || !isfinite (f) || f < 1.0 || f > 64.0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--moe-imbalance: expected a ratio from 1 to 64 (the busiest GPU's routed tokens "
+                 "over the mean), got '%.40s'", value);
+    return FALSE;
+  }
+  plan->moe_imbalance = f;
+  return TRUE;
+}
+
 /* stores the parsed value (u, b, or the text for strings, bytes and fractions) */
 static gboolean
 store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError **error)
@@ -415,6 +434,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_ETP: plan->etp = (int) u; break;
   case KEY_CONTEXT_RESERVE: return parse_context_reserve (plan, value, error);
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
+  case KEY_MOE_IMBALANCE: return parse_moe_imbalance (plan, value, error);
   }
   return TRUE;
 }
@@ -880,6 +900,11 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
                    plan->ep > 1 ? "ep" : "etp", plan->ep > 1 ? plan->ep : plan->etp, model->name);
       return FALSE;
     }
+    if (plan->moe_imbalance > 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--moe-imbalance: %s has no mixture-of-experts layers", model->name);
+      return FALSE;
+    }
     /* no note: a dense model's report does not mention experts */
     plan->ep = plan->etp = 1;
     plan->edp = (int) stage_gpus;
@@ -892,6 +917,11 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
   if (plan->etp == 0) {
     plan->etp = plan->tp;
     note_default (plan, "--etp %d (= tp, as Megatron-Core)", plan->etp);
+  }
+  if (plan->moe_imbalance == 0) {
+    plan->moe_imbalance = 1.0;
+    note_default (plan, "--moe-imbalance 1 (balanced routing: every GPU gets the mean share of "
+                        "routed tokens)");
   }
   if (moe->experts % (guint64) plan->ep != 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,

@@ -118,6 +118,9 @@ typedef struct {
   /* 0 unset; Megatron's --num-layers-per-virtual-pipeline-stage, turned into
    * virtual_stages = layers / (pp x this) by sim_plan_resolve, then 0 */
   int layers_per_virtual_stage;
+  /* mixture of experts: the busiest GPU's routed tokens over the mean (>= 1;
+   * 0 unset, resolved to 1 for a MoE model: balanced routing) */
+  double moe_imbalance;
 
   /* which options the user gave (bit per SimPlanKey) */
   guint64 given;

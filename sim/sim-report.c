@@ -284,9 +284,39 @@ text_error_band (GString *s, const SimTopology *t)
                         "          error from published runs): read the step time as an estimate\n");
 }
 
+/* the seconds per step of each stage; the exposed CP column only with
+ * context parallelism or for a dense model (whose table keeps its shape),
+ * the exposed EP column only for a mixture-of-experts model */
+static void
+text_stage_table (GString *s, const SimIteration *it, gboolean moe, int cp, gboolean wide)
+{
+  const int w = wide ? 8 : 7;
+  gboolean show_cp = cp > 1 || !moe;
+  if (!wide)
+    g_string_append (s, "  seconds per step, by pipeline stage; exp.: communication not hidden behind compute\n");
+  g_string_append_printf (s, "  stage   forward  backward  recompute  optimizer  %*s", w, "TP exp.");
+  if (show_cp)
+    g_string_append_printf (s, "  %*s", w, "CP exp.");
+  g_string_append_printf (s, "  %*s  %*s", w, "PP exp.", w, "DP exp.");
+  if (moe)
+    g_string_append_printf (s, "  %*s", w, "EP exp.");
+  g_string_append (s, wide ? "    bubble   (seconds per step)\n" : "    bubble\n");
+  for (guint i = 0; i < it->stages->len; i++) {
+    const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
+    g_string_append_printf (s, "  %5d  %8.3f  %8.3f  %9.3f  %9.3f  %*.3f", st->stage, st->forward_s,
+                            st->backward_s, st->recompute_s, st->optimizer_s, w, st->exposed_tp_s);
+    if (show_cp)
+      g_string_append_printf (s, "  %*.3f", w, st->exposed_cp_s);
+    g_string_append_printf (s, "  %*.3f  %*.3f", w, st->exposed_pp_s, w, st->exposed_dp_s);
+    if (moe)
+      g_string_append_printf (s, "  %*.3f", w, st->exposed_ep_s);
+    g_string_append_printf (s, "  %8.3f\n", st->bubble_s);
+  }
+}
+
 /* what was simulated, and the seconds per step of each stage */
 static void
-text_time_detail (GString *s, const SimIteration *it, gboolean wide)
+text_time_detail (GString *s, const SimIteration *it, gboolean moe, int cp, gboolean wide)
 {
   const guint64 *sm = it->steady_micro_batches;
   g_autofree char *steady =
@@ -301,19 +331,7 @@ text_time_detail (GString *s, const SimIteration *it, gboolean wide)
                                            it->gemm_table ? "" : "; no measured GEMM table: GEMMs at peak (optimistic)");
 
   append_line (s, wide, "          ", line);
-  if (wide)
-    g_string_append (s, "  stage   forward  backward  recompute  optimizer   TP exp.   CP exp.   PP exp.   DP exp.    bubble   (seconds per step)\n");
-  else
-    g_string_append (s, "  seconds per step, by pipeline stage; exp.: communication not hidden behind compute\n"
-                        "  stage   forward  backward  recompute  optimizer  TP exp.  CP exp.  PP exp.  DP exp.    bubble\n");
-  for (guint i = 0; i < it->stages->len; i++) {
-    const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
-    g_string_append_printf (s, wide ? "  %5d  %8.3f  %8.3f  %9.3f  %9.3f  %8.3f  %8.3f  %8.3f  %8.3f  %8.3f\n"
-                                    : "  %5d  %8.3f  %8.3f  %9.3f  %9.3f  %7.3f  %7.3f  %7.3f  %7.3f  %8.3f\n", st->stage,
-                            st->forward_s, st->backward_s, st->recompute_s, st->optimizer_s,
-                            st->exposed_tp_s, st->exposed_cp_s, st->exposed_pp_s, st->exposed_dp_s,
-                            st->bubble_s);
-  }
+  text_stage_table (s, it, moe, cp, wide);
 }
 
 static void
@@ -567,7 +585,7 @@ text_section (GString *s, const Input *in, const SimRun *run, SimReportSection s
     break;
   case SIM_REPORT_TIME_TABLE:
     if (in->time != NULL)
-      text_time_detail (s, in->time, wide);
+      text_time_detail (s, in->time, sim_model_is_moe (in->model), in->plan->cp, wide);
     break;
   case SIM_REPORT_CRITICAL_PATH:
     if (in->time != NULL)
@@ -695,6 +713,7 @@ json_time (SimJson *j, const SimIteration *it)
   sim_json_double (j, "cp", it->exposed_cp_s);
   sim_json_double (j, "pp", it->exposed_pp_s);
   sim_json_double (j, "dp", it->exposed_dp_s);
+  sim_json_double (j, "ep", it->exposed_ep_s);
   sim_json_end_object (j);
   sim_json_double (j, "compute_s", it->compute_s);
   sim_json_begin_object (j, "critical_path_s");
@@ -720,6 +739,7 @@ json_time (SimJson *j, const SimIteration *it)
     sim_json_double (j, "exposed_cp_s", st->exposed_cp_s);
     sim_json_double (j, "exposed_pp_s", st->exposed_pp_s);
     sim_json_double (j, "exposed_dp_s", st->exposed_dp_s);
+    sim_json_double (j, "exposed_ep_s", st->exposed_ep_s);
     sim_json_double (j, "bubble_s", st->bubble_s);
     sim_json_end_object (j);
   }

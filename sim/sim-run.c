@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim-error.h"
+
 void
 sim_run_free (SimRun *run)
 {
@@ -29,10 +31,11 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
   run->label = g_strdup (label != NULL ? label : "");
   if (!sim_plan_resolve (plan, topo, model, error))
     return NULL;
-  /* the ledger takes MoE models, the time simulation not yet (issue 17) */
-  if ((flags & SIM_RUN_TIME) && !sim_model_simulated (model, &local)) {
-    g_set_error (error, local->domain, local->code, "%s; --memory-only gives the memory ledger",
-                 local->message);
+  /* the ZeRO-2/3 collectives per pass are built for dense layers only */
+  if ((flags & SIM_RUN_TIME) && sim_model_is_moe (model) && plan->zero >= 2) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--zero %d: sim simulates mixture-of-experts layers with ZeRO 0 or 1 (Megatron-Core's "
+                 "distributed optimizer); --memory-only gives the memory ledger", plan->zero);
     return NULL;
   }
   run->memory = sim_memory_compute (topo, model, plan);
@@ -81,7 +84,7 @@ sim_run_wall (const SimRun *run)
     return "memory";
   if (it == NULL)
     return "none";
-  comm = it->exposed_tp_s + it->exposed_cp_s + it->exposed_pp_s + it->exposed_dp_s;
+  comm = it->exposed_tp_s + it->exposed_cp_s + it->exposed_pp_s + it->exposed_dp_s + it->exposed_ep_s;
   return comm >= COMM_COMPARABLE * it->compute_s ? "communication" : "compute";
 }
 
@@ -105,7 +108,8 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
   if (it == NULL)
     return out;
   {
-    double comm = it->exposed_tp_s + it->exposed_cp_s + it->exposed_pp_s + it->exposed_dp_s;
+    double comm = it->exposed_tp_s + it->exposed_cp_s + it->exposed_pp_s + it->exposed_dp_s +
+                  it->exposed_ep_s;
     const char *kind = "TP";
     double worst = it->exposed_tp_s;
     if (it->exposed_pp_s > worst)
@@ -114,6 +118,8 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
       kind = "DP", worst = it->exposed_dp_s;
     if (it->exposed_cp_s > worst)
       kind = "CP", worst = it->exposed_cp_s;
+    if (it->exposed_ep_s > worst)
+      kind = "EP", worst = it->exposed_ep_s;
     if (comm >= COMM_COMPARABLE * it->compute_s) {
       g_ptr_array_add (out, g_strdup_printf ("communication wall: %.0f%% of the step waits for communication (%s most: %.2f s of %.2f s); the GPUs compute %.0f%% of the time",
                                              100 * comm / it->step_s, kind, worst, it->step_s,
@@ -122,6 +128,8 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
         g_ptr_array_add (out, g_strdup_printf ("remedy: tensor parallelism of %d is exposed on every layer; a smaller --tp with a larger --pp moves that traffic to fewer, larger pipeline sends (sim compare shows the trade)", p->tp));
       else if (g_str_equal (kind, "DP"))
         g_ptr_array_add (out, g_strdup ("remedy: the gradient reduction is exposed: keep --overlap on, use fewer, larger replicas, or ZeRO 1 instead of 2/3"));
+      else if (g_str_equal (kind, "EP"))
+        g_ptr_array_add (out, g_strdup_printf ("remedy: the token all-to-all of the mixture-of-experts layers is exposed (expert groups of etp %d x ep %d GPUs): keep the expert group inside a node's NVLink domain (a smaller --ep, or --etp 1), or fewer tokens per all-to-all", p->etp, p->ep));
       else if (g_str_equal (kind, "PP"))
         g_ptr_array_add (out, g_strdup ("remedy: pipeline sends are exposed: fewer stages, or stages on NVLink neighbours (--order)"));
       else

@@ -354,9 +354,9 @@ test_hf_patterns (void)
 static void
 test_refused (void)
 {
-  /* the plan and the ledger take an MoE model; until the time simulation
-   * models experts (issue 17's later stages), it refuses them with one
-   * line naming both counts */
+  /* sim sweep and sim shapes take dense models only and say so in one line
+   * naming both counts; sim itself simulates a MoE layout's step, and
+   * refuses ZeRO-2/3 with experts */
   g_autoptr (GError) error = NULL;
   g_autoptr (SimModel) mx = load_xml ("mixtral-8x7b");
   g_autoptr (SimModel) llama = load_xml ("llama3-8b");
@@ -369,20 +369,22 @@ test_refused (void)
   g_assert_false (sim_model_simulated (mx, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_MODEL);
   g_assert_cmpstr (error->message, ==,
-                   "mixtral-8x7b has mixture-of-experts layers: the time simulation of "
-                   "mixture-of-experts layers is not built yet (issue 17); parameters: 46.70 B "
-                   "total, 12.88 B active");
+                   "mixtral-8x7b has mixture-of-experts layers (46.70 B parameters total, 12.88 B "
+                   "active): sim sweep and sim shapes do not cover them yet (issue 17); sim and sim "
+                   "compare simulate a layout you give");
   g_clear_error (&error);
   topo = sim_topology_load (topo_path, 0, &error);
   g_assert_no_error (error);
+  g_assert_true (sim_plan_set (plan, "zero", "2", NULL, &error));
   run = sim_run_evaluate (topo, mx, g_steal_pointer (&plan), NULL, SIM_RUN_TIME, &error);
   g_assert_null (run);
-  g_assert_error (error, SIM_ERROR, SIM_ERROR_MODEL);
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
   g_assert_true (g_str_has_suffix (error->message, "; --memory-only gives the memory ledger"));
   g_clear_error (&error);
-  run = sim_run_evaluate (topo, mx, sim_plan_new (), NULL, 0, &error);
+  run = sim_run_evaluate (topo, mx, sim_plan_new (), NULL, SIM_RUN_TIME, &error);
   g_assert_no_error (error);
   g_assert_nonnull (run);
+  g_assert_nonnull (run->time);
 }
 
 int
