@@ -73,15 +73,6 @@ gboolean sim_cli_check_json (const char *json, GError **error);
  * (viz_check_html_path) and sim_output_check, before any work is done;
  * the error is prefixed "--html: " */
 gboolean sim_cli_check_html (const char *path, GError **error);
-/* the --html page of compare and sweep, staged in set for path: title
- * (the first line the command prints), the ranked table as printed, the
- * comparison chart of runs (SimRun*, none: no chart) under chart_title,
- * and notes (as printed, under notes_heading; may be NULL).  FALSE with the
- * errors of viz-html.h, prefixed "--html: ". */
-gboolean sim_cli_stage_html_table (SimOutputSet *set, const char *path, const char *title, const char *table,
-                                   const char *notes_heading, const char *notes, GPtrArray *runs,
-                                   const char *chart_title, GError **error);
-
 gboolean sim_cli_int (const char *flag, const char *value, int min, int max, int *out,
                       GError **error);
 

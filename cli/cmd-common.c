@@ -160,35 +160,6 @@ sim_cli_check_html (const char *path, GError **error)
 }
 
 gboolean
-sim_cli_stage_html_table (SimOutputSet *set, const char *path, const char *title, const char *table,
-                          const char *notes_heading, const char *notes, GPtrArray *runs, const char *chart_title,
-                          GError **error)
-{
-  g_autoptr (VizHtml) page = viz_html_new (title);
-  viz_html_heading (page, "Ranked layouts");
-  viz_html_text (page, NULL, table);
-  if (runs->len > 0) {
-    viz_html_heading (page, "Where each step's time goes");
-    if (!viz_html_compare (page, (const SimRun *const *) runs->pdata, (int) runs->len, chart_title,
-                           "one bar per layout: compute, exposed communication by kind and the "
-                           "pipeline bubble, with peak memory against the usable capacity",
-                           error)) {
-      g_prefix_error (error, "--html: ");
-      return FALSE;
-    }
-  }
-  if (notes != NULL && *notes != '\0') {
-    viz_html_heading (page, notes_heading);
-    viz_html_text (page, NULL, notes);
-  }
-  if (!viz_html_stage (page, set, path, error)) {
-    g_prefix_error (error, "--html: ");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-gboolean
 sim_cli_int (const char *flag, const char *value, int min, int max, int *out, GError **error)
 {
   guint64 v = 0;

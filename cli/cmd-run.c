@@ -106,8 +106,9 @@ print_help (gboolean wide)
       "  --ranks LIST                       GPUs whose stages the charts show (e.g. 0,24,56)\n"
       "  --trace FILE                       Chrome/Perfetto trace (JSON)\n"
       "  --csv DIR                          spans.csv and memory.csv\n"
-      "  --output-dir DIR                   report.txt, result.json, gantt.png, memory.png,\n"
-      "                                     trace.json and the CSV files, all in DIR\n"
+      "  --output-dir DIR                   report.txt, report.html (as --html), result.json,\n"
+      "                                     gantt.png, memory.png, trace.json and the CSV files,\n"
+      "                                     all in DIR\n"
       "  --wide                             tables and help as wide as they come (default: at most\n"
       "                                     100 columns)\n"
       "  -h, --help, --version\n";
@@ -193,7 +194,7 @@ check_in_dir (const char *flag, const char *dir, const char *const *names, GErro
   return TRUE;
 }
 
-static const char *const dir_files_memory[] = { "report.txt", "result.json", "memory.png", NULL };
+static const char *const dir_files_memory[] = { "report.txt", "report.html", "result.json", "memory.png", NULL };
 static const char *const dir_files_time[] = { "gantt.png", "trace.json", "spans.csv", "memory.csv", NULL };
 static const char *const csv_files[] = { "spans.csv", "memory.csv", NULL };
 
@@ -253,6 +254,16 @@ stage_chart (SimOutputSet *set, const char *flag, const char *path, VizChart cha
   return FALSE;
 }
 
+/* the --html page (viz_stage_html_report) */
+static gboolean
+stage_html (SimOutputSet *set, const char *flag, const char *path, const VizInput *vi, GError **error)
+{
+  if (viz_stage_html_report (set, path, vi, error))
+    return TRUE;
+  g_prefix_error (error, "%s: ", flag);
+  return FALSE;
+}
+
 static gboolean
 stage_mkdir (SimOutputSet *set, const char *flag, const char *dir, GError **error)
 {
@@ -286,10 +297,12 @@ stage_outputs (SimOutputSet *set, const Cli *cli, const SimRun *in, GError **err
     g_autofree char *report = sim_report_text (in);
     g_autofree char *json = sim_report_json (in);
     g_autofree char *p_report = g_build_filename (d, "report.txt", NULL);
+    g_autofree char *p_html = g_build_filename (d, "report.html", NULL);
     g_autofree char *p_json = g_build_filename (d, "result.json", NULL);
     g_autofree char *p_mem = g_build_filename (d, "memory.png", NULL);
     if (!stage_mkdir (set, "--output-dir", d, error) ||
         !stage_text (set, "--output-dir", p_report, report, error) ||
+        !stage_html (set, "--output-dir", p_html, &vi, error) ||
         !stage_text (set, "--output-dir", p_json, json, error) ||
         !stage_chart (set, "--output-dir", p_mem, VIZ_CHART_MEMORY, &vi, error))
       return FALSE;
@@ -318,10 +331,8 @@ stage_outputs (SimOutputSet *set, const Cli *cli, const SimRun *in, GError **err
   if (cli->memory_chart != NULL &&
       !stage_chart (set, "--memory-chart", cli->memory_chart, VIZ_CHART_MEMORY, &vi, error))
     return FALSE;
-  if (cli->html != NULL && !viz_stage_html_report (set, cli->html, &vi, error)) {
-    g_prefix_error (error, "--html: ");
+  if (cli->html != NULL && !stage_html (set, "--html", cli->html, &vi, error))
     return FALSE;
-  }
   if (cli->trace != NULL) {
     g_autofree char *trace = sim_trace_json (in);
     if (!stage_text (set, "--trace", cli->trace, trace, error))

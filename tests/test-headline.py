@@ -183,8 +183,8 @@ with cli.tempdir() as tmp:
         check(f"--output-dir run {k} exit status", r.returncode, 0)
         outs.append(d)
     names = sorted(os.listdir(outs[0]))
-    check("--output-dir files", names, ["gantt.png", "memory.csv", "memory.png", "report.txt", "result.json",
-                                       "spans.csv", "trace.json"])
+    check("--output-dir files", names, ["gantt.png", "memory.csv", "memory.png", "report.html", "report.txt",
+                                       "result.json", "spans.csv", "trace.json"])
     for n in names:
         check(f"{n} identical on a second run",
               cli.read_bytes(os.path.join(outs[0], n)) == cli.read_bytes(os.path.join(outs[1], n)), True)

@@ -16,7 +16,9 @@ For sim, sim compare and sim sweep with --html FILE:
 - it needs nothing from outside: no http(s) reference other than the SVG
   namespaces, no script, no src, no external url();
 - text from input files is escaped (a model named with <, &, >, quotes);
-- two runs give the same bytes.
+- two runs give the same bytes;
+- --output-dir DIR writes DIR/report.html, the same page as --html, or
+  nothing when another output is bad.
 The browser check is tests/test-html-browser.py.
 """
 import html
@@ -258,6 +260,27 @@ with cli.tempdir() as tmp:
     check("sweep: --json - with --html: exit status", r.returncode, 0)
     report("sweep: --json - with --html: JSON on stdout, and the page",
            r.stdout.lstrip().startswith("{") and os.path.exists(os.path.join(tmp, "s2.html")))
+
+    # ---- --output-dir: report.html, the page --html writes ----
+    od = os.path.join(tmp, "od")
+    both = os.path.join(tmp, "both.html")
+    r = run(*SMALL, "--output-dir", od, "--html", both)
+    check("--output-dir: exit status", r.returncode, 0)
+    in_dir = os.path.join(od, "report.html")
+    page = read(in_dir) if os.path.exists(in_dir) else ""
+    report("--output-dir: report.html written", page != "")
+    # the same page but for Cairo's count of surfaces drawn so far in the process
+    report("--output-dir: report.html is the --html page", os.path.exists(both)
+           and re.sub(r"surface\d+", "surface", read(both)) == re.sub(r"surface\d+", "surface", page))
+    p = parse("--output-dir report.html", page)
+    self_contained("--output-dir report.html", page)
+    check("--output-dir report.html: one <svg> per chart (Gantt, memory)", p.tags.count("svg"), 2)
+    report("--output-dir report.html: the whole page, to its end", page.rstrip().endswith("</html>")
+           and "Verdict" in "".join(p.text) and "Memory per GPU by pipeline stage" in "".join(p.text))
+    bad = os.path.join(tmp, "od-bad")
+    r = run(*SMALL, "--output-dir", bad, "--json", os.path.join(tmp, "no", "r.json"))
+    one_line_error("--output-dir with a bad --json", r, "--json")
+    report("--output-dir with a bad --json: no folder, no page", not os.path.exists(bad))
 
     # ---- all or nothing ----
     one_line_error("bad name", run(*SMALL, "--html", os.path.join(tmp, "x.htm")), "expected a file name ending in .html")
