@@ -1,0 +1,152 @@
+/* tests for the time simulation of mixture-of-experts layers (issue 17,
+ * stage 3): the model FLOPs of the active experts, the all-to-all bytes
+ * per GPU, the dispatch and combine all-to-alls on the critical path, and
+ * the MoE activations on the timeline, each against a value derived apart
+ * from the code under test */
+#include <glib.h>
+#include <math.h>
+
+#include "sim-activation.h"
+#include "sim-collective.h"
+#include "sim-cost.h"
+#include "sim-iteration.h"
+#include "sim-memory.h"
+#include "sim-model.h"
+#include "sim-network.h"
+#include "sim-plan.h"
+#include "sim-topology.h"
+
+typedef struct {
+  SimTopology *topo; /* dgx8x4.xml, one node of 8 H100s */
+  SimModel *model;   /* mixtral-8x7b */
+  SimPlan *plan;
+} Fixture;
+
+static void
+setup (Fixture *f, const char *plan)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tp = g_build_filename (SIM_SOURCE_DIR, "topologies", "dgx8x4.xml", NULL);
+  g_autofree char *mp = g_build_filename (SIM_SOURCE_DIR, "models", "mixtral-8x7b.xml", NULL);
+  f->topo = sim_topology_load (tp, 1, &error);
+  g_assert_no_error (error);
+  f->model = sim_model_load (mp, &error);
+  g_assert_no_error (error);
+  f->plan = sim_plan_new ();
+  g_assert_true (sim_plan_parse_string (f->plan, plan, &error));
+  g_assert_no_error (error);
+  g_assert_true (sim_plan_resolve (f->plan, f->topo, f->model, &error));
+  g_assert_no_error (error);
+}
+
+static void
+teardown (Fixture *f)
+{
+  sim_plan_free (f->plan);
+  sim_model_free (f->model);
+  sim_topology_free (f->topo);
+}
+
+/* Mixtral 8x7B (h 4096, 32 layers, 32 heads of 128, 8 KV heads, 8 experts
+ * of width 14336, top-2, SwiGLU, vocab 32000) at sequence 4096, one
+ * sequence per step.  Forward matmul FLOPs per token and layer:
+ *   projections 2 (h (qd + 2 kvd) + qd h) = 2 x 41,943,040
+ *   router and the 2 experts a token meets 2 (h E + 2 x 3 h fe)
+ *             = 2 x (32,768 + 352,321,536) = 2 x 352,354,304
+ *   full attention 2 S H (d + d) = 2 x 4096 x 32 x 256 = 67,108,864
+ * = 855,703,552; x 32 layers + output 2 h V = 262,144,000 gives
+ * 27,644,657,664 per token; model FLOPs = 3 x that x 4096 tokens
+ * = 339,697,553,375,232. */
+static void
+test_model_flop (void)
+{
+  Fixture f;
+  setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8");
+  f.plan->global_batch = 1;
+  g_assert_cmpfloat_with_epsilon (sim_cost_model_flop (f.model, f.plan), 339697553375232.0, 1.0);
+  teardown (&f);
+}
+
+/* Each GPU holds Tn = 4096 tokens (tp 1) and sends each to k = 2 experts
+ * in BF16: 2 x 4096 x 4096 x 2 = 67,108,864 bytes per all-to-all, times
+ * the busiest GPU's load (1.5: 100,663,296); no expert TP, no gather */
+static void
+test_a2a_bytes (void)
+{
+  Fixture f;
+  SimLayerCost c;
+  setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8");
+  sim_cost_layer (f.model, f.plan, sim_topology_gpu_type (f.topo, 0), &c);
+  g_assert_cmpfloat (c.a2a_bytes, ==, 67108864.0);
+  g_assert_cmpfloat (c.etp_bytes, ==, 0.0);
+  g_assert_cmpint (c.moe_tp_colls_fwd, ==, 0);
+  g_assert_cmpfloat (c.moe_fwd_s, >, 0.0);
+  teardown (&f);
+  setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8,moe-imbalance=1.5");
+  sim_cost_layer (f.model, f.plan, sim_topology_gpu_type (f.topo, 0), &c);
+  g_assert_cmpfloat (c.a2a_bytes, ==, 100663296.0);
+  teardown (&f);
+}
+
+/* One micro-batch on one stage: the forward runs its 32 MoE layers' dispatch
+ * and combine (2 all-to-alls each), the backward the same again, nothing
+ * beside them, so the exposed expert-parallel time and the critical path's
+ * are both 32 x 2 x 2 = 128 all-to-alls of 67,108,864 bytes over the 8
+ * GPUs, each for its time alone on the network (sim_collective_choose,
+ * the simulation sim collective --op all_to_all prints).  The activation
+ * peak is the forward's: 32 MoE layers' saved tensors plus the
+ * embedding's and the output layer's (sim_activations_*). */
+static void
+test_one_stage (void)
+{
+  Fixture f;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimMemory) mem = NULL;
+  g_autoptr (SimIteration) it = NULL;
+  g_autoptr (SimActivations) moe = NULL, emb = NULL, out = NULL;
+  SimActivationConfig cfg;
+  SimCollChoice choice;
+  SimEngine *e;
+  SimNetwork *net;
+  int gpus[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  double a2a_s, want;
+  const SimStageTime *st;
+
+  setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8");
+  e = sim_engine_new ();
+  net = sim_network_new (f.topo, e);
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALLTOALL, gpus, 8, 67108864.0, SIM_ALGO_AUTO,
+                                        SIM_PROTO_AUTO, &choice, &error));
+  g_assert_no_error (error);
+  a2a_s = choice.predicted_s;
+  sim_network_free (net);
+  sim_engine_free (e);
+  want = 128 * a2a_s;
+
+  mem = sim_memory_compute (f.topo, f.model, f.plan);
+  it = sim_iteration_run (f.topo, f.model, f.plan, mem, FALSE, &error);
+  g_assert_no_error (error);
+  g_printerr ("# one all-to-all %.1f us; exposed EP %.6f s, critical EP %.6f s, want %.6f s\n",
+              1e6 * a2a_s, it->exposed_ep_s, it->critical_s[SIM_SPAN_EP], want);
+  g_assert_cmpfloat_with_epsilon (it->critical_s[SIM_SPAN_EP], want, 1e-8);
+  g_assert_cmpfloat_with_epsilon (it->exposed_ep_s, want, 1e-8);
+
+  sim_activation_config_from_plan (&cfg, f.plan);
+  moe = sim_activations_moe_layer (f.model, &cfg);
+  emb = sim_activations_embedding (f.model, &cfg);
+  out = sim_activations_output (f.model, &cfg);
+  st = &g_array_index (it->stages, SimStageTime, 0);
+  g_assert_cmpuint (st->peak_activation_bytes, ==,
+                    32 * moe->saved_bytes + emb->saved_bytes + out->saved_bytes);
+  teardown (&f);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/moe-time/model-flop", test_model_flop);
+  g_test_add_func ("/moe-time/a2a-bytes", test_a2a_bytes);
+  g_test_add_func ("/moe-time/one-stage", test_one_stage);
+  return g_test_run ();
+}

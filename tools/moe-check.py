@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Predict the published mixture-of-experts runs with sim and print the error table.
+
+usage: moe-check.py SIM [SOURCE_ROOT]
+
+Reads SOURCE_ROOT/tests/validation/data/moe_training.csv (its sources are in
+moe_training.md) and runs each row the way a user would: the shipped model
+file named in the model column, the shipped cluster file of the gpu column
+(H100: topologies/dgx-h100.xml with --nodes GPUs/8; B200 and GB200 as
+tools/blackwell-check.py places them), and the row's layout:
+
+  --tp --pp --ep --dp, --etp as published or 1 where the row leaves it empty
+  (NVIDIA's Megatron-Bridge MoE recipes keep the experts unsplit; Megatron-
+  Core's own default, etp = tp, would not fold for the tp 2 rows), the
+  interleaved schedule for virtual stages, --micro-batch, --global-batch,
+  --seq-len, --recompute none (no row publishes a full recomputation),
+  ZeRO 1 (Megatron-Core's distributed optimizer), --fp8 hybrid with the
+  row's scaling recipe (FP8-CS: current, FP8-MX: mxfp8) for FP8 rows.
+
+Nothing is fitted: the cluster and model files are used as shipped, with
+--moe-imbalance 1 (the Megatron-Bridge and AutoModel rows force balanced
+routing; moe_training.md).  Rows sim cannot express are listed with the
+reason and kept out of the summary: a GPU without a cluster file (H800),
+layouts whose pp x vp does not divide the layers, FSDP (ZeRO-3) with
+experts, token-dropping runs (sim routes every token), runs published
+without a step time.  Exit status: 0 when every expressible row was
+predicted (whatever the error) and predicted to fit in memory (each run
+trained), 1 otherwise.
+"""
+import csv, importlib.util, json, os, statistics, subprocess, sys, tempfile
+
+
+def blackwell(root):
+    spec = importlib.util.spec_from_file_location("blackwell_check", os.path.join(root, "tools", "blackwell-check.py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def cluster(bw, root, r, tmp):
+    gpus = int(r["num_gpus"])
+    if r["gpu"].upper().startswith("H100"):
+        return os.path.join(root, "topologies", "dgx-h100.xml"), max(1, gpus // 8), "dgx-h100 (%d nodes)" % max(1, gpus // 8)
+    return bw.cluster(root, r, tmp)
+
+
+def skip_reason(r):
+    if not r["step_time_s_published"] and not r["step_time_s_derived"]:
+        return "no step time published (%s only)" % r["published_unit"]
+    if "token-drop" in r["row_id"] or "tokendrop" in r["row_id"]:
+        return "token-dropping run: sim routes every token (dropless)"
+    if "FSDP" in r["framework"] or "AutoModel" in r["framework"]:
+        return "FSDP (ZeRO-3) with experts: sim simulates ZeRO 0/1 with experts"
+    return None
+
+
+def command(sim, r, topo, nodes):
+    tp, pp, cp = int(r["tp"]), int(r["pp"]), int(r["cp"] or 1)
+    dp = int(r["dp"]) if r["dp"] else int(r["num_gpus"]) // (tp * pp * cp)
+    prec = r["precision"] or ""
+    cmd = [sim, "--topology", topo, "--nodes", str(nodes), "--model", r["model"], "--tp", str(tp), "--pp", str(pp),
+           "--dp", str(dp), "--ep", r["ep"] or "1", "--etp", r["etp"] or "1", "--micro-batch", r["micro_batch"] or "1",
+           "--global-batch", r["global_batch"], "--seq-len", r["seq_len"], "--recompute", "none", "--zero", "1",
+           "--moe-imbalance", "1"]
+    if cp > 1: cmd += ["--cp", str(cp)]
+    if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
+        cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
+    if prec.startswith("fp8"):
+        cmd += ["--fp8", "hybrid"]
+        if "FP8-CS" in prec: cmd += ["--fp8-recipe", "current"]
+        elif "FP8-MX" in prec: cmd += ["--fp8-recipe", "mxfp8"]
+    return cmd
+
+
+def main():
+    sim = sys.argv[1]
+    root = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    bw = blackwell(root)
+    data = os.path.join(root, "tests", "validation", "data", "moe_training.csv")
+    rows = csv.DictReader(line for line in open(data) if not line.startswith("#"))
+    errs, failed, oom = [], 0, 0
+    print("mixture-of-experts step time: published vs sim (files as shipped, balanced routing)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in rows:
+            why = skip_reason(r)
+            topo, nodes, where = (None, 0, "") if why else cluster(bw, root, r, tmp)
+            if why is None and topo is None:
+                why = where
+            if why:
+                print("%-44s not predicted: %s" % (r["row_id"][:44], why)); continue
+            p = subprocess.run(command(sim, r, topo, nodes) + ["--json", "-"], capture_output=True, text=True,
+                               timeout=900)
+            try:
+                j = json.loads(p.stdout[p.stdout.index("{"):])
+            except ValueError:
+                msg = (p.stderr.strip().splitlines() or ["no output"])[-1]
+                if "must divide" in msg or "divide" in msg:
+                    print("%-44s not expressible in sim: %s" % (r["row_id"][:44], msg[5:110])); continue
+                print("%-44s failed: %s" % (r["row_id"][:44], msg[:110])); failed += 1; continue
+            want = float(r["step_time_s_published"] or r["step_time_s_derived"])
+            got = j["time"]["step_s"]
+            e = (got - want) / want
+            errs.append(e)
+            fits = j["memory"]["fits"]
+            oom += 0 if fits else 1
+            ep = j["time"]["exposed_comm_s"]["ep"]
+            print("%-44s %-24s measured %7.2f s  sim %7.2f s  %+6.1f%%  EP exp. %5.1f%%%s"
+                  % (r["row_id"][:44], where[:24], want, got, 100 * e, 100 * ep / got,
+                     "" if fits else "  (predicted OUT OF MEMORY)"))
+    if errs:
+        a = [abs(x) for x in errs]
+        print("%d rows: %d within 15%%, MAE %.1f%%, median %.1f%%, bias %+.1f%%, worst %+.1f%%; %d predicted out of memory"
+              % (len(errs), sum(1 for x in a if x <= 0.15), 100 * statistics.mean(a), 100 * statistics.median(a),
+                 100 * statistics.mean(errs), 100 * max(errs, key=abs), oom))
+    return 1 if failed or oom else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
