@@ -15,14 +15,15 @@ lane_of (SimSpanKind k)
 {
   switch (k) {
   case SIM_SPAN_TP:
-  case SIM_SPAN_CP: return 1;
+  case SIM_SPAN_CP:
+  case SIM_SPAN_EP: return 1;
   case SIM_SPAN_PP: return 2;
   case SIM_SPAN_DP: return 3;
   default: return 0;
   }
 }
 
-static const char *lane_names[] = { "compute", "TP+CP comm", "PP send/recv", "DP comm" };
+static const char *lane_names[] = { "compute", "TP+CP+EP comm", "PP send/recv", "DP comm" };
 
 char *
 sim_trace_json (const SimRun *run)

@@ -16,6 +16,7 @@ static const VizColor kind_colors[SIM_SPAN_KINDS] = {
   { 0.855, 0.545, 0.765 }, /* CP: pink */
   { 0.769, 0.306, 0.322 }, /* PP: red */
   { 0.576, 0.471, 0.376 }, /* DP: brown */
+  { 0.392, 0.710, 0.804 }, /* EP: cyan */
   { 0.925, 0.925, 0.925 }, /* idle */
 };
 

@@ -33,13 +33,15 @@ viz_gantt_layout (double width, double height, const VizInput *in, int rows, Viz
   o->t_end_s = in->run->time != NULL ? in->run->time->step_s : 1.0;
 }
 
-/* comm lanes: 0 TP and CP, 1 PP, 2 DP */
+/* comm lanes: 0 TP, CP and the experts' all-to-alls (one layer's
+ * collectives, never at the same time), 1 PP, 2 DP */
 static int
 lane_of (SimSpanKind k)
 {
   switch (k) {
   case SIM_SPAN_TP:
-  case SIM_SPAN_CP: return 0;
+  case SIM_SPAN_CP:
+  case SIM_SPAN_EP: return 0;
   case SIM_SPAN_PP: return 1;
   case SIM_SPAN_DP: return 2;
   default: return -1;
@@ -140,15 +142,18 @@ static void
 legend (cairo_t *cr, const VizInput *in, double x, double y)
 {
   SimSpanKind kinds[] = { SIM_SPAN_FORWARD, SIM_SPAN_BACKWARD, SIM_SPAN_RECOMPUTE,
-                          SIM_SPAN_OPTIMIZER, SIM_SPAN_TP, SIM_SPAN_CP, SIM_SPAN_PP, SIM_SPAN_DP,
-                          SIM_SPAN_GATE };
+                          SIM_SPAN_OPTIMIZER, SIM_SPAN_TP, SIM_SPAN_CP, SIM_SPAN_EP, SIM_SPAN_PP,
+                          SIM_SPAN_DP, SIM_SPAN_GATE };
   const char *names[] = { "forward", "backward", "recompute", "optimizer", "TP comm", "CP comm",
-                          "PP send/recv", "DP / ZeRO comm", "idle (bubble)" };
+                          "EP all-to-all", "PP send/recv", "DP / ZeRO comm", "idle (bubble)" };
+  const SimPlan *p = in->run->plan;
   viz_font (cr, 12, FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++) {
     if (kinds[i] == SIM_SPAN_RECOMPUTE && in->run->plan->recompute == SIM_RECOMPUTE_NONE)
       continue;
     if (kinds[i] == SIM_SPAN_CP && in->run->plan->cp < 2)
+      continue;
+    if (kinds[i] == SIM_SPAN_EP && p->ep < 2 && p->etp < 2)
       continue;
     if (kinds[i] == SIM_SPAN_TP && in->run->plan->tp < 2)
       continue;
@@ -176,7 +181,8 @@ legend (cairo_t *cr, const VizInput *in, double x, double y)
 static void
 lane_labels (cairo_t *cr, const SimPlan *p, double x, double yl)
 {
-  const char *names[3] = { p->cp > 1 ? "TP/CP" : "TP", "PP", "DP" };
+  gboolean ep = p->ep > 1 || p->etp > 1;
+  const char *names[3] = { p->cp > 1 ? (ep ? "TP/CP/EP" : "TP/CP") : ep ? "TP/EP" : "TP", "PP", "DP" };
   viz_font (cr, 8, FALSE);
   cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
   for (int k = 0; k < 3; k++)
@@ -340,10 +346,13 @@ viz_gantt_draw (cairo_t *cr, double width, double height, const VizInput *in)
   viz_text (cr, 16, 28, 0, title);
   if (it != NULL) {
     g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
+    g_autofree char *ep = in->run->plan->ep > 1 || in->run->plan->etp > 1
+                              ? g_strdup_printf (", EP %.2f s", it->exposed_ep_s)
+                              : g_strdup ("");
     g_autofree char *line = g_strdup_printf (
-        "step %.3f s   %s tokens/s   MFU %.1f%%   bubble %.1f%%   exposed comm per stage: TP %.2f s, PP %.2f s, DP %.2f s",
+        "step %.3f s   %s tokens/s   MFU %.1f%%   bubble %.1f%%   exposed comm per stage: TP %.2f s, PP %.2f s, DP %.2f s%s",
         it->step_s, tok, 100 * it->mfu, 100 * it->bubble_fraction, it->exposed_tp_s,
-        it->exposed_pp_s, it->exposed_dp_s);
+        it->exposed_pp_s, it->exposed_dp_s, ep);
     g_autofree char *shown = viz_stages_shown (in, rows);
     viz_font (cr, 14, FALSE);
     cairo_set_source_rgb (cr, 0.25, 0.25, 0.25);
