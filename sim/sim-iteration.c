@@ -60,7 +60,7 @@ typedef struct {
   GHashTable *choices; /* ChoiceKey -> SimCollChoice */
   GHashTable *nodes_seen; /* scratch of choose(): the nodes of one group */
   int replicas;
-  int *lc_of;          /* layers per chunk, by stage */
+  int *lc_of;          /* layers of each chunk [s * v + c] (sim_plan_chunk_layers) */
   double layer_params; /* per TP rank */
   /* mixture of experts: the MoE layers of each chunk [s * v + c] and the
    * first layer's index; a MoE layer's parameters per GPU outside the
@@ -142,9 +142,10 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   b->choices = g_hash_table_new_full (choice_key_hash, choice_key_equal, g_free, choice_free);
   b->nodes_seen = g_hash_table_new (g_direct_hash, g_direct_equal);
   b->replicas = replicas;
-  b->lc_of = g_new (int, p);
+  b->lc_of = g_new (int, p * v);
   for (int s = 0; s < p; s++)
-    b->lc_of[s] = (int) (sim_plan_stage_layers (plan, model, s) / (guint64) v);
+    for (int c = 0; c < v; c++)
+      b->lc_of[s * v + c] = (int) sim_plan_chunk_layers (plan, model, s, c);
   b->layer_params = (double) sim_model_layer_params_sharded (model) / plan->tp +
                     (double) sim_model_layer_params_replicated (model);
   if (cost != NULL)
@@ -462,9 +463,8 @@ edp_group (const SimIterBuilder *b, int r, int stage, int *g)
   return p->edp;
 }
 
-/* Where the MoE layers sit: Megatron's layer order runs chunk 0 of every
- * stage, then chunk 1, ... (interleaved schedule), each chunk lc_of[s]
- * consecutive layers.  And per stage the token all-to-alls of one MoE
+/* Where the MoE layers sit (each chunk's layers, sim_plan_chunk_layers
+ * and sim_plan_chunk_first_layer).  And per stage the token all-to-alls of one MoE
  * layer's forward: dispatch and combine over the expert-parallel group
  * (ranks etp apart) and, with etp > 1, the all-gather of the routed
  * tokens and the reduce-scatter of the experts' output over the expert
@@ -476,7 +476,7 @@ moe_init (SimIterBuilder *b)
 {
   const SimPlan *p = b->plan;
   const SimModel *m = b->model;
-  int pp = p->pp, v = p->virtual_stages, layer = 0;
+  int pp = p->pp, v = p->virtual_stages;
   b->moe_of = g_new0 (int, pp * v);
   b->first_of = g_new0 (int, pp * v);
   b->ep_layer_s = g_new0 (double, pp);
@@ -484,10 +484,10 @@ moe_init (SimIterBuilder *b)
     return;
   for (int c = 0; c < v; c++)
     for (int s = 0; s < pp; s++) {
+      int layer = (int) sim_plan_chunk_first_layer (p, m, s, c);
       b->first_of[s * v + c] = layer;
-      for (int l = 0; l < b->lc_of[s]; l++)
+      for (int l = 0; l < b->lc_of[s * v + c]; l++)
         b->moe_of[s * v + c] += sim_model_layer_is_moe (m, (guint64) (layer + l)) ? 1 : 0;
-      layer += b->lc_of[s];
     }
   b->moe_layer_params = (double) sim_model_moe_layer_dense_sharded (m) / p->tp +
                         (double) sim_model_moe_layer_dense_replicated (m);
@@ -540,7 +540,7 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
   pc->replica = replica, pc->stage = stage, pc->index = index;
   pc->stream = b->stream[replica * p->pp + stage];
   pc->mb = (int) op->micro_batch, pc->chunk = op->chunk;
-  pc->lc = b->lc_of[stage];
+  pc->lc = b->lc_of[stage * p->virtual_stages + op->chunk];
   pc->nm = b->moe_of[stage * p->virtual_stages + op->chunk];
   pc->first_layer = b->first_of[stage * p->virtual_stages + op->chunk];
   pc->first_chunk = stage == 0 && op->chunk == 0;
@@ -1407,8 +1407,11 @@ stage_mem_events (SimIterBuilder *b, int s, const SimActivations *layer_act,
     int nm;
     if (sp->stage != s || sp->replica != 0 || sp->start < 0)
       continue;
-    nm = sp->chunk >= 0 ? b->moe_of[s * plan->virtual_stages + sp->chunk] : 0;
-    bytes = (gint64) (b->lc_of[s] - nm) * (gint64) layer_act->saved_bytes +
+    if (sp->chunk < 0)
+      continue; /* optimizer and DP spans hold no activations */
+    nm = b->moe_of[s * plan->virtual_stages + sp->chunk];
+    bytes = (gint64) (b->lc_of[s * plan->virtual_stages + sp->chunk] - nm) *
+                (gint64) layer_act->saved_bytes +
             (nm > 0 ? (gint64) nm * (gint64) moe_act->saved_bytes : 0) +
             (first ? (gint64) emb_act->saved_bytes : 0) +
             (last ? (gint64) out_act->saved_bytes : 0);

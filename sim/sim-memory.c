@@ -254,19 +254,6 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
  * activations until the matching backward ends; the embedding and output
  * activations ride with the first and last chunk.  The peak is an output
  * of the schedule, the same as the simulated timeline's. */
-/* the first layer of model chunk `chunk` of a stage: Megatron's
- * interleaved layout gives chunk c of stage s the layers from
- * c*L/v + s*L/(v*p) (TransformerBlock's offset); one chunk is the stage */
-static guint64
-chunk_first_layer (const Ledger *l, int stage, int chunk)
-{
-  const SimPlan *plan = l->plan;
-  guint64 per_chunk = l->model->layers / (guint64) plan->virtual_stages;
-  if (plan->virtual_stages == 1)
-    return sim_plan_stage_first_layer (plan, l->model, stage);
-  return (guint64) chunk * per_chunk + (guint64) stage * (per_chunk / (guint64) plan->pp);
-}
-
 static void
 stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last)
 {
@@ -275,12 +262,15 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
   g_autoptr (GArray) order = sim_schedule_stage (plan->schedule, plan->pp, st->stage,
                                                  (int) plan->micro_batches, v);
   g_autofree guint64 *chunk_bytes = g_new0 (guint64, v);
-  guint64 lpc = st->layers / (guint64) v, level = 0, best = 0, chunks = 0, best_chunks = 0;
+  guint64 level = 0, best = 0, chunks = 0, best_chunks = 0;
   guint64 transient = 0;
 
-  /* each chunk's layers, dense or MoE, with their own saved tensors */
+  /* each chunk's layers (Megatron's interleaved layout, sim-plan.h), dense
+   * or MoE, with their own saved tensors */
   for (int c = 0; c < v; c++)
-    for (guint64 i = 0, layer = chunk_first_layer (l, st->stage, c); i < lpc; i++) {
+    for (guint64 i = 0, layer = sim_plan_chunk_first_layer (plan, l->model, st->stage, c),
+                 lpc = sim_plan_chunk_layers (plan, l->model, st->stage, c);
+         i < lpc; i++) {
       const SimActivations *a = layer_activations (l, sim_model_layer_is_moe (l->model, layer + i));
       chunk_bytes[c] += a->saved_bytes;
       transient = MAX (transient, a->transient_bytes);
@@ -417,7 +407,9 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
     st.stage = s;
     st.layers = sim_plan_stage_layers (plan, model, s);
     for (int c = 0; c < plan->virtual_stages; c++)
-      for (guint64 i = 0, f = chunk_first_layer (&l, s, c); i < st.layers / (guint64) plan->virtual_stages; i++)
+      for (guint64 i = 0, f = sim_plan_chunk_first_layer (plan, model, s, c),
+                   n = sim_plan_chunk_layers (plan, model, s, c);
+           i < n; i++)
         st.moe_layers += sim_model_layer_is_moe (model, f + i);
     stage_states (&l, &st, first, last);
     stage_activation_peak (&l, &st, first, last);

@@ -759,13 +759,7 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
     plan->schedule = plan->virtual_stages > 1 ? SIM_SCHEDULE_INTERLEAVED : SIM_SCHEDULE_1F1B;
     note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));
   }
-  if (model->layers % (guint64) plan->pp != 0) {
-    if (plan->schedule == SIM_SCHEDULE_INTERLEAVED) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "pp %d must divide the %" G_GUINT64_FORMAT " layers of %s for the interleaved schedule (uneven stages work with 1f1b and gpipe)",
-                   plan->pp, model->layers, model->name);
-      return FALSE;
-    }
+  if (model->layers % (guint64) plan->pp != 0 && plan->schedule != SIM_SCHEDULE_INTERLEAVED) {
     note_default (plan, "uneven stages: %" G_GUINT64_FORMAT " of %d hold %" G_GUINT64_FORMAT
                         " layers, the others %" G_GUINT64_FORMAT " (the first and last stages give one up first, as Llama 3)",
                   (guint64) plan->pp * ((model->layers + plan->pp - 1) / plan->pp) - model->layers, plan->pp,
@@ -792,11 +786,11 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
     note_default (plan, "--virtual-stages %d", plan->virtual_stages);
   }
   if (plan->virtual_stages < 2 ||
-      model->layers % ((guint64) plan->pp * (guint64) plan->virtual_stages) != 0) {
+      model->layers < (guint64) plan->pp * (guint64) plan->virtual_stages) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "the interleaved schedule needs pp %d x virtual stages %d to divide the %" G_GUINT64_FORMAT
-                 " layers of %s, with at least 2 virtual stages",
-                 plan->pp, plan->virtual_stages, model->layers, model->name);
+                 "the interleaved schedule needs at least 2 virtual stages and a layer in each of the "
+                 "pp %d x virtual stages %d model chunks; %s has %" G_GUINT64_FORMAT " layers",
+                 plan->pp, plan->virtual_stages, model->name, model->layers);
     return FALSE;
   }
   if (plan->micro_batches % (guint64) plan->pp != 0) {
@@ -805,6 +799,15 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
                  " micro-batches per replica to be a multiple of pp %d (as Megatron requires)",
                  plan->micro_batches, plan->pp);
     return FALSE;
+  }
+  {
+    guint64 n = (guint64) plan->pp * (guint64) plan->virtual_stages;
+    guint64 full = (model->layers + n - 1) / n;
+    if (model->layers % n != 0)
+      note_default (plan, "uneven chunks: %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
+                          " model chunks hold %" G_GUINT64_FORMAT " layers, the others %" G_GUINT64_FORMAT
+                          " (the first and last chunks give one up first, as Llama 3's stages)",
+                    n * full - model->layers, n, full - 1, full);
   }
   return TRUE;
 }
@@ -1122,22 +1125,39 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
 }
 
 guint64
+sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, int chunk)
+{
+  guint64 v = (guint64) MAX (plan->virtual_stages, 1), n = (guint64) plan->pp * v;
+  guint64 k = (guint64) chunk * (guint64) plan->pp + (guint64) stage; /* in model order */
+  guint64 full = (model->layers + n - 1) / n, deficit = n * full - model->layers;
+  /* the order in which chunks give up a layer: 0, n-1, 1, n-2, ... */
+  guint64 rank = k < (n + 1) / 2 ? 2 * k : 2 * (n - 1 - k) + 1;
+  return rank < deficit ? full - 1 : full;
+}
+
+guint64
+sim_plan_chunk_first_layer (const SimPlan *plan, const SimModel *model, int stage, int chunk)
+{
+  guint64 first = 0, k = (guint64) chunk * (guint64) plan->pp + (guint64) stage;
+  for (guint64 j = 0; j < k; j++)
+    first += sim_plan_chunk_layers (plan, model, (int) (j % (guint64) plan->pp),
+                                    (int) (j / (guint64) plan->pp));
+  return first;
+}
+
+guint64
 sim_plan_stage_layers (const SimPlan *plan, const SimModel *model, int stage)
 {
-  guint64 p = (guint64) plan->pp, full = (model->layers + p - 1) / p;
-  guint64 deficit = p * full - model->layers;
-  /* the order in which stages give up a layer: 0, p-1, 1, p-2, ... */
-  guint64 rank = (guint64) stage < (p + 1) / 2 ? 2 * (guint64) stage : 2 * (p - 1 - (guint64) stage) + 1;
-  return rank < deficit ? full - 1 : full;
+  guint64 n = 0;
+  for (int c = 0; c < MAX (plan->virtual_stages, 1); c++)
+    n += sim_plan_chunk_layers (plan, model, stage, c);
+  return n;
 }
 
 guint64
 sim_plan_stage_first_layer (const SimPlan *plan, const SimModel *model, int stage)
 {
-  guint64 first = 0;
-  for (int s = 0; s < stage; s++)
-    first += sim_plan_stage_layers (plan, model, s);
-  return first;
+  return sim_plan_chunk_first_layer (plan, model, stage, 0);
 }
 
 int

@@ -188,6 +188,18 @@ gboolean sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimMode
  * from the first and the last stages", The Llama 3 Herd of Models 3.3.2).
  * This and the functions below need a resolved plan; pure; any thread. */
 guint64 sim_plan_stage_layers (const SimPlan *plan, const SimModel *model, int stage);
+/* The same rule over the pp x v model chunks of the interleaved schedule,
+ * in model order (chunk c of stage s is the (c*pp + s)-th; Megatron's
+ * interleaved layout): when pp x v does not divide the layers, the first
+ * and the last chunks give up a layer first, then the second and the
+ * second-to-last, ... (with v = 1 a chunk is a stage, as above; Megatron-
+ * Core's pipeline_model_parallel_layout places DeepSeek-V3's 61 layers
+ * with the embedding and the loss in lighter chunks the same way).  A
+ * stage holds the sum of its chunks; chunk_first_layer is the chunk's
+ * first layer in the model. */
+guint64 sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, int chunk);
+guint64 sim_plan_chunk_first_layer (const SimPlan *plan, const SimModel *model, int stage,
+                                    int chunk);
 /* the first layer of a stage */
 guint64 sim_plan_stage_first_layer (const SimPlan *plan, const SimModel *model, int stage);
 

@@ -111,7 +111,7 @@ test_errors (void)
   struct { const char *plan; const char *substring; } cases[] = {
     { "tp=8,pp=4,dp=3", "layouts that fit: --tp 8 --pp 1 --dp 8; --tp 8 --pp 2 --dp 4" },
     { "tp=16,pp=2,dp=2", "must divide the 64 attention heads and 8 KV heads" },
-    { "tp=8,pp=8,dp=1,schedule=interleaved,v=3", "virtual stages" },
+    { "tp=8,pp=8,dp=1,schedule=interleaved,v=11", "a layer in each of the pp 8 x virtual stages 11" },
     { "tp=8,pp=4,dp=2,gb=7", "must be a multiple of micro-batch 1 x dp 2" },
     { "tp=8,pp=4,dp=2,v=2,schedule=1f1b", "needs --schedule interleaved" },
     { "tp=8,pp=4,dp=2,qlora", "--qlora needs --lora-rank" },
@@ -127,6 +127,47 @@ test_errors (void)
   }
 }
 
+/* Uneven model chunks (sim-plan.h): llama3-70b's 80 layers on pp 8 x v 3
+ * = 24 chunks of at most ceil(80/24) = 4 layers, 24 x 4 - 80 = 16 of them
+ * giving one up in the order 0, 23, 1, 22, ...: chunks 0-7 and 16-23 hold
+ * 3 layers, chunks 8-15 hold 4 (16 x 3 + 8 x 4 = 80).  Stage s holds chunks
+ * s, s + 8 and s + 16: 3 + 4 + 3 = 10 layers; stage 0's second chunk
+ * starts at layer 8 x 3 = 24, its third at 24 + 8 x 4 = 56.
+ * DeepSeek-V3's 61 layers on pp 8 x v 4: 32 chunks of at most 2, 3 giving
+ * one up (chunks 0, 31 and 1): stages 0, 1 and 7 hold 7 layers, the
+ * others 8 (3 x 7 + 5 x 8 = 61). */
+static void
+test_uneven_chunks (void)
+{
+  g_autoptr (SimTopology) t = dgx8x4 ();
+  g_autoptr (SimModel) m = model ("llama3-70b.xml");
+  g_autoptr (SimModel) ds = model ("deepseek-v3.xml");
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlan) q = sim_plan_new ();
+  g_autoptr (GError) error = NULL;
+  int want_ds[8] = { 7, 7, 8, 8, 8, 8, 8, 7 };
+  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=8,dp=1,schedule=interleaved,v=3", &error));
+  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_no_error (error);
+  for (int s = 0; s < 8; s++) {
+    g_assert_cmpuint (sim_plan_chunk_layers (p, m, s, 0), ==, 3);
+    g_assert_cmpuint (sim_plan_chunk_layers (p, m, s, 1), ==, 4);
+    g_assert_cmpuint (sim_plan_chunk_layers (p, m, s, 2), ==, 3);
+    g_assert_cmpuint (sim_plan_stage_layers (p, m, s), ==, 10);
+  }
+  g_assert_cmpuint (sim_plan_chunk_first_layer (p, m, 0, 1), ==, 24);
+  g_assert_cmpuint (sim_plan_chunk_first_layer (p, m, 0, 2), ==, 56);
+  g_assert_true (sim_plan_parse_string (q, "tp=8,pp=8,dp=1,schedule=interleaved,v=4,ep=8,etp=1", &error));
+  g_assert_true (sim_plan_resolve (q, t, ds, &error));
+  g_assert_no_error (error);
+  for (int s = 0; s < 8; s++)
+    g_assert_cmpuint (sim_plan_stage_layers (q, ds, s), ==, (guint64) want_ds[s]);
+  g_assert_cmpuint (sim_plan_chunk_layers (q, ds, 0, 0), ==, 1);
+  g_assert_cmpuint (sim_plan_chunk_layers (q, ds, 1, 0), ==, 1);
+  g_assert_cmpuint (sim_plan_chunk_layers (q, ds, 7, 3), ==, 1);
+  g_assert_cmpuint (sim_plan_chunk_first_layer (q, ds, 7, 3), ==, 60);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -136,5 +177,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/uneven", test_uneven);
   g_test_add_func ("/plan/defaults", test_defaults);
   g_test_add_func ("/plan/errors", test_errors);
+  g_test_add_func ("/plan/uneven-chunks", test_uneven_chunks);
   return g_test_run ();
 }
