@@ -23,9 +23,9 @@ the Blackwell files, which fidelity.py does not know:
 Nothing is fitted or tuned: the XML files are used as shipped.  The NCCL rows
 are compared with `sim collective`; rows whose notes say INPUT gave a number to
 the cluster file and are printed but kept out of the error summary.
-A row whose layout sim cannot express (the 405B recipes put 126 layers plus the
-embedding and the loss on pp x vp interleaved chunks; sim's interleaved schedule
-needs pp to divide the layers) is listed as not expressible, not substituted.
+A row whose layout sim cannot express is listed as not expressible, not
+substituted (the 405B recipes' 126 layers on pp x vp interleaved chunks are
+expressible since sim splits uneven chunks as sim_plan_chunk_layers says).
 Exit status: 0 when every expressible row was predicted (whatever the error),
 1 otherwise.
 """
@@ -109,8 +109,8 @@ def training(sim, root, tmp):
         except ValueError:
             why = (p.stderr.strip().splitlines() or ["no output"])[-1]
             if "must divide" in why:
-                # NeMo splits 126 layers + embedding + loss over pp x vp; sim's interleaved schedule
-                # needs pp x vp to divide the layers, and a 1f1b stand-in would be another run
+                # a layout sim refuses (a chunk without a layer, a split that does not divide):
+                # a stand-in would be another run
                 print("%-44s not expressible in sim: %s" % (r["row_id"], why[5:120])); continue
             print("%-44s failed: %s" % (r["row_id"], why[:120]))
             failed += 1; continue
