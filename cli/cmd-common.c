@@ -430,10 +430,11 @@ void
 sim_cli_print_narrow_legend (GString *out, gboolean scale)
 {
   g_string_append (out, "peak GB: per GPU, on the busiest pipeline stage (GB = 10^9 bytes); exposed s: the\n"
-                        "largest of the TP, CP, PP and DP communication not hidden behind compute (seconds\n"
-                        "per step; --wide shows each); limit: what bounds the step, compute or comm\n"
-                        "(communication), or OOM and its case when it does not fit; tight: fits only\n"
-                        "without the fragmentation allowance; *: from the steady state of shorter runs;\n"
+                        "largest of the TP, CP, PP, DP and EP (experts' all-to-all) communication not\n"
+                        "hidden behind compute (seconds per step; --wide shows each); limit: what bounds\n"
+                        "the step, compute or comm (communication), or OOM and its case when it does not\n"
+                        "fit; tight: fits only without the fragmentation allowance; *: from the steady\n"
+                        "state of shorter runs;\n"
                         "MFU: of the dense BF16 peak, FP8 plans too (the report also gives their FP8-peak\n"
                         "MFU)\n");
   if (scale)
@@ -501,9 +502,9 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
     return;
   }
   w = MIN (w, 72);
-  g_string_append_printf (out, "%4s  %-*s  %-5s %7s %8s %9s %6s %6s %6s %6s %6s %6s  %s\n", "rank", (int) w, "plan",
-                          "fits", "peak GB", "step s", "tokens/s", "MFU", "bubble", "TP s", "CP s", "PP s", "DP s",
-                          "limit");
+  g_string_append_printf (out, "%4s  %-*s  %-5s %7s %8s %9s %6s %6s %6s %6s %6s %6s %6s  %s\n", "rank", (int) w,
+                          "plan", "fits", "peak GB", "step s", "tokens/s", "MFU", "bubble", "TP s", "CP s", "PP s",
+                          "DP s", "EP s", "limit");
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
     const SimIteration *it = r->time;
@@ -517,11 +518,12 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
     g_string_append_printf (out, "%4s  %-*.*s  %-5s %7.1f ", rank, (int) w, (int) w, r->label, fits,
                             r->memory->peak_bytes / 1e9);
     if (it != NULL)
-      g_string_append_printf (out, "%8.3f %9s %6s %5.1f%% %6.3f %6.3f %6.3f %6.3f ", it->step_s, tok, mfu,
+      g_string_append_printf (out, "%8.3f %9s %6s %5.1f%% %6.3f %6.3f %6.3f %6.3f %6.3f ", it->step_s, tok, mfu,
                               100 * it->bubble_fraction, it->exposed_tp_s, it->exposed_cp_s, it->exposed_pp_s,
-                              it->exposed_dp_s);
+                              it->exposed_dp_s, it->exposed_ep_s);
     else
-      g_string_append_printf (out, "%8s %9s %6s %6s %6s %6s %6s %6s ", "-", "-", "-", "-", "-", "-", "-", "-");
+      g_string_append_printf (out, "%8s %9s %6s %6s %6s %6s %6s %6s %6s ", "-", "-", "-", "-", "-", "-", "-", "-",
+                              "-");
     g_string_append_printf (out, " %s%s\n", sim_run_wall (r), r->extrapolated ? " (screened)" : "");
   }
   g_string_append_c (out, '\n');
