@@ -172,9 +172,7 @@ legend (cairo_t *cr, const VizInput *in, double x, double y)
   }
   cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
   viz_text (cr, x, y, 0,
-            in->run->plan->zero >= 3
-                ? "(communication: pale = hidden behind compute, full = exposed; a stage waiting for a ZeRO-3 gather is DP in its compute lane)"
-                : "(communication: pale = hidden behind compute, full = exposed)");
+            "(communication: pale = hidden behind compute, full = exposed, and in the compute lane where the stage waits for it)");
 }
 
 /* the name of each communication sub-lane, right-aligned at x beside it */
@@ -268,11 +266,12 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
          * compute: at least 2 px, or it vanishes between the blocks */
         comm_segments (cr, busy, sp->start, sp->end, viz_kind_color (sp->kind), x0, x1, t0, span_s,
                        yl + lane * (l.lane_h + 1), l.lane_h, sp->kind == SIM_SPAN_PP ? 2.0 : 0.6, TRUE);
-        /* under ZeRO-3 a stage whose compute waits for its parameters'
-         * all-gather is communicating, not idle in a pipeline bubble: the
-         * exposed part goes into the compute lane too */
-        if (sp->kind == SIM_SPAN_DP && sp->replica == 0 && in->run->plan->zero >= 3 &&
-            gates_compute (busy, sp->end))
+        /* a stage whose compute waits for a collective (the ZeRO-3
+         * gather, the gradient reduction before the optimizer, the
+         * experts' all-to-all, TP not hidden) is communicating, not idle
+         * in a pipeline bubble: the exposed part goes into the compute
+         * lane too (a pipeline receive's wait stays the bubble) */
+        if (sp->kind != SIM_SPAN_PP && sp->replica == 0 && gates_compute (busy, sp->end))
           comm_segments (cr, busy, sp->start, sp->end, viz_kind_color (sp->kind), x0, x1, t0,
                          span_s, yc, l.lane_compute_h, 0.6, FALSE);
       }
