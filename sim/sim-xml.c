@@ -580,6 +580,13 @@ sim_xml_load (const char *path, GError **error)
   return doc;
 }
 
+/* The compiled schemas, one per resource path, kept for the life of the
+ * process: compiling one costs more than validating a cluster file against
+ * it.  One lock guards the table and every validation, so that no two
+ * threads share a schema's validation at once. */
+G_LOCK_DEFINE_STATIC (schemas);
+static GHashTable *schemas; /* schema path -> xmlRelaxNG * */
+
 gboolean
 sim_xml_validate (xmlDoc *doc, const char *path, const char *schema_path, GError **error)
 {
@@ -588,16 +595,23 @@ sim_xml_validate (xmlDoc *doc, const char *path, const char *schema_path, GError
   xmlRelaxNGValidCtxt *vctxt = NULL;
   int rc = 0;
 
-  schema = load_schema (schema_path, error);
-  if (schema == NULL)
+  G_LOCK (schemas);
+  if (schemas == NULL)
+    schemas = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) xmlRelaxNGFree);
+  schema = g_hash_table_lookup (schemas, schema_path);
+  if (schema == NULL && (schema = load_schema (schema_path, error)) != NULL)
+    g_hash_table_insert (schemas, g_strdup (schema_path), schema);
+  if (schema == NULL) {
+    G_UNLOCK (schemas);
     return FALSE;
+  }
   vctxt = xmlRelaxNGNewValidCtxt (schema);
   xmlRelaxNGSetValidStructuredErrors (vctxt, collect_valid_error, &sink);
   xmlSetGenericErrorFunc (NULL, silent);
   rc = xmlRelaxNGValidateDoc (vctxt, doc);
   xmlSetGenericErrorFunc (NULL, NULL);
   xmlRelaxNGFreeValidCtxt (vctxt);
-  xmlRelaxNGFree (schema);
+  G_UNLOCK (schemas);
   if (rc == 0)
     return TRUE;
   if (sink.first != NULL) {
