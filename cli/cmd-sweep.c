@@ -23,8 +23,9 @@ typedef SimSweepRow Row;
 
 static const char *usage =
     "usage: sim sweep --topology FILE|NAME [--model FILE|NAME] [--nodes N | --gpus N]\n"
-    "                 [--global-batch B] [--scale] [--fp8 off|hybrid|e4m3|both] [--top K]\n"
-    "                 [--tp LIST] [--pp LIST] [--cp LIST] [--max-nodes N] [--min-headroom P%]\n"
+    "                 [--global-batch B] [--seq-len N] [--scale] [--fp8 off|hybrid|e4m3|both] [--top K]\n"
+    "                 [--tp LIST] [--pp LIST] [--cp LIST] [--ep LIST] [--etp LIST]\n"
+    "                 [--max-nodes N] [--min-headroom P%]\n"
     "                 [--threads N | --jobs N] [--shard I/N] [--json FILE|-] [--html FILE.html]\n"
     "                 [--csv FILE.csv] [--chart FILE.png|.svg|.pdf] [--quiet] [--wide]\n"
     "       sim sweep --merge FILE FILE ... [--top K] [--csv FILE.csv] [--chart FILE.png]\n"
@@ -34,8 +35,11 @@ static const char *usage =
     "top K.  --scale also tries 1, 2, 4 ... nodes, and the scaling efficiency\n"
     "E = t1 k1 / (k tk) is against the smallest layout that fits.  --shard I/N\n"
     "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
+    "--seq-len N trains on sequences of N tokens (default: the model's).\n"
     "--fp8 trains the linear layers in FP8; both ranks BF16 and FP8 layouts together.\n"
-    "--tp, --pp and --cp LIST (such as 1,2,4,8) try only those sizes.  --max-nodes N caps\n"
+    "--tp, --pp and --cp LIST (such as 1,2,4,8) try only those sizes.  For a mixture-of-experts\n"
+    "model the sweep also tries every expert split: ep dividing the experts, etp 1 and tp, with\n"
+    "etp x ep dividing tp x cp x dp, ZeRO 0-1; --ep and --etp LIST try only those.  --max-nodes N caps\n"
     "the cluster at N nodes (with --scale, the largest count tried).  --min-headroom 10%\n"
     "prunes the layouts whose peak leaves less than 10% of usable memory free.\n"
     "--jobs N is --threads N: the layouts simulated at once (default: every core).\n"
@@ -43,7 +47,7 @@ static const char *usage =
     "--chart draws step time against peak memory with the Pareto front (no layout both faster\n"
     "and smaller) labelled; with --scale, tokens/s against nodes with each count's best.\n"
     "--train-tokens 15T [--gpu-hour-price P] adds the best layout's time (and cost) to train.\n"
-    "The table fits 100 columns: its plans leave out the global batch and the defaults\n"
+    "The table fits 100 columns: its plans leave out the global batch, --seq-len and the defaults\n"
     "cp=1, schedule=1f1b and recompute=none (--json and --wide give them in full).\n"
     "--html writes the table, the chart of --chart, the comparison chart of the layouts\n"
     "shown and the best layout's diagnosis as one self-contained page (no network, no\n"
@@ -118,7 +122,8 @@ print_counts (GString *out, GPtrArray *rows)
 }
 
 /* a row's plan as the narrow table shows it: still a plan string, without
- * the global batch (the sweep's, in the title) and the defaults */
+ * the global batch and sequence length (the sweep's, in the title) and the
+ * defaults */
 static char *
 compact_label (const char *label)
 {
@@ -126,7 +131,7 @@ compact_label (const char *label)
   g_auto (GStrv) items = g_strsplit (label, ",", -1);
   g_autoptr (GPtrArray) kept = g_ptr_array_new ();
   for (guint i = 0; items[i] != NULL; i++) {
-    gboolean drop = g_str_has_prefix (items[i], "gb=");
+    gboolean drop = g_str_has_prefix (items[i], "gb=") || g_str_has_prefix (items[i], "seq=");
     for (guint k = 0; k < G_N_ELEMENTS (dropped); k++)
       drop |= g_str_equal (items[i], dropped[k]);
     if (!drop)
@@ -450,11 +455,14 @@ parse_headroom (const char *value, double *fraction, GError **error)
 static char *
 constraints_text (const SimSweepConstraints *c, int cap)
 {
-  const int *lists[] = { c->tp, c->cp, c->pp };
-  const int ns[] = { c->n_tp, c->n_cp, c->n_pp };
-  const char *names[] = { "tp", "cp", "pp" };
+  const int *lists[] = { c->tp, c->cp, c->pp, c->ep, c->etp };
+  const int ns[] = { c->n_tp, c->n_cp, c->n_pp, c->n_ep, c->n_etp };
+  const char *names[] = { "tp", "cp", "pp", "ep", "etp" };
   GString *s = g_string_new (NULL);
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 5; k++) {
+    /* the expert lists only when given, so a dense sweep's text is as before */
+    if (k >= 3 && ns[k] == 0)
+      continue;
     g_string_append_printf (s, ",%s=", names[k]);
     if (ns[k] == 0)
       g_string_append (s, "any");
@@ -474,11 +482,11 @@ constraints_text (const SimSweepConstraints *c, int cap)
 static char *
 constraints_title (const SimSweepConstraints *c)
 {
-  const int *lists[] = { c->tp, c->cp, c->pp };
-  const int ns[] = { c->n_tp, c->n_cp, c->n_pp };
-  const char *names[] = { "tp", "cp", "pp" };
+  const int *lists[] = { c->tp, c->cp, c->pp, c->ep, c->etp };
+  const int ns[] = { c->n_tp, c->n_cp, c->n_pp, c->n_ep, c->n_etp };
+  const char *names[] = { "tp", "cp", "pp", "ep", "etp" };
   GString *s = g_string_new (NULL);
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 5; k++) {
     if (ns[k] > 0)
       g_string_append_printf (s, "; %s ", names[k]);
     for (int i = 0; i < ns[k]; i++)
@@ -632,6 +640,8 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL, *csv = NULL, *chart = NULL;
   double tokens = 0, price = 0;
   g_autofree char *jobs_s = NULL, *tp_s = NULL, *pp_s = NULL, *cp_s = NULL, *max_nodes_s = NULL, *headroom_s = NULL;
+  g_autofree char *ep_s = NULL, *etp_s = NULL, *seq_s = NULL;
+  int seq = 0;
   SimSweepConstraints constraints = { .n_tp = 0 };
   int cap = 0;
   g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL, *gpus_s = NULL;
@@ -646,6 +656,8 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "html", TRUE, &html, NULL, NULL }, { "jobs", TRUE, &jobs_s, NULL, NULL },
     { "csv", TRUE, &csv, NULL, NULL }, { "chart", TRUE, &chart, NULL, NULL },
     { "tp", TRUE, &tp_s, NULL, NULL }, { "pp", TRUE, &pp_s, NULL, NULL }, { "cp", TRUE, &cp_s, NULL, NULL },
+    { "ep", TRUE, &ep_s, NULL, NULL }, { "etp", TRUE, &etp_s, NULL, NULL },
+    { "seq-len", TRUE, &seq_s, NULL, NULL },
     { "max-nodes", TRUE, &max_nodes_s, NULL, NULL }, { "min-headroom", TRUE, &headroom_s, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
     { "fp8", TRUE, &fp8_s, NULL, NULL },
@@ -689,9 +701,13 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   if (!parse_choices ("tp", tp_s, constraints.tp, &constraints.n_tp, error) ||
       !parse_choices ("pp", pp_s, constraints.pp, &constraints.n_pp, error) ||
       !parse_choices ("cp", cp_s, constraints.cp, &constraints.n_cp, error) ||
+      !parse_choices ("ep", ep_s, constraints.ep, &constraints.n_ep, error) ||
+      !parse_choices ("etp", etp_s, constraints.etp, &constraints.n_etp, error) ||
       !parse_headroom (headroom_s, &constraints.min_headroom, error))
     return 2;
   if (max_nodes_s != NULL && !sim_cli_int ("max-nodes", max_nodes_s, 1, 65536, &cap, error))
+    return 2;
+  if (seq_s != NULL && !sim_cli_int ("seq-len", seq_s, 1, 1 << 24, &seq, error))
     return 2;
   if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, SIM_TOPOLOGY_MAX_GPUS, &gpus, error))
     return 2;
@@ -705,11 +721,12 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   if ((topo_path = sim_paths_resolve (topology, "topologies", error)) == NULL ||
       (model_path = sim_paths_resolve (model_s != NULL ? model_s : "llama3-70b", "models", error)) == NULL ||
       (model = sim_model_load (model_path, error)) == NULL ||
-      !sim_model_simulated (model, error))
+      !sim_sweep_check_experts (model, &constraints, error))
     return 2;
 
   sw = sim_sweep_new (model, job.gb);
   sim_sweep_set_constraints (sw, &constraints);
+  sim_sweep_set_seq_len (sw, (guint64) seq);
   if (!add_clusters (sw, topo_path, job.nodes, gpus, calibration, scale, cap, &max_nodes, error))
     return 2;
   if (fp8_s != NULL) {
@@ -741,8 +758,10 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   if (json != NULL) {
     /* what shapes the sweep, so that --merge joins only shards of one */
     g_autofree char *limits = constraints_text (sim_sweep_constraints (sw), cap);
-    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT ",scale=%s,calibration=%s,fp8=%s%s",
-                                                job.nodes, job.gb, scale ? "yes" : "no",
+    /* the sequence only when given, so that other sweeps' text is as before */
+    g_autofree char *seq_text = seq > 0 ? g_strdup_printf (",seq-len=%d", seq) : g_strdup ("");
+    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s,scale=%s,calibration=%s,fp8=%s%s",
+                                                job.nodes, job.gb, seq_text, scale ? "yes" : "no",
                                                 calibration != NULL ? calibration : "",
                                                 fp8_s != NULL ? fp8_s : "off", limits);
     json_text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
@@ -752,10 +771,11 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     const SimTopology *big = sim_sweep_cluster (sw, max_nodes);
     int n = big != NULL ? sim_topology_n_gpus (big) : 0;
     g_autofree char *limits = constraints_title (sim_sweep_constraints (sw));
-    title = g_strdup_printf ("sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s%s; top %d by tokens/s",
+    g_autofree char *seq_title = seq > 0 ? g_strdup_printf ("; sequence %d tokens", seq) : g_strdup ("");
+    title = g_strdup_printf ("sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s%s%s; top %d by tokens/s",
                              model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n, n == 1 ? "" : "s",
-                             scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_s != NULL ? gb_s : "the model's", limits,
-                             top);
+                             scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_s != NULL ? gb_s : "the model's", seq_title,
+                             limits, top);
     if (job.shards > 1)
       g_string_append_printf (table, "shard %d of %d\n\n", job.shard, job.shards);
     print_ranked (table, ranked, top, scale, wide);

@@ -22,6 +22,7 @@ struct _SimSweep {
   GArray *node_counts;   /* int */
   const SimModel *model;
   guint64 global_batch;
+  guint64 seq_len;       /* tokens per sequence; 0: the model's */
   int fp8_modes[2];      /* SimFp8 values to try, -1 for none */
   SimSweepConstraints constraints;
   char *headroom_reason; /* the pruning reason of --min-headroom, or NULL */
@@ -56,6 +57,12 @@ sim_sweep_set_fp8 (SimSweep *sw, SimFp8 fp8, gboolean with_bf16)
   sw->fp8_modes[1] = with_bf16 && fp8 != SIM_FP8_OFF ? (int) fp8 : -1;
 }
 
+static gboolean
+divides (guint64 a, guint64 b)
+{
+  return a > 0 && b % a == 0;
+}
+
 static int
 compare_int (gconstpointer a, gconstpointer b)
 {
@@ -82,15 +89,43 @@ sim_sweep_set_constraints (SimSweep *sw, const SimSweepConstraints *c)
   g_return_if_fail (c->n_tp >= 0 && c->n_tp <= SIM_SWEEP_MAX_CHOICES);
   g_return_if_fail (c->n_cp >= 0 && c->n_cp <= SIM_SWEEP_MAX_CHOICES);
   g_return_if_fail (c->n_pp >= 0 && c->n_pp <= SIM_SWEEP_MAX_CHOICES);
+  g_return_if_fail (c->n_ep >= 0 && c->n_ep <= SIM_SWEEP_MAX_CHOICES);
+  g_return_if_fail (c->n_etp >= 0 && c->n_etp <= SIM_SWEEP_MAX_CHOICES);
   g_return_if_fail (c->min_headroom >= 0 && c->min_headroom < 1);
   sw->constraints = *c;
   sw->constraints.n_tp = sorted_choices (sw->constraints.tp, c->n_tp);
   sw->constraints.n_cp = sorted_choices (sw->constraints.cp, c->n_cp);
   sw->constraints.n_pp = sorted_choices (sw->constraints.pp, c->n_pp);
+  sw->constraints.n_ep = sorted_choices (sw->constraints.ep, c->n_ep);
+  sw->constraints.n_etp = sorted_choices (sw->constraints.etp, c->n_etp);
   g_clear_pointer (&sw->headroom_reason, g_free);
   if (c->min_headroom > 0)
     sw->headroom_reason = g_strdup_printf ("fits with less than %g%% of usable memory free (--min-headroom)",
                                            100 * c->min_headroom);
+}
+
+gboolean
+sim_sweep_check_experts (const SimModel *m, const SimSweepConstraints *c, GError **error)
+{
+  if (!sim_model_is_moe (m) && (c->n_ep > 0 || c->n_etp > 0)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: %s has no mixture-of-experts layers",
+                 c->n_ep > 0 ? "ep" : "etp", m->name);
+    return FALSE;
+  }
+  for (int i = 0; i < c->n_ep; i++)
+    if (!divides ((guint64) c->ep[i], m->moe.experts)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--ep %d must divide the %" G_GUINT64_FORMAT " routed experts of %s, so each "
+                   "expert-parallel rank holds whole experts", c->ep[i], m->moe.experts, m->name);
+      return FALSE;
+    }
+  for (int i = 0; i < c->n_etp; i++)
+    if (!divides ((guint64) c->etp[i], m->moe.ffn_hidden)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--etp %d must divide the expert width %" G_GUINT64_FORMAT " of %s",
+                   c->etp[i], m->moe.ffn_hidden, m->name);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 const SimSweepConstraints *
@@ -138,6 +173,12 @@ sim_sweep_add_cluster (SimSweep *sw, SimTopology *topo, int nodes)
   g_array_append_val (sw->node_counts, nodes);
 }
 
+void
+sim_sweep_set_seq_len (SimSweep *sw, guint64 seq_len)
+{
+  sw->seq_len = seq_len;
+}
+
 const SimTopology *
 sim_sweep_cluster (const SimSweep *sw, int nodes)
 {
@@ -170,12 +211,6 @@ add (Sweep *sw, int nodes, const char *reason, const char *fmt, ...)
   g_ptr_array_add (sw->rows, r);
 }
 
-static gboolean
-divides (guint64 a, guint64 b)
-{
-  return a > 0 && b % a == 0;
-}
-
 /* what a layout is once resolved: two spellings of one plan (an option
  * given that the defaults would have chosen anyway) share a key */
 static char *
@@ -183,13 +218,13 @@ resolved_key (const SimPlan *p, int nodes)
 {
   g_autofree char *order = sim_plan_order_string (p);
   return g_strdup_printf ("%d:%d,%d,%d,%d,%d,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%d,%d,%d,%d,%d,%d,%d,%s,"
-                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d",
+                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d,%d,%d",
                           nodes, p->tp, p->cp, p->pp, p->dp, p->micro_batch, p->global_batch, p->seq_len,
                           (int) p->schedule, p->virtual_stages, (int) p->recompute, p->sequence_parallel,
                           p->flash_attention, p->zero, (int) p->recipe, order, p->lora_rank,
                           p->lora_targets, p->qlora, p->context_reserve_bytes, p->fragmentation,
                           p->overlap, (int) p->framework, p->tp_comm_overlap, p->overlap_param_gather,
-                          p->attention_kernel, (int) p->fp8, p->fp8_params);
+                          p->attention_kernel, (int) p->fp8, p->fp8_params, p->ep, p->etp);
 }
 
 /* the rows not yet pruned that resolve to the plan of an earlier row are
@@ -216,11 +251,50 @@ dedupe (Sweep *sw)
   }
 }
 
+/* the expert splits of a tp x cp x dp stage, as plan text ",ep=E,etp=T"
+ * (char*): for a model with mixture-of-experts layers every ep dividing
+ * the routed experts and etp dividing the expert width (the user's lists,
+ * or every divisor and 1 and tp), with etp x ep dividing the stage's GPUs
+ * (Megatron-Core's MoE parallel folding; sim_plan_resolve checks the
+ * rest); for a dense model one empty split */
+static GPtrArray *
+expert_splits (const Sweep *sw, int tp, int cp, int dp)
+{
+  const SimSweepConstraints *c = &sw->constraints;
+  const SimMoe *e = &sw->model->moe;
+  GPtrArray *splits = g_ptr_array_new_with_free_func (g_free);
+  guint64 stage = (guint64) tp * (guint64) cp * (guint64) dp;
+  int etps[SIM_SWEEP_MAX_CHOICES] = { 1, tp }, n_etp = tp > 1 ? 2 : 1;
+  if (!sim_model_is_moe (sw->model)) {
+    g_ptr_array_add (splits, g_strdup (""));
+    return splits;
+  }
+  if (c->n_etp > 0) {
+    memcpy (etps, c->etp, sizeof etps);
+    n_etp = c->n_etp;
+  }
+  for (int i = 0; i < n_etp; i++) {
+    guint64 etp = (guint64) etps[i];
+    if (!divides (etp, e->ffn_hidden))
+      continue;
+    for (int ep = first_choice (c->ep, c->n_ep); (guint64) ep <= e->experts;
+         ep = next_choice (c->ep, c->n_ep, ep, FALSE)) {
+      if (divides ((guint64) ep, e->experts) && divides (etp * (guint64) ep, stage))
+        g_ptr_array_add (splits, g_strdup_printf (",ep=%d,etp=%d", ep, (int) etp));
+    }
+  }
+  return splits;
+}
+
 void
 sim_sweep_enumerate (SimSweep *sw)
 {
   const SimModel *m = sw->model;
   const SimSweepConstraints *c = &sw->constraints;
+  /* sim_run_evaluate simulates experts under ZeRO 0 and 1 only */
+  int zero_max = sim_model_is_moe (m) ? 1 : 3;
+  guint64 seq = sw->seq_len > 0 ? sw->seq_len : m->seq_len;
+  g_autofree char *seqs = sw->seq_len > 0 ? g_strdup_printf (",seq=%" G_GUINT64_FORMAT, sw->seq_len) : g_strdup ("");
   for (guint ni = 0; ni < sw->node_counts->len; ni++) {
     int nodes = g_array_index (sw->node_counts, int, ni);
     const SimTopology *t = g_ptr_array_index (sw->topos, ni);
@@ -231,14 +305,16 @@ sim_sweep_enumerate (SimSweep *sw)
       /* CP beyond 4 only when asked for: its ring grows with it */
       for (int cp = first_choice (c->cp, c->n_cp); cp <= (c->n_cp > 0 ? G : 4);
            cp = next_choice (c->cp, c->n_cp, cp, TRUE)) {
-        if (G % (tp * cp) || !divides ((guint64) cp, m->seq_len))
+        if (G % (tp * cp) || !divides ((guint64) cp, seq))
           continue;
         for (int pp = first_choice (c->pp, c->n_pp); pp <= G / (tp * cp);
              pp = next_choice (c->pp, c->n_pp, pp, FALSE)) {
           int dp;
+          g_autoptr (GPtrArray) splits = NULL;
           if ((G / (tp * cp)) % pp || !divides ((guint64) pp, m->layers))
             continue;
           dp = G / (tp * cp * pp);
+          splits = expert_splits (sw, tp, cp, dp);
           for (int mb = 1; mb <= 8; mb *= 2) {
             guint64 gb = sw->global_batch > 0 ? sw->global_batch : m->default_global_batch;
             if (gb == 0)
@@ -250,19 +326,21 @@ sim_sweep_enumerate (SimSweep *sw)
               if (v > 1 && (pp < 2 || m->layers % (guint64) (pp * v) || (gb / (guint64) (mb * dp)) % (guint64) pp))
                 continue;
               for (int rc = 0; rc < 2; rc++)
-                for (int z = 0; z <= 3; z++)
-                  for (int f = 0; f < 2 && sw->fp8_modes[f] >= 0; f++) {
-                    const char *tpn = tp > gpn ? "tensor parallelism across nodes" : NULL;
-                    g_autofree char *vs = v > 1 ? g_strdup_printf (",v=%d", v) : g_strdup ("");
-                    g_autofree char *fs = sw->fp8_modes[f] != SIM_FP8_OFF
-                                              ? g_strdup_printf (",fp8=%s", sim_fp8_name (sw->fp8_modes[f]))
-                                              : g_strdup ("");
-                    if (z > 0 && dp * cp == 1)
-                      continue;
-                    add (sw, nodes, tpn,
-                         "tp=%d,cp=%d,pp=%d,dp=%d,mb=%d,gb=%" G_GUINT64_FORMAT ",schedule=%s%s,recompute=%s,zero=%d%s",
-                         tp, cp, pp, dp, mb, gb, sched, vs, rc ? "full" : "none", z, fs);
-                  }
+                for (int z = 0; z <= zero_max; z++)
+                  for (guint x = 0; x < splits->len; x++)
+                    for (int f = 0; f < 2 && sw->fp8_modes[f] >= 0; f++) {
+                      const char *tpn = tp > gpn ? "tensor parallelism across nodes" : NULL;
+                      g_autofree char *vs = v > 1 ? g_strdup_printf (",v=%d", v) : g_strdup ("");
+                      g_autofree char *fs = sw->fp8_modes[f] != SIM_FP8_OFF
+                                                ? g_strdup_printf (",fp8=%s", sim_fp8_name (sw->fp8_modes[f]))
+                                                : g_strdup ("");
+                      if (z > 0 && dp * cp == 1)
+                        continue;
+                      add (sw, nodes, tpn,
+                           "tp=%d,cp=%d,pp=%d,dp=%d%s,mb=%d,gb=%" G_GUINT64_FORMAT "%s,schedule=%s%s,recompute=%s,zero=%d%s",
+                           tp, cp, pp, dp, (const char *) g_ptr_array_index (splits, x), mb, gb, seqs, sched,
+                           vs, rc ? "full" : "none", z, fs);
+                    }
             }
             /* the dominated choices, counted so the user sees them go */
             add (sw, nodes, "GPipe: the time of 1F1B with more memory",

@@ -3,7 +3,12 @@
  * Enumeration: every TP x CP x PP x DP factorisation of the GPUs (TP within a
  * node, dividing the heads and KV heads; PP dividing the layers), micro-batch
  * sizes 1, 2, 4, 8, the 1F1B and interleaved schedules (v = 2, 3, 4, as the
- * layers allow), no or full recomputation, ZeRO 0-3.  Before anything is
+ * layers allow), no or full recomputation, ZeRO 0-3.  For a model with
+ * mixture-of-experts layers also every expert split of Megatron-Core's MoE
+ * parallel folding: ep each divisor of the routed experts and etp 1 and tp
+ * (dividing the expert width), with etp x ep dividing tp x cp x dp, and
+ * ZeRO 0-1 only (sim_run_evaluate refuses ZeRO-2/3 with experts); such a
+ * row's plan names ep and etp.  Before anything is
  * simulated, layouts are pruned when they are invalid, dominated (GPipe:
  * 1F1B's time with more memory; selective recomputation under fused
  * attention: the same as none; TP > 1 without sequence parallelism: the same
@@ -43,12 +48,15 @@ void sim_sweep_add_cluster (SimSweep *sw, SimTopology *topo, int nodes);
  * sim_sweep_enumerate; default BF16 alone */
 void sim_sweep_set_fp8 (SimSweep *sw, SimFp8 fp8, gboolean with_bf16);
 const SimTopology *sim_sweep_cluster (const SimSweep *sw, int nodes);
+/* tokens per sequence of the enumerated layouts (each plan then says
+ * seq=N); before sim_sweep_enumerate; default 0: the model's */
+void sim_sweep_set_seq_len (SimSweep *sw, guint64 seq_len);
 
 /* the most values a constraint list holds */
 #define SIM_SWEEP_MAX_CHOICES 32
 
-/* What the user allows (sim sweep --tp 1,2,4 --pp ... --cp ...
- * --min-headroom 10%).  A list of n values (n 0: the default range) replaces
+/* What the user allows (sim sweep --tp 1,2,4 --pp ... --cp ... --ep ...
+ * --etp ... --min-headroom 10%).  A list of n values (n 0: the default range) replaces
  * the range that dimension is enumerated over: each value is still checked as
  * the default ones are (TP within a node, dividing the heads; PP dividing
  * the layers ...), so a value that cannot divide the job gives no row.
@@ -59,12 +67,22 @@ typedef struct {
   int tp[SIM_SWEEP_MAX_CHOICES], n_tp;
   int cp[SIM_SWEEP_MAX_CHOICES], n_cp;
   int pp[SIM_SWEEP_MAX_CHOICES], n_pp;
+  /* expert parallel and expert tensor parallel (a model with
+   * mixture-of-experts layers; default: ep every divisor of the experts,
+   * etp 1 and tp) */
+  int ep[SIM_SWEEP_MAX_CHOICES], n_ep;
+  int etp[SIM_SWEEP_MAX_CHOICES], n_etp;
   double min_headroom;
 } SimSweepConstraints;
 
 /* before sim_sweep_enumerate; the lists are copied, sorted and deduplicated;
  * default: no constraint */
 void sim_sweep_set_constraints (SimSweep *sw, const SimSweepConstraints *c);
+/* the expert lists of c against model m: none for a model without
+ * mixture-of-experts layers, each ep dividing the routed experts, each etp
+ * the expert width (sim shapes checks its --ep and --etp so too); FALSE
+ * with SIM_ERROR_USAGE, one line naming the option; any thread */
+gboolean sim_sweep_check_experts (const SimModel *m, const SimSweepConstraints *c, GError **error);
 /* the constraints in force, lists sorted (borrowed) */
 const SimSweepConstraints *sim_sweep_constraints (const SimSweep *sw);
 

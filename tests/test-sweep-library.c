@@ -439,6 +439,65 @@ test_csv (void)
   g_assert_true (g_str_has_prefix (lines[1], quoted));
 }
 
+/* A mixture-of-experts model (Mixtral 8x7B: 8 experts of width 14336) on
+ * 8 GPUs: every layout names its expert split, ZeRO 0-1 only, etp x ep
+ * divides tp x cp x dp.  At tp 2, cp 1, dp 4 (pp 1) the stage has 8 GPUs:
+ * etp 1 with ep 1, 2, 4, 8 and etp 2 with ep 1, 2, 4, seven splits per
+ * schedule, recomputation and ZeRO stage.  --ep 4 --etp 1 leaves that
+ * split alone; --ep 3 and an expert list on a dense model are refused. */
+static void
+test_experts (void)
+{
+  g_autoptr (SimModel) m = test_load_model ("mixtral-8x7b.xml");
+  g_autoptr (SimModel) dense = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimSweep) sw = make (m);
+  g_autoptr (SimSweep) one = sim_sweep_new (m, 16);
+  g_autoptr (GError) error = NULL;
+  SimSweepConstraints c = { .ep = { 4 }, .n_ep = 1, .etp = { 1 }, .n_etp = 1 };
+  SimSweepConstraints bad = { .ep = { 2, 3 }, .n_ep = 2 };
+  GPtrArray *rows = sim_sweep_rows (sw);
+  int splits = 0, layouts = 0;
+  for (guint i = 0; i < rows->len; i++) {
+    const SimSweepRow *r = g_ptr_array_index (rows, i);
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_assert_true (sim_plan_parse_string (p, r->label, NULL));
+    if (strstr (r->label, "zero=") == NULL)
+      continue; /* a dominated choice, pruned */
+    layouts++;
+    g_assert_nonnull (strstr (r->label, ",ep="));
+    g_assert_cmpint (p->zero, <=, 1);
+    g_assert_cmpint (8 % p->ep, ==, 0);
+    g_assert_cmpint ((p->tp * p->cp * p->dp) % (p->ep * p->etp), ==, 0);
+    g_assert_true (p->etp == 1 || p->etp == p->tp);
+    if (g_str_has_prefix (r->label, "tp=2,cp=1,pp=1,dp=4,") && strstr (r->label, ",mb=1,") &&
+        strstr (r->label, "schedule=1f1b,recompute=none,zero=0"))
+      splits++;
+  }
+  g_assert_cmpint (layouts, >, 0);
+  g_assert_cmpint (splits, ==, 7);
+
+  sim_sweep_set_constraints (one, &c);
+  sim_sweep_add_cluster (one, test_load_topology ("dgx8x4.xml", 1), 1);
+  sim_sweep_enumerate (one);
+  rows = sim_sweep_rows (one);
+  for (guint i = 0; i < rows->len; i++) {
+    const SimSweepRow *r = g_ptr_array_index (rows, i);
+    if (strstr (r->label, "zero=") != NULL)
+      g_assert_nonnull (strstr (r->label, ",ep=4,etp=1,"));
+  }
+
+  g_assert_true (sim_sweep_check_experts (m, &c, &error));
+  g_assert_no_error (error);
+  g_assert_false (sim_sweep_check_experts (m, &bad, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
+  g_assert_cmpstr (error->message, ==,
+                   "--ep 3 must divide the 8 routed experts of mixtral-8x7b, so each expert-parallel rank "
+                   "holds whole experts");
+  g_clear_error (&error);
+  g_assert_false (sim_sweep_check_experts (dense, &c, &error));
+  g_assert_cmpstr (error->message, ==, "--ep: llama3-8b has no mixture-of-experts layers");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -453,5 +512,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep/constraints", test_constraints);
   g_test_add_func ("/sweep/min-headroom", test_min_headroom);
   g_test_add_func ("/sweep/csv", test_csv);
+  g_test_add_func ("/sweep/experts", test_experts);
   return g_test_run ();
 }

@@ -72,9 +72,9 @@ cdoc = cli.json_of(c)
 ctext = run("compare", "--topology", "dgx8x4", "--model", "llama3-70b", "--plan", "tp=8,pp=4,dp=2",
              "--plan", "tp=2,pp=4,dp=8,zero=0", "--wide").stdout.splitlines()
 cheader = next(l for l in ctext if l.startswith("rank"))
-check("compare header: units on every column, CP exposed, limit, no E",
+check("compare header: units on every column, CP and EP exposed, limit, no E",
       cheader.split()[2:], ["fits", "peak", "GB", "step", "s", "tokens/s", "MFU", "bubble", "TP", "s", "CP",
-                            "s", "PP", "s", "DP", "s", "limit"])
+                            "s", "PP", "s", "DP", "s", "EP", "s", "limit"])
 check("compare: no MFU for the plan that does not fit",
       next(l for l in ctext if "zero=0" in l and "OOM" in l).split()[7], "-")
 labels = [r["label"] for r in cdoc["runs"]]
@@ -229,6 +229,47 @@ for args, want in ((["--tp", "x"], "--tp: expected a comma-separated list of"),
                    (["--jobs", "2", "--threads", "2"], "--jobs is another name for --threads")):
     r = run("sweep", *base, *args)
     check(f"sweep {' '.join(args)}: exit 2, one line",
+          (r.returncode, len(r.stderr.strip().splitlines()), want in r.stderr, r.stdout), (2, 1, True, ""))
+# a mixture-of-experts model: the sweep enumerates ep and etp (each row's plan
+# names them), never ZeRO-2/3 (sim refuses them with experts); the best row
+# fits and splits the experts; a screened row's step (steady state of
+# shorter runs) is the full simulation's within a millionth
+with cli.tempdir() as tmp:
+    mj, mc = os.path.join(tmp, "moe.json"), os.path.join(tmp, "moe.csv")
+    moe = ["--topology", "dgx8x4", "--model", "mixtral-8x7b", "--seq-len", "4096", "--quiet"]
+    r = run("sweep", *moe, "--tp", "1,2", "--pp", "2,4", "--cp", "1", "--top", "3", "--json", mj, "--csv", mc)
+    mrows = cli.load_json(mj)["rows"] if os.path.exists(mj) else []
+    items = [dict(kv.split("=", 1) for kv in x["plan"].split(",") if "=" in kv) for x in mrows]
+    layouts = [i for i, x in zip(items, mrows) if "schedule" in i and "gpipe" != i["schedule"]]
+    check("moe sweep: exit 0, rows", (r.returncode, len(layouts) > 0), (0, True))
+    check("moe sweep: every layout names ep and etp, seq 4096",
+          all("ep" in i and "etp" in i and i["seq"] == "4096" for i in layouts), True)
+    check("moe sweep: ep 1, 2, 4, 8 and etp 1, 2 tried",
+          (sorted({int(i["ep"]) for i in layouts}), sorted({int(i["etp"]) for i in layouts})), ([1, 2, 4, 8], [1, 2]))
+    check("moe sweep: etp x ep divides tp x cp x dp",
+          all((int(i["tp"]) * int(i["cp"]) * int(i["dp"])) % (int(i["ep"]) * int(i["etp"])) == 0 for i in layouts),
+          True)
+    check("moe sweep: ZeRO 0 and 1 only", sorted({i["zero"] for i in layouts}), ["0", "1"])
+    mranked = sorted((x for x in mrows if x.get("step_s") is not None),
+                     key=lambda x: (-x["tokens_per_s"], x["peak_bytes"], x["index"]))
+    top = mranked[0] if mranked else {"plan": "", "fits": False}
+    check("moe sweep: the best row fits and has ep > 1",
+          (top["fits"], int(dict(kv.split("=", 1) for kv in top["plan"].split(",") if "=" in kv).get("ep", 0)) > 1),
+          (True, True))
+    check("moe sweep --csv: the header, the best plan first",
+          open(mc).read().splitlines()[1].split('"')[1] if os.path.exists(mc) else "", top["plan"])
+    screened = [x for x in mranked if x["screened"]][:3]
+    check("moe sweep: rows screened from shorter runs", len(screened), 3)
+    for x in screened:
+        flags = [a for kv in x["plan"].split(",") for a in ("--" + kv).split("=", 1)]
+        full = run("--topology", "dgx8x4", "--model", "mixtral-8x7b", *flags, "--exact", "--json", "-")
+        step = cli.json_of(full)["time"]["step_s"] if full.returncode == 0 else float("nan")
+        check(f"moe sweep: {x['plan']} screened = sim --exact within 1e-6",
+              abs(x["step_s"] - step) <= 1e-6 * step, True)
+for args, want in ((["--ep", "3"], "--ep 3 must divide the 8 routed experts of mixtral-8x7b"),
+                   (["--etp", "5"], "--etp 5 must divide the expert width 14336 of mixtral-8x7b")):
+    r = run("sweep", "--topology", "dgx8x4", "--model", "mixtral-8x7b", *args)
+    check(f"moe sweep {' '.join(args)}: exit 2, one line",
           (r.returncode, len(r.stderr.strip().splitlines()), want in r.stderr, r.stdout), (2, 1, True, ""))
 bad = run("compare", "--topology", "dgx8x4", "--plan", "tp=8,pp=4,dp=3")
 check("compare with an impossible plan exits 2", bad.returncode, 2)
