@@ -1,16 +1,20 @@
 /* cmd-shapes.c — `sim shapes`: the GEMMs a model runs on one TP rank, for
- * microbench/gemm --model (which calls this to read the model XML) */
+ * microbench/gemm --model (which calls this to read the model XML); for a
+ * mixture-of-experts model also its router's, one routed expert's at the
+ * plan's ep and etp, and its shared experts' */
 #include <stdio.h>
 
 #include "cli.h"
 #include "sim-cost.h"
 #include "sim-error.h"
 #include "sim-paths.h"
+#include "sim-sweep.h"
 
 int
 sim_cmd_shapes (int argc, char **argv, GError **error)
 {
   g_autofree char *model_s = NULL, *tp_s = NULL, *cp_s = NULL, *seq_s = NULL, *mb_s = NULL;
+  g_autofree char *ep_s = NULL, *etp_s = NULL;
   g_autofree char *path = NULL;
   g_autoptr (SimModel) m = NULL;
   g_autoptr (SimPlan) p = sim_plan_new ();
@@ -19,10 +23,13 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
   const SimCliOption options[] = {
     { "model", TRUE, &model_s, NULL, NULL }, { "tp", TRUE, &tp_s, NULL, NULL },
     { "cp", TRUE, &cp_s, NULL, NULL }, { "seq-len", TRUE, &seq_s, NULL, NULL },
-    { "micro-batch", TRUE, &mb_s, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { "micro-batch", TRUE, &mb_s, NULL, NULL }, { "ep", TRUE, &ep_s, NULL, NULL },
+    { "etp", TRUE, &etp_s, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
-  int tp = 1, cp = 1, seq = 0, mb = 1;
+  int tp = 1, cp = 1, seq = 0, mb = 1, ep = 1, etp = 0;
+  /* --ep and --etp checked as sim sweep checks its lists */
+  SimSweepConstraints experts = { .n_ep = 0 };
   if (!sim_cli_parse (argc, argv, 2, options, "shapes", error))
     return 2;
   if (help || model_s == NULL) {
@@ -31,19 +38,29 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
       return 2;
     }
     puts ("usage: sim shapes --model FILE|NAME [--tp N] [--cp N] [--seq-len N] [--micro-batch N]\n"
-          "prints name,m,n,k of the GEMMs one tensor-parallel rank runs per layer and micro-batch");
+          "                  [--ep N] [--etp N]\n"
+          "prints name,m,n,k of the GEMMs one tensor-parallel rank runs per layer and micro-batch;\n"
+          "for a mixture-of-experts model also the router's, one routed expert's (expert_up,\n"
+          "expert_down: a grouped GEMM runs one per local expert, experts/ep of them) at --ep\n"
+          "(default 1) and --etp (default tp), and the shared experts' (shared_up, shared_down)");
     return 0;
   }
   if ((tp_s != NULL && !sim_cli_int ("tp", tp_s, 1, 1 << 20, &tp, error)) ||
       (cp_s != NULL && !sim_cli_int ("cp", cp_s, 1, 1 << 20, &cp, error)) ||
       (seq_s != NULL && !sim_cli_int ("seq-len", seq_s, 1, 1 << 24, &seq, error)) ||
-      (mb_s != NULL && !sim_cli_int ("micro-batch", mb_s, 1, 1 << 20, &mb, error)))
+      (mb_s != NULL && !sim_cli_int ("micro-batch", mb_s, 1, 1 << 20, &mb, error)) ||
+      (ep_s != NULL && !sim_cli_int ("ep", ep_s, 1, 1 << 20, &ep, error)) ||
+      (etp_s != NULL && !sim_cli_int ("etp", etp_s, 1, 1 << 20, &etp, error)))
     return 2;
   if ((path = sim_paths_resolve (model_s, "models", error)) == NULL || (m = sim_model_load (path, error)) == NULL)
     return 2;
   p->tp = tp, p->cp = cp, p->micro_batch = mb;
   p->seq_len = seq > 0 ? (guint64) seq : m->seq_len;
-  if (!sim_plan_check_model_split (p, m, error))
+  /* the defaults of sim_plan_resolve: ep 1, etp = tp for experts */
+  p->ep = ep, p->etp = etp > 0 ? etp : sim_model_is_moe (m) ? tp : 1;
+  experts.ep[0] = ep, experts.n_ep = ep > 1;
+  experts.etp[0] = p->etp, experts.n_etp = p->etp > 1;
+  if (!sim_plan_check_model_split (p, m, error) || !sim_sweep_check_experts (m, &experts, error))
     return 2;
   shapes = sim_cost_gemm_shapes (m, p);
   puts ("name,m,n,k");

@@ -75,17 +75,21 @@ k_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
   }
 }
 
-/* a grouped GEMM (Transformer Engine's GroupedLinear, one launch): `groups`
- * GEMMs of one shape, each at the measured rate of that shape */
+/* a grouped GEMM: `groups` GEMMs of one shape.  Transformer Engine's
+ * GroupedLinear launches one cuBLAS GEMM per expert, round-robin over its
+ * compute streams (NVIDIA/TransformerEngine transformer_engine/common/gemm/
+ * cublaslt_gemm.cu @5c62f72, multi_stream_cublas_gemm: "Launch GEMM" per
+ * i < num_gemms; its CUTLASS grouped GEMM only on Hopper, BF16, behind
+ * NVTE_USE_CUTLASS_GROUPED_GEMM, default off), so each is a kernel with
+ * its fixed cost and its host launch, at the measured rate of its shape */
 static void
 k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup)
 {
   if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
     return;
-  a->s += a->g->eff.kernel_fixed_s +
-          groups * sim_gemm_time (a->g, m, n, k) / (a->g->eff.clock * speedup);
+  a->s += groups * (a->g->eff.kernel_fixed_s + sim_gemm_time (a->g, m, n, k) / (a->g->eff.clock * speedup));
   a->flop += groups * 2.0 * m * n * k;
-  a->kernels++;
+  a->kernels += (int) groups;
 }
 
 /* the forward, or the data- and weight-gradient backward, of a grouped
@@ -421,28 +425,50 @@ moe_load (const SimModel *m, const SimPlan *p)
   return m->moe.capacity_factor > 0 ? MIN (x, m->moe.capacity_factor) : x;
 }
 
+/* n small kernels that together move `bytes` through HBM */
+static void
+k_mem_n (Acc *a, int n, double bytes)
+{
+  for (int i = 0; i < n; i++)
+    k_mem (a, bytes / n);
+}
+
 /* The MLP of a mixture-of-experts layer as Megatron-Core runs it with the
- * all-to-all token dispatcher (moe_layer.py, router.py,
- * token_dispatcher.py MoEAlltoAllTokenDispatcher, experts.py
- * TEGroupedMLP), per GPU and micro-batch, on the Tn tokens it holds after
- * the norm (s*b, /t under sequence parallelism):
- *   router    an h x E GEMM (BF16 under FP8 too: Transformer Engine's FP8
- *             covers the experts' linears, not the router), softmax and
- *             top-k over E in fp32;
- *   permute   the tokens copied into expert order, k rows per token
- *             (read Tn*h, write Tn*k*h), and back after the experts, in
- *             each pass;
- *   experts   the E/ep local experts as grouped GEMMs; the GPU computes
+ * all-to-all token dispatcher, per GPU and micro-batch, on the Tn tokens
+ * it holds after the norm (s*b, /t under sequence parallelism), kernel by
+ * kernel as Megatron-Core and Transformer Engine launch them (router.py
+ * @005742ff, moe_utils.py @00611e6e, token_dispatcher.py @0014f137
+ * MoEAlltoAllTokenDispatcher, experts.py TEGroupedMLP, TE permutation.py
+ * @0a67aa3b with --moe-permute-fusion, grouped_linear.py @0069563f; the
+ * counts are read off their op lists, ~30 % uncertain where a PyTorch op
+ * launches several kernels):
+ *   router    the h x E GEMM (BF16 under FP8 too: TE's FP8 covers the
+ *             experts' linears, not the router), then top-k, softmax,
+ *             the dense routing map and probabilities, the auxiliary
+ *             load-balancing loss: 22 small kernels over the fp32 [Tn, E]
+ *             scores, ~42 Tn E bytes (36 with DeepSeek's group-limited
+ *             sigmoid routing); backward the two GEMMs and 14 (20);
+ *   preprocess  tokens per expert, the count all-gather, the splits:
+ *             7 kernels, 1 collective and 4 device-to-host copies; then
+ *             the host waits for them (d2h_event.synchronize() at
+ *             "before_ep_alltoall"), so the GPU drains once per MoE layer
+ *             forward: charged as one host launch of idle GPU;
+ *   permute   TE's fused permute: 3 row-map kernels over [Tn, E] and one
+ *             that copies each token k times (read Tn h, write Tn k h);
+ *             after the all-to-all, with more than one local expert, 2
+ *             kernels sort the received rows by expert (and 2 unsort them
+ *             before the combine); one kernel un-permutes, summing the k
+ *             copies; each has one kernel backward;
+ *   experts   the E/ep local experts' FC1 and FC2 as TE grouped GEMMs
+ *             (k_grouped_x: one cuBLAS GEMM per expert); the GPU computes
  *             the R = Tn*k*etp rows its expert tensor-parallel group
  *             gathered, times the busiest GPU's load (moe_load), R/(E/ep)
- *             rows per expert at width fe/etp, each GEMM at the rate of
- *             that per-expert shape; the activation on R rows;
+ *             rows per expert at width fe/etp; the probability-weighted
+ *             activation fused into one kernel (four backward);
  *   shared    S always-on experts as one dense MLP of width S*fe split
  *             over TP (SharedExpertMLP), on all T tokens.
- * Not charged: the auxiliary load-balancing loss and the sort-by-chunks
- * permutation after an expert tensor-parallel gather (both memory-bound,
- * of the order of the permutes), and FP8 scaling of the experts beyond
- * their GEMMs' rate and casts. */
+ * Not charged: FP8 scaling of the experts beyond their GEMMs' rate and
+ * casts. */
 static void
 moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd)
 {
@@ -455,14 +481,29 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd)
   double up = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * fe;
   double rows = Tn * k * etp * moe_load (m, p);
   double local = E / ep, per_expert = rows / local;
+  gboolean grouped_topk = e->groups > 0;
 
+  /* router */
   k_linear (NULL, fwd, bwd, Tn, E, h);
-  k_mem (fwd, 8 * Tn * E);
-  k_mem (bwd, 8 * Tn * E);
-  for (int i = 0; i < 2; i++) {
-    k_mem (fwd, 2 * Tn * h * (1 + k));
-    k_mem (bwd, 2 * Tn * h * (1 + k));
+  k_mem_n (fwd, grouped_topk ? 36 : 22, 42 * Tn * E);
+  k_mem_n (bwd, grouped_topk ? 20 : 14, 12 * Tn * E);
+  /* preprocess, its copies to the host, and the wait for them */
+  k_mem_n (fwd, 12, 4 * Tn * E);
+  fwd->s += fwd->g->eff.host_launch_s;
+  /* permute and un-permute, and with several local experts the sort by
+   * expert and its inverse */
+  k_mem_n (fwd, 3, 8 * Tn * (2 * E + 1));
+  k_mem (fwd, 2 * Tn * h * (1 + k) + 8 * Tn * k);
+  k_mem (bwd, 2 * Tn * h * (1 + k) + 8 * Tn * k);
+  if (local > 1) {
+    k_mem_n (fwd, 2, 4 * rows * h);
+    k_mem (bwd, 4 * rows * h);
+    k_mem_n (fwd, 2, 4 * rows * h);
+    k_mem (bwd, 4 * rows * h);
   }
+  k_mem (fwd, 2 * Tn * h * (1 + k));
+  k_mem (bwd, 2 * Tn * h * (1 + k));
+  /* experts */
   k_grouped_linear (p, fwd, bwd, local, per_expert, up, h);
   k_grouped_linear (p, fwd, bwd, local, per_expert, h, fe);
   if (p->fp8 != SIM_FP8_OFF) {
@@ -476,10 +517,10 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd)
   }
   if (m->mlp == SIM_MLP_SWIGLU) {
     k_mem (fwd, 6 * rows * fe);
-    k_mem (bwd, 10 * rows * fe);
+    k_mem_n (bwd, 4, 10 * rows * fe);
   } else {
     k_mem (fwd, 4 * rows * fe);
-    k_mem (bwd, 6 * rows * fe);
+    k_mem_n (bwd, 4, 6 * rows * fe);
   }
   if (e->shared_experts > 0) {
     double fs = (double) (e->shared_experts * e->ffn_hidden);

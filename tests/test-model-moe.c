@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim-cost.h"
 #include "sim-error.h"
 #include "sim-model.h"
 #include "sim-plan.h"
@@ -352,13 +353,14 @@ test_hf_patterns (void)
 }
 
 static void
-test_refused (void)
+test_simulated (void)
 {
-  /* sim sweep and sim shapes take dense models only and say so in one line
-   * naming both counts; sim itself simulates a MoE layout's step, and
-   * refuses ZeRO-2/3 with experts */
+  /* sim sweep and sim shapes take every model since the time model covers
+   * mixture-of-experts layers and latent attention; sim itself simulates a
+   * MoE layout's step, and refuses ZeRO-2/3 with experts */
   g_autoptr (GError) error = NULL;
   g_autoptr (SimModel) mx = load_xml ("mixtral-8x7b");
+  g_autoptr (SimModel) ds = load_xml ("deepseek-v3");
   g_autoptr (SimModel) llama = load_xml ("llama3-8b");
   g_autoptr (SimPlan) plan = sim_plan_new ();
   g_autoptr (SimTopology) topo = NULL;
@@ -366,13 +368,10 @@ test_refused (void)
   g_autofree char *topo_path = g_build_filename (SIM_SOURCE_DIR, "topologies", "dgx8x4.xml", NULL);
   g_assert_true (sim_model_simulated (llama, &error));
   g_assert_no_error (error);
-  g_assert_false (sim_model_simulated (mx, &error));
-  g_assert_error (error, SIM_ERROR, SIM_ERROR_MODEL);
-  g_assert_cmpstr (error->message, ==,
-                   "mixtral-8x7b has mixture-of-experts layers (46.70 B parameters total, 12.88 B "
-                   "active): sim sweep and sim shapes do not cover them yet (issue 17); sim and sim "
-                   "compare simulate a layout you give");
-  g_clear_error (&error);
+  g_assert_true (sim_model_simulated (mx, &error));
+  g_assert_no_error (error);
+  g_assert_true (sim_model_simulated (ds, &error));
+  g_assert_no_error (error);
   topo = sim_topology_load (topo_path, 0, &error);
   g_assert_no_error (error);
   g_assert_true (sim_plan_set (plan, "zero", "2", NULL, &error));
@@ -385,6 +384,59 @@ test_refused (void)
   g_assert_no_error (error);
   g_assert_nonnull (run);
   g_assert_nonnull (run->time);
+}
+
+/* sim shapes' list for a MoE model (sim_cost_gemm_shapes), by hand:
+ * Mixtral at tp 2, ep 4, etp 2, sequence 4096: T = 4096 tokens, Tn =
+ * 2048 under sequence parallelism; the router 2048 x 8 x 4096; each of
+ * the E/ep = 2 local experts gets Tn*k*etp/(E/ep) = 2048*2*2/2 = 4096
+ * rows, up 2*14336/2 = 14336 wide (SwiGLU), down from 7168; no dense MLP
+ * (every layer is MoE).  DeepSeek-V3 at tp 4, ep 8, etp 1: latent
+ * attention's down projections on Tn = 1024 (q 1536, kv 512 + 64 rope),
+ * q_up to 128*(128 + 64)/4 = 6144, kv_up to 128*(128 + 128)/4 = 8192,
+ * the output from 128*128/4 = 4096; 1024*8/(256/8) = 256 rows per
+ * expert; one shared expert 2048/4 = 512 wide per rank */
+static void
+test_shapes (void)
+{
+  /* per model: the plan, the lines expected among sim shapes' (name,m,n,k),
+   * and the names that must not be there */
+  struct {
+    const char *model;
+    int tp, ep, etp;
+    const char *lines, *absent;
+  } cases[] = {
+    { "mixtral-8x7b", 2, 4, 2,
+      "router,2048,8,4096 expert_up,4096,14336,4096 expert_down_wgrad,7168,4096,4096 output,4096,16000,4096",
+      "mlp_up shared_up q_down" },
+    { "deepseek-v3", 4, 8, 1,
+      "q_down,1024,1536,7168 q_up,4096,6144,1536 kv_down,1024,576,7168 kv_up,4096,8192,512 "
+      "attn_out,4096,7168,4096 expert_up_dgrad,256,7168,4096 shared_down,4096,7168,512",
+      "qkv q_proj" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (SimModel) m = load_xml (cases[i].model);
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (GArray) shapes = NULL;
+    g_autoptr (GString) text = g_string_new (" ");
+    g_auto (GStrv) lines = g_strsplit (cases[i].lines, " ", -1);
+    g_auto (GStrv) absent = g_strsplit (cases[i].absent, " ", -1);
+    p->tp = cases[i].tp, p->ep = cases[i].ep, p->etp = cases[i].etp;
+    p->cp = 1, p->seq_len = 4096, p->micro_batch = 1;
+    shapes = sim_cost_gemm_shapes (m, p);
+    for (guint j = 0; j < shapes->len; j++) {
+      const SimGemmShape *s = &g_array_index (shapes, SimGemmShape, j);
+      g_string_append_printf (text, "%s,%.0f,%.0f,%.0f ", s->name, s->m, s->n, s->k);
+    }
+    for (guint j = 0; lines[j] != NULL; j++) {
+      g_autofree char *want = g_strdup_printf (" %s ", lines[j]);
+      g_assert_nonnull (strstr (text->str, want));
+    }
+    for (guint j = 0; absent[j] != NULL; j++) {
+      g_autofree char *name = g_strdup_printf (" %s,", absent[j]);
+      g_assert_null (strstr (text->str, name));
+    }
+  }
 }
 
 int
@@ -404,7 +456,8 @@ main (int argc, char **argv)
   g_test_add_func ("/model-moe/head-dim", test_head_dim);
   g_test_add_func ("/model-moe/hf-import", test_hf_import);
   g_test_add_func ("/model-moe/hf-patterns", test_hf_patterns);
-  g_test_add_func ("/model-moe/refused", test_refused);
+  g_test_add_func ("/model-moe/simulated", test_simulated);
+  g_test_add_func ("/model-moe/shapes", test_shapes);
   status = g_test_run ();
   g_rmdir (scratch_dir);
   g_free (scratch_dir);
