@@ -991,16 +991,6 @@ counts_fit (const SimModel *m)
   return total < 0x1p63;
 }
 
-gboolean
-sim_model_simulated (const SimModel *m, GError **error)
-{
-  /* the time model covers mixture-of-experts layers and latent attention
-   * (sim-cost.h) since issue 17: every model sim_model_load gives */
-  g_return_val_if_fail (m != NULL, FALSE);
-  (void) error;
-  return TRUE;
-}
-
 guint64
 sim_model_lora_params_per_layer (const SimModel *m, guint64 r, guint targets)
 {

@@ -43,7 +43,7 @@
  *
  * The plan, the memory ledger, the time simulation, sim sweep and sim
  * shapes take every model (sim-cost.h: mixture-of-experts layers and
- * latent attention; sim_model_simulated).
+ * latent attention).
  *
  * A SimModel is built by sim_model_load() and read-only afterwards.  It
  * comes from sim's own model XML (models/model.rng) or from a Hugging Face
@@ -205,11 +205,6 @@ guint64 sim_model_moe_layer_dense_sharded (const SimModel *m);
 guint64 sim_model_moe_layer_dense_replicated (const SimModel *m);
 guint64 sim_model_expert_params_sharded (const SimModel *m);
 guint64 sim_model_expert_params_replicated (const SimModel *m);
-/* TRUE when the time model, sim sweep and sim shapes take the model: since
- * issue 17 every model sim_model_load gives, mixture-of-experts layers and
- * latent attention included, so it never sets error (SIM_ERROR_MODEL is
- * kept for a future limit); any thread */
-gboolean sim_model_simulated (const SimModel *m, GError **error);
 
 /* trainable LoRA parameters of rank r on the given projections of one
  * layer (times layers for the model) */

@@ -622,8 +622,7 @@ resolve_layout (SimPlan *plan, const SimTopology *topo, const SimModel *model, G
 gboolean
 sim_plan_check_model_split (const SimPlan *plan, const SimModel *model, GError **error)
 {
-  /* sim shapes prints the time model's shapes: it meets the model here */
-  return sim_model_simulated (model, error) && check_split (plan, model, error);
+  return check_split (plan, model, error);
 }
 
 static gboolean
@@ -1110,9 +1109,6 @@ gboolean
 sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError **error)
 {
   g_ptr_array_set_size (plan->defaults, 0);
-  /* MoE layers, latent attention and a separate head size have a plan and
-   * a memory ledger; their time simulation is refused by sim_run_evaluate
-   * (sim_model_simulated, issue 17) */
   /* one GPU type: the cost model, the ledger and the MFU all read GPU 0's */
   if (!sim_topology_check_one_gpu_type (topo, error))
     return FALSE;

@@ -163,9 +163,8 @@ char *sim_plan_help (void);
 
 /* the checks of a layout against a model alone (tp divides the heads and
  * the FFN width, pp at most the layers, cp divides the sequence), which
- * sim_plan_resolve also makes, after sim_model_simulated (the time model
- * must take the model: sim shapes prints its shapes); FALSE with
- * SIM_ERROR_PLAN or SIM_ERROR_MODEL; any thread */
+ * sim_plan_resolve also makes (sim shapes prints the shapes of such a
+ * layout); FALSE with SIM_ERROR_PLAN; any thread */
 gboolean sim_plan_check_model_split (const SimPlan *plan, const SimModel *model, GError **error);
 
 /* Apply defaults (each one noted in plan->defaults) and validate against
@@ -175,8 +174,7 @@ gboolean sim_plan_check_model_split (const SimPlan *plan, const SimModel *model,
  * edp (the ep/etp defaults, the checks of Megatron-Core's MoE parallel
  * folding) and notes whether an etp x ep group stays inside one node's
  * NVLink domain; for a dense model ep and etp must be 1 and nothing is
- * noted.  It takes every model sim_model_load gives: the time simulation's
- * own limits are sim_model_simulated's.
+ * noted.  It takes every model sim_model_load gives.
  * Writes into plan; topology and model are only read. */
 gboolean sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
                            GError **error);
