@@ -582,6 +582,13 @@ text_section (GString *s, const Input *in, const SimRun *run, SimReportSection s
   case SIM_REPORT_ERROR_BAND:
     if (in->time != NULL)
       text_error_band (s, t);
+    /* the band above comes from dense runs; the MoE runs of
+     * tests/validation/data/moe_training.csv are predicted far less well
+     * (tools/moe-check.py prints the table) */
+    if (in->time != NULL && sim_model_is_moe (in->model))
+      g_string_append (s, "          mixture-of-experts layers: the band is of dense runs; on published MoE\n"
+                          "          runs sim is mostly optimistic (meson test validation-moe prints the table):\n"
+                          "          read this step time as an estimate\n");
     break;
   case SIM_REPORT_TIME_TABLE:
     if (in->time != NULL)
