@@ -53,6 +53,9 @@ unknown_option (const char *key, const SimCliOption *options, gboolean plan, con
                  key, hint, command);
 }
 
+/* --racks was given (sim_cli_parse_plan): the cluster file must be of racks */
+static gboolean racks_given;
+
 gboolean
 sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *options,
                     const char *command, SimPlan *plan, GError **error)
@@ -76,6 +79,20 @@ sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *option
     for (const SimCliOption *p = options; p->name != NULL; p++)
       if (g_str_equal (p->name, key))
         o = p;
+    /* --racks N counts the nodes of a cluster file whose node is a rack
+     * (gb200-nvl72.xml): --nodes N under the name the rack file's reader
+     * thinks in; sim_cli_load_topology refuses it for a file of servers */
+    if (o == NULL && g_str_equal (key, "racks"))
+      for (const SimCliOption *p = options; p->name != NULL; p++)
+        if (g_str_equal (p->name, "nodes"))
+          o = p;
+    if (o != NULL && o->value != NULL && *o->value != NULL && g_str_equal (o->name, "nodes") &&
+        (racks_given || g_str_equal (key, "racks"))) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--racks and --nodes count the same racks; give one of them");
+      return FALSE;
+    }
+    if (o != NULL && g_str_equal (key, "racks"))
+      racks_given = TRUE;
     if (o == NULL && plan != NULL) {
       /* a plan option (sim-plan.h), with its value when it takes one */
       const char *value = eq != NULL ? eq + 1 : NULL;
@@ -230,6 +247,14 @@ sim_cli_load_topology (const char *name, int nodes, int gpus, const char *calibr
   }
   if ((t = sim_calibration_load_topology_part (path, nodes, per_node, calibration, error)) == NULL)
     return NULL;
+  /* a rack holds one NVLink domain of 36 or 72 GPUs (GB200 NVL36/NVL72);
+   * a node of 8 is a server */
+  if (racks_given && t->file_gpus_per_node < 36) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--racks: a node of %s is a server of %d GPUs, not a rack; give --nodes", name,
+                 t->file_gpus_per_node);
+    return NULL;
+  }
   /* doubts, not errors: stderr, once per command (a sweep loads its file
    * once per cluster size) */
   if (!warned && t->warnings != NULL) {

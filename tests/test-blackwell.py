@@ -61,6 +61,11 @@ def main(sim, root):
     rc, out, err = run(sim, ["--topology", topo("gb200-nvl72.xml"), "--nodes", "2", "--model", "llama3-70b",
                              "--tp", "8", "--memory-only"])
     check("144 GPUs: 2 nodes x 72" in out, "gb200-nvl72: --nodes 2 gives 2 racks = 144 GPUs")
+    # issue 15's command, as written there: --racks names the racks of a rack file
+    rc, out, err = run(sim, ["--topology", topo("gb200-nvl72.xml"), "--racks", "2", "--model", "llama3-405b",
+                             "--fp8", "hybrid", "--tp", "8", "--pp", "9", "--dp", "2"])
+    check(rc == 0 and "144 GPUs: 2 nodes x 72" in out,
+          "gb200-nvl72: --racks 2 runs llama3-405b FP8 tp 8 pp 9 dp 2 and fits (exit %d)" % rc)
 
     p = subprocess.run([sys.executable, os.path.join(root, "tools", "blackwell-check.py"), sim, root],
                        capture_output=True, text=True, timeout=1200)
