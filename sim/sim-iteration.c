@@ -555,6 +555,18 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
     if (op->backward)
       pc->side_s += dp_pred_s (b, SIM_OP_REDUCE_SCATTER, stage,
                                pc->lc * b->layer_params * grad_wire_bytes (p));
+  } else if (p->dp * p->cp > 1 && p->overlap) {
+    /* --overlap-grad-reduce: the chunk's gradients are reduced bucket by
+     * bucket beside the backward that finalises them (its last micro-
+     * batch); --overlap-param-gather: its parameters are gathered beside
+     * the first forward (of the next step, which repeats this one); the
+     * NCCL kernels slow that compute as any other collective's do */
+    if (op->backward && op->micro_batch + 1 == p->micro_batches)
+      pc->side_s = dp_pred_s (b, p->zero >= 1 ? SIM_OP_REDUCE_SCATTER : SIM_OP_ALL_REDUCE, stage,
+                              pc->lc * b->layer_params * grad_wire_bytes (p));
+    else if (!op->backward && op->micro_batch == 0 && p->zero >= 1 && p->overlap_param_gather > 0)
+      pc->side_s = dp_pred_s (b, SIM_OP_ALL_GATHER, stage,
+                              pc->lc * b->layer_params * (p->fp8_params > 0 ? 1 : 2));
   }
 }
 

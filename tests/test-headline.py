@@ -204,8 +204,13 @@ with cli.tempdir() as tmp:
 # Scale: 16,384 GPUs (2,048 DGX H100 nodes), Llama 3 405B at tp 8, pp 16,
 # dp 128, global batch 2,048 (16 micro-batches per replica), in the
 # symmetry-reduced mode.  126 layers on 16 stages: 14 x 8 + 2 x 7 (Llama 3's
-# first and last stages give one up).  1F1B's bubble is about
-# (p - 1) / (m + p - 1) = 15 / 31 = 48.4 % of the step.
+# first and last stages give one up).  1F1B's bubble is (p - 1) / (m + p - 1)
+# = 15 / 31 = 48.4 % of the step with equal passes.  With --overlap-grad-
+# reduce and --overlap-param-gather the first forward and the last backward
+# of each stage run beside the data-parallel collectives, which slow them by
+# at most comm-slowdown = 18.2 % (dgx-h100.xml): the p = 16 slowed pairs on
+# the warm-up and cool-down path add at most 0.182 x 16/31 of the ideal
+# step, so the bubble lies between 15/31 and (15/31 + 0.094) / 1.094 = 52.8 %.
 r = cli.run(sim, "--topology", "dgx-h100", "--nodes", "2048", "--model", "llama3-405b",
             "--tp", "8", "--pp", "16", "--dp", "128", "--global-batch", "2048", "--json", "-", timeout=120)
 check("16,384 GPUs: exit status", r.returncode, 0)
@@ -215,7 +220,9 @@ if r.returncode == 0:
     layers = [s["layers"] for s in big["memory"]["stages"]]
     check("126 layers on 16 stages", (sum(layers), layers.count(7), layers[0], layers[-1]), (126, 2, 7, 7))
     check("symmetry-reduced", big["time"]["symmetric"], True)
-    check("1F1B bubble about 15/31", abs(big["time"]["bubble_fraction"] - 15 / 31) < 0.02, True)
+    extra = 0.182 * 16 / 31
+    check("1F1B bubble between 15/31 and (15/31 + extra) / (1 + extra)",
+          15 / 31 - 0.005 <= big["time"]["bubble_fraction"] <= (15 / 31 + extra) / (1 + extra) + 0.005, True)
 
 # --train-tokens (issue 14): days = tokens / (tokens/s) / 86,400; GPU-hours =
 # days x 24 x GPUs; cost = GPU-hours x price.  Checked against the run's
