@@ -214,7 +214,8 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
     g_string_append (s, "Defaults  ");
     for (guint i = 0; i < p->defaults->len; i++) {
       const char *d = g_ptr_array_index (p->defaults, i);
-      if (i > 0 && s->len - line_start + strlen (d) + 2 > REPORT_COLUMNS) {
+      /* "; " before it and the ";" that may follow it */
+      if (i > 0 && s->len - line_start + strlen (d) + 3 > REPORT_COLUMNS) {
         g_string_append (s, ";\n          ");
         line_start = s->len - 10;
       } else if (i > 0) {
@@ -290,16 +291,21 @@ text_error_band (GString *s, const SimTopology *t)
 static void
 text_stage_table (GString *s, const SimIteration *it, gboolean moe, int cp, gboolean wide)
 {
-  const int w = wide ? 8 : 7;
   gboolean show_cp = cp > 1 || !moe;
+  /* both CP and EP columns: one column narrower each, to stay in 100 */
+  const int w = wide ? 8 : show_cp && moe ? 6 : 7;
+  const char *tag = w == 6 ? " exp" : " exp.";
+  g_autofree char *tp_h = g_strconcat ("TP", tag, NULL), *cp_h = g_strconcat ("CP", tag, NULL);
+  g_autofree char *pp_h = g_strconcat ("PP", tag, NULL), *dp_h = g_strconcat ("DP", tag, NULL);
+  g_autofree char *ep_h = g_strconcat ("EP", tag, NULL);
   if (!wide)
     g_string_append (s, "  seconds per step, by pipeline stage; exp.: communication not hidden behind compute\n");
-  g_string_append_printf (s, "  stage   forward  backward  recompute  optimizer  %*s", w, "TP exp.");
+  g_string_append_printf (s, "  stage   forward  backward  recompute  optimizer  %*s", w, tp_h);
   if (show_cp)
-    g_string_append_printf (s, "  %*s", w, "CP exp.");
-  g_string_append_printf (s, "  %*s  %*s", w, "PP exp.", w, "DP exp.");
+    g_string_append_printf (s, "  %*s", w, cp_h);
+  g_string_append_printf (s, "  %*s  %*s", w, pp_h, w, dp_h);
   if (moe)
-    g_string_append_printf (s, "  %*s", w, "EP exp.");
+    g_string_append_printf (s, "  %*s", w, ep_h);
   g_string_append (s, wide ? "    bubble   (seconds per step)\n" : "    bubble\n");
   for (guint i = 0; i < it->stages->len; i++) {
     const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
@@ -343,7 +349,7 @@ text_critical_path (GString *s, const SimIteration *it)
     if (it->critical_s[k] > 0)
       g_string_append_printf (cp, "%s%s %.3fs", cp->len ? ", " : "", sim_span_kind_name (k), it->critical_s[k]);
   g_string_append (s, "  critical path: ");
-  append_wrapped (s, cp->str);
+  sim_format_append_wrapped (s, cp->str, 17, 4, REPORT_COLUMNS);
   g_string_append_c (s, '\n');
 }
 
