@@ -55,6 +55,10 @@ with cli.tempdir() as tmp:
         "sweep": ["sweep", "--topology", "dgx8x4", "--gpus", "8", "--model", "llama3-8b", "--global-batch", "64",
                   "--threads", "2", "--quiet", "--top", "5"],
         "help": ["--help"],
+        # a mixture-of-experts plan with context parallelism: the stage table's
+        # CP and EP columns, the experts' defaults, the critical path with ep
+        "report MoE with cp": ["--topology", "dgx8x4", "--model", "mixtral-8x7b", "--seq-len", "8192",
+                               "--ep", "8", "--pp", "4", "--cp", "2", "--recompute", "full"],
     }
     for c in ["compare", "sweep", "collective", "validate", "calibrate", "shapes", "list"]:
         cases[f"{c} --help"] = [c, "--help"]
