@@ -922,28 +922,34 @@ bucket_params (const SimPlan *p)
   return MAX (BUCKET_PARAMS, 1e6 * p->dp);
 }
 
+/* one bucket's reduction over `group` (n GPUs) in stage s, once the
+ * bucket's last entry k is final in every replica simulated and after
+ * the group's previous bucket (*prev, updated) */
+static void
+bucket_coll (SimIterBuilder *b, int s, guint k, double bytes, const int *group, int n,
+             guint32 span, SimActivityId *prev)
+{
+  const SimPlan *plan = b->plan;
+  SimActivityId st, j;
+  coll (b, plan->zero >= 1 ? SIM_OP_REDUCE_SCATTER : SIM_OP_ALL_REDUCE, group, n, bytes, 1, span,
+        &st, &j);
+  for (int r = 0; r < b->replicas; r++) {
+    GArray *ger = g_ptr_array_index (b->grads, r * plan->pp + s);
+    dep (b, st, g_array_index (ger, GradEntry, k).ready);
+  }
+  if (*prev != G_MAXUINT32)
+    dep (b, st, *prev);
+  *prev = j;
+}
+
 /* one bucket's reduction, one collective per TP rank over the dp x cp
- * ranks that hold the same parameters, once the bucket's last entry k is
- * final in every replica simulated and after the TP rank's previous
- * bucket (prev, updated) */
+ * ranks that hold the same parameters (prev: per TP rank) */
 static void
 build_bucket (SimIterBuilder *b, int s, guint k, double bytes, int *group, SimActivityId *prev)
 {
-  const SimPlan *plan = b->plan;
   guint32 span = new_span (b, SIM_SPAN_DP, s, 0, -1, -1);
-  SimCollOp op = plan->zero >= 1 ? SIM_OP_REDUCE_SCATTER : SIM_OP_ALL_REDUCE;
-  for (int t = 0; t < plan->tp; t++) {
-    SimActivityId st, j;
-    int n = dp_group (b, t, s, group);
-    coll (b, op, group, n, bytes, 1, span, &st, &j);
-    for (int r = 0; r < b->replicas; r++) {
-      GArray *ger = g_ptr_array_index (b->grads, r * plan->pp + s);
-      dep (b, st, g_array_index (ger, GradEntry, k).ready);
-    }
-    if (prev[t] != G_MAXUINT32)
-      dep (b, st, prev[t]);
-    prev[t] = j;
-  }
+  for (int t = 0; t < b->plan->tp; t++)
+    bucket_coll (b, s, k, bytes, group, dp_group (b, t, s, group), span, &prev[t]);
 }
 
 /* the routed experts' gradients of one bucket (entries up to k), one
@@ -956,23 +962,12 @@ build_expert_bucket (SimIterBuilder *b, int s, guint k, double bytes, int *group
   const SimPlan *plan = b->plan;
   int inner = plan->etp * plan->ep, ranks = plan->tp * plan->cp * b->replicas;
   guint32 span = new_span (b, SIM_SPAN_DP, s, 0, -1, -1);
-  SimCollOp op = plan->zero >= 1 ? SIM_OP_REDUCE_SCATTER : SIM_OP_ALL_REDUCE;
   g_autofree gboolean *done = g_new0 (gboolean, inner);
   for (int r = 0; r < ranks; r++) {
-    SimActivityId st, j;
-    int x = r % inner, n;
-    if (done[x])
+    if (done[r % inner])
       continue;
-    done[x] = TRUE;
-    n = edp_group (b, r, s, group);
-    coll (b, op, group, n, bytes, 1, span, &st, &j);
-    for (int q = 0; q < b->replicas; q++) {
-      GArray *ger = g_ptr_array_index (b->grads, q * plan->pp + s);
-      dep (b, st, g_array_index (ger, GradEntry, k).ready);
-    }
-    if (prev[x] != G_MAXUINT32)
-      dep (b, st, prev[x]);
-    prev[x] = j;
+    done[r % inner] = TRUE;
+    bucket_coll (b, s, k, bytes, group, edp_group (b, r, s, group), span, &prev[r % inner]);
   }
 }
 
