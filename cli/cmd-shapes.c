@@ -14,7 +14,7 @@ int
 sim_cmd_shapes (int argc, char **argv, GError **error)
 {
   g_autofree char *model_s = NULL, *tp_s = NULL, *cp_s = NULL, *seq_s = NULL, *mb_s = NULL;
-  g_autofree char *ep_s = NULL, *etp_s = NULL;
+  g_autofree char *ep_s = NULL, *etp_s = NULL, *imb_s = NULL;
   g_autofree char *path = NULL;
   g_autoptr (SimModel) m = NULL;
   g_autoptr (SimPlan) p = sim_plan_new ();
@@ -24,7 +24,8 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
     { "model", TRUE, &model_s, NULL, NULL }, { "tp", TRUE, &tp_s, NULL, NULL },
     { "cp", TRUE, &cp_s, NULL, NULL }, { "seq-len", TRUE, &seq_s, NULL, NULL },
     { "micro-batch", TRUE, &mb_s, NULL, NULL }, { "ep", TRUE, &ep_s, NULL, NULL },
-    { "etp", TRUE, &etp_s, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { "etp", TRUE, &etp_s, NULL, NULL }, { "moe-imbalance", TRUE, &imb_s, NULL, NULL },
+    { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
   int tp = 1, cp = 1, seq = 0, mb = 1, ep = 1, etp = 0;
@@ -38,11 +39,12 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
       return 2;
     }
     puts ("usage: sim shapes --model FILE|NAME [--tp N] [--cp N] [--seq-len N] [--micro-batch N]\n"
-          "                  [--ep N] [--etp N]\n"
+          "                  [--ep N] [--etp N] [--moe-imbalance R]\n"
           "prints name,m,n,k of the GEMMs one tensor-parallel rank runs per layer and micro-batch;\n"
           "for a mixture-of-experts model also the router's, one routed expert's (expert_up,\n"
           "expert_down: a grouped GEMM runs one per local expert, experts/ep of them) at --ep\n"
-          "(default 1) and --etp (default tp), and the shared experts' (shared_up, shared_down)");
+          "(default 1) and --etp (default tp), its rows for the busiest GPU at --moe-imbalance\n"
+          "(default 1), and the shared experts' (shared_up, shared_down)");
     return 0;
   }
   if ((tp_s != NULL && !sim_cli_int ("tp", tp_s, 1, 1 << 20, &tp, error)) ||
@@ -54,6 +56,14 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
     return 2;
   if ((path = sim_paths_resolve (model_s, "models", error)) == NULL || (m = sim_model_load (path, error)) == NULL)
     return 2;
+  /* the plan's own check of the ratio (1 to 64), and only with experts */
+  if (imb_s != NULL && !sim_plan_set (p, "moe-imbalance", imb_s, NULL, error))
+    return 2;
+  if (imb_s != NULL && !sim_model_is_moe (m)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--moe-imbalance: %s has no mixture-of-experts layers",
+                 m->name);
+    return 2;
+  }
   p->tp = tp, p->cp = cp, p->micro_batch = mb;
   p->seq_len = seq > 0 ? (guint64) seq : m->seq_len;
   /* the defaults of sim_plan_resolve: ep 1, etp = tp for experts */

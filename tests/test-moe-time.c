@@ -141,6 +141,31 @@ test_one_stage (void)
   teardown (&f);
 }
 
+/* sim shapes lists one routed expert's GEMM at the busiest GPU's rows:
+ * Tn k etp / (E / ep) = 4096 x 2 x 1 / (8 / 8) = 8,192 rows balanced, and
+ * 1.5 times that, 12,288, at --moe-imbalance 1.5 */
+static double
+expert_up_rows (const char *plan)
+{
+  Fixture f;
+  g_autoptr (GArray) shapes = NULL;
+  double rows = 0;
+  setup (&f, plan);
+  shapes = sim_cost_gemm_shapes (f.model, f.plan);
+  for (guint i = 0; i < shapes->len; i++)
+    if (g_str_equal (g_array_index (shapes, SimGemmShape, i).name, "expert_up"))
+      rows = g_array_index (shapes, SimGemmShape, i).m;
+  teardown (&f);
+  return rows;
+}
+
+static void
+test_shapes_imbalance (void)
+{
+  g_assert_cmpfloat (expert_up_rows ("tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8"), ==, 8192.0);
+  g_assert_cmpfloat (expert_up_rows ("tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8,moe-imbalance=1.5"), ==, 12288.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -148,5 +173,6 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-time/model-flop", test_model_flop);
   g_test_add_func ("/moe-time/a2a-bytes", test_a2a_bytes);
   g_test_add_func ("/moe-time/one-stage", test_one_stage);
+  g_test_add_func ("/moe-time/shapes-imbalance", test_shapes_imbalance);
   return g_test_run ();
 }
