@@ -524,6 +524,11 @@ typedef struct {
   int lc;               /* layers in the chunk */
   int nm;               /* of which mixture-of-experts layers */
   int first_layer;      /* the chunk's first layer in the model */
+  /* --overlap-moe-expert-parallel-comm and a pass of the other direction
+   * next to this one in program order (the steady state of 1F1B, where
+   * Megatron-Core's combined 1F1B pairs a forward with a backward): the
+   * all-to-alls run beside the compute instead of after it */
+  gboolean ep_beside;
   gboolean first_chunk; /* holds the embedding */
   gboolean last_chunk;  /* holds the output head */
   guint32 gspan;        /* the pass's bookkeeping gates */
@@ -543,6 +548,7 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
   pc->lc = b->lc_of[stage * p->virtual_stages + op->chunk];
   pc->nm = b->moe_of[stage * p->virtual_stages + op->chunk];
   pc->first_layer = b->first_of[stage * p->virtual_stages + op->chunk];
+  pc->ep_beside = FALSE;
   pc->first_chunk = stage == 0 && op->chunk == 0;
   pc->last_chunk = stage == p->pp - 1 && op->chunk == p->virtual_stages - 1;
   pc->gspan = new_span (b, SIM_SPAN_GATE, stage, replica, pc->mb, pc->chunk);
@@ -627,6 +633,25 @@ then_ep (SimIterBuilder *b, const PassCtx *pc, int layers, SimActivityId after)
   return x == G_MAXUINT32 ? after : x;
 }
 
+/* compute_with_tp after `after`, and the all-to-alls of `layers` MoE
+ * layers: after it, or with pc->ep_beside beside it from `after` on (their
+ * kernels slowing it as any collective's do); returns what joins them */
+static SimActivityId
+compute_with_ep (SimIterBuilder *b, const PassCtx *pc, double seconds, double side_s, int tp_count,
+                 guint32 span, SimActivityId after, int layers)
+{
+  SimActivityId j, x, g;
+  if (!pc->ep_beside || layers == 0 || b->ep_layer_s[pc->stage] <= 0)
+    return then_ep (b, pc, layers, compute_with_tp (b, pc, seconds, side_s, tp_count, span, after));
+  j = compute_with_tp (b, pc, seconds, side_s + layers * b->ep_layer_s[pc->stage], tp_count, span,
+                       after);
+  x = ep_comm (b, pc, layers, after, after);
+  g = gate (b, pc->gspan);
+  dep (b, g, j);
+  dep (b, g, x);
+  return g;
+}
+
 /* ZeRO-3: the chunk's parameters are gathered before each pass, at most
  * one pass ahead of the compute */
 static void
@@ -668,16 +693,18 @@ build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
   int tp_count = nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd;
   double t = nd * c->layer_fwd_s + pc->nm * c->moe_fwd_s +
              (pc->first_chunk ? c->embed_fwd_s : 0) + (pc->last_chunk ? c->head_fwd_s : 0);
+  double beside = pc->ep_beside ? pc->nm * b->ep_layer_s[pc->stage] : 0;
   SimActivityId a, y, x;
   pass->compute_span = new_span (b, SIM_SPAN_FORWARD, pc->stage, pc->replica, pc->mb, pc->chunk);
-  a = pass_compute (b, pc, t, pc->side_s, tp_count, pass->compute_span);
+  a = pass_compute (b, pc, t, pc->side_s + beside, tp_count, pass->compute_span);
   dep (b, a, pass->gate);
   y = tp_colls (b, pc->replica, pc->stage, tp_count, b->plan->tp_comm_overlap > 0 ? pass->gate : a,
                 pc->mb, pc->chunk);
   cp_flows (b, pc->replica, pc->stage, pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
   dep (b, pass->end, y);
   dep (b, pass->end, a);
-  if ((x = ep_comm (b, pc, pc->nm, a, y)) != G_MAXUINT32)
+  x = pc->ep_beside ? ep_comm (b, pc, pc->nm, pass->gate, pass->gate) : ep_comm (b, pc, pc->nm, a, y);
+  if (x != G_MAXUINT32)
     dep (b, pass->end, x);
 }
 
@@ -735,10 +762,8 @@ backward_by_layer (SimIterBuilder *b, const PassCtx *pc, guint32 span, SimActivi
                (pc->last_chunk && l == pc->lc - 1 ? c->head_bwd_s : 0) +
                (pc->first_chunk && l == 0 ? c->embed_bwd_s : 0);
     GradEntry ge;
-    after = compute_with_tp (b, pc, t, pc->side_s / pc->lc,
-                             moe ? c->moe_tp_colls_fwd : c->tp_colls_fwd, span, after);
-    if (moe)
-      after = then_ep (b, pc, 1, after);
+    after = compute_with_ep (b, pc, t, pc->side_s / pc->lc,
+                             moe ? c->moe_tp_colls_fwd : c->tp_colls_fwd, span, after, moe ? 1 : 0);
     ge.ready = after;
     ge.params = layer_grad_params (b, pc, l, moe);
     ge.expert_params = moe ? b->expert_layer_params : 0;
@@ -764,9 +789,8 @@ build_backward (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
     int nd = pc->lc - pc->nm;
     double t = nd * c->layer_bwd_s + pc->nm * c->moe_bwd_s + (pc->first_chunk ? c->embed_bwd_s : 0) +
                (pc->last_chunk ? c->head_bwd_s : 0);
-    y = compute_with_tp (b, pc, t, pc->side_s, nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd,
-                         pass->compute_span, y);
-    y = then_ep (b, pc, pc->nm, y);
+    y = compute_with_ep (b, pc, t, pc->side_s, nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd,
+                         pass->compute_span, y, pc->nm);
   }
   cp_flows (b, pc->replica, pc->stage, 2 * pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
   dep (b, pass->end, y);
@@ -816,6 +840,9 @@ build_stage_program (SimIterBuilder *b, int r, int s)
     gboolean by_layer = op->backward && (int) op->micro_batch == m - 1 && plan->overlap &&
                         plan->zero < 2;
     pass_ctx_init (&pc, b, r, s, (int) i, op);
+    pc.ep_beside = plan->moe_a2a_overlap > 0 &&
+                   ((i > 0 && g_array_index (order, SimPipeOp, i - 1).backward != op->backward) ||
+                    (i + 1 < order->len && g_array_index (order, SimPipeOp, i + 1).backward != op->backward));
     build_pass (b, &pc, &ps[i], by_layer ? ge : NULL, prev, &ag_prev, prev_gate);
     prev = ps[i].end;
     prev_gate = ps[i].gate;

@@ -15,7 +15,7 @@ typedef enum {
   KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
   KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
   KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_FP8_ATTENTION, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
-  KEY_MOE_IMBALANCE,
+  KEY_MOE_IMBALANCE, KEY_MOE_A2A_OVERLAP,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -39,6 +39,9 @@ static const Option options[] = {
   { "moe-imbalance", NULL, KEY_MOE_IMBALANCE, ARG_FRACTION, NULL,
     "mixture of experts: the busiest GPU's routed tokens over the mean, from 1 to 64 "
     "(default 1: balanced routing)" },
+  { "overlap-moe-expert-parallel-comm", NULL, KEY_MOE_A2A_OVERLAP, ARG_BOOL, NULL,
+    "mixture of experts: hide each all-to-all behind the adjacent micro-batch's compute, as "
+    "Megatron-Core's combined 1F1B (default off)" },
   { "micro-batch", "mb", KEY_MICRO_BATCH, ARG_INT, NULL, "sequences per micro-batch (default 1)" },
   { "global-batch", "gb", KEY_GLOBAL_BATCH, ARG_UINT, NULL,
     "sequences per optimizer step (default: the model's published batch)" },
@@ -188,6 +191,7 @@ sim_plan_new (void)
   p->overlap = TRUE;
   p->framework = SIM_FRAMEWORK_MEGATRON;
   p->tp_comm_overlap = -1;
+  p->moe_a2a_overlap = -1;
   p->overlap_param_gather = -1;
   p->attention_kernel = -1;
   p->fp8 = SIM_FP8_OFF;
@@ -435,6 +439,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_CONTEXT_RESERVE: return parse_context_reserve (plan, value, error);
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
   case KEY_MOE_IMBALANCE: return parse_moe_imbalance (plan, value, error);
+  case KEY_MOE_A2A_OVERLAP: plan->moe_a2a_overlap = b; break;
   }
   return TRUE;
 }
@@ -902,11 +907,13 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
                    plan->ep > 1 ? "ep" : "etp", plan->ep > 1 ? plan->ep : plan->etp, model->name);
       return FALSE;
     }
-    if (plan->moe_imbalance > 0) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "--moe-imbalance: %s has no mixture-of-experts layers", model->name);
+    if (plan->moe_imbalance > 0 || plan->moe_a2a_overlap > 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--%s: %s has no mixture-of-experts layers",
+                   plan->moe_imbalance > 0 ? "moe-imbalance" : "overlap-moe-expert-parallel-comm",
+                   model->name);
       return FALSE;
     }
+    plan->moe_a2a_overlap = 0;
     /* no note: a dense model's report does not mention experts */
     plan->ep = plan->etp = 1;
     plan->edp = (int) stage_gpus;
@@ -919,6 +926,21 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
   if (plan->etp == 0) {
     plan->etp = plan->tp;
     note_default (plan, "--etp %d (= tp, as Megatron-Core)", plan->etp);
+  }
+  /* Megatron-Core: "Avoid EP overlap when full activation recompute is
+   * enabled" (Megatron-Bridge's expert-parallel overlap guide); its
+   * combined 1F1B pairs a forward with a backward, so it needs them */
+  if (plan->moe_a2a_overlap > 0 && plan->recompute == SIM_RECOMPUTE_FULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--overlap-moe-expert-parallel-comm: not with --recompute full (Megatron-Core's "
+                 "combined 1F1B does not support it)");
+    return FALSE;
+  }
+  if (plan->moe_a2a_overlap < 0) {
+    plan->moe_a2a_overlap = 0;
+    if (plan->ep > 1 || plan->etp > 1)
+      note_default (plan, "--no-overlap-moe-expert-parallel-comm (the all-to-alls after the compute, "
+                          "as Megatron-Core's default)");
   }
   if (plan->moe_imbalance == 0) {
     plan->moe_imbalance = 1.0;

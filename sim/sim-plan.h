@@ -121,6 +121,9 @@ typedef struct {
   /* mixture of experts: the busiest GPU's routed tokens over the mean (>= 1;
    * 0 unset, resolved to 1 for a MoE model: balanced routing) */
   double moe_imbalance;
+  /* -1 unset; Megatron-Core's combined 1F1B: a pass's all-to-alls beside
+   * the compute of the adjacent pass of the other direction */
+  int moe_a2a_overlap;
 
   /* which options the user gave (bit per SimPlanKey) */
   guint64 given;
