@@ -998,58 +998,37 @@ build_expert_bucket (SimIterBuilder *b, int s, guint k, double bytes, int *group
   }
 }
 
-/* the routed experts' gradients of stage s in buckets over their expert
- * data-parallel groups (Megatron-Core buckets them apart from the rest);
- * appends to `last` what the optimizer waits for */
+/* stage s's gradients in buckets, in readiness order: with `experts` the
+ * routed experts' over their expert data-parallel groups (Megatron-Core
+ * buckets them apart from the rest), else the rest over dp x cp; appends
+ * to `last` what the optimizer waits for */
 static void
-build_expert_buckets (SimIterBuilder *b, int s, GArray *last)
-{
-  const SimPlan *plan = b->plan;
-  GArray *ge0 = g_ptr_array_index (b->grads, s);
-  double bucket = bucket_params (plan), acc = 0;
-  int wire = grad_wire_bytes (plan), inner = plan->etp * plan->ep;
-  g_autofree int *group = g_new (int, plan->edp);
-  g_autofree SimActivityId *prev = g_new (SimActivityId, inner);
-  if (plan->edp < 2)
-    return;
-  for (int x = 0; x < inner; x++)
-    prev[x] = G_MAXUINT32;
-  for (guint k = 0; k < ge0->len; k++) {
-    acc += g_array_index (ge0, GradEntry, k).expert_params;
-    if ((acc < bucket && k + 1 < ge0->len) || acc <= 0)
-      continue;
-    build_expert_bucket (b, s, k, acc * wire, group, prev);
-    acc = 0;
-  }
-  for (int x = 0; x < inner; x++)
-    if (prev[x] != G_MAXUINT32)
-      g_array_append_val (last, prev[x]);
-}
-
-/* stage s's gradients in buckets, in readiness order; appends to `last`
- * what the optimizer waits for */
-static void
-build_grad_buckets (SimIterBuilder *b, int s, GArray *last)
+build_grad_buckets (SimIterBuilder *b, int s, gboolean experts, GArray *last)
 {
   const SimPlan *plan = b->plan;
   GArray *ge0 = g_ptr_array_index (b->grads, s);
   double bucket = bucket_params (plan), acc = 0;
   int wire = grad_wire_bytes (plan);
-  g_autofree int *group = g_new (int, plan->dp * plan->cp);
-  g_autofree SimActivityId *prev = g_new (SimActivityId, plan->tp);
+  int chains = experts ? plan->etp * plan->ep : plan->tp; /* one per group */
+  g_autofree int *group = g_new (int, experts ? plan->edp : plan->dp * plan->cp);
+  g_autofree SimActivityId *prev = g_new (SimActivityId, chains);
 
-  for (int t = 0; t < plan->tp; t++)
-    prev[t] = G_MAXUINT32;
+  for (int x = 0; x < chains; x++)
+    prev[x] = G_MAXUINT32;
   for (guint k = 0; k < ge0->len; k++) {
-    acc += g_array_index (ge0, GradEntry, k).params;
+    const GradEntry *e = &g_array_index (ge0, GradEntry, k);
+    acc += experts ? e->expert_params : e->params;
     if ((acc < bucket && k + 1 < ge0->len) || acc <= 0)
       continue;
-    build_bucket (b, s, k, acc * wire, group, prev);
+    if (experts)
+      build_expert_bucket (b, s, k, acc * wire, group, prev);
+    else
+      build_bucket (b, s, k, acc * wire, group, prev);
     acc = 0;
   }
-  for (int t = 0; t < plan->tp; t++)
-    if (prev[t] != G_MAXUINT32)
-      g_array_append_val (last, prev[t]);
+  for (int x = 0; x < chains; x++)
+    if (prev[x] != G_MAXUINT32)
+      g_array_append_val (last, prev[x]);
 }
 
 /* the optimizer step on each replica of stage s, once every gradient is
@@ -1131,9 +1110,9 @@ build_stage_update (SimIterBuilder *b, int s)
   if (plan->zero >= 2 && b->rs_last[s] != G_MAXUINT32)
     g_array_append_val (last, b->rs_last[s]);
   if (shards > 1 && plan->zero < 2)
-    build_grad_buckets (b, s, last);
-  if (plan->zero < 2)
-    build_expert_buckets (b, s, last);
+    build_grad_buckets (b, s, FALSE, last);
+  if (sim_model_is_moe (b->model) && plan->edp > 1 && plan->zero < 2)
+    build_grad_buckets (b, s, TRUE, last);
   build_optimizer (b, s, last);
   if (plan->zero >= 1 && plan->zero < 3 && shards > 1)
     build_param_gather (b, s);
