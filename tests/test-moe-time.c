@@ -88,6 +88,23 @@ test_a2a_bytes (void)
   teardown (&f);
 }
 
+/* one all-to-all of 67,108,864 bytes per GPU over the node's 8 GPUs, alone
+ * on the network (sim_collective_choose: what sim collective --op
+ * all_to_all prints) */
+static double
+a2a_alone_s (const SimTopology *topo)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (topo, e);
+  int gpus[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  SimCollChoice choice;
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALLTOALL, gpus, 8, 67108864.0, SIM_ALGO_AUTO,
+                                        SIM_PROTO_AUTO, &choice, &error));
+  g_assert_no_error (error);
+  return choice.predicted_s;
+}
+
 /* One micro-batch on one stage: the forward runs its 32 MoE layers' dispatch
  * and combine (2 all-to-alls each), the backward the same again, nothing
  * beside them, so the exposed expert-parallel time and the critical path's
@@ -105,22 +122,11 @@ test_one_stage (void)
   g_autoptr (SimIteration) it = NULL;
   g_autoptr (SimActivations) moe = NULL, emb = NULL, out = NULL;
   SimActivationConfig cfg;
-  SimCollChoice choice;
-  SimEngine *e;
-  SimNetwork *net;
-  int gpus[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
   double a2a_s, want;
   const SimStageTime *st;
 
   setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8");
-  e = sim_engine_new ();
-  net = sim_network_new (f.topo, e);
-  g_assert_true (sim_collective_choose (net, SIM_OP_ALLTOALL, gpus, 8, 67108864.0, SIM_ALGO_AUTO,
-                                        SIM_PROTO_AUTO, &choice, &error));
-  g_assert_no_error (error);
-  a2a_s = choice.predicted_s;
-  sim_network_free (net);
-  sim_engine_free (e);
+  a2a_s = a2a_alone_s (f.topo);
   want = 128 * a2a_s;
 
   mem = sim_memory_compute (f.topo, f.model, f.plan);
@@ -155,19 +161,10 @@ test_a2a_overlap (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (SimMemory) mem = NULL, mem_on = NULL;
   g_autoptr (SimIteration) off = NULL, on = NULL;
-  SimCollChoice choice;
-  SimEngine *e;
-  SimNetwork *net;
-  int gpus[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-  double cs, want;
+  double cs, want, a2a_s;
 
   setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8");
-  e = sim_engine_new ();
-  net = sim_network_new (f.topo, e);
-  g_assert_true (sim_collective_choose (net, SIM_OP_ALLTOALL, gpus, 8, 67108864.0, SIM_ALGO_AUTO,
-                                        SIM_PROTO_AUTO, &choice, &error));
-  sim_network_free (net);
-  sim_engine_free (e);
+  a2a_s = a2a_alone_s (f.topo);
   cs = sim_topology_gpu_type (f.topo, 0)->eff.comm_slowdown;
   mem = sim_memory_compute (f.topo, f.model, f.plan);
   off = sim_iteration_run (f.topo, f.model, f.plan, mem, FALSE, &error);
@@ -177,7 +174,7 @@ test_a2a_overlap (void)
   mem_on = sim_memory_compute (f.topo, f.model, f.plan);
   on = sim_iteration_run (f.topo, f.model, f.plan, mem_on, FALSE, &error);
   g_assert_no_error (error);
-  want = -(1 - cs) * 128 * choice.predicted_s;
+  want = -(1 - cs) * 128 * a2a_s;
   g_printerr ("# step %.9f s -> %.9f s, want a change of %.9f s\n", off->step_s, on->step_s, want);
   g_assert_cmpfloat (on->exposed_ep_s, ==, 0.0);
   g_assert_cmpfloat_with_epsilon (on->step_s - off->step_s, want, 1e-8);
