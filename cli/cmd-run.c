@@ -96,7 +96,9 @@ print_help (gboolean wide)
       "  --full-fidelity                    simulate every data-parallel replica, not one\n"
       "  --exact                            simulate every micro-batch (default: a long 1F1B or\n"
       "                                     interleaved step from its steady state, proven\n"
-      "                                     periodic; charts, traces and CSV imply --exact)\n"
+      "                                     periodic; charts, traces and CSV imply that) and\n"
+      "                                     every TP collective as its flows (default: one delay\n"
+      "                                     of its time alone where no other flow meets it)\n"
       "  --memory-only                      the memory ledger alone, no time simulation\n"
       "  --train-tokens COUNT               add the time to train on COUNT tokens (15T, 300B):\n"
       "                                     days and GPU-hours at the simulated rate\n"
@@ -460,6 +462,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
     r = sim_run_evaluate (topo, model, g_steal_pointer (&plan), NULL,
                           SIM_RUN_REMEDIES | (cli.memory_only ? 0 : SIM_RUN_TIME) |
                               (cli.full_fidelity ? SIM_RUN_FULL : 0) |
+                              (cli.exact ? SIM_RUN_REFERENCE : 0) |
                               (needs_timeline (&cli) ? 0 : SIM_RUN_STEADY),
                           error);
     if (r == NULL) {

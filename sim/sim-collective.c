@@ -503,9 +503,10 @@ sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, doubl
 
   b.start = sim_engine_add_delay (e, sim_time_from_s (choice->latency_s), tag);
   if (op == SIM_OP_SENDRECV) {
-    /* one flow at the links' rate: no group, no protocol overhead */
-    if (n > 1)
-      add_flow (&b, gpus[0], gpus[1], bytes, 0);
+    /* one flow per pair at the links' rate: no group, no protocol
+     * overhead */
+    for (int i = 0; i + 1 < n; i += 2)
+      add_flow (&b, gpus[i], gpus[i + 1], bytes, 0);
   } else if (op == SIM_OP_ALLTOALL) {
     build_alltoall (&b, gpus, n, bytes);
   } else if (n > 1) {
@@ -547,17 +548,28 @@ add_phase (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes, 
   return end;
 }
 
+double
+sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                      const SimCollChoice *choice, GArray *links)
+{
+  SimNetwork *idle = sim_network_idle (net);
+  SimEngine *e = sim_network_engine (idle);
+  SimActivityId end = sim_collective_add (idle, op, gpus, n, bytes, choice, 0, NULL);
+  if (links != NULL)
+    for (int l = 0; l < sim_engine_n_links (e); l++)
+      if (sim_engine_link_flows (e, l) > 0)
+        g_array_append_val (links, l);
+  if (!sim_engine_run (e, NULL))
+    return G_MAXDOUBLE;
+  return sim_time_to_s (sim_engine_end (e, end));
+}
+
 /* the collective alone on an idle copy of the network */
 static double
 simulate_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                 const SimCollChoice *choice)
 {
-  SimNetwork *idle = sim_network_idle (net);
-  SimEngine *e = sim_network_engine (idle);
-  SimActivityId end = sim_collective_add (idle, op, gpus, n, bytes, choice, 0, NULL);
-  if (!sim_engine_run (e, NULL))
-    return G_MAXDOUBLE;
-  return sim_time_to_s (sim_engine_end (e, end));
+  return sim_collective_alone (net, op, gpus, n, bytes, choice, NULL);
 }
 
 gboolean

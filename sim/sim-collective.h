@@ -120,10 +120,24 @@ gboolean sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, 
 /* Add the collective to the network's engine.  *start is the activity that
  * must depend on whatever precedes the collective; the return value is the
  * activity that finishes with it.  tag is given to every activity.  choice
- * comes from sim_collective_choose; never fails. */
+ * comes from sim_collective_choose; never fails.
+ * SIM_OP_SENDRECV takes gpus as n / 2 (source, destination) pairs, each
+ * sending `bytes`, all after the one latency of choice (chosen for the
+ * first pair) and joined at the end: the same times as a send/recv per
+ * pair with that choice, all started by the same activity, in 2 + n / 2
+ * activities instead of 3 n / 2. */
 SimActivityId sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n,
                                   double bytes, const SimCollChoice *choice, guint32 tag,
                                   SimActivityId *start);
+
+/* How long the collective (as sim_collective_add would add it, choice's
+ * latency included) takes alone on an idle copy of the network, in
+ * seconds; with `links` non-NULL, the links its flows cross are appended
+ * to it (ints, each once, ascending).  net's own engine is untouched;
+ * G_MAXDOUBLE if it cannot finish (never, for a choice from
+ * sim_collective_choose). */
+double sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                             const SimCollChoice *choice, GArray *links);
 
 /* names are static strings; a parser returns FALSE for an unknown name and
  * leaves *out untouched; any thread */

@@ -49,6 +49,7 @@ typedef struct {
   gint32 head;
   guint32 n_unfrozen;
   guint32 mark;
+  guint32 n_flows; /* flows added across it since the last reset */
 } Link;
 
 typedef struct {
@@ -134,7 +135,7 @@ sim_engine_add_stream (SimEngine *e)
 int
 sim_engine_add_link (SimEngine *e, double bw_bytes_per_s)
 {
-  Link l = { bw_bytes_per_s, 0.0, -1, 0, 0 };
+  Link l = { bw_bytes_per_s, 0.0, -1, 0, 0, 0 };
   g_return_val_if_fail (bw_bytes_per_s > 0, -1);
   g_array_append_val (e->links, l);
   return (int) e->links->len - 1;
@@ -160,6 +161,7 @@ sim_engine_reset (SimEngine *e)
     l->head = -1;
     l->n_unfrozen = 0;
     l->mark = 0;
+    l->n_flows = 0;
   }
   g_clear_pointer (&e->succ, g_free);
   g_clear_pointer (&e->comp_links, g_free);
@@ -217,6 +219,7 @@ sim_engine_add_flow (SimEngine *e, const int *links, int n_links, double bytes,
     Hop h = { links[i], (gint32) e->flows->len, -1, -1 };
     g_return_val_if_fail (links[i] >= 0 && (guint) links[i] < e->links->len, 0);
     g_array_append_val (e->hops, h);
+    g_array_index (e->links, Link, links[i]).n_flows++;
   }
   g_array_append_val (e->flows, f);
   return add_activity (e, KIND_FLOW, (gint32) e->flows->len - 1, MAX (latency, 0), tag);
@@ -641,6 +644,29 @@ SimTime
 sim_engine_end (const SimEngine *e, SimActivityId a)
 {
   return g_array_index (e->activities, Activity, a).end;
+}
+
+guint32
+sim_engine_link_flows (const SimEngine *e, int link)
+{
+  g_return_val_if_fail (link >= 0 && (guint) link < e->links->len, 0);
+  return g_array_index (e->links, Link, link).n_flows;
+}
+
+int
+sim_engine_flow_n_links (const SimEngine *e, SimActivityId a)
+{
+  const Activity *x = &g_array_index (e->activities, Activity, a);
+  return x->kind == KIND_FLOW ? (int) g_array_index (e->flows, Flow, x->index).path_len : 0;
+}
+
+int
+sim_engine_flow_link (const SimEngine *e, SimActivityId a, int i)
+{
+  const Activity *x = &g_array_index (e->activities, Activity, a);
+  const Flow *f = &g_array_index (e->flows, Flow, x->index);
+  g_return_val_if_fail (x->kind == KIND_FLOW && i >= 0 && (guint32) i < f->path_len, -1);
+  return g_array_index (e->hops, Hop, f->path_off + (guint32) i).link;
 }
 
 guint32

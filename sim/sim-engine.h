@@ -47,6 +47,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimEngine, sim_engine_free)
 int sim_engine_add_stream (SimEngine *e);
 int sim_engine_add_link (SimEngine *e, double bw_bytes_per_s); /* one direction */
 int sim_engine_n_links (const SimEngine *e);
+/* how many flows added since the last reset cross `link` (0 for a link no
+ * flow uses yet); never fails */
+guint32 sim_engine_link_flows (const SimEngine *e, int link);
 /* forgets every stream, activity and dependency and the run, keeping the
  * links (idle again): the engine can be built on and run anew; never fails */
 void sim_engine_reset (SimEngine *e);
@@ -71,6 +74,10 @@ guint32 sim_engine_n_activities (const SimEngine *e);
 SimTime sim_engine_start (const SimEngine *e, SimActivityId a);
 SimTime sim_engine_end (const SimEngine *e, SimActivityId a);
 guint32 sim_engine_tag (const SimEngine *e, SimActivityId a);
+/* the links a flow crosses, in path order: how many (0 for a compute or a
+ * delay) and the i-th; never fail */
+int sim_engine_flow_n_links (const SimEngine *e, SimActivityId a);
+int sim_engine_flow_link (const SimEngine *e, SimActivityId a, int i);
 SimTime sim_engine_now (const SimEngine *e);
 guint64 sim_engine_events (const SimEngine *e);       /* events processed */
 guint64 sim_engine_reshares (const SimEngine *e);     /* flows whose rate was recomputed */

@@ -41,6 +41,24 @@ typedef struct {
   double expert_params; /* of routed experts, reduced over the expert data-parallel group */
 } GradEntry;
 
+/* What one run builds on and the next run of the same plan (but for its
+ * micro-batch count: the steady state's runs, the rebuild with TP flows)
+ * can keep: the engine and network with their allocations and routes, the
+ * arrays the analysis reads, the collective choices, and the TP groups'
+ * times alone and links (indexed by group: the same plan shape) */
+typedef struct {
+  SimEngine *e;
+  SimNetwork *net;
+  GArray *spans;       /* Span */
+  GArray *act_span;    /* guint32 per activity */
+  GArray *is_compute;  /* guint8 per activity */
+  GArray *edges;       /* SimActivityId pairs (after, before) */
+  GHashTable *choices; /* ChoiceKey -> SimCollChoice */
+  GHashTable *nodes_seen; /* scratch of choose(): the nodes of one group */
+  GHashTable *tp_alone_s; /* guint64 (group << 24 | count) -> double * */
+  GPtrArray *tp_links;    /* GArray of int per TP group, NULL until its first delay */
+} Scratch;
+
 /* One run: the engine it builds on, the spans and edges it records for
  * the analysis, and each replica's passes.  Per (replica r, stage s)
  * arrays are indexed [r * pp + s]. */
@@ -50,15 +68,16 @@ typedef struct {
   const SimPlan *plan;
   const SimMemory *ledger;
   const SimGpuType *gpu;
-  SimEngine *e; /* owned, as is everything below */
+  Scratch *sc;  /* borrowed: e ... nodes_seen below are its */
+  SimEngine *e;
   SimNetwork *net;
-  SimLayerCost cost;
-  GArray *spans;       /* Span */
-  GArray *act_span;    /* guint32 per activity */
-  GArray *is_compute;  /* guint8 per activity */
-  GArray *edges;       /* SimActivityId pairs (after, before) */
-  GHashTable *choices; /* ChoiceKey -> SimCollChoice */
-  GHashTable *nodes_seen; /* scratch of choose(): the nodes of one group */
+  GArray *spans;
+  GArray *act_span;
+  GArray *is_compute;
+  GArray *edges;
+  GHashTable *choices;
+  GHashTable *nodes_seen;
+  SimLayerCost cost; /* owned, as is everything below */
   int replicas;
   int *lc_of;          /* layers of each chunk [s * v + c] (sim_plan_chunk_layers) */
   double layer_params; /* per TP rank */
@@ -82,6 +101,12 @@ typedef struct {
   Pass *passes;             /* [(r * pp + s) * passes_per_stage + i], program order */
   SimActivityId *stage_end; /* [r * pp + s]: the stage's last activity so far */
   GPtrArray *grads;         /* [r * pp + s]: GArray of GradEntry, in readiness order */
+  /* TP collectives as one delay each (tp_alone_check): their time alone
+   * per (group, count), each group's links ([(r * pp + s) * cp + c]) and
+   * its delays in program order */
+  gboolean tp_alone;
+  gboolean tp_flows;        /* this pass's TP collectives as flows all the same */
+  GPtrArray *tp_delays;     /* GArray of SimActivityId */
 } SimIterBuilder;
 
 const char *
@@ -125,22 +150,45 @@ choice_free (gpointer p)
 static void moe_init (SimIterBuilder *b);
 
 static void
+array_unref_null (gpointer a)
+{
+  if (a != NULL)
+    g_array_unref (a);
+}
+
+static void
 builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
-              const SimPlan *plan, const SimMemory *ledger, gboolean full, const SimLayerCost *cost)
+              const SimPlan *plan, const SimMemory *ledger, gboolean full, const SimLayerCost *cost,
+              gboolean tp_alone, Scratch *sc)
 {
   int p = plan->pp, v = plan->virtual_stages;
   int replicas = full ? plan->dp : 1;
 
   b->topo = topo, b->model = model, b->plan = plan, b->ledger = ledger;
-  b->e = sim_engine_new ();
-  b->net = sim_network_new (topo, b->e);
+  if (sc->e == NULL) {
+    sc->e = sim_engine_new ();
+    sc->net = sim_network_new (topo, sc->e);
+    sc->spans = g_array_new (FALSE, FALSE, sizeof (Span));
+    sc->act_span = g_array_new (FALSE, FALSE, sizeof (guint32));
+    sc->is_compute = g_array_new (FALSE, FALSE, sizeof (guint8));
+    sc->edges = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
+    sc->choices = g_hash_table_new_full (choice_key_hash, choice_key_equal, g_free, choice_free);
+    sc->nodes_seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+    sc->tp_alone_s = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+    sc->tp_links = g_ptr_array_new_with_free_func (array_unref_null);
+  } else {
+    /* the links (and the network's routes) stay */
+    sim_engine_reset (sc->e);
+    g_array_set_size (sc->spans, 0);
+    g_array_set_size (sc->act_span, 0);
+    g_array_set_size (sc->is_compute, 0);
+    g_array_set_size (sc->edges, 0);
+  }
+  b->sc = sc;
+  b->e = sc->e, b->net = sc->net;
+  b->spans = sc->spans, b->act_span = sc->act_span, b->is_compute = sc->is_compute;
+  b->edges = sc->edges, b->choices = sc->choices, b->nodes_seen = sc->nodes_seen;
   b->gpu = sim_topology_gpu_type (topo, 0);
-  b->spans = g_array_new (FALSE, FALSE, sizeof (Span));
-  b->act_span = g_array_new (FALSE, FALSE, sizeof (guint32));
-  b->is_compute = g_array_new (FALSE, FALSE, sizeof (guint8));
-  b->edges = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
-  b->choices = g_hash_table_new_full (choice_key_hash, choice_key_equal, g_free, choice_free);
-  b->nodes_seen = g_hash_table_new (g_direct_hash, g_direct_equal);
   b->replicas = replicas;
   b->lc_of = g_new (int, p * v);
   for (int s = 0; s < p; s++)
@@ -165,6 +213,17 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   b->passes = g_new0 (Pass, (gsize) replicas * p * b->passes_per_stage);
   b->stage_end = g_new (SimActivityId, p * replicas);
   b->grads = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  /* not where other collectives run beside every pass (context
+   * parallelism's blocks, ZeRO-2/3's per-pass gathers and reductions) */
+  b->tp_alone = tp_alone && plan->tp > 1 && plan->cp == 1 && (plan->zero < 2 || plan->dp == 1);
+  if (b->tp_alone) {
+    guint groups = (guint) (replicas * p * plan->cp);
+    b->tp_delays = g_ptr_array_new_full (groups, (GDestroyNotify) g_array_unref);
+    if (sc->tp_links->len < groups)
+      g_ptr_array_set_size (sc->tp_links, (gint) groups);
+    for (guint i = 0; i < groups; i++)
+      g_ptr_array_add (b->tp_delays, g_array_new (FALSE, FALSE, sizeof (SimActivityId)));
+  }
 }
 
 /* frees what b owns; safe on a zeroed builder and twice */
@@ -172,6 +231,7 @@ static void
 builder_clear (SimIterBuilder *b)
 {
   g_clear_pointer (&b->grads, g_ptr_array_unref);
+  g_clear_pointer (&b->tp_delays, g_ptr_array_unref);
   g_clear_pointer (&b->stage_end, g_free);
   g_clear_pointer (&b->passes, g_free);
   g_clear_pointer (&b->stream, g_free);
@@ -183,16 +243,28 @@ builder_clear (SimIterBuilder *b)
   g_clear_pointer (&b->moe_of, g_free);
   g_clear_pointer (&b->first_of, g_free);
   g_clear_pointer (&b->ep_layer_s, g_free);
-  g_clear_pointer (&b->choices, g_hash_table_unref);
-  g_clear_pointer (&b->nodes_seen, g_hash_table_unref);
-  g_clear_pointer (&b->edges, g_array_unref);
-  g_clear_pointer (&b->is_compute, g_array_unref);
-  g_clear_pointer (&b->act_span, g_array_unref);
-  g_clear_pointer (&b->spans, g_array_unref);
-  /* the network holds the engine: it goes first */
-  g_clear_pointer (&b->net, sim_network_free);
-  g_clear_pointer (&b->e, sim_engine_free);
+  /* the scratch's are its owner's */
+  b->sc = NULL, b->e = NULL, b->net = NULL, b->spans = b->act_span = b->is_compute = NULL;
+  b->edges = NULL, b->choices = b->nodes_seen = NULL;
 }
+
+static void
+scratch_clear (Scratch *sc)
+{
+  g_clear_pointer (&sc->tp_links, g_ptr_array_unref);
+  g_clear_pointer (&sc->tp_alone_s, g_hash_table_unref);
+  g_clear_pointer (&sc->choices, g_hash_table_unref);
+  g_clear_pointer (&sc->nodes_seen, g_hash_table_unref);
+  g_clear_pointer (&sc->edges, g_array_unref);
+  g_clear_pointer (&sc->is_compute, g_array_unref);
+  g_clear_pointer (&sc->act_span, g_array_unref);
+  g_clear_pointer (&sc->spans, g_array_unref);
+  /* the network holds the engine: it goes first */
+  g_clear_pointer (&sc->net, sim_network_free);
+  g_clear_pointer (&sc->e, sim_engine_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scratch, scratch_clear)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SimIterBuilder, builder_clear)
 
@@ -326,8 +398,33 @@ coll (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes, int
   mark_from (b, first, span);
 }
 
+/* the time alone on the network of `count` TP collectives merged into one
+ * (as coll() merges them) on TP group gi (GPUs g), and with the group's
+ * first, its links */
+static double
+tp_alone_s (SimIterBuilder *b, int gi, const int *g, int count)
+{
+  const SimPlan *p = b->plan;
+  SimCollOp op = p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE;
+  guint64 key = (guint64) gi << 24 | (guint64) count;
+  double *x = g_hash_table_lookup (b->sc->tp_alone_s, &key);
+  if (x == NULL) {
+    SimCollChoice c = *choose (b, op, g, p->tp, b->cost.tp_bytes);
+    GArray *links = NULL;
+    if (g_ptr_array_index (b->sc->tp_links, gi) == NULL)
+      links = g_ptr_array_index (b->sc->tp_links, gi) = g_array_new (FALSE, FALSE, sizeof (int));
+    c.latency_s *= count;
+    x = g_new (double, 1);
+    *x = sim_collective_alone (b->net, op, g, p->tp, b->cost.tp_bytes * count, &c, links);
+    g_hash_table_insert (b->sc->tp_alone_s, g_memdup2 (&key, sizeof key), x);
+  }
+  return *x;
+}
+
 /* the TP collectives of one pass on every TP group of the stage, after
- * `after`; returns the activity that ends them all */
+ * `after`; returns the activity that ends them all.  With b->tp_alone
+ * each group's is one delay of its time alone (tp_alone_check says
+ * whether that was exact) */
 static SimActivityId
 tp_colls (SimIterBuilder *b, int replica, int stage, int count, SimActivityId after, int mb,
           int chunk)
@@ -339,7 +436,8 @@ tp_colls (SimIterBuilder *b, int replica, int stage, int count, SimActivityId af
   if (p->tp < 2 || count == 0)
     return after;
   span = new_span (b, SIM_SPAN_TP, stage, replica, mb, chunk);
-  end = gate (b, span);
+  /* one group needs no gate of its own: its collective's end is the end */
+  end = p->cp > 1 ? gate (b, span) : G_MAXUINT32;
   g = g_new (int, p->tp);
   for (int c = 0; c < p->cp; c++) {
     SimActivityId s, j;
@@ -347,9 +445,19 @@ tp_colls (SimIterBuilder *b, int replica, int stage, int count, SimActivityId af
       g[t] = gpu_of (b, t, c, replica, stage);
     /* with sequence parallelism, half are all_gathers, half reduce_scatters:
      * the same ring traffic, (t-1)/t S each */
-    coll (b, p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE, g, p->tp,
-          b->cost.tp_bytes, count, span, &s, &j);
+    if (b->tp_alone && !b->tp_flows) {
+      guint32 first = sim_engine_n_activities (b->e);
+      int gi = (replica * p->pp + stage) * p->cp + c;
+      s = j = sim_engine_add_delay (b->e, sim_time_from_s (tp_alone_s (b, gi, g, count)), span);
+      mark_from (b, first, span);
+      g_array_append_val ((GArray *) g_ptr_array_index (b->tp_delays, gi), j);
+    } else {
+      coll (b, p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE, g, p->tp,
+            b->cost.tp_bytes, count, span, &s, &j);
+    }
     dep (b, s, after);
+    if (end == G_MAXUINT32)
+      return j;
     dep (b, end, j);
   }
   return end;
@@ -832,6 +940,7 @@ build_stage_program (SimIterBuilder *b, int r, int s)
 
   g_ptr_array_add (b->grads, ge);
   b->stream[r * p + s] = sim_engine_add_stream (b->e);
+  b->tp_flows = FALSE;
   for (guint i = 0; i < order->len; i++) {
     const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
     PassCtx pc;
@@ -840,6 +949,9 @@ build_stage_program (SimIterBuilder *b, int r, int s)
     gboolean by_layer = op->backward && (int) op->micro_batch == m - 1 && plan->overlap &&
                         plan->zero < 2;
     pass_ctx_init (&pc, b, r, s, (int) i, op);
+    /* from the first backward that finalises gradients on, the gradient
+     * reduction may run beside the TP collectives: flows (tp_alone_exact) */
+    b->tp_flows = b->tp_flows || (op->backward && (int) op->micro_batch == m - 1);
     pc.ep_beside = plan->moe_a2a_overlap > 0 &&
                    ((i > 0 && g_array_index (order, SimPipeOp, i - 1).backward != op->backward) ||
                     (i + 1 < order->len && g_array_index (order, SimPipeOp, i + 1).backward != op->backward));
@@ -882,14 +994,34 @@ pp_send (SimIterBuilder *b, int replica, int from, int to, SimActivityId after,
     return;
   }
   span = new_span (b, SIM_SPAN_PP, from, replica, mb, chunk);
-  for (int t = 0; t < p->tp; t++)
-    for (int c = 0; c < p->cp; c++) {
-      int g[2] = { gpu_of (b, t, c, replica, from), gpu_of (b, t, c, replica, to) };
+  /* every TP and CP rank sends its shard to its peer in the next stage,
+   * all at once: where the pairs are alike (one choice: choose() keys on
+   * their shape), one latency, a flow per pair and one join */
+  {
+    int n = 2 * p->tp * p->cp, k = 0;
+    g_autofree int *g = g_new (int, n);
+    const SimCollChoice *c0 = NULL;
+    gboolean alike = TRUE;
+    for (int t = 0; t < p->tp; t++)
+      for (int c = 0; c < p->cp; c++) {
+        g[k] = gpu_of (b, t, c, replica, from);
+        g[k + 1] = gpu_of (b, t, c, replica, to);
+        if (k == 0)
+          c0 = choose (b, SIM_OP_SENDRECV, g, 2, b->cost.pp_bytes);
+        else
+          alike = alike && choose (b, SIM_OP_SENDRECV, g + k, 2, b->cost.pp_bytes) == c0;
+        k += 2;
+      }
+    for (k = 0; k < n; k += alike ? n : 2) {
+      guint32 first = sim_engine_n_activities (b->e);
       SimActivityId s, j;
-      coll (b, SIM_OP_SENDRECV, g, 2, b->cost.pp_bytes, 1, span, &s, &j);
+      j = sim_collective_add (b->net, SIM_OP_SENDRECV, g + k, alike ? n : 2, b->cost.pp_bytes,
+                              choose (b, SIM_OP_SENDRECV, g + k, 2, b->cost.pp_bytes), span, &s);
+      mark_from (b, first, span);
       dep (b, s, after);
       dep (b, before, j);
     }
+  }
 }
 
 /* the stage a pass of stage s hands its output to, and that pass's chunk;
@@ -1603,26 +1735,125 @@ sim_iteration_run (const SimTopology *topo, const SimModel *model, const SimPlan
   return sim_iteration_run_with_cost (topo, model, plan, ledger, full, NULL, error);
 }
 
-SimIteration *
-sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
-                             const SimMemory *ledger, gboolean full, const SimLayerCost *cost,
-                             GError **error)
+/* Whether the run with TP collectives as one delay each (b->tp_alone) is
+ * the run with their flows: it is while no flow ever shares a link with
+ * a TP collective running at the time.  A group's collectives follow one
+ * another (each pass's end waits for its own, the next pass for that
+ * end), so what could share is another TP group's links (two groups
+ * crossing one link: not checked further) or a flow crossing one of the
+ * group's links while one of its delays runs.  Until the first such moment
+ * the two runs are the same instant by instant; with none, they are the
+ * same throughout.  Before the run (ran FALSE) this says whether the run
+ * is worth making: no two groups share a link and no flow but the
+ * gradient reduction's (whose window has flows: build_stage_program)
+ * crosses a group's links; after it, whether no flow met a delay. */
+static gboolean
+tp_alone_exact (SimIterBuilder *b, gboolean ran)
+{
+  int nl = sim_engine_n_links (b->e);
+  guint32 na = sim_engine_n_activities (b->e);
+  g_autofree int *owner = g_new (int, nl);
+  gboolean shared = FALSE;
+  for (int l = 0; l < nl; l++)
+    owner[l] = -1;
+  for (guint gi = 0; gi < b->tp_delays->len; gi++) {
+    GArray *links = g_ptr_array_index (b->sc->tp_links, gi);
+    for (guint i = 0; links != NULL && i < links->len; i++) {
+      int l = g_array_index (links, int, i);
+      if (owner[l] >= 0 && owner[l] != (int) gi)
+        return FALSE;
+      owner[l] = (int) gi;
+      shared = shared || sim_engine_link_flows (b->e, l) > 0;
+    }
+  }
+  if (!shared)
+    return TRUE;
+  for (guint32 a = 0; a < na; a++) {
+    int n = sim_engine_flow_n_links (b->e, a);
+    SimTime fs = ran ? sim_engine_start (b->e, a) : 0, fe = ran ? sim_engine_end (b->e, a) : 0;
+    for (int i = 0; i < n; i++) {
+      int gi = owner[sim_engine_flow_link (b->e, a, i)];
+      GArray *d;
+      guint lo = 0, hi;
+      if (gi < 0)
+        continue;
+      if (!ran) {
+        SimSpanKind k = span_of (b, a)->kind;
+        if (k != SIM_SPAN_DP && k != SIM_SPAN_TP)
+          return FALSE;
+        continue;
+      }
+      /* the group's last delay starting before the flow ends; the ones
+       * before it end before it starts */
+      d = g_ptr_array_index (b->tp_delays, gi);
+      hi = d->len;
+      while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (sim_engine_start (b->e, g_array_index (d, SimActivityId, mid)) < fe)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo > 0) {
+        SimActivityId x = g_array_index (d, SimActivityId, lo - 1);
+        if (sim_engine_end (b->e, x) > fs && sim_engine_end (b->e, x) > sim_engine_start (b->e, x))
+          return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* builds the iteration into *b (initialised here); FALSE with error set */
+static gboolean
+build (SimIterBuilder *b, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+       const SimMemory *ledger, gboolean full, const SimLayerCost *cost, gboolean tp_alone,
+       Scratch *sc, GError **error)
+{
+  builder_init (b, topo, model, plan, ledger, full, cost, tp_alone, sc);
+  for (int r = 0; r < b->replicas; r++)
+    for (int s = 0; s < plan->pp; s++)
+      build_stage_program (b, r, s);
+  build_pipeline_sends (b);
+  for (int s = 0; s < plan->pp; s++)
+    build_stage_update (b, s);
+  if (b->error != NULL) {
+    g_propagate_error (error, g_steal_pointer (&b->error));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* sim_iteration_run_with_cost on sc */
+static SimIteration *
+run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+        const SimMemory *ledger, gboolean full, const SimLayerCost *cost, gboolean shortcut,
+        Scratch *sc, GError **error)
 {
   g_auto (SimIterBuilder) b = { 0 };
   SimIteration *it;
+  gboolean ran = FALSE;
 
-  builder_init (&b, topo, model, plan, ledger, full, cost);
-  for (int r = 0; r < b.replicas; r++)
-    for (int s = 0; s < plan->pp; s++)
-      build_stage_program (&b, r, s);
-  build_pipeline_sends (&b);
-  for (int s = 0; s < plan->pp; s++)
-    build_stage_update (&b, s);
-  if (b.error != NULL) {
-    g_propagate_error (error, g_steal_pointer (&b.error));
+  /* first with TP collectives as one delay each, if that is exact
+   * (tp_alone_exact); else again with their flows */
+  if (!build (&b, topo, model, plan, ledger, full, cost, shortcut, sc, error))
     return NULL;
+  if (b.tp_alone) {
+    gboolean exact = tp_alone_exact (&b, FALSE);
+    if (exact) {
+      if (!sim_engine_run (b.e, error))
+        return NULL;
+      exact = tp_alone_exact (&b, TRUE);
+      ran = exact;
+    }
+    if (!exact) {
+      builder_clear (&b);
+      memset (&b, 0, sizeof b);
+      if (!build (&b, topo, model, plan, ledger, full, cost, FALSE, sc, error))
+        return NULL;
+    }
   }
-  if (!sim_engine_run (b.e, error))
+  if (!ran && !sim_engine_run (b.e, error))
     return NULL;
 
   spans_from_activities (&b);
@@ -1633,6 +1864,23 @@ sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, con
   it->activities = sim_engine_n_activities (b.e);
   it->events = sim_engine_events (b.e);
   return it;
+}
+
+SimIteration *
+sim_iteration_run_with_cost (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+                             const SimMemory *ledger, gboolean full, const SimLayerCost *cost,
+                             GError **error)
+{
+  g_auto (Scratch) sc = { 0 };
+  return run_on (topo, model, plan, ledger, full, cost, TRUE, &sc, error);
+}
+
+SimIteration *
+sim_iteration_run_reference (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+                             const SimMemory *ledger, gboolean full, GError **error)
+{
+  g_auto (Scratch) sc = { 0 };
+  return run_on (topo, model, plan, ledger, full, NULL, FALSE, &sc, error);
 }
 
 /* ---- the steady state, extrapolated ---- */
@@ -1727,12 +1975,12 @@ steady_worth (const SimPlan *plan, guint64 first, guint64 base, int n, guint64 m
 /* one run of m micro-batches, the rest of the plan as given */
 static SimIteration *
 steady_run (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
-            const SimMemory *ledger, gboolean full, guint64 m, GError **error)
+            const SimMemory *ledger, gboolean full, guint64 m, Scratch *sc, GError **error)
 {
   SimPlan q = *plan; /* shallow: read only, and never freed */
   q.micro_batches = m;
   q.global_batch = m * q.micro_batch * (guint64) q.dp;
-  return sim_iteration_run (topo, model, &q, ledger, full, error);
+  return run_on (topo, model, &q, ledger, full, NULL, TRUE, sc, error);
 }
 
 SimIteration *
@@ -1745,6 +1993,7 @@ sim_iteration_run_steady (const SimTopology *topo, const SimModel *model, const 
   guint64 activities = 0, events = 0; /* of every run, to report the work done */
   guint64 last = 0, before = 0; /* activities of the last two runs */
   int n = 0;
+  g_auto (Scratch) sc = { 0 }; /* shared by the runs */
 
   if (!steady_counts (plan, &first, &base))
     return sim_iteration_run (topo, model, plan, ledger, full, error);
@@ -1759,7 +2008,7 @@ sim_iteration_run_steady (const SimTopology *topo, const SimModel *model, const 
       sim_iteration_free (w[0]);
       memmove (w, w + 1, 4 * sizeof w[0]);
     }
-    w[MIN (n, 4)] = steady_run (topo, model, plan, ledger, full, m, error);
+    w[MIN (n, 4)] = steady_run (topo, model, plan, ledger, full, m, &sc, error);
     if (w[MIN (n, 4)] == NULL) {
       for (int i = 0; i < 5; i++)
         sim_iteration_free (w[i]);
@@ -1785,7 +2034,7 @@ sim_iteration_run_steady (const SimTopology *topo, const SimModel *model, const 
     if (k == 0 || (w[i] != r[0] && w[i] != r[1] && w[i] != r[2]))
       g_clear_pointer (&w[i], sim_iteration_free);
   if (k == 0)
-    return sim_iteration_run (topo, model, plan, ledger, full, error);
+    return run_on (topo, model, plan, ledger, full, NULL, TRUE, &sc, error);
   m -= base; /* the last run's */
 
   /* the last run, carried forward by the remaining periods */

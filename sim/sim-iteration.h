@@ -108,6 +108,15 @@ typedef struct {
 SimIteration *sim_iteration_run (const SimTopology *topo, const SimModel *model,
                                  const SimPlan *plan, const SimMemory *ledger, gboolean full,
                                  GError **error);
+/* The same results, with every collective simulated as its flows: the
+ * reference for the one shortcut sim_iteration_run takes, each TP
+ * collective as one delay of its time alone on the network wherever no
+ * flow (a gradient bucket, a pipeline send) meets it, which it checks
+ * after the run and otherwise runs again without (sim --exact; the same
+ * ownership, errors and threads) */
+SimIteration *sim_iteration_run_reference (const SimTopology *topo, const SimModel *model,
+                                           const SimPlan *plan, const SimMemory *ledger,
+                                           gboolean full, GError **error);
 /* the same with given per-layer costs instead of sim_cost_layer(), for
  * idealised checks (a pp_bytes of 0 makes pipeline sends free); the same
  * ownership, errors and threads */

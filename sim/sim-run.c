@@ -42,8 +42,12 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
   if (flags & SIM_RUN_TIME) {
     g_autofree guint64 *peaks = g_new (guint64, plan->pp);
     gboolean full = (flags & SIM_RUN_FULL) != 0;
-    run->time = (flags & SIM_RUN_STEADY) ? sim_iteration_run_steady (topo, model, plan, run->memory, full, error)
-                                         : sim_iteration_run (topo, model, plan, run->memory, full, error);
+    if (flags & SIM_RUN_REFERENCE)
+      run->time = sim_iteration_run_reference (topo, model, plan, run->memory, full, error);
+    else if (flags & SIM_RUN_STEADY)
+      run->time = sim_iteration_run_steady (topo, model, plan, run->memory, full, error);
+    else
+      run->time = sim_iteration_run (topo, model, plan, run->memory, full, error);
     if (run->time == NULL)
       return NULL;
     run->extrapolated = run->time->steady_micro_batches[0] > 0;

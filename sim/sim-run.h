@@ -41,6 +41,9 @@ typedef enum {
   SIM_RUN_REMEDIES = 1 << 2,    /* try remedies when it does not fit */
   SIM_RUN_STEADY = 1 << 3,      /* long 1F1B/interleaved runs from their steady state
                                  * (sim_iteration_run_steady): no spans, no timelines */
+  SIM_RUN_REFERENCE = 1 << 4,   /* every micro-batch and every collective's flows, no
+                                 * shortcut (sim_iteration_run_reference; not with
+                                 * SIM_RUN_STEADY) */
 } SimRunFlags;
 
 /* plan: unresolved, taken over by the run (freed with it, and freed on

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""The steady-state extrapolation (sim's default for long 1F1B and
-interleaved runs) against the whole run (--exact) on every published run of
+"""sim's shortcuts (the steady-state extrapolation of long 1F1B and
+interleaved runs, TP collectives as their time alone where no flow meets
+them) against the reference (--exact: every micro-batch, every collective's
+flows) on every published run of
 tests/validation/data/training_calibration.csv, as the fit builds them
 (tools/fit-efficiency.py): the step time, each kind of exposed
 communication and the bubble within 0.1 % of the step, the activation peak
