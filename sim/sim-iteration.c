@@ -32,6 +32,7 @@ typedef struct {
   guint32 compute_span;
   guint32 recompute_span;
   gboolean has_recompute;
+  gboolean tail; /* from the stage's first backward that finalises gradients on */
   SimPipeOp op;
 } Pass;
 
@@ -55,9 +56,22 @@ typedef struct {
   GArray *edges;       /* SimActivityId pairs (after, before) */
   GHashTable *choices; /* ChoiceKey -> SimCollChoice */
   GHashTable *nodes_seen; /* scratch of choose(): the nodes of one group */
-  GHashTable *tp_alone_s; /* guint64 (group << 24 | count) -> double * */
-  GPtrArray *tp_links;    /* GArray of int per TP group, NULL until its first delay */
+  GHashTable *alone_s;    /* guint64 (group << 24 | count) -> double * */
+  GPtrArray *alone_links; /* GArray of int per group, NULL until its first delay */
 } Scratch;
+
+enum { ALONE_TP = 1, ALONE_PP = 2 };
+/* runs with delays after the first that something met (run_on) */
+#define ALONE_ROUNDS 2
+/* the most groups of delays on one link (alone_exact) */
+#define ALONE_SHARED 4
+
+/* one collective or send of a group taken as a delay, and its place among
+ * the group's (delays or not), which names it from one build to the next */
+typedef struct {
+  SimActivityId act;
+  guint32 seq;
+} AloneDelay;
 
 /* One run: the engine it builds on, the spans and edges it records for
  * the analysis, and each replica's passes.  Per (replica r, stage s)
@@ -101,12 +115,18 @@ typedef struct {
   Pass *passes;             /* [(r * pp + s) * passes_per_stage + i], program order */
   SimActivityId *stage_end; /* [r * pp + s]: the stage's last activity so far */
   GPtrArray *grads;         /* [r * pp + s]: GArray of GradEntry, in readiness order */
-  /* TP collectives as one delay each (tp_alone_check): their time alone
-   * per (group, count), each group's links ([(r * pp + s) * cp + c]) and
-   * its delays in program order */
-  gboolean tp_alone;
-  gboolean tp_flows;        /* this pass's TP collectives as flows all the same */
-  GPtrArray *tp_delays;     /* GArray of SimActivityId */
+  /* TP collectives and pipeline sends as one delay each of their time
+   * alone (alone_exact), by group: the TP group of replica r, stage s and
+   * CP rank c is [(r * pp + s) * cp + c]; the sends of replica r's stage s
+   * forward (d 0) or backward (d 1) are [tp_groups + (r * pp + s) * 2 + d].
+   * Each group's links are in sc->alone_links, its delays (in program
+   * order) here. */
+  int alone;                /* ALONE_TP | ALONE_PP */
+  gboolean tail;            /* the current pass is a tail one: flows all the same */
+  int tp_groups;
+  GPtrArray *alone_delays;  /* GArray of AloneDelay */
+  guint32 *alone_seq;       /* per group: its collectives or sends so far */
+  GHashTable *alone_off;    /* borrowed: (group << 32 | seq) of those taken as flows */
 } SimIterBuilder;
 
 const char *
@@ -159,7 +179,7 @@ array_unref_null (gpointer a)
 static void
 builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
               const SimPlan *plan, const SimMemory *ledger, gboolean full, const SimLayerCost *cost,
-              gboolean tp_alone, Scratch *sc)
+              int alone, Scratch *sc)
 {
   int p = plan->pp, v = plan->virtual_stages;
   int replicas = full ? plan->dp : 1;
@@ -174,8 +194,8 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
     sc->edges = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
     sc->choices = g_hash_table_new_full (choice_key_hash, choice_key_equal, g_free, choice_free);
     sc->nodes_seen = g_hash_table_new (g_direct_hash, g_direct_equal);
-    sc->tp_alone_s = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-    sc->tp_links = g_ptr_array_new_with_free_func (array_unref_null);
+    sc->alone_s = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+    sc->alone_links = g_ptr_array_new_with_free_func (array_unref_null);
   } else {
     /* the links (and the network's routes) stay */
     sim_engine_reset (sc->e);
@@ -215,14 +235,21 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   b->grads = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   /* not where other collectives run beside every pass (context
    * parallelism's blocks, ZeRO-2/3's per-pass gathers and reductions) */
-  b->tp_alone = tp_alone && plan->tp > 1 && plan->cp == 1 && (plan->zero < 2 || plan->dp == 1);
-  if (b->tp_alone) {
-    guint groups = (guint) (replicas * p * plan->cp);
-    b->tp_delays = g_ptr_array_new_full (groups, (GDestroyNotify) g_array_unref);
-    if (sc->tp_links->len < groups)
-      g_ptr_array_set_size (sc->tp_links, (gint) groups);
+  b->alone = 0;
+  if ((alone & ALONE_TP) && plan->tp > 1 && plan->cp == 1 && (plan->zero < 2 || plan->dp == 1))
+    b->alone |= ALONE_TP;
+  if ((alone & ALONE_PP) && p > 1 && b->cost.pp_bytes > 0 && (plan->zero < 2 || plan->dp == 1))
+    b->alone |= ALONE_PP;
+  if (b->alone) {
+    guint groups;
+    b->tp_groups = replicas * p * plan->cp;
+    groups = (guint) (b->tp_groups + replicas * p * 2);
+    b->alone_delays = g_ptr_array_new_full (groups, (GDestroyNotify) g_array_unref);
+    if (sc->alone_links->len < groups)
+      g_ptr_array_set_size (sc->alone_links, (gint) groups);
     for (guint i = 0; i < groups; i++)
-      g_ptr_array_add (b->tp_delays, g_array_new (FALSE, FALSE, sizeof (SimActivityId)));
+      g_ptr_array_add (b->alone_delays, g_array_new (FALSE, FALSE, sizeof (AloneDelay)));
+    b->alone_seq = g_new0 (guint32, groups);
   }
 }
 
@@ -231,7 +258,8 @@ static void
 builder_clear (SimIterBuilder *b)
 {
   g_clear_pointer (&b->grads, g_ptr_array_unref);
-  g_clear_pointer (&b->tp_delays, g_ptr_array_unref);
+  g_clear_pointer (&b->alone_delays, g_ptr_array_unref);
+  g_clear_pointer (&b->alone_seq, g_free);
   g_clear_pointer (&b->stage_end, g_free);
   g_clear_pointer (&b->passes, g_free);
   g_clear_pointer (&b->stream, g_free);
@@ -251,8 +279,8 @@ builder_clear (SimIterBuilder *b)
 static void
 scratch_clear (Scratch *sc)
 {
-  g_clear_pointer (&sc->tp_links, g_ptr_array_unref);
-  g_clear_pointer (&sc->tp_alone_s, g_hash_table_unref);
+  g_clear_pointer (&sc->alone_links, g_ptr_array_unref);
+  g_clear_pointer (&sc->alone_s, g_hash_table_unref);
   g_clear_pointer (&sc->choices, g_hash_table_unref);
   g_clear_pointer (&sc->nodes_seen, g_hash_table_unref);
   g_clear_pointer (&sc->edges, g_array_unref);
@@ -398,33 +426,44 @@ coll (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes, int
   mark_from (b, first, span);
 }
 
-/* the time alone on the network of `count` TP collectives merged into one
- * (as coll() merges them) on TP group gi (GPUs g), and with the group's
- * first, its links */
-static double
-tp_alone_s (SimIterBuilder *b, int gi, const int *g, int count)
+/* the collective (as sim_collective_add adds it with choice, `count`
+ * merged into one as coll() merges them) of group gi as one delay of its
+ * time alone on the network, after `after`, recorded for alone_exact;
+ * the group's links come with its first.  G_MAXUINT32, adding nothing,
+ * where this one of the group is to run as flows (b->alone_off) */
+static SimActivityId
+alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, double bytes,
+             const SimCollChoice *choice, int count, guint32 span, SimActivityId after)
 {
-  const SimPlan *p = b->plan;
-  SimCollOp op = p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE;
   guint64 key = (guint64) gi << 24 | (guint64) count;
-  double *x = g_hash_table_lookup (b->sc->tp_alone_s, &key);
+  gint64 off = (gint64) gi << 32 | b->alone_seq[gi]++;
+  double *x = g_hash_table_lookup (b->sc->alone_s, &key);
+  guint32 first = sim_engine_n_activities (b->e);
+  AloneDelay d;
+  if (b->alone_off != NULL && g_hash_table_contains (b->alone_off, &off))
+    return G_MAXUINT32;
   if (x == NULL) {
-    SimCollChoice c = *choose (b, op, g, p->tp, b->cost.tp_bytes);
+    SimCollChoice c = *choice;
     GArray *links = NULL;
-    if (g_ptr_array_index (b->sc->tp_links, gi) == NULL)
-      links = g_ptr_array_index (b->sc->tp_links, gi) = g_array_new (FALSE, FALSE, sizeof (int));
+    if (g_ptr_array_index (b->sc->alone_links, gi) == NULL)
+      links = g_ptr_array_index (b->sc->alone_links, gi) = g_array_new (FALSE, FALSE, sizeof (int));
     c.latency_s *= count;
     x = g_new (double, 1);
-    *x = sim_collective_alone (b->net, op, g, p->tp, b->cost.tp_bytes * count, &c, links);
-    g_hash_table_insert (b->sc->tp_alone_s, g_memdup2 (&key, sizeof key), x);
+    *x = sim_collective_alone (b->net, op, gpus, n, bytes * count, &c, links);
+    g_hash_table_insert (b->sc->alone_s, g_memdup2 (&key, sizeof key), x);
   }
-  return *x;
+  d.act = sim_engine_add_delay (b->e, sim_time_from_s (*x), span);
+  d.seq = (guint32) (off & 0xffffffff);
+  mark_from (b, first, span);
+  dep (b, d.act, after);
+  g_array_append_val ((GArray *) g_ptr_array_index (b->alone_delays, gi), d);
+  return d.act;
 }
 
 /* the TP collectives of one pass on every TP group of the stage, after
- * `after`; returns the activity that ends them all.  With b->tp_alone
- * each group's is one delay of its time alone (tp_alone_check says
- * whether that was exact) */
+ * `after`; returns the activity that ends them all.  With ALONE_TP and
+ * outside the tail each group's is one delay of its time alone
+ * (alone_exact says whether that was exact) */
 static SimActivityId
 tp_colls (SimIterBuilder *b, int replica, int stage, int count, SimActivityId after, int mb,
           int chunk)
@@ -445,17 +484,16 @@ tp_colls (SimIterBuilder *b, int replica, int stage, int count, SimActivityId af
       g[t] = gpu_of (b, t, c, replica, stage);
     /* with sequence parallelism, half are all_gathers, half reduce_scatters:
      * the same ring traffic, (t-1)/t S each */
-    if (b->tp_alone && !b->tp_flows) {
-      guint32 first = sim_engine_n_activities (b->e);
-      int gi = (replica * p->pp + stage) * p->cp + c;
-      s = j = sim_engine_add_delay (b->e, sim_time_from_s (tp_alone_s (b, gi, g, count)), span);
-      mark_from (b, first, span);
-      g_array_append_val ((GArray *) g_ptr_array_index (b->tp_delays, gi), j);
+    SimCollOp op = p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE;
+    if ((b->alone & ALONE_TP) && !b->tail &&
+        (j = alone_delay (b, (replica * p->pp + stage) * p->cp + c, op, g, p->tp, b->cost.tp_bytes,
+                          choose (b, op, g, p->tp, b->cost.tp_bytes), count, span, after)) !=
+            G_MAXUINT32) {
+      s = j;
     } else {
-      coll (b, p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE, g, p->tp,
-            b->cost.tp_bytes, count, span, &s, &j);
+      coll (b, op, g, p->tp, b->cost.tp_bytes, count, span, &s, &j);
+      dep (b, s, after);
     }
-    dep (b, s, after);
     if (end == G_MAXUINT32)
       return j;
     dep (b, end, j);
@@ -940,7 +978,7 @@ build_stage_program (SimIterBuilder *b, int r, int s)
 
   g_ptr_array_add (b->grads, ge);
   b->stream[r * p + s] = sim_engine_add_stream (b->e);
-  b->tp_flows = FALSE;
+  b->tail = FALSE;
   for (guint i = 0; i < order->len; i++) {
     const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
     PassCtx pc;
@@ -949,9 +987,11 @@ build_stage_program (SimIterBuilder *b, int r, int s)
     gboolean by_layer = op->backward && (int) op->micro_batch == m - 1 && plan->overlap &&
                         plan->zero < 2;
     pass_ctx_init (&pc, b, r, s, (int) i, op);
-    /* from the first backward that finalises gradients on, the gradient
-     * reduction may run beside the TP collectives: flows (tp_alone_exact) */
-    b->tp_flows = b->tp_flows || (op->backward && (int) op->micro_batch == m - 1);
+    /* from the first backward that finalises gradients on (the tail),
+     * the gradient reduction may run beside the TP collectives and the
+     * pipeline sends: flows (alone_exact) */
+    b->tail = b->tail || (op->backward && (int) op->micro_batch == m - 1);
+    ps[i].tail = b->tail;
     pc.ep_beside = plan->moe_a2a_overlap > 0 &&
                    ((i > 0 && g_array_index (order, SimPipeOp, i - 1).backward != op->backward) ||
                     (i + 1 < order->len && g_array_index (order, SimPipeOp, i + 1).backward != op->backward));
@@ -982,9 +1022,11 @@ index_stage (const SimIterBuilder *b, const Pass *ps, int *slot)
     slot[(ps[i].op.chunk * m + (int) ps[i].op.micro_batch) * 2 + (ps[i].op.backward ? 1 : 0)] = i;
 }
 
+/* the send of a pass of replica's stage `from` (of a backward: `backward`;
+ * in the tail: `tail`) to stage `to`, after `after` and before `before` */
 static void
-pp_send (SimIterBuilder *b, int replica, int from, int to, SimActivityId after,
-         SimActivityId before, int mb, int chunk)
+pp_send (SimIterBuilder *b, int replica, int from, int to, gboolean backward, gboolean tail,
+         SimActivityId after, SimActivityId before, int mb, int chunk)
 {
   const SimPlan *p = b->plan;
   guint32 span;
@@ -1012,6 +1054,16 @@ pp_send (SimIterBuilder *b, int replica, int from, int to, SimActivityId after,
           alike = alike && choose (b, SIM_OP_SENDRECV, g + k, 2, b->cost.pp_bytes) == c0;
         k += 2;
       }
+    /* and with ALONE_PP outside the tail, as one delay of their time
+     * alone (alone_exact) */
+    if (alike && (b->alone & ALONE_PP) && !tail) {
+      int gi = b->tp_groups + (replica * p->pp + from) * 2 + (backward ? 1 : 0);
+      SimActivityId d = alone_delay (b, gi, SIM_OP_SENDRECV, g, n, b->cost.pp_bytes, c0, 1, span, after);
+      if (d != G_MAXUINT32) {
+        dep (b, before, d);
+        return;
+      }
+    }
     for (k = 0; k < n; k += alike ? n : 2) {
       guint32 first = sim_engine_n_activities (b->e);
       SimActivityId s, j;
@@ -1068,7 +1120,8 @@ build_pipeline_sends (SimIterBuilder *b)
           continue;
         k = slot[(gsize) to * n + (tc * m + mb) * 2 + (src->op.backward ? 1 : 0)];
         if (k >= 0)
-          pp_send (b, r, s, to, src->end, ps[(gsize) to * n + k].gate, mb, src->op.chunk);
+          pp_send (b, r, s, to, src->op.backward, src->tail, src->end, ps[(gsize) to * n + k].gate,
+                   mb, src->op.chunk);
       }
   }
 }
@@ -1735,82 +1788,234 @@ sim_iteration_run (const SimTopology *topo, const SimModel *model, const SimPlan
   return sim_iteration_run_with_cost (topo, model, plan, ledger, full, NULL, error);
 }
 
-/* Whether the run with TP collectives as one delay each (b->tp_alone) is
- * the run with their flows: it is while no flow ever shares a link with
- * a TP collective running at the time.  A group's collectives follow one
- * another (each pass's end waits for its own, the next pass for that
- * end), so what could share is another TP group's links (two groups
- * crossing one link: not checked further) or a flow crossing one of the
- * group's links while one of its delays runs.  Until the first such moment
- * the two runs are the same instant by instant; with none, they are the
- * same throughout.  Before the run (ran FALSE) this says whether the run
- * is worth making: no two groups share a link and no flow but the
- * gradient reduction's (whose window has flows: build_stage_program)
- * crosses a group's links; after it, whether no flow met a delay. */
+#define D_START(b, d) sim_engine_start ((b)->e, (d)->act)
+#define D_END(b, d) sim_engine_end ((b)->e, (d)->act)
+
+/* a delay of group gi that something met: to run as flows next time */
+static void
+culprit (GArray *out, guint gi, const AloneDelay *d)
+{
+  gint64 key = (gint64) gi << 32 | d->seq;
+  g_array_append_val (out, key);
+}
+
+/* group gi's delays (in program order) that start before the previous
+ * ends, both of each such pair into out */
+static void
+delays_overlap (const SimIterBuilder *b, guint gi, const GArray *d, GArray *out)
+{
+  for (guint i = 1; i < d->len; i++) {
+    const AloneDelay *x = &g_array_index (d, AloneDelay, i - 1), *y = x + 1;
+    if (D_START (b, y) < D_END (b, x)) {
+      culprit (out, gi, x);
+      culprit (out, gi, y);
+    }
+  }
+}
+
+/* two groups' delays (each in order, one after another): those of either
+ * that run while one of the other does, with it, into out (zero-length
+ * ones never do) */
+static void
+groups_overlap (const SimIterBuilder *b, guint gx, const GArray *x, guint gy, const GArray *y,
+                GArray *out)
+{
+  guint i = 0, j = 0;
+  const AloneDelay *last_x = NULL, *last_y = NULL; /* the latest-ending so far */
+  while (i < x->len || j < y->len) {
+    const AloneDelay *a;
+    gboolean from_x;
+    if (j >= y->len)
+      from_x = TRUE;
+    else if (i >= x->len)
+      from_x = FALSE;
+    else
+      from_x = D_START (b, &g_array_index (x, AloneDelay, i)) <=
+               D_START (b, &g_array_index (y, AloneDelay, j));
+    a = from_x ? &g_array_index (x, AloneDelay, i++) : &g_array_index (y, AloneDelay, j++);
+    if (D_END (b, a) <= D_START (b, a))
+      continue;
+    if (from_x) {
+      if (last_y != NULL && D_START (b, a) < D_END (b, last_y)) {
+        culprit (out, gx, a);
+        culprit (out, gy, last_y);
+      }
+      if (last_x == NULL || D_END (b, a) > D_END (b, last_x))
+        last_x = a;
+    } else {
+      if (last_x != NULL && D_START (b, a) < D_END (b, last_x)) {
+        culprit (out, gy, a);
+        culprit (out, gx, last_x);
+      }
+      if (last_y == NULL || D_END (b, a) > D_END (b, last_y))
+        last_y = a;
+    }
+  }
+}
+
+/* group gi's delay (in order, one after another) that a flow from fs to fe
+ * meets, if any, into out */
+static void
+flow_meets (const SimIterBuilder *b, guint gi, const GArray *d, SimTime fs, SimTime fe,
+            GArray *out)
+{
+  guint lo = 0, hi = d->len;
+  const AloneDelay *x;
+  /* the group's last delay starting before the flow ends; the ones before
+   * it end before it starts */
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (D_START (b, &g_array_index (d, AloneDelay, mid)) < fe)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0)
+    return;
+  x = &g_array_index (d, AloneDelay, lo - 1);
+  if (D_END (b, x) > fs && D_END (b, x) > D_START (b, x))
+    culprit (out, gi, x);
+}
+
+/* how many delays the build took */
+static guint64
+alone_count (const SimIterBuilder *b)
+{
+  guint64 n = 0;
+  for (guint gi = 0; gi < b->alone_delays->len; gi++)
+    n += ((const GArray *) g_ptr_array_index (b->alone_delays, gi))->len;
+  return n;
+}
+
+/* (group << 32 | seq) keys mixed (g_int64_hash folds the halves with xor,
+ * which makes small groups and small seqs collide) */
+static guint
+key_hash (gconstpointer p)
+{
+  guint64 x = *(const guint64 *) p * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+  return (guint) (x >> 32);
+}
+
+static int
+int64_cmp (gconstpointer pa, gconstpointer pb)
+{
+  gint64 x = *(const gint64 *) pa, y = *(const gint64 *) pb;
+  return (x > y) - (x < y);
+}
+
+static int
+link_group_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const int *x = pa, *y = pb;
+  return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Whether the run with TP collectives and pipeline sends as one delay each
+ * of their time alone (b->alone) is the run with their flows: it is while
+ * nothing shares a link with one of them while it runs.  Until the first
+ * such moment the two runs are the same instant by instant; with none,
+ * they are the same throughout.  What could share: another delay of its
+ * own group (the collectives of a TP group follow one another, each pass
+ * waiting for its own; a stage's sends in one direction usually do too),
+ * a delay of another group crossing one of its links (the sends that
+ * reach one stage from both sides arrive by the same rails), a flow
+ * crossing one (the gradient reduction's, and the TP collectives and
+ * sends of the tail, whose passes have flows: build_stage_program).
+ * Before the run (ran FALSE) this says whether the run is worth making:
+ * no link has more than ALONE_SHARED groups or both TP groups and sends,
+ * and no flow crosses a group's links but the gradient reduction's and
+ * the group's own kind's.  After it, the delays that something met go into culprits
+ * (group << 32 | seq, repeats possible), and it says whether there were
+ * none. */
 static gboolean
-tp_alone_exact (SimIterBuilder *b, gboolean ran)
+alone_exact (SimIterBuilder *b, gboolean ran, GArray *culprits)
 {
   int nl = sim_engine_n_links (b->e);
-  guint32 na = sim_engine_n_activities (b->e);
-  g_autofree int *owner = g_new (int, nl);
-  gboolean shared = FALSE;
+  guint ng = b->alone_delays->len;
+  g_autoptr (GArray) lg = g_array_new (FALSE, FALSE, 2 * sizeof (int)); /* (link, group) */
+  g_autofree guint *off = g_new0 (guint, (gsize) nl + 1);
+  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64)); /* group pairs */
+  const int *LG;
+  gboolean flows = FALSE;
+
+  for (guint gi = 0; gi < ng; gi++) {
+    const GArray *links = g_ptr_array_index (b->sc->alone_links, gi);
+    const GArray *d = g_ptr_array_index (b->alone_delays, gi);
+    if (links == NULL || d->len == 0)
+      continue;
+    if (ran)
+      delays_overlap (b, gi, d, culprits);
+    for (guint i = 0; i < links->len; i++) {
+      int x[2] = { g_array_index (links, int, i), (int) gi };
+      g_array_append_val (lg, x);
+      flows = flows || sim_engine_link_flows (b->e, x[0]) > 0;
+    }
+  }
+  g_array_sort (lg, link_group_cmp);
+  LG = (const int *) (gconstpointer) lg->data;
+  for (guint i = 0; i < lg->len; i++)
+    off[LG[2 * i] + 1]++;
+  /* a link of many groups (the spine under many replicas' sends) makes
+   * checking them pair by pair too dear */
   for (int l = 0; l < nl; l++)
-    owner[l] = -1;
-  for (guint gi = 0; gi < b->tp_delays->len; gi++) {
-    GArray *links = g_ptr_array_index (b->sc->tp_links, gi);
-    for (guint i = 0; links != NULL && i < links->len; i++) {
-      int l = g_array_index (links, int, i);
-      if (owner[l] >= 0 && owner[l] != (int) gi)
+    if (off[l + 1] > ALONE_SHARED)
+      return FALSE;
+  for (int l = 0; l < nl; l++)
+    off[l + 1] += off[l];
+  /* a TP group's link that sends cross too (a pipeline inside a node): the
+   * sends and the TP collectives beside the compute meet all the time */
+  for (int l = 0; l < nl; l++)
+    for (guint i = off[l]; i + 1 < off[l + 1]; i++)
+      if ((LG[2 * i + 1] < b->tp_groups) != (LG[2 * i + 3] < b->tp_groups))
         return FALSE;
-      owner[l] = (int) gi;
-      shared = shared || sim_engine_link_flows (b->e, l) > 0;
-    }
+  /* groups sharing a link, each pair once */
+  if (ran)
+    for (int l = 0; l < nl; l++)
+      for (guint i = off[l]; i < off[l + 1]; i++)
+        for (guint j = i + 1; j < off[l + 1]; j++) {
+          gint64 key = (gint64) LG[2 * i + 1] << 32 | LG[2 * j + 1];
+          g_array_append_val (keys, key);
+        }
+  g_array_sort (keys, int64_cmp);
+  for (guint k = 0; k < keys->len; k++) {
+    gint64 key = g_array_index (keys, gint64, k);
+    guint gx = (guint) (key >> 32), gy = (guint) (key & 0xffffffff);
+    if (k == 0 || key != g_array_index (keys, gint64, k - 1))
+      groups_overlap (b, gx, g_ptr_array_index (b->alone_delays, gx), gy,
+                      g_ptr_array_index (b->alone_delays, gy), culprits);
   }
-  if (!shared)
-    return TRUE;
-  for (guint32 a = 0; a < na; a++) {
+  for (guint32 a = 0; flows && a < sim_engine_n_activities (b->e); a++) {
     int n = sim_engine_flow_n_links (b->e, a);
-    SimTime fs = ran ? sim_engine_start (b->e, a) : 0, fe = ran ? sim_engine_end (b->e, a) : 0;
     for (int i = 0; i < n; i++) {
-      int gi = owner[sim_engine_flow_link (b->e, a, i)];
-      GArray *d;
-      guint lo = 0, hi;
-      if (gi < 0)
-        continue;
-      if (!ran) {
-        SimSpanKind k = span_of (b, a)->kind;
-        if (k != SIM_SPAN_DP && k != SIM_SPAN_TP)
-          return FALSE;
-        continue;
-      }
-      /* the group's last delay starting before the flow ends; the ones
-       * before it end before it starts */
-      d = g_ptr_array_index (b->tp_delays, gi);
-      hi = d->len;
-      while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        if (sim_engine_start (b->e, g_array_index (d, SimActivityId, mid)) < fe)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      if (lo > 0) {
-        SimActivityId x = g_array_index (d, SimActivityId, lo - 1);
-        if (sim_engine_end (b->e, x) > fs && sim_engine_end (b->e, x) > sim_engine_start (b->e, x))
-          return FALSE;
+      int l = sim_engine_flow_link (b->e, a, i);
+      for (guint k = off[l]; k < off[l + 1]; k++) {
+        guint gi = (guint) LG[2 * k + 1];
+        if (!ran) {
+          /* the gradient reduction's may meet them (its window is checked
+           * after the run); TP collectives and sends only their own kind's */
+          SimSpanKind kind = span_of (b, a)->kind;
+          if (kind != SIM_SPAN_DP && kind != ((int) gi < b->tp_groups ? SIM_SPAN_TP : SIM_SPAN_PP))
+            return FALSE;
+        } else {
+          flow_meets (b, gi, g_ptr_array_index (b->alone_delays, gi), sim_engine_start (b->e, a),
+                      sim_engine_end (b->e, a), culprits);
+        }
       }
     }
   }
-  return TRUE;
+  return culprits->len == 0;
 }
+
+#undef D_START
+#undef D_END
 
 /* builds the iteration into *b (initialised here); FALSE with error set */
 static gboolean
 build (SimIterBuilder *b, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
-       const SimMemory *ledger, gboolean full, const SimLayerCost *cost, gboolean tp_alone,
-       Scratch *sc, GError **error)
+       const SimMemory *ledger, gboolean full, const SimLayerCost *cost, int alone, Scratch *sc,
+       GError **error)
 {
-  builder_init (b, topo, model, plan, ledger, full, cost, tp_alone, sc);
+  builder_init (b, topo, model, plan, ledger, full, cost, alone, sc);
   for (int r = 0; r < b->replicas; r++)
     for (int s = 0; s < plan->pp; s++)
       build_stage_program (b, r, s);
@@ -1833,25 +2038,48 @@ run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
   g_auto (SimIterBuilder) b = { 0 };
   SimIteration *it;
   gboolean ran = FALSE;
+  g_autoptr (GHashTable) off = g_hash_table_new_full (key_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GArray) culprits = g_array_new (FALSE, FALSE, sizeof (gint64));
 
-  /* first with TP collectives as one delay each, if that is exact
-   * (tp_alone_exact); else again with their flows */
-  if (!build (&b, topo, model, plan, ledger, full, cost, shortcut, sc, error))
-    return NULL;
-  if (b.tp_alone) {
-    gboolean exact = tp_alone_exact (&b, FALSE);
+  /* TP collectives and pipeline sends as one delay each where that is
+   * exact (alone_exact): first all of them, then (a few times at most)
+   * all but those something met in the run before, as flows; when that
+   * does not settle, the same with the TP collectives alone; at last
+   * with every flow */
+  int mask = shortcut ? ALONE_TP | ALONE_PP : 0, rounds = 0;
+  for (;;) {
+    gboolean exact;
+    b.alone_off = off; /* kept by builder_init */
+    if (!build (&b, topo, model, plan, ledger, full, cost, mask, sc, error))
+      return NULL;
+    if (b.alone == 0)
+      break;
+    exact = alone_exact (&b, FALSE, culprits);
     if (exact) {
       if (!sim_engine_run (b.e, error))
         return NULL;
-      exact = tp_alone_exact (&b, TRUE);
-      ran = exact;
+      exact = alone_exact (&b, TRUE, culprits);
+      rounds++;
     }
-    if (!exact) {
-      builder_clear (&b);
-      memset (&b, 0, sizeof b);
-      if (!build (&b, topo, model, plan, ledger, full, cost, FALSE, sc, error))
-        return NULL;
+    if (exact) {
+      ran = TRUE;
+      break;
     }
+    /* each once; when more than a tenth of the delays were met, more rounds
+     * would hardly be faster than flows */
+    g_array_sort (culprits, int64_cmp);
+    for (guint i = 0; i < culprits->len; i++)
+      if (i == 0 || g_array_index (culprits, gint64, i) != g_array_index (culprits, gint64, i - 1))
+        g_hash_table_add (off, g_memdup2 (&g_array_index (culprits, gint64, i), sizeof (gint64)));
+    if (culprits->len == 0 || rounds > ALONE_ROUNDS ||
+        (guint64) g_hash_table_size (off) * 10 > alone_count (&b)) {
+      mask = (b.alone & ALONE_PP) ? b.alone & ~ALONE_PP : 0;
+      rounds = 0;
+      g_hash_table_remove_all (off);
+    }
+    g_array_set_size (culprits, 0);
+    builder_clear (&b);
+    memset (&b, 0, sizeof b);
   }
   if (!ran && !sim_engine_run (b.e, error))
     return NULL;

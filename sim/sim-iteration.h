@@ -110,10 +110,11 @@ SimIteration *sim_iteration_run (const SimTopology *topo, const SimModel *model,
                                  GError **error);
 /* The same results, with every collective simulated as its flows: the
  * reference for the one shortcut sim_iteration_run takes, each TP
- * collective as one delay of its time alone on the network wherever no
- * flow (a gradient bucket, a pipeline send) meets it, which it checks
- * after the run and otherwise runs again without (sim --exact; the same
- * ownership, errors and threads) */
+ * collective and pipeline send as one delay of its time alone on the
+ * network wherever nothing (a gradient bucket, another send, another
+ * group) meets it while it runs, which it checks after the run, running
+ * again with those met as flows, then without the sends' shortcut, then
+ * without any (sim --exact; the same ownership, errors and threads) */
 SimIteration *sim_iteration_run_reference (const SimTopology *topo, const SimModel *model,
                                            const SimPlan *plan, const SimMemory *ledger,
                                            gboolean full, GError **error);

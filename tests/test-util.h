@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "sim-model.h"
+#include "sim-plan.h"
 #include "sim-topology.h"
 
 /* models/NAME (with .xml), asserting it loads */
@@ -31,4 +32,18 @@ test_load_topology (const char *file, int nodes)
   g_assert_no_error (error);
   g_assert_nonnull (t);
   return t;
+}
+
+/* a plan from its string form (sim_plan_parse_string), resolved on t and
+ * m, asserting both succeed */
+static inline SimPlan *
+test_resolve_plan (const SimTopology *t, const SimModel *m, const char *plan)
+{
+  g_autoptr (GError) error = NULL;
+  SimPlan *p = sim_plan_new ();
+  sim_plan_parse_string (p, plan, &error);
+  g_assert_no_error (error);
+  sim_plan_resolve (p, t, m, &error);
+  g_assert_no_error (error);
+  return p;
 }
