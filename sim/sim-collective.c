@@ -548,7 +548,7 @@ add_phase (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes, 
   return end;
 }
 
-double
+SimTime
 sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                       const SimCollChoice *choice, GArray *links)
 {
@@ -560,8 +560,8 @@ sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, dou
       if (sim_engine_link_flows (e, l) > 0)
         g_array_append_val (links, l);
   if (!sim_engine_run (e, NULL))
-    return G_MAXDOUBLE;
-  return sim_time_to_s (sim_engine_end (e, end));
+    return SIM_TIME_MAX;
+  return sim_engine_end (e, end);
 }
 
 /* the collective alone on an idle copy of the network */
@@ -569,7 +569,8 @@ static double
 simulate_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                 const SimCollChoice *choice)
 {
-  return sim_collective_alone (net, op, gpus, n, bytes, choice, NULL);
+  SimTime t = sim_collective_alone (net, op, gpus, n, bytes, choice, NULL);
+  return t == SIM_TIME_MAX ? G_MAXDOUBLE : sim_time_to_s (t);
 }
 
 gboolean

@@ -131,13 +131,14 @@ SimActivityId sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus
                                   SimActivityId *start);
 
 /* How long the collective (as sim_collective_add would add it, choice's
- * latency included) takes alone on an idle copy of the network, in
- * seconds; with `links` non-NULL, the links its flows cross are appended
- * to it (ints, each once, ascending).  net's own engine is untouched;
- * G_MAXDOUBLE if it cannot finish (never, for a choice from
+ * latency included) takes alone on an idle copy of the network: exactly
+ * what it takes in a run where nothing shares its links, the same
+ * picoseconds; with `links` non-NULL, the links its flows cross are
+ * appended to it (ints, each once, ascending).  net's own engine is
+ * untouched; SIM_TIME_MAX if it cannot finish (never, for a choice from
  * sim_collective_choose). */
-double sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
-                             const SimCollChoice *choice, GArray *links);
+SimTime sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                              const SimCollChoice *choice, GArray *links);
 
 /* names are static strings; a parser returns FALSE for an unknown name and
  * leaves *out untouched; any thread */

@@ -56,13 +56,15 @@ typedef struct {
   GArray *edges;       /* SimActivityId pairs (after, before) */
   GHashTable *choices; /* ChoiceKey -> SimCollChoice */
   GHashTable *nodes_seen; /* scratch of choose(): the nodes of one group */
-  GHashTable *alone_s;    /* guint64 (group << 24 | count) -> double * */
+  GHashTable *alone_s;    /* AloneKey -> SimTime *: a collective's time alone */
   GPtrArray *alone_links; /* GArray of int per group, NULL until its first delay */
 } Scratch;
 
-enum { ALONE_TP = 1, ALONE_PP = 2 };
+enum { ALONE_TP = 1, ALONE_PP = 2, ALONE_DP = 4 };
 /* runs with delays after the first that something met (run_on) */
 #define ALONE_ROUNDS 2
+/* runs with any delays, before one with every flow (run_on) */
+#define ALONE_RUNS 4
 /* the most groups of delays on one link (alone_exact) */
 #define ALONE_SHARED 4
 
@@ -118,12 +120,16 @@ typedef struct {
   /* TP collectives and pipeline sends as one delay each of their time
    * alone (alone_exact), by group: the TP group of replica r, stage s and
    * CP rank c is [(r * pp + s) * cp + c]; the sends of replica r's stage s
-   * forward (d 0) or backward (d 1) are [tp_groups + (r * pp + s) * 2 + d].
+   * forward (d 0) or backward (d 1) are [tp_groups + (r * pp + s) * 2 + d];
+   * the gradient buckets and parameter gathers of stage s over the
+   * data-parallel group of TP rank t are [dp_groups + s * tp + t], and
+   * over expert data-parallel group x [dp_groups + pp * tp + s * etp * ep
+   * + x].
    * Each group's links are in sc->alone_links, its delays (in program
    * order) here. */
   int alone;                /* ALONE_TP | ALONE_PP */
   gboolean tail;            /* the current pass is a tail one: flows all the same */
-  int tp_groups;
+  int tp_groups, dp_groups; /* where the sends' groups begin, and the buckets' */
   GPtrArray *alone_delays;  /* GArray of AloneDelay */
   guint32 *alone_seq;       /* per group: its collectives or sends so far */
   GHashTable *alone_off;    /* borrowed: (group << 32 | seq) of those taken as flows */
@@ -176,6 +182,48 @@ array_unref_null (gpointer a)
     g_array_unref (a);
 }
 
+/* 64-bit keys of two small halves (group << 32 | seq) mixed (g_int64_hash folds the halves with xor,
+ * which makes small groups and small seqs collide) */
+static guint
+key_hash (gconstpointer p)
+{
+  guint64 x = *(const guint64 *) p * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+  return (guint) (x >> 32);
+}
+
+/* what a collective's time alone depends on, beside the network: its
+ * group, operation, merged count and bytes (the choice follows from them:
+ * choose) */
+typedef struct {
+  int gi, op, count;
+  double bytes;
+} AloneKey;
+
+static guint
+alone_key_hash (gconstpointer p)
+{
+  const AloneKey *k = p;
+  guint64 b;
+  memcpy (&b, &k->bytes, sizeof b);
+  b = (b ^ ((guint64) k->gi << 40 ^ (guint64) k->op << 32 ^ (guint64) k->count)) *
+      G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+  return (guint) (b >> 32);
+}
+
+static gboolean
+alone_key_equal (gconstpointer pa, gconstpointer pb)
+{
+  const AloneKey *a = pa, *b = pb;
+  return a->gi == b->gi && a->op == b->op && a->count == b->count && a->bytes == b->bytes;
+}
+
+static int
+int_cmp (gconstpointer pa, gconstpointer pb)
+{
+  int x = *(const int *) pa, y = *(const int *) pb;
+  return (x > y) - (x < y);
+}
+
 static void
 builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
               const SimPlan *plan, const SimMemory *ledger, gboolean full, const SimLayerCost *cost,
@@ -194,7 +242,7 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
     sc->edges = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
     sc->choices = g_hash_table_new_full (choice_key_hash, choice_key_equal, g_free, choice_free);
     sc->nodes_seen = g_hash_table_new (g_direct_hash, g_direct_equal);
-    sc->alone_s = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+    sc->alone_s = g_hash_table_new_full (alone_key_hash, alone_key_equal, g_free, g_free);
     sc->alone_links = g_ptr_array_new_with_free_func (array_unref_null);
   } else {
     /* the links (and the network's routes) stay */
@@ -240,10 +288,16 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
     b->alone |= ALONE_TP;
   if ((alone & ALONE_PP) && p > 1 && b->cost.pp_bytes > 0 && (plan->zero < 2 || plan->dp == 1))
     b->alone |= ALONE_PP;
+  /* and the gradient buckets only without a pipeline: the sends of the
+   * tail cross the buckets' rails (or NVLink, with the TP collectives
+   * of the tail) as the buckets leave, so they meet (alone_drop) */
+  if ((alone & ALONE_DP) && plan->zero < 2 && p == 1 && (plan->dp * plan->cp > 1 || plan->edp > 1))
+    b->alone |= ALONE_DP;
   if (b->alone) {
     guint groups;
     b->tp_groups = replicas * p * plan->cp;
-    groups = (guint) (b->tp_groups + replicas * p * 2);
+    b->dp_groups = b->tp_groups + replicas * p * 2;
+    groups = (guint) (b->dp_groups + p * plan->tp + p * plan->etp * plan->ep);
     b->alone_delays = g_ptr_array_new_full (groups, (GDestroyNotify) g_array_unref);
     if (sc->alone_links->len < groups)
       g_ptr_array_set_size (sc->alone_links, (gint) groups);
@@ -428,34 +482,42 @@ coll (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes, int
 
 /* the collective (as sim_collective_add adds it with choice, `count`
  * merged into one as coll() merges them) of group gi as one delay of its
- * time alone on the network, after `after`, recorded for alone_exact;
- * the group's links come with its first.  G_MAXUINT32, adding nothing,
+ * time alone on the network, after `after` (G_MAXUINT32: none), recorded
+ * for alone_exact; the group's links are those of all its collectives.  G_MAXUINT32, adding nothing,
  * where this one of the group is to run as flows (b->alone_off) */
 static SimActivityId
 alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, double bytes,
              const SimCollChoice *choice, int count, guint32 span, SimActivityId after)
 {
-  guint64 key = (guint64) gi << 24 | (guint64) count;
+  AloneKey key = { gi, op, count, bytes };
   gint64 off = (gint64) gi << 32 | b->alone_seq[gi]++;
-  double *x = g_hash_table_lookup (b->sc->alone_s, &key);
+  SimTime *x;
   guint32 first = sim_engine_n_activities (b->e);
   AloneDelay d;
   if (b->alone_off != NULL && g_hash_table_contains (b->alone_off, &off))
     return G_MAXUINT32;
+  x = g_hash_table_lookup (b->sc->alone_s, &key);
   if (x == NULL) {
+    /* a collective of the group not seen before: its time, and its links
+     * added to the group's */
     SimCollChoice c = *choice;
-    GArray *links = NULL;
-    if (g_ptr_array_index (b->sc->alone_links, gi) == NULL)
+    GArray *links = g_ptr_array_index (b->sc->alone_links, gi);
+    if (links == NULL)
       links = g_ptr_array_index (b->sc->alone_links, gi) = g_array_new (FALSE, FALSE, sizeof (int));
     c.latency_s *= count;
-    x = g_new (double, 1);
+    x = g_new (SimTime, 1);
     *x = sim_collective_alone (b->net, op, gpus, n, bytes * count, &c, links);
+    g_array_sort (links, int_cmp);
+    for (guint i = 1; i < links->len; i++)
+      if (g_array_index (links, int, i) == g_array_index (links, int, i - 1))
+        g_array_remove_index (links, i--);
     g_hash_table_insert (b->sc->alone_s, g_memdup2 (&key, sizeof key), x);
   }
-  d.act = sim_engine_add_delay (b->e, sim_time_from_s (*x), span);
+  d.act = sim_engine_add_delay (b->e, *x, span);
   d.seq = (guint32) (off & 0xffffffff);
   mark_from (b, first, span);
-  dep (b, d.act, after);
+  if (after != G_MAXUINT32)
+    dep (b, d.act, after);
   g_array_append_val ((GArray *) g_ptr_array_index (b->alone_delays, gi), d);
   return d.act;
 }
@@ -1134,17 +1196,33 @@ bucket_params (const SimPlan *p)
   return MAX (BUCKET_PARAMS, 1e6 * p->dp);
 }
 
+/* a gradient bucket's reduction or a parameter gather over `group`, in
+ * alone group gi: with ALONE_DP one delay of its time alone (alone_exact),
+ * else its flows; *start and *join as coll() gives them */
+static void
+dp_coll_or_alone (SimIterBuilder *b, int gi, SimCollOp op, const int *group, int n, double bytes,
+                  guint32 span, SimActivityId *start, SimActivityId *join)
+{
+  if ((b->alone & ALONE_DP) &&
+      (*join = alone_delay (b, gi, op, group, n, bytes, choose (b, op, group, n, bytes), 1, span,
+                            G_MAXUINT32)) != G_MAXUINT32) {
+    *start = *join;
+    return;
+  }
+  coll (b, op, group, n, bytes, 1, span, start, join);
+}
+
 /* one bucket's reduction over `group` (n GPUs) in stage s, once the
  * bucket's last entry k is final in every replica simulated and after
  * the group's previous bucket (*prev, updated) */
 static void
 bucket_coll (SimIterBuilder *b, int s, guint k, double bytes, const int *group, int n,
-             guint32 span, SimActivityId *prev)
+             int gi, guint32 span, SimActivityId *prev)
 {
   const SimPlan *plan = b->plan;
   SimActivityId st, j;
-  coll (b, plan->zero >= 1 ? SIM_OP_REDUCE_SCATTER : SIM_OP_ALL_REDUCE, group, n, bytes, 1, span,
-        &st, &j);
+  dp_coll_or_alone (b, gi, plan->zero >= 1 ? SIM_OP_REDUCE_SCATTER : SIM_OP_ALL_REDUCE, group, n,
+                    bytes, span, &st, &j);
   for (int r = 0; r < b->replicas; r++) {
     GArray *ger = g_ptr_array_index (b->grads, r * plan->pp + s);
     dep (b, st, g_array_index (ger, GradEntry, k).ready);
@@ -1161,7 +1239,8 @@ build_bucket (SimIterBuilder *b, int s, guint k, double bytes, int *group, SimAc
 {
   guint32 span = new_span (b, SIM_SPAN_DP, s, 0, -1, -1);
   for (int t = 0; t < b->plan->tp; t++)
-    bucket_coll (b, s, k, bytes, group, dp_group (b, t, s, group), span, &prev[t]);
+    bucket_coll (b, s, k, bytes, group, dp_group (b, t, s, group), b->dp_groups + s * b->plan->tp + t,
+                 span, &prev[t]);
 }
 
 /* the routed experts' gradients of one bucket (entries up to k), one
@@ -1179,7 +1258,8 @@ build_expert_bucket (SimIterBuilder *b, int s, guint k, double bytes, int *group
     if (done[r % inner])
       continue;
     done[r % inner] = TRUE;
-    bucket_coll (b, s, k, bytes, group, edp_group (b, r, s, group), span, &prev[r % inner]);
+    bucket_coll (b, s, k, bytes, group, edp_group (b, r, s, group),
+                 b->dp_groups + plan->pp * plan->tp + s * inner + r % inner, span, &prev[r % inner]);
   }
 }
 
@@ -1269,8 +1349,9 @@ build_param_gather (SimIterBuilder *b, int s)
         continue;
       done[r % inner] = TRUE;
       n = edp_group (b, r, s, group);
-      coll (b, SIM_OP_ALL_GATHER, group, n, experts * (plan->fp8_params > 0 ? 1 : 2), 1, span, &st,
-            &j);
+      dp_coll_or_alone (b, b->dp_groups + plan->pp * plan->tp + s * inner + r % inner,
+                        SIM_OP_ALL_GATHER, group, n, experts * (plan->fp8_params > 0 ? 1 : 2), span,
+                        &st, &j);
       for (int q = 0; q < b->replicas; q++)
         dep (b, st, b->stage_end[q * plan->pp + s]);
     }
@@ -1279,7 +1360,8 @@ build_param_gather (SimIterBuilder *b, int s)
     SimActivityId st, j;
     int n = dp_group (b, t, s, group);
     /* --fp8-params: the weights are gathered in FP8, one byte each */
-    coll (b, SIM_OP_ALL_GATHER, group, n, params * (plan->fp8_params > 0 ? 1 : 2), 1, span, &st, &j);
+    dp_coll_or_alone (b, b->dp_groups + s * plan->tp + t, SIM_OP_ALL_GATHER, group, n,
+                      params * (plan->fp8_params > 0 ? 1 : 2), span, &st, &j);
     for (int r = 0; r < b->replicas; r++)
       dep (b, st, b->stage_end[r * plan->pp + s]);
   }
@@ -1877,6 +1959,13 @@ flow_meets (const SimIterBuilder *b, guint gi, const GArray *d, SimTime fs, SimT
     culprit (out, gi, x);
 }
 
+/* what group gi's delays are: SIM_SPAN_TP, _PP or _DP */
+static SimSpanKind
+group_kind (const SimIterBuilder *b, int gi)
+{
+  return gi < b->tp_groups ? SIM_SPAN_TP : gi < b->dp_groups ? SIM_SPAN_PP : SIM_SPAN_DP;
+}
+
 /* how many delays the build took */
 static guint64
 alone_count (const SimIterBuilder *b)
@@ -1885,15 +1974,6 @@ alone_count (const SimIterBuilder *b)
   for (guint gi = 0; gi < b->alone_delays->len; gi++)
     n += ((const GArray *) g_ptr_array_index (b->alone_delays, gi))->len;
   return n;
-}
-
-/* (group << 32 | seq) keys mixed (g_int64_hash folds the halves with xor,
- * which makes small groups and small seqs collide) */
-static guint
-key_hash (gconstpointer p)
-{
-  guint64 x = *(const guint64 *) p * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
-  return (guint) (x >> 32);
 }
 
 static int
@@ -1910,41 +1990,25 @@ link_group_cmp (gconstpointer pa, gconstpointer pb)
   return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-/* Whether the run with TP collectives and pipeline sends as one delay each
- * of their time alone (b->alone) is the run with their flows: it is while
- * nothing shares a link with one of them while it runs.  Until the first
- * such moment the two runs are the same instant by instant; with none,
- * they are the same throughout.  What could share: another delay of its
- * own group (the collectives of a TP group follow one another, each pass
- * waiting for its own; a stage's sends in one direction usually do too),
- * a delay of another group crossing one of its links (the sends that
- * reach one stage from both sides arrive by the same rails), a flow
- * crossing one (the gradient reduction's, and the TP collectives and
- * sends of the tail, whose passes have flows: build_stage_program).
- * Before the run (ran FALSE) this says whether the run is worth making:
- * no link has more than ALONE_SHARED groups or both TP groups and sends,
- * and no flow crosses a group's links but the gradient reduction's and
- * the group's own kind's.  After it, the delays that something met go into culprits
- * (group << 32 | seq, repeats possible), and it says whether there were
- * none. */
+/* which ALONE_ flag groups of `kind` are under */
+static int
+kind_flag (SimSpanKind kind)
+{
+  return kind == SIM_SPAN_TP ? ALONE_TP : kind == SIM_SPAN_PP ? ALONE_PP : ALONE_DP;
+}
+
+/* The groups' links: lg gets (link, group) pairs sorted by link, off[l]
+ * .. off[l + 1] the range of link l's (nl + 1 entries); returns whether a
+ * flow crosses any of them */
 static gboolean
-alone_exact (SimIterBuilder *b, gboolean ran, GArray *culprits)
+alone_links (const SimIterBuilder *b, GArray *lg, guint *off)
 {
   int nl = sim_engine_n_links (b->e);
-  guint ng = b->alone_delays->len;
-  g_autoptr (GArray) lg = g_array_new (FALSE, FALSE, 2 * sizeof (int)); /* (link, group) */
-  g_autofree guint *off = g_new0 (guint, (gsize) nl + 1);
-  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64)); /* group pairs */
-  const int *LG;
   gboolean flows = FALSE;
-
-  for (guint gi = 0; gi < ng; gi++) {
+  for (guint gi = 0; gi < b->alone_delays->len; gi++) {
     const GArray *links = g_ptr_array_index (b->sc->alone_links, gi);
-    const GArray *d = g_ptr_array_index (b->alone_delays, gi);
-    if (links == NULL || d->len == 0)
+    if (links == NULL || ((const GArray *) g_ptr_array_index (b->alone_delays, gi))->len == 0)
       continue;
-    if (ran)
-      delays_overlap (b, gi, d, culprits);
     for (guint i = 0; i < links->len; i++) {
       int x[2] = { g_array_index (links, int, i), (int) gi };
       g_array_append_val (lg, x);
@@ -1952,30 +2016,89 @@ alone_exact (SimIterBuilder *b, gboolean ran, GArray *culprits)
     }
   }
   g_array_sort (lg, link_group_cmp);
-  LG = (const int *) (gconstpointer) lg->data;
+  memset (off, 0, ((gsize) nl + 1) * sizeof *off);
   for (guint i = 0; i < lg->len; i++)
-    off[LG[2 * i] + 1]++;
-  /* a link of many groups (the spine under many replicas' sends) makes
-   * checking them pair by pair too dear */
-  for (int l = 0; l < nl; l++)
-    if (off[l + 1] > ALONE_SHARED)
-      return FALSE;
+    off[((const int *) (gconstpointer) lg->data)[2 * i] + 1]++;
   for (int l = 0; l < nl; l++)
     off[l + 1] += off[l];
-  /* a TP group's link that sends cross too (a pipeline inside a node): the
-   * sends and the TP collectives beside the compute meet all the time */
-  for (int l = 0; l < nl; l++)
-    for (guint i = off[l]; i + 1 < off[l + 1]; i++)
-      if ((LG[2 * i + 1] < b->tp_groups) != (LG[2 * i + 3] < b->tp_groups))
-        return FALSE;
-  /* groups sharing a link, each pair once */
-  if (ran)
-    for (int l = 0; l < nl; l++)
+  return flows;
+}
+
+/* Before the run: the kinds of shortcut (ALONE_ flags) not worth a run,
+ * because what they would meet is built in.  A link of more than
+ * ALONE_SHARED groups (the spine under many replicas' sends) makes the
+ * check pair by pair too dear; a link of two bucket groups (the routed
+ * experts' and the rest's, leaving together) or of both TP groups and
+ * sends (a pipeline inside one node) and a flow of another kind on a TP group's or
+ * a stage's sends' links (context-parallel blocks beside every pass) mean
+ * they meet all the time; a send or TP collective of the tail (flows, next
+ * to the gradient reduction: build_stage_program) on a bucket group's
+ * links means the buckets meet them.  0: run it. */
+static int
+alone_drop (const SimIterBuilder *b)
+{
+  int nl = sim_engine_n_links (b->e), drop = 0;
+  g_autoptr (GArray) lg = g_array_new (FALSE, FALSE, 2 * sizeof (int)); /* (link, group) */
+  g_autofree guint *off = g_new (guint, (gsize) nl + 1);
+  gboolean flows = alone_links (b, lg, off);
+  const int *LG = (const int *) (gconstpointer) lg->data;
+
+  for (int l = 0; l < nl; l++) {
+    if (off[l + 1] - off[l] > ALONE_SHARED)
       for (guint i = off[l]; i < off[l + 1]; i++)
-        for (guint j = i + 1; j < off[l + 1]; j++) {
-          gint64 key = (gint64) LG[2 * i + 1] << 32 | LG[2 * j + 1];
-          g_array_append_val (keys, key);
-        }
+        drop |= kind_flag (group_kind (b, LG[2 * i + 1]));
+    for (guint i = off[l]; i + 1 < off[l + 1]; i++) {
+      SimSpanKind x = group_kind (b, LG[2 * i + 1]), y = group_kind (b, LG[2 * i + 3]);
+      if (x != SIM_SPAN_DP && y != SIM_SPAN_DP && x != y)
+        drop |= ALONE_PP;
+      if (x == SIM_SPAN_DP && y == SIM_SPAN_DP)
+        drop |= ALONE_DP;
+    }
+  }
+  for (guint32 a = 0; flows && a < sim_engine_n_activities (b->e); a++) {
+    int n = sim_engine_flow_n_links (b->e, a);
+    SimSpanKind kind = n > 0 ? span_of ((SimIterBuilder *) b, a)->kind : SIM_SPAN_GATE;
+    for (int i = 0; i < n; i++) {
+      int l = sim_engine_flow_link (b->e, a, i);
+      for (guint k = off[l]; k < off[l + 1]; k++) {
+        SimSpanKind own = group_kind (b, LG[2 * k + 1]);
+        if (own == SIM_SPAN_DP ? kind != SIM_SPAN_DP : kind != SIM_SPAN_DP && kind != own)
+          drop |= kind_flag (own);
+      }
+    }
+  }
+  return drop & b->alone;
+}
+
+/* After the run: whether it is the run with every collective's flows.  It
+ * is while nothing shares a link with a delay while it runs: until the
+ * first such moment the two runs are the same instant by instant; with
+ * none, they are the same throughout.  What could share: another delay of
+ * its own group (the collectives of a TP group follow one another, each
+ * pass waiting for its own; a bucket group's are chained; a stage's sends
+ * in one direction usually do), a delay of another group crossing one of
+ * its links (the sends that reach a stage from both sides arrive by the
+ * same rails), a flow crossing one.  The delays met go into culprits
+ * (group << 32 | seq, repeats possible). */
+static gboolean
+alone_exact (SimIterBuilder *b, GArray *culprits)
+{
+  int nl = sim_engine_n_links (b->e);
+  g_autoptr (GArray) lg = g_array_new (FALSE, FALSE, 2 * sizeof (int)); /* (link, group) */
+  g_autofree guint *off = g_new (guint, (gsize) nl + 1);
+  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64)); /* group pairs */
+  gboolean flows = alone_links (b, lg, off);
+  const int *LG = (const int *) (gconstpointer) lg->data;
+
+  for (guint gi = 0; gi < b->alone_delays->len; gi++)
+    delays_overlap (b, gi, g_ptr_array_index (b->alone_delays, gi), culprits);
+  /* groups sharing a link, each pair once */
+  for (int l = 0; l < nl; l++)
+    for (guint i = off[l]; i < off[l + 1]; i++)
+      for (guint j = i + 1; j < off[l + 1]; j++) {
+        gint64 key = (gint64) LG[2 * i + 1] << 32 | LG[2 * j + 1];
+        g_array_append_val (keys, key);
+      }
   g_array_sort (keys, int64_cmp);
   for (guint k = 0; k < keys->len; k++) {
     gint64 key = g_array_index (keys, gint64, k);
@@ -1990,16 +2113,8 @@ alone_exact (SimIterBuilder *b, gboolean ran, GArray *culprits)
       int l = sim_engine_flow_link (b->e, a, i);
       for (guint k = off[l]; k < off[l + 1]; k++) {
         guint gi = (guint) LG[2 * k + 1];
-        if (!ran) {
-          /* the gradient reduction's may meet them (its window is checked
-           * after the run); TP collectives and sends only their own kind's */
-          SimSpanKind kind = span_of (b, a)->kind;
-          if (kind != SIM_SPAN_DP && kind != ((int) gi < b->tp_groups ? SIM_SPAN_TP : SIM_SPAN_PP))
-            return FALSE;
-        } else {
-          flow_meets (b, gi, g_ptr_array_index (b->alone_delays, gi), sim_engine_start (b->e, a),
-                      sim_engine_end (b->e, a), culprits);
-        }
+        flow_meets (b, gi, g_ptr_array_index (b->alone_delays, gi), sim_engine_start (b->e, a),
+                    sim_engine_end (b->e, a), culprits);
       }
     }
   }
@@ -2040,43 +2155,58 @@ run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
   gboolean ran = FALSE;
   g_autoptr (GHashTable) off = g_hash_table_new_full (key_hash, g_int64_equal, g_free, NULL);
   g_autoptr (GArray) culprits = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint64 spent_activities = 0, spent_events = 0; /* of runs not kept */
 
-  /* TP collectives and pipeline sends as one delay each where that is
-   * exact (alone_exact): first all of them, then (a few times at most)
-   * all but those something met in the run before, as flows; when that
-   * does not settle, the same with the TP collectives alone; at last
-   * with every flow */
-  int mask = shortcut ? ALONE_TP | ALONE_PP : 0, rounds = 0;
+  /* TP collectives, pipeline sends and gradient buckets as one delay each
+   * where that is exact: first all of them (but those not worth a run:
+   * alone_drop); then, a few times at most, all but those something met in
+   * the run before, as flows (alone_exact); when that does not settle, the
+   * same without the buckets', then without the sends' shortcut, then
+   * without any; at most ALONE_RUNS runs in all before the last */
+  static const int masks[] = { ALONE_TP | ALONE_PP | ALONE_DP, ALONE_TP | ALONE_PP, ALONE_TP, 0 };
+  int level = shortcut ? 0 : 3, drop = 0, rounds = 0, runs = 0;
   for (;;) {
-    gboolean exact;
+    gboolean exact = FALSE;
+    int d;
     b.alone_off = off; /* kept by builder_init */
-    if (!build (&b, topo, model, plan, ledger, full, cost, mask, sc, error))
+    if (!build (&b, topo, model, plan, ledger, full, cost, masks[level] & ~drop, sc, error))
       return NULL;
     if (b.alone == 0)
       break;
-    exact = alone_exact (&b, FALSE, culprits);
-    if (exact) {
+    d = alone_drop (&b);
+    if (d == 0) {
       if (!sim_engine_run (b.e, error))
         return NULL;
-      exact = alone_exact (&b, TRUE, culprits);
+      exact = alone_exact (&b, culprits);
       rounds++;
+      runs++;
+      spent_activities += sim_engine_n_activities (b.e);
+      spent_events += sim_engine_events (b.e);
     }
     if (exact) {
       ran = TRUE;
+      spent_activities -= sim_engine_n_activities (b.e);
+      spent_events -= sim_engine_events (b.e);
       break;
     }
+    drop |= d;
     /* each once; when more than a tenth of the delays were met, more rounds
-     * would hardly be faster than flows */
+     * would hardly be faster than flows: the next level down that this plan
+     * takes a shortcut at */
     g_array_sort (culprits, int64_cmp);
     for (guint i = 0; i < culprits->len; i++)
       if (i == 0 || g_array_index (culprits, gint64, i) != g_array_index (culprits, gint64, i - 1))
         g_hash_table_add (off, g_memdup2 (&g_array_index (culprits, gint64, i), sizeof (gint64)));
-    if (culprits->len == 0 || rounds > ALONE_ROUNDS ||
-        (guint64) g_hash_table_size (off) * 10 > alone_count (&b)) {
-      mask = (b.alone & ALONE_PP) ? b.alone & ~ALONE_PP : 0;
+    if (d == 0 && (culprits->len == 0 || rounds > ALONE_ROUNDS ||
+                   (guint64) g_hash_table_size (off) * 10 > alone_count (&b))) {
+      do
+        level++;
+      while (level < 3 && (masks[level] & b.alone) == (masks[level - 1] & b.alone));
       rounds = 0;
       g_hash_table_remove_all (off);
     }
+    if (runs >= ALONE_RUNS)
+      level = 3;
     g_array_set_size (culprits, 0);
     builder_clear (&b);
     memset (&b, 0, sizeof b);
@@ -2089,8 +2219,8 @@ run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
   it->symmetric = !full;
   it->gemm_table = b.gpu->gemm != NULL && b.gpu->gemm->len > 0;
   analyse (it, &b);
-  it->activities = sim_engine_n_activities (b.e);
-  it->events = sim_engine_events (b.e);
+  it->activities = (guint32) MIN (spent_activities + sim_engine_n_activities (b.e), G_MAXUINT32);
+  it->events = spent_events + sim_engine_events (b.e);
   return it;
 }
 
