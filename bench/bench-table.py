@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Issue 16's figures as one table, measured on this machine:
 
-  per estimate      median in-process time over bench-estimate's layouts,
-                    steady state (the default) and --exact
+  per estimate      median in-process time over bench-estimate's layouts:
+                    steady state (the default), every micro-batch (--whole,
+                    as for charts) and the reference (--exact: every
+                    micro-batch and every collective's flows)
   sweep             Llama-3-70B on dgx8x4 (64 GPUs): every enumerated
                     layout, with 1 and 2 threads; layouts/s counts the
                     enumerated ones (pruned ones included) and the
@@ -30,17 +32,17 @@ def timed(cmd):
         return wall, usage.ru_maxrss * 1024, out.read()  # ru_maxrss: KiB on Linux
 
 
-def estimate(exact):
-    out = subprocess.run([bench, root] + (["--exact"] if exact else []), capture_output=True,
+def estimate(mode):
+    out = subprocess.run([bench, root] + ([mode] if mode else []), capture_output=True,
                          text=True, check=True).stdout
     m = re.search(r"layouts.*?: ([0-9.]+) ms per estimate \(slowest ([0-9.]+) ms", out)
     return float(m.group(1)), float(m.group(2))
 
 
 rows = []
-for exact in (False, True):
-    med, worst = estimate(exact)
-    rows.append(("per estimate, %s" % ("--exact" if exact else "steady state"),
+for mode in (None, "--whole", "--exact"):
+    med, worst = estimate(mode)
+    rows.append(("per estimate, %s" % (mode or "steady state"),
                  "%.1f ms median, %.1f ms slowest" % (med, worst), "2 ms"))
 
 sweep = [sim, "sweep", "--topology", "dgx8x4", "--model", "llama3-70b", "--quiet"]

@@ -548,6 +548,13 @@ add_phase (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes, 
   return end;
 }
 
+static int
+int_cmp (gconstpointer pa, gconstpointer pb)
+{
+  int x = *(const int *) pa, y = *(const int *) pb;
+  return (x > y) - (x < y);
+}
+
 SimTime
 sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                       const SimCollChoice *choice, GArray *links)
@@ -555,10 +562,19 @@ sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, dou
   SimNetwork *idle = sim_network_idle (net);
   SimEngine *e = sim_network_engine (idle);
   SimActivityId end = sim_collective_add (idle, op, gpus, n, bytes, choice, 0, NULL);
-  if (links != NULL)
-    for (int l = 0; l < sim_engine_n_links (e); l++)
-      if (sim_engine_link_flows (e, l) > 0)
+  /* the links of its flows, from the flows (the network may have many
+   * more links than a collective crosses) */
+  if (links != NULL) {
+    for (guint32 a = 0; a < sim_engine_n_activities (e); a++)
+      for (int i = 0; i < sim_engine_flow_n_links (e, a); i++) {
+        int l = sim_engine_flow_link (e, a, i);
         g_array_append_val (links, l);
+      }
+    g_array_sort (links, int_cmp);
+    for (guint i = 1; i < links->len; i++)
+      if (g_array_index (links, int, i) == g_array_index (links, int, i - 1))
+        g_array_remove_index (links, i--);
+  }
   if (!sim_engine_run (e, NULL))
     return SIM_TIME_MAX;
   return sim_engine_end (e, end);

@@ -134,7 +134,7 @@ SimActivityId sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus
  * latency included) takes alone on an idle copy of the network: exactly
  * what it takes in a run where nothing shares its links, the same
  * picoseconds; with `links` non-NULL, the links its flows cross are
- * appended to it (ints, each once, ascending).  net's own engine is
+ * added to it, which is kept sorted and without repeats.  net's own engine is
  * untouched; SIM_TIME_MAX if it cannot finish (never, for a choice from
  * sim_collective_choose). */
 SimTime sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,

@@ -85,6 +85,7 @@ struct _SimEngine {
   /* scratch for resharing, sized once per run */
   gint32 *comp_links;
   gint32 *comp_flows;
+  GArray *touched;    /* gint32: the links flows were added on since the last reset */
   /* flows started or finished at the current instant, whose components
    * are reshared once when the instant is over (reshare_pending) */
   GArray *pending;    /* gint32 flow indices */
@@ -101,6 +102,7 @@ sim_engine_new (void)
   e->links = g_array_new (FALSE, FALSE, sizeof (Link));
   e->streams = g_array_new (FALSE, FALSE, sizeof (Stream));
   e->deps = g_array_new (FALSE, FALSE, sizeof (guint32));
+  e->touched = g_array_new (FALSE, FALSE, sizeof (gint32));
   return e;
 }
 
@@ -115,6 +117,7 @@ sim_engine_free (SimEngine *e)
   g_array_unref (e->links);
   g_array_unref (e->streams);
   g_array_unref (e->deps);
+  g_array_unref (e->touched);
   g_free (e->succ);
   g_free (e->heap);
   g_free (e->comp_links);
@@ -155,14 +158,16 @@ sim_engine_reset (SimEngine *e)
   g_array_set_size (e->hops, 0);
   g_array_set_size (e->streams, 0);
   g_array_set_size (e->deps, 0);
-  for (guint i = 0; i < e->links->len; i++) {
-    Link *l = &g_array_index (e->links, Link, i);
+  /* only links that flows crossed changed (a network may have many more) */
+  for (guint i = 0; i < e->touched->len; i++) {
+    Link *l = &g_array_index (e->links, Link, g_array_index (e->touched, gint32, i));
     l->cap_left = 0.0;
     l->head = -1;
     l->n_unfrozen = 0;
     l->mark = 0;
     l->n_flows = 0;
   }
+  g_array_set_size (e->touched, 0);
   g_clear_pointer (&e->succ, g_free);
   g_clear_pointer (&e->comp_links, g_free);
   g_clear_pointer (&e->comp_flows, g_free);
@@ -219,7 +224,8 @@ sim_engine_add_flow (SimEngine *e, const int *links, int n_links, double bytes,
     Hop h = { links[i], (gint32) e->flows->len, -1, -1 };
     g_return_val_if_fail (links[i] >= 0 && (guint) links[i] < e->links->len, 0);
     g_array_append_val (e->hops, h);
-    g_array_index (e->links, Link, links[i]).n_flows++;
+    if (g_array_index (e->links, Link, links[i]).n_flows++ == 0)
+      g_array_append_val (e->touched, links[i]);
   }
   g_array_append_val (e->flows, f);
   return add_activity (e, KIND_FLOW, (gint32) e->flows->len - 1, MAX (latency, 0), tag);

@@ -217,13 +217,6 @@ alone_key_equal (gconstpointer pa, gconstpointer pb)
   return a->gi == b->gi && a->op == b->op && a->count == b->count && a->bytes == b->bytes;
 }
 
-static int
-int_cmp (gconstpointer pa, gconstpointer pb)
-{
-  int x = *(const int *) pa, y = *(const int *) pb;
-  return (x > y) - (x < y);
-}
-
 static void
 builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
               const SimPlan *plan, const SimMemory *ledger, gboolean full, const SimLayerCost *cost,
@@ -286,7 +279,10 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   b->alone = 0;
   if ((alone & ALONE_TP) && plan->tp > 1 && plan->cp == 1 && (plan->zero < 2 || plan->dp == 1))
     b->alone |= ALONE_TP;
-  if ((alone & ALONE_PP) && p > 1 && b->cost.pp_bytes > 0 && (plan->zero < 2 || plan->dp == 1))
+  /* the sends: not with every replica of many simulated, whose sends share
+   * the spine (more than ALONE_SHARED groups on a link: alone_drop) */
+  if ((alone & ALONE_PP) && p > 1 && b->cost.pp_bytes > 0 && (plan->zero < 2 || plan->dp == 1) &&
+      2 * replicas <= ALONE_SHARED)
     b->alone |= ALONE_PP;
   /* and the gradient buckets only without a pipeline: the sends of the
    * tail cross the buckets' rails (or NVLink, with the TP collectives
@@ -507,10 +503,6 @@ alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, do
     c.latency_s *= count;
     x = g_new (SimTime, 1);
     *x = sim_collective_alone (b->net, op, gpus, n, bytes * count, &c, links);
-    g_array_sort (links, int_cmp);
-    for (guint i = 1; i < links->len; i++)
-      if (g_array_index (links, int, i) == g_array_index (links, int, i - 1))
-        g_array_remove_index (links, i--);
     g_hash_table_insert (b->sc->alone_s, g_memdup2 (&key, sizeof key), x);
   }
   d.act = sim_engine_add_delay (b->e, *x, span);
@@ -2311,23 +2303,48 @@ periodic (SimIteration *const r[3])
 }
 
 /* whether run n (of m micro-batches) is worth making: the first three
- * when, at about p micro-batches more than their own each (the gradient
- * reduction and the optimizer step), they cost at most what the whole run
- * does; after them, while every run so far and this one, in activities
+ * when they cost at most what the whole run does, in activities as a
+ * build of the first counts them (steady_probe); after them, while every run so far and this one, in activities
  * (extrapolated from the last two), cost at most a quarter of the whole
  * run's.  A step that never settles costs the whole run plus the larger of
  * the first three runs and a quarter of it. */
 static gboolean
 steady_worth (const SimPlan *plan, guint64 first, guint64 base, int n, guint64 m,
-              guint64 spent, guint64 last, guint64 before)
+              guint64 spent, guint64 last, guint64 before, const double probe[2])
 {
-  guint64 pp = (guint64) plan->pp, M = plan->micro_batches;
+  guint64 M = plan->micro_batches;
   double slope, whole;
+  /* the first three: from the probe's activities once per step (a) and per
+   * micro-batch (s), while a + s M, the whole run, costs more than them */
   if (n <= 2)
-    return 3 * (first + pp) + 3 * base <= M;
+    return 3 * probe[0] + probe[1] * (3.0 * (double) first + 3.0 * (double) base) <=
+           probe[0] + probe[1] * (double) M;
   slope = ((double) last - (double) before) / (double) base;
   whole = (double) last + (double) (M - (m - base)) * slope;
   return (double) spent + (double) last + (double) base * slope <= whole / 4;
+}
+
+/* the activities of a run of m micro-batches, as built: probe[0] those
+ * tied to no micro-batch (the gradient reduction, the optimizer, the
+ * parameter gather), which every run has once, probe[1] the rest per
+ * micro-batch */
+static gboolean
+steady_probe (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+              const SimMemory *ledger, gboolean full, guint64 m, Scratch *sc, double probe[2],
+              GError **error)
+{
+  g_auto (SimIterBuilder) b = { 0 };
+  SimPlan q = *plan; /* shallow: read only, and never freed */
+  guint32 once = 0;
+  q.micro_batches = m;
+  q.global_batch = m * q.micro_batch * (guint64) q.dp;
+  if (!build (&b, topo, model, &q, ledger, full, NULL, ALONE_TP | ALONE_PP | ALONE_DP, sc, error))
+    return FALSE;
+  for (guint32 a = 0; a < b.act_span->len; a++)
+    once += span_of (&b, a)->mb < 0;
+  probe[0] = once;
+  probe[1] = (double) (b.act_span->len - once) / (double) m;
+  return TRUE;
 }
 
 /* one run of m micro-batches, the rest of the plan as given */
@@ -2352,15 +2369,18 @@ sim_iteration_run_steady (const SimTopology *topo, const SimModel *model, const 
   guint64 last = 0, before = 0; /* activities of the last two runs */
   int n = 0;
   g_auto (Scratch) sc = { 0 }; /* shared by the runs */
+  double probe[2] = { 0, 0 };
 
   if (!steady_counts (plan, &first, &base))
     return sim_iteration_run (topo, model, plan, ledger, full, error);
+  if (first < M && !steady_probe (topo, model, plan, ledger, full, first, &sc, probe, error))
+    return NULL;
   /* a longer warm-up (ZeRO-3's first gathers, contention settling) needs
    * longer runs, and traffic that alternates between micro-batches a
    * period of 2 base: one run more at a time, each tried as the end of
    * both periods, while that saves work (steady_worth) */
   for (m = first; k == 0 && m < M &&
-                 steady_worth (plan, first, base, n, m, activities, last, before);
+                 steady_worth (plan, first, base, n, m, activities, last, before, probe);
        m += base, n++) {
     if (n >= 5) {
       sim_iteration_free (w[0]);

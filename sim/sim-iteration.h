@@ -131,9 +131,10 @@ SimIteration *sim_iteration_run_with_cost (const SimTopology *topo, const SimMod
  * for 1F1B, p for interleaved; m1 = p or 2p) are simulated until three in
  * a row (k or 2k apart) grow the step and every per-stage sum by equal
  * amounts with equal activation peaks; the last is then extended by the
- * remaining periods (steady_micro_batches says from which runs).  When no
- * period shows while the runs still cost less than the whole run, the
- * whole run is simulated.  An extrapolated result has no spans and no
+ * remaining periods (steady_micro_batches says from which runs).  The
+ * runs are made only where three cost less than the whole run, in
+ * activities as a build of the first counts them; when no period shows
+ * while they still cost less, the whole run is simulated.  An extrapolated result has no spans and no
  * memory timelines (empty arrays): charts need the whole run; its
  * activities and events count every run made.  The same ownership,
  * errors and threads as sim_iteration_run. */

@@ -29,7 +29,7 @@ static const Layout layouts[] = {
   { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,cp=2,pp=4,dp=4,gb=256,recompute=selective", FALSE },
   { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=1,pp=1,dp=64,gb=2048,zero=3", FALSE },
   { "dgx-h100.xml", 16, "gpt3-175b.xml", "tp=4,pp=8,dp=4,gb=1024,schedule=interleaved,v=12", FALSE },
-  { "dgx-a100.xml", 128, "gpt3-175b.xml", "tp=8,pp=8,dp=16,gb=1536", FALSE },
+  { "dgx-a100.xml", 128, "gpt3-175b.xml", "tp=8,pp=8,dp=16,gb=12288", FALSE },
 };
 
 static double

@@ -236,7 +236,10 @@ for args, want in ((["--tp", "x"], "--tp: expected a comma-separated list of"),
 # shorter runs) is the full simulation's within a millionth
 with cli.tempdir() as tmp:
     mj, mc = os.path.join(tmp, "moe.json"), os.path.join(tmp, "moe.csv")
-    moe = ["--topology", "dgx8x4", "--model", "mixtral-8x7b", "--seq-len", "4096", "--quiet"]
+    # 4096 sequences: enough micro-batches per replica that the steady
+    # state costs less than the whole step (sim_iteration_run_steady)
+    moe = ["--topology", "dgx8x4", "--model", "mixtral-8x7b", "--seq-len", "4096", "--global-batch", "4096",
+           "--quiet"]
     r = run("sweep", *moe, "--tp", "1,2", "--pp", "2,4", "--cp", "1", "--top", "3", "--json", mj, "--csv", mc)
     mrows = cli.load_json(mj)["rows"] if os.path.exists(mj) else []
     items = [dict(kv.split("=", 1) for kv in x["plan"].split(",") if "=" in kv) for x in mrows]
