@@ -476,14 +476,16 @@ coll (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes, int
   mark_from (b, first, span);
 }
 
-/* the collective (as sim_collective_add adds it with choice, `count`
- * merged into one as coll() merges them) of group gi as one delay of its
- * time alone on the network, after `after` (G_MAXUINT32: none), recorded
- * for alone_exact; the group's links are those of all its collectives.  G_MAXUINT32, adding nothing,
- * where this one of the group is to run as flows (b->alone_off) */
+/* the collective (as sim_collective_add adds it with choose()'s choice,
+ * `count` merged into one as coll() merges them) of group gi as one delay
+ * of its time alone on the network, after `after` (G_MAXUINT32: none),
+ * recorded for alone_exact; the group's links are those of all its
+ * collectives.  The choice and the time are worked out once per group,
+ * operation, count and bytes.  G_MAXUINT32, adding nothing, where this one
+ * of the group is to run as flows (b->alone_off) */
 static SimActivityId
 alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, double bytes,
-             const SimCollChoice *choice, int count, guint32 span, SimActivityId after)
+             int count, guint32 span, SimActivityId after)
 {
   AloneKey key = { gi, op, count, bytes };
   gint64 off = (gint64) gi << 32 | b->alone_seq[gi]++;
@@ -496,7 +498,9 @@ alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, do
   if (x == NULL) {
     /* a collective of the group not seen before: its time, and its links
      * added to the group's */
-    SimCollChoice c = *choice;
+    /* choose() as coll() and pp_send() call it (a send's on its first
+     * pair: the pairs are alike) */
+    SimCollChoice c = *choose (b, op, gpus, op == SIM_OP_SENDRECV ? 2 : n, bytes);
     GArray *links = g_ptr_array_index (b->sc->alone_links, gi);
     if (links == NULL)
       links = g_ptr_array_index (b->sc->alone_links, gi) = g_array_new (FALSE, FALSE, sizeof (int));
@@ -541,7 +545,7 @@ tp_colls (SimIterBuilder *b, int replica, int stage, int count, SimActivityId af
     SimCollOp op = p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE;
     if ((b->alone & ALONE_TP) && !b->tail &&
         (j = alone_delay (b, (replica * p->pp + stage) * p->cp + c, op, g, p->tp, b->cost.tp_bytes,
-                          choose (b, op, g, p->tp, b->cost.tp_bytes), count, span, after)) !=
+                          count, span, after)) !=
             G_MAXUINT32) {
       s = j;
     } else {
@@ -1112,7 +1116,7 @@ pp_send (SimIterBuilder *b, int replica, int from, int to, gboolean backward, gb
      * alone (alone_exact) */
     if (alike && (b->alone & ALONE_PP) && !tail) {
       int gi = b->tp_groups + (replica * p->pp + from) * 2 + (backward ? 1 : 0);
-      SimActivityId d = alone_delay (b, gi, SIM_OP_SENDRECV, g, n, b->cost.pp_bytes, c0, 1, span, after);
+      SimActivityId d = alone_delay (b, gi, SIM_OP_SENDRECV, g, n, b->cost.pp_bytes, 1, span, after);
       if (d != G_MAXUINT32) {
         dep (b, before, d);
         return;
@@ -1122,7 +1126,8 @@ pp_send (SimIterBuilder *b, int replica, int from, int to, gboolean backward, gb
       guint32 first = sim_engine_n_activities (b->e);
       SimActivityId s, j;
       j = sim_collective_add (b->net, SIM_OP_SENDRECV, g + k, alike ? n : 2, b->cost.pp_bytes,
-                              choose (b, SIM_OP_SENDRECV, g + k, 2, b->cost.pp_bytes), span, &s);
+                              alike ? c0 : choose (b, SIM_OP_SENDRECV, g + k, 2, b->cost.pp_bytes),
+                              span, &s);
       mark_from (b, first, span);
       dep (b, s, after);
       dep (b, before, j);
@@ -1196,8 +1201,7 @@ dp_coll_or_alone (SimIterBuilder *b, int gi, SimCollOp op, const int *group, int
                   guint32 span, SimActivityId *start, SimActivityId *join)
 {
   if ((b->alone & ALONE_DP) &&
-      (*join = alone_delay (b, gi, op, group, n, bytes, choose (b, op, group, n, bytes), 1, span,
-                            G_MAXUINT32)) != G_MAXUINT32) {
+      (*join = alone_delay (b, gi, op, group, n, bytes, 1, span, G_MAXUINT32)) != G_MAXUINT32) {
     *start = *join;
     return;
   }
