@@ -6,9 +6,12 @@
                     as for charts) and the reference (--exact: every
                     micro-batch and every collective's flows)
   sweep             Llama-3-70B on dgx8x4 (64 GPUs): every enumerated
-                    layout, with 1 and 2 threads; layouts/s counts the
-                    enumerated ones (pruned ones included) and the
-                    simulated ones
+                    layout, with 1 and 2 threads, the top 10 exact (the
+                    default: layouts whose compute alone cannot reach the
+                    top 10 are not simulated), and with --all (every layout
+                    that fits simulated, as --csv and --chart do), 2
+                    threads; layouts/s counts the enumerated ones (pruned
+                    ones included) and the simulated ones
   scale             16,384 GPUs with every replica simulated (--full-fidelity)
                     and 131,072 GPUs symmetric: wall time and peak RSS
 
@@ -56,6 +59,11 @@ for threads in (1, 2):
                  "%.1f s: %.0f layouts/s (%.0f simulated/s)" % (wall, total / wall, simulated / wall),
                  "1,000 layouts/s"))
 rows.append(("sweep scaling, 1 -> 2 threads", "%.2fx" % (rate[2] / rate[1]), "1.8x"))
+wall, _, out = timed(sweep + ["--threads", "2", "--all"])
+m = re.search(r"(\d+) layouts: (\d+) simulated", out)
+rows.append(("sweep llama3-70b dgx8x4 --all, 2 threads",
+             "%.1f s: %.0f layouts/s (%.0f simulated/s)" % (wall, int(m.group(1)) / wall, int(m.group(2)) / wall),
+             "-"))
 
 plan = ["--model", "llama3-70b", "--tp", "8", "--pp", "8"]
 wall, rss, _ = timed([sim, "--topology", "dgx8x4", "--nodes", "2048"] + plan +

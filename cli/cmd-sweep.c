@@ -27,12 +27,16 @@ static const char *usage =
     "                 [--tp LIST] [--pp LIST] [--cp LIST] [--ep LIST] [--etp LIST]\n"
     "                 [--max-nodes N] [--min-headroom P%]\n"
     "                 [--threads N | --jobs N] [--shard I/N] [--json FILE|-] [--html FILE.html]\n"
-    "                 [--csv FILE.csv] [--chart FILE.png|.svg|.pdf] [--quiet] [--wide]\n"
+    "                 [--csv FILE.csv] [--chart FILE.png|.svg|.pdf] [--all] [--quiet] [--wide]\n"
     "       sim sweep --merge FILE FILE ... [--top K] [--csv FILE.csv] [--chart FILE.png]\n"
     "\n"
     "Enumerates every layout of the job on the cluster, prunes what is invalid,\n"
     "dominated or out of memory, simulates the rest on every core and prints the\n"
-    "top K.  --scale also tries 1, 2, 4 ... nodes, and the scaling efficiency\n"
+    "top K: a layout whose compute alone is slower than the K-th best simulated at its\n"
+    "GPU count cannot be among them and is not simulated (the waves of sim-sweep.h;\n"
+    "the top K are those of simulating all).  --all simulates every layout that fits;\n"
+    "--csv, --chart and --html, which show every layout, imply it.\n"
+    "--scale also tries 1, 2, 4 ... nodes, and the scaling efficiency\n"
     "E = t1 k1 / (k tk) is against the smallest layout that fits.  --shard I/N\n"
     "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
     "--seq-len N trains on sequences of N tokens (default: the model's).\n"
@@ -646,7 +650,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   int cap = 0;
   g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL, *gpus_s = NULL;
   g_autoptr (GPtrArray) merge_files = g_ptr_array_new_with_free_func (g_free);
-  gboolean help = FALSE, scale = FALSE, quiet = FALSE, wide = FALSE;
+  gboolean help = FALSE, scale = FALSE, quiet = FALSE, wide = FALSE, all = FALSE;
   int gpus = 0;
   const SimCliOption options[] = {
     { "topology", TRUE, &topology, NULL, NULL }, { "model", TRUE, &model_s, NULL, NULL },
@@ -662,7 +666,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
     { "fp8", TRUE, &fp8_s, NULL, NULL },
     { "train-tokens", TRUE, &train_s, NULL, NULL }, { "gpu-hour-price", TRUE, &price_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
-    { "wide", FALSE, NULL, &wide, NULL },
+    { "wide", FALSE, NULL, &wide, NULL }, { "all", FALSE, NULL, &all, NULL },
     { "quiet", FALSE, NULL, &quiet, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
@@ -752,6 +756,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   /* this shard's rows, evaluated on the pool; the leaders simulated in full */
   sim_sweep_keep_shard (sw, job.shard, job.shards);
   progress_start_us = g_get_monotonic_time ();
+  sim_sweep_set_keep (sw, all || csv != NULL || chart != NULL || html != NULL ? 0 : top);
   sim_sweep_run (sw, job.threads, !quiet && isatty (STDERR_FILENO) ? progress : NULL, NULL);
   ranked = sim_sweep_rank (sw, top);
 

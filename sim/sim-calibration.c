@@ -6,6 +6,7 @@
 
 #include "sim-validate.h"
 #include "sim-error.h"
+#include "sim-gemm.h"
 #include "sim-xml.h"
 
 void
@@ -99,6 +100,7 @@ sim_calibration_apply (const SimCalibration *c, SimTopology *topo)
     if (c->gemm->len > 0) {
       g_array_set_size (g->gemm, 0);
       g_array_append_vals (g->gemm, c->gemm->data, c->gemm->len);
+      sim_gemm_prepare (g);
     }
   }
   for (guint i = 0; i < topo->links->len; i++) {

@@ -13,7 +13,14 @@
 
 G_BEGIN_DECLS
 
-/* FLOP/s a GEMM of (m x k) . (k x n) reaches; never fails; any thread */
+/* index gpu->gemm once it is read or replaced (a grid's rates in an
+ * array, its axes sorted), so that sim_gemm_rate does not search the
+ * points on every call; the result is the same.  Not while another thread
+ * reads gpu. */
+void sim_gemm_prepare (SimGpuType *gpu);
+
+/* FLOP/s a GEMM of (m x k) . (k x n) reaches; never fails; any thread
+ * (through the index of sim_gemm_prepare when it is of the current table) */
 double sim_gemm_rate (const SimGpuType *gpu, double m, double n, double k);
 
 /* seconds for it: 2*m*n*k FLOP at that rate (0 when a dimension is <= 0);

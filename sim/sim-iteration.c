@@ -2461,6 +2461,55 @@ sim_iteration_run_steady (const SimTopology *topo, const SimModel *model, const 
   return it;
 }
 
+double
+sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+                       const SimMemory *ledger)
+{
+  int p = plan->pp, v = plan->virtual_stages;
+  double m = (double) plan->micro_batches, before_f = 0, before_b = 0, opt0 = 0, bound = 0;
+  SimLayerCost c;
+
+  sim_cost_layer (model, plan, sim_topology_gpu_type (topo, 0), &c);
+  for (int s = 0; s < p; s++) {
+    const SimStageMemory *sm = &g_array_index (ledger->stages, SimStageMemory, s);
+    double local = (double) sm->params, work = 0, fmin = G_MAXDOUBLE, bmin = G_MAXDOUBLE, opt;
+    for (int k = 0; k < v; k++) {
+      int lc = (int) sim_plan_chunk_layers (plan, model, s, k), nm = 0, nd;
+      gboolean first = s == 0 && k == 0, last = s == p - 1 && k == v - 1;
+      guint64 layer = sim_plan_chunk_first_layer (plan, model, s, k);
+      double f, r = 0, bw;
+      if (sim_model_is_moe (model))
+        for (int l = 0; l < lc; l++)
+          nm += sim_model_layer_is_moe (model, layer + (guint64) l) ? 1 : 0;
+      nd = lc - nm;
+      /* as build_forward, build_recompute and build_backward charge them */
+      f = nd * c.layer_fwd_s + nm * c.moe_fwd_s + (first ? c.embed_fwd_s : 0) +
+          (last ? c.head_fwd_s : 0);
+      if (c.layer_recompute_s > 0)
+        r = nd * c.layer_recompute_s + nm * c.moe_recompute_s;
+      bw = r + nd * c.layer_bwd_s + nm * c.moe_bwd_s + (first ? c.embed_bwd_s : 0) +
+           (last ? c.head_bwd_s : 0);
+      work += m * (f + bw);
+      fmin = MIN (fmin, f);
+      bmin = MIN (bmin, bw);
+    }
+    /* as build_optimizer steps each rank's shard */
+    if (plan->zero >= 1 && plan->zero < 3)
+      local = (double) (sm->params - sm->expert_params) / (plan->dp * plan->cp) +
+              (double) sm->expert_params / plan->edp;
+    opt = c.optimizer_s_per_param * local;
+    if (s == 0)
+      opt0 = opt;
+    bound = MAX (bound, before_f + work + MAX (opt, before_b + opt0));
+    before_f += fmin;
+    before_b += bmin;
+  }
+  /* the simulated durations are these sums rounded up to picoseconds per
+   * activity; a relative millionth of a millionth absorbs the order of
+   * the floating-point additions */
+  return bound * (1.0 - 1e-12);
+}
+
 void
 sim_iteration_free (SimIteration *it)
 {

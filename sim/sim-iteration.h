@@ -141,6 +141,22 @@ SimIteration *sim_iteration_run_with_cost (const SimTopology *topo, const SimMod
 SimIteration *sim_iteration_run_steady (const SimTopology *topo, const SimModel *model,
                                         const SimPlan *plan, const SimMemory *ledger,
                                         gboolean full, GError **error);
+/* A lower bound of the step sim_iteration_run (and _reference, _steady)
+ * would simulate for the same inputs, from the compute alone, without
+ * building or running anything: every stage computes its passes one after
+ * another on one stream, each at least its compute's unslowed time (the
+ * recomputation before a backward included), then its optimizer step; its
+ * first pass waits for the forward of a micro-batch's chunk through every
+ * stage before it, and its last (a backward) is followed by the backward
+ * of that chunk through every stage before it and then stage 0's
+ * optimizer step.  So the step is at least, over stages s,
+ *   sum_{j<s} F_j + work_s + max(opt_s, sum_{j<s} B_j + opt_0)
+ * with F_j, B_j stage j's shortest chunk forward and (recomputation and)
+ * backward.  Communication, the pipeline sends and the compute's slow-down
+ * beside collectives only add to it.  plan resolved, ledger computed from
+ * it; any thread. */
+double sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+                              const SimMemory *ledger);
 /* NULL is ignored */
 void sim_iteration_free (SimIteration *it);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimIteration, sim_iteration_free)

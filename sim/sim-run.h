@@ -89,6 +89,9 @@ typedef struct {
   double step_s, tokens_per_s, mfu, bubble, compute_s, tp_s, cp_s, pp_s, dp_s;
   char *wall;            /* the diagnosis' wall */
   double e;              /* scaling efficiency against the smallest layout that fits; NAN without one */
+  double bound_s;        /* sim sweep: a lower bound of the step from the compute alone
+                          * (sim_iteration_bound_s), 0 when not computed; not saved */
+  double bound_tokens_per_s; /* and the throughput's upper bound that follows */
 } SimRunSummary;
 
 /* a new summary (free with sim_run_summary_free) of label, index and nodes,

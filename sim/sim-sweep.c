@@ -8,6 +8,7 @@
 #include "sim-cost.h"
 #include "sim-error.h"
 #include "sim-input.h"
+#include "sim-iteration.h"
 #include "sim-json.h"
 #include "sim-json-read.h"
 #include "sim-memory.h"
@@ -32,6 +33,8 @@ struct _SimSweep {
   int total;
   SimSweepProgress progress;
   gpointer progress_data;
+  int keep;              /* sim_sweep_set_keep: 0 simulates every layout that fits */
+  int threads;           /* sim_sweep_run's, for sim_sweep_rank */
 };
 
 typedef SimSweep Sweep;
@@ -381,22 +384,21 @@ short_of_headroom (const Sweep *sw, guint64 peak_bytes, guint64 usable_bytes)
   return h > 0 && (double) usable_bytes - (double) peak_bytes < h * (double) usable_bytes;
 }
 
-/* evaluate one row: prune by validity and memory, then simulate, long runs
- * from their steady state unless exact */
-static void
-evaluate (Sweep *sw, Row *r, gboolean exact)
+/* a row's first look: prune by validity and memory; returns whether it
+ * is still to be simulated, with its compute-alone bound in r->bound_s */
+static gboolean
+prepare (Sweep *sw, Row *r)
 {
   const SimTopology *t = sim_sweep_cluster (sw, r->nodes);
   g_autoptr (GError) error = NULL;
   g_autoptr (SimPlan) plan = sim_plan_new ();
   g_autoptr (SimMemory) mem = NULL;
-  g_autoptr (SimRun) run = NULL;
 
   if (r->pruned != NULL)
-    return;
+    return FALSE;
   if (!sim_plan_parse_string (plan, r->label, &error) || !sim_plan_resolve (plan, t, sw->model, &error)) {
     r->pruned = g_strdup ("invalid: a constraint of the layout fails");
-    return;
+    return FALSE;
   }
   r->gpus = sim_plan_world_size (plan);
   mem = sim_memory_compute (t, sw->model, plan);
@@ -406,15 +408,29 @@ evaluate (Sweep *sw, Row *r, gboolean exact)
     g_free (r->oom_case);
     r->oom_case = g_strdup (sim_oom_case_name (mem->oom_case));
     r->pruned = g_strdup_printf ("out of memory, case %s", r->oom_case);
-    return;
+    return FALSE;
   }
   if (short_of_headroom (sw, mem->peak_bytes, mem->usable_bytes)) {
     r->pruned = g_strdup (sw->headroom_reason);
-    return;
+    return FALSE;
   }
   r->fits = TRUE;
   r->tight = mem->tight;
-  run = simulate (t, sw->model, r->label, !exact, &error);
+  if (sw->keep > 0) {
+    r->bound_s = sim_iteration_bound_s (t, sw->model, plan, mem);
+    r->bound_tokens_per_s = r->bound_s > 0 ? (double) plan->global_batch * (double) plan->seq_len / r->bound_s
+                                           : G_MAXDOUBLE;
+  }
+  return TRUE;
+}
+
+/* simulate a prepared row, a long run from its steady state unless exact */
+static void
+simulate_row (Sweep *sw, Row *r, gboolean exact)
+{
+  const SimTopology *t = sim_sweep_cluster (sw, r->nodes);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimRun) run = simulate (t, sw->model, r->label, !exact, &error);
   if (run == NULL) {
     r->pruned = g_strdup_printf ("simulation failed: %s", error->message);
     r->fits = FALSE;
@@ -431,15 +447,44 @@ evaluate (Sweep *sw, Row *r, gboolean exact)
   }
 }
 
+/* evaluate one row: prune by validity and memory, then simulate */
+static void
+evaluate (Sweep *sw, Row *r, gboolean exact)
+{
+  if (prepare (sw, r))
+    simulate_row (sw, r, exact);
+}
+
+static void
+progress_one (Sweep *sw)
+{
+  int done = g_atomic_int_add (&sw->done, 1) + 1;
+  if (sw->progress != NULL)
+    sw->progress (done, sw->total, sw->progress_data);
+}
+
+/* the pool's two jobs: a first look at every row (with keep, the
+ * simulation waits for the waves), or a simulation */
 static void
 work (gpointer data, gpointer user)
 {
   Sweep *sw = user;
-  int done;
-  evaluate (sw, data, FALSE);
-  done = g_atomic_int_add (&sw->done, 1) + 1;
-  if (sw->progress != NULL)
-    sw->progress (done, sw->total, sw->progress_data);
+  Row *r = data;
+  if (sw->keep <= 0)
+    evaluate (sw, r, FALSE);
+  else if (!prepare (sw, r))
+    ;
+  else
+    return; /* counted when simulated or bounded */
+  progress_one (sw);
+}
+
+static void
+work_simulate (gpointer data, gpointer user)
+{
+  Sweep *sw = user;
+  simulate_row (sw, data, FALSE);
+  progress_one (sw);
 }
 
 void
@@ -461,9 +506,66 @@ sim_sweep_keep_shard (SimSweep *sw, int shard, int shards)
 }
 
 void
+sim_sweep_set_keep (SimSweep *sw, int keep)
+{
+  sw->keep = MAX (keep, 0);
+}
+
+/* prepared rows by bound, then enumeration order */
+static int
+by_bound (gconstpointer pa, gconstpointer pb)
+{
+  const Row *a = *(const Row *const *) pa, *b = *(const Row *const *) pb;
+  if (a->bound_s != b->bound_s)
+    return a->bound_s < b->bound_s ? -1 : 1;
+  return a->index - b->index;
+}
+
+/* the keep-th best throughput simulated at each GPU count: gpus -> GArray
+ * of double, best first, at most keep */
+static void
+note_best (GHashTable *best, int keep, const Row *r)
+{
+  GArray *a;
+  guint i;
+  /* a layout that fits only without the fragmentation allowance ranks
+   * after every one that fits with it: it sets no bar */
+  if (!r->has_time || !r->fits || r->tight)
+    return;
+  a = g_hash_table_lookup (best, GINT_TO_POINTER (r->gpus));
+  if (a == NULL) {
+    a = g_array_new (FALSE, FALSE, sizeof (double));
+    g_hash_table_insert (best, GINT_TO_POINTER (r->gpus), a);
+  }
+  for (i = 0; i < a->len && g_array_index (a, double, i) >= r->tokens_per_s; i++)
+    ;
+  if ((int) i < keep) {
+    g_array_insert_val (a, i, r->tokens_per_s);
+    if ((int) a->len > keep)
+      g_array_set_size (a, (guint) keep);
+  }
+}
+
+/* whether r's best possible throughput is below the keep-th best at its
+ * GPU count */
+static gboolean
+beaten (GHashTable *best, int keep, const Row *r)
+{
+  GArray *a = g_hash_table_lookup (best, GINT_TO_POINTER (r->gpus));
+  return a != NULL && (int) a->len == keep && r->bound_tokens_per_s < g_array_index (a, double, keep - 1);
+}
+
+void
 sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer data)
 {
   GThreadPool *pool = g_thread_pool_new (work, sw, MAX (threads, 1), TRUE, NULL);
+  g_autoptr (GPtrArray) order = NULL;
+  g_autoptr (GHashTable) best = NULL;
+  g_autoptr (GPtrArray) wave = NULL;
+  g_autofree char *reason = NULL;
+  guint next = 0;
+
+  sw->threads = MAX (threads, 1);
   sw->total = (int) sw->rows->len;
   sw->done = 0;
   sw->progress = progress;
@@ -471,6 +573,38 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   for (guint i = 0; i < sw->rows->len; i++)
     g_thread_pool_push (pool, g_ptr_array_index (sw->rows, i), NULL);
   g_thread_pool_free (pool, FALSE, TRUE);
+  if (sw->keep <= 0)
+    return;
+
+  /* the waves, lowest bound first */
+  order = g_ptr_array_new ();
+  for (guint i = 0; i < sw->rows->len; i++) {
+    Row *r = g_ptr_array_index (sw->rows, i);
+    if (r->pruned == NULL && r->fits && !r->simulated)
+      g_ptr_array_add (order, r);
+  }
+  g_ptr_array_sort (order, by_bound);
+  best = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
+  reason = g_strdup_printf ("its compute alone is slower than the top %d at its GPU count", sw->keep);
+  wave = g_ptr_array_new ();
+  while (next < order->len) {
+    g_ptr_array_set_size (wave, 0);
+    for (; next < order->len && wave->len < SIM_SWEEP_WAVE; next++) {
+      Row *r = g_ptr_array_index (order, next);
+      if (beaten (best, sw->keep, r)) {
+        r->pruned = g_strdup (reason);
+        progress_one (sw);
+      } else {
+        g_ptr_array_add (wave, r);
+      }
+    }
+    pool = g_thread_pool_new (work_simulate, sw, MAX (threads, 1), TRUE, NULL);
+    for (guint i = 0; i < wave->len; i++)
+      g_thread_pool_push (pool, g_ptr_array_index (wave, i), NULL);
+    g_thread_pool_free (pool, FALSE, TRUE);
+    for (guint i = 0; i < wave->len; i++)
+      note_best (best, sw->keep, g_ptr_array_index (wave, i));
+  }
 }
 
 void
@@ -480,23 +614,32 @@ sim_sweep_rank_rows (GPtrArray *rows)
   sim_run_summaries_efficiency (rows);
 }
 
+static void
+work_exact (gpointer data, gpointer user)
+{
+  evaluate (user, data, TRUE);
+}
+
 GPtrArray *
 sim_sweep_rank (SimSweep *sw, int exact)
 {
   GPtrArray *ranked = g_ptr_array_new ();
+  GThreadPool *pool = g_thread_pool_new (work_exact, sw, MAX (sw->threads, 1), TRUE, NULL);
   int redone = 0;
   for (guint i = 0; i < sw->rows->len; i++)
     g_ptr_array_add (ranked, g_ptr_array_index (sw->rows, i));
   sim_run_summaries_rank (ranked);
-  /* the leaders, simulated in full where they were screened */
+  /* the leaders, simulated in full where they were screened, each in its
+   * own row: the ranking after is the same for any thread count */
   for (guint i = 0; i < ranked->len && redone < exact; i++) {
     Row *r = g_ptr_array_index (ranked, i);
     if (!r->has_time)
       break;
     if (r->screened)
-      evaluate (sw, r, TRUE);
+      g_thread_pool_push (pool, r, NULL);
     redone++;
   }
+  g_thread_pool_free (pool, FALSE, TRUE);
   sim_sweep_rank_rows (ranked);
   return ranked;
 }

@@ -15,7 +15,9 @@
  * traffic with more memory) or out of memory by the ledger.
  *
  * The rest are simulated on a GLib thread pool; each layout's result has its
- * own slot, so the ranking is the same for any thread count.  A long 1F1B
+ * own slot, so the ranking is the same for any thread count.  With a top K
+ * (sim_sweep_set_keep), those whose compute alone cannot beat the K-th
+ * best of their GPU count are not simulated.  A long 1F1B
  * or interleaved layout is screened from the steady state of three shorter
  * runs, proven periodic (sim_iteration_run_steady: equal to the whole run
  * within a millionth per period), and the top K are then simulated in full.
@@ -93,15 +95,30 @@ GPtrArray *sim_sweep_rows (const SimSweep *sw);
 /* keep only rows i with i % shards == shard - 1 */
 void sim_sweep_keep_shard (SimSweep *sw, int shard, int shards);
 
+/* Rank only the best `keep` layouts of each GPU count exactly (sim sweep
+ * --top K); 0 (the default): simulate every layout that fits.  With keep
+ * > 0, sim_sweep_run computes each fitting layout's lower bound from its
+ * compute alone (sim_iteration_bound_s), simulates the layouts in order of
+ * that bound, lowest first, in waves of SIM_SWEEP_WAVE, and after each
+ * wave prunes every layout whose bound is slower than the keep-th best
+ * time simulated at its GPU count ("its compute alone is slower than the
+ * top K ..."): its step cannot beat those, so the top `keep` of each GPU count, and the scaling
+ * efficiencies against the best of the fewest GPUs, are those of
+ * simulating everything.  The waves are fixed in size, so what is
+ * simulated does not depend on the thread count.  Before sim_sweep_run. */
+#define SIM_SWEEP_WAVE 16
+void sim_sweep_set_keep (SimSweep *sw, int keep);
+
 /* evaluate every row on `threads` threads; progress (may be NULL) is called
  * from the worker threads after each row with the count done and the total */
 typedef void (*SimSweepProgress) (int done, int total, gpointer data);
 void sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer data);
 
 /* the rows with a time first, by tokens/s (ties: the lower peak memory
- * first, sim_run_rank), then the rest in enumeration order; the top `exact` screened leaders are simulated in full first (0:
- * none); scaling efficiencies are filled in.  A new array of borrowed
- * rows. */
+ * first, sim_run_rank), then the rest in enumeration order; the top
+ * `exact` screened leaders are simulated in full first (0: none), on
+ * sim_sweep_run's threads; scaling efficiencies are filled in.  A new
+ * array of borrowed rows. */
 GPtrArray *sim_sweep_rank (SimSweep *sw, int exact);
 
 /* rank rows read back from shard files the same way (no simulation) */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim-error.h"
+#include "sim-gemm.h"
 #include "sim-paths.h"
 #include "sim-units.h"
 #include "sim-xml.h"
@@ -21,6 +22,7 @@ gpu_type_free (gpointer p)
 {
   SimGpuType *t = p;
   g_clear_pointer (&t->gemm, g_array_unref);
+  g_free (t->gemm_grid);
   g_free (t->id);
   g_free (t->calibration_path);
   g_free (t->name);
@@ -164,6 +166,7 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
     pt.m = (double) m, pt.n = (double) n, pt.k = (double) k;
     g_array_append_val (t->gemm, pt);
   }
+  sim_gemm_prepare (t);
   attn = sim_xml_first_element (node, "attention");
   if (attn != NULL &&
       (!sim_xml_get_double (path, attn, "forward-efficiency", 0.01, 1.0, &t->attn_fwd_efficiency, error) ||

@@ -3,6 +3,8 @@
 #include <math.h>
 
 #include "sim-iteration.h"
+#include "sim-memory.h"
+#include "test-util.h"
 #include "test-ideal.h"
 
 static void
@@ -118,6 +120,52 @@ test_flops (void)
   g_assert_cmpfloat (fabs (sim_cost_narayanan_flop (m, 1536, 2048, FALSE) / want - 1), <, 1e-12);
 }
 
+/* sim_iteration_bound_s: with nothing to communicate (one GPU) the step is
+ * its passes and its optimizer step one after another, so the bound is the
+ * step but for the picosecond each of its activities may round up (2m
+ * passes, the last backward layer by layer for the gradient buckets: at
+ * most 2m + L + 1 of them);
+ * on layouts with every kind of traffic, schedule and recomputation it is
+ * at most the step, and with p stages of 1F1B at least the classic
+ * (m + p - 1)/m of one stage's work (the bubble it accounts for). */
+static void
+test_bound (void)
+{
+  static const struct {
+    const char *topology;
+    int nodes;
+    const char *model, *plan;
+  } cases[] = {
+    { "tests/data/h100x1.xml", 0, "llama3-8b.xml", "tp=1,pp=1,dp=1,gb=4" },
+    { "dgx8x4.xml", 4, "llama3-70b.xml", "tp=8,pp=4,dp=1,gb=32" },
+    { "dgx8x4.xml", 4, "llama3-70b.xml", "tp=8,pp=4,dp=1,gb=32,recompute=full" },
+    { "dgx8x4.xml", 4, "llama3-70b.xml", "tp=4,pp=4,dp=2,gb=32,schedule=interleaved,v=2" },
+    { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,cp=2,pp=2,dp=8,gb=64,zero=3" },
+    { "dgx8x4.xml", 4, "mixtral-8x7b.xml", "tp=2,pp=2,dp=8,ep=8,gb=64" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SimTopology) t = test_load_topology (cases[i].topology, cases[i].nodes);
+    g_autoptr (SimModel) m = test_load_model (cases[i].model);
+    g_autoptr (SimPlan) p = test_resolve_plan (t, m, cases[i].plan);
+    g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);
+    g_autoptr (SimIteration) it = sim_iteration_run (t, m, p, mem, FALSE, &error);
+    double bound = sim_iteration_bound_s (t, m, p, mem), mb = (double) p->micro_batches;
+    g_assert_no_error (error);
+    g_print ("# %-16s %-44s step %10.6f s  bound %10.6f s  %5.1f%%\n", cases[i].model, cases[i].plan,
+             it->step_s, bound, 100 * bound / it->step_s);
+    g_assert_cmpfloat (bound, <=, it->step_s);
+    if (i == 0)
+      g_assert_cmpfloat (it->step_s - bound, <=, (2 * mb + (double) m->layers + 1) * 1e-12 + 1e-12 * it->step_s);
+    if (p->pp > 1 && p->virtual_stages == 1) {
+      /* stage 0's work alone, from its compute sums */
+      const SimStageTime *st = &g_array_index (it->stages, SimStageTime, 0);
+      double work = st->forward_s + st->backward_s + st->recompute_s;
+      g_assert_cmpfloat (bound, >=, work * (mb + p->pp - 1) / mb * (1 - 0.05));
+    }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -128,5 +176,6 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/timeline-matches-ledger", test_timeline_matches_ledger);
   g_test_add_func ("/iteration/symmetric", test_symmetric);
   g_test_add_func ("/iteration/flops", test_flops);
+  g_test_add_func ("/iteration/bound", test_bound);
   return g_test_run ();
 }

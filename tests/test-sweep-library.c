@@ -498,6 +498,69 @@ test_experts (void)
   g_assert_cmpstr (error->message, ==, "--ep: llama3-8b has no mixture-of-experts layers");
 }
 
+/* Pruning by the compute-alone bound (sim_sweep_set_keep): on one node and
+ * on two (two GPU counts, each its own top 3), the rows simulated with
+ * keep 3 have the times of simulating all, the top 3 of each GPU count are
+ * the same layouts with the same times, bit for bit, and every layout the
+ * bound pruned is, simulated, no faster than the third best of its GPU
+ * count, with its bound at most its step; the bound prunes some. */
+static void
+test_keep (void)
+{
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  SimSweep *sw[2];
+  GPtrArray *ranked[2];
+  int bounded = 0;
+  for (int k = 0; k < 2; k++) {
+    sw[k] = sim_sweep_new (m, 16);
+    sim_sweep_add_cluster (sw[k], test_load_topology ("dgx8x4.xml", 1), 1);
+    sim_sweep_add_cluster (sw[k], test_load_topology ("dgx8x4.xml", 2), 2);
+    sim_sweep_enumerate (sw[k]);
+    sim_sweep_set_keep (sw[k], k == 0 ? 0 : 3);
+    sim_sweep_run (sw[k], 2, NULL, NULL);
+    ranked[k] = sim_sweep_rank (sw[k], 3);
+  }
+  for (int gpus = 8; gpus <= 16; gpus += 8) {
+    int seen[2] = { 0, 0 };
+    double third = 0;
+    const SimSweepRow *top[2][3];
+    for (int k = 0; k < 2; k++)
+      for (guint i = 0; i < ranked[k]->len && seen[k] < 3; i++) {
+        const SimSweepRow *r = g_ptr_array_index (ranked[k], i);
+        if (r->gpus == gpus && r->has_time)
+          top[k][seen[k]++] = r;
+      }
+    g_assert_cmpint (seen[0], ==, 3);
+    g_assert_cmpint (seen[1], ==, 3);
+    for (int i = 0; i < 3; i++) {
+      g_assert_cmpstr (top[0][i]->label, ==, top[1][i]->label);
+      g_assert_cmpfloat (top[0][i]->step_s, ==, top[1][i]->step_s);
+    }
+    third = top[0][2]->tokens_per_s;
+    for (guint i = 0; i < sim_sweep_rows (sw[1])->len; i++) {
+      const SimSweepRow *a = g_ptr_array_index (sim_sweep_rows (sw[0]), i);
+      const SimSweepRow *b = g_ptr_array_index (sim_sweep_rows (sw[1]), i);
+      g_assert_cmpstr (a->label, ==, b->label);
+      if (a->gpus != gpus)
+        continue;
+      if (b->has_time)
+        g_assert_cmpfloat (a->step_s, ==, b->step_s);
+      if (b->pruned != NULL && g_str_has_prefix (b->pruned, "its compute alone is slower than the top 3")) {
+        g_assert_true (a->has_time);
+        g_assert_cmpfloat (a->tokens_per_s, <=, third);
+        g_assert_cmpfloat (b->bound_s, >, 0);
+        g_assert_cmpfloat (b->bound_s, <=, a->step_s);
+        bounded++;
+      }
+    }
+  }
+  g_assert_cmpint (bounded, >, 0);
+  for (int k = 0; k < 2; k++) {
+    g_ptr_array_unref (ranked[k]);
+    sim_sweep_free (sw[k]);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -505,6 +568,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep/enumerate", test_enumerate);
   g_test_add_func ("/sweep/run-and-rank", test_run_and_rank);
   g_test_add_func ("/sweep/shards", test_shards);
+  g_test_add_func ("/sweep/keep", test_keep);
   g_test_add_func ("/sweep/json", test_json);
   g_test_add_func ("/sweep/merge", test_merge);
   g_test_add_func ("/sweep/merge/bad", test_merge_bad);
