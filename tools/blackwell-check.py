@@ -8,8 +8,9 @@ columns of ../shared/validation/training_calibration.csv) and
 nccl_blackwell.csv (the columns of nccl_collectives.csv).  Each training row is
 run the way ../shared/tools/fidelity.py runs a row (the same model XML, the
 same flags: --sequence-parallel when TP > 1, the interleaved schedule for
-virtual stages, --fp8 hybrid for FP8 rows, --zero 3 and --framework fsdp for
-FSDP rows), except that the cluster file is chosen from the gpu column among
+virtual stages, --fp8 hybrid for FP8 rows with the row's scaling recipe
+(FP8-CS: --fp8-recipe current, FP8-MX: mxfp8, as tools/moe-check.py), --zero 3
+and --framework fsdp for FSDP rows), except that the cluster file is chosen from the gpu column among
 the Blackwell files, which fidelity.py does not know:
 
   B200   topologies/dgx-b200.xml with --nodes GPUs/8;
@@ -77,7 +78,13 @@ def command(sim, r, mx, topo, nodes):
     if tp > 1: cmd += ["--sequence-parallel"]
     if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
         cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
-    if "fp8" in (r["precision"] or ""): cmd += ["--fp8", "hybrid"]
+    prec = r["precision"] or ""
+    if "fp8" in prec:
+        cmd += ["--fp8", "hybrid"]
+        # the row's scaling recipe, as tools/moe-check.py passes it: FP8-CS is
+        # Transformer Engine's current scaling, FP8-MX Blackwell's MXFP8
+        if "FP8-CS" in prec: cmd += ["--fp8-recipe", "current"]
+        elif "FP8-MX" in prec: cmd += ["--fp8-recipe", "mxfp8"]
     return cmd
 
 
