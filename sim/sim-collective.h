@@ -26,7 +26,10 @@
  *          calls ncclSend/ncclRecv of count/n elements to and from every
  *          peer inside one ncclGroupStart/End, so all n(n-1) pieces of
  *          bytes/n move at once, each its own flow: intra-node over
- *          NVLink through the NVSwitch ports, inter-node over the NICs.
+ *          NVLink through the NVSwitch ports, inter-node over the NICs,
+ *          at 0.913 of the rate a ring reaches on the same links
+ *          (NCCL's send/recv path, measured on H100 and GB200:
+ *          P2P_EFFICIENCY in sim-collective.c).
  *          bytes is what each rank sends in all (nccl-tests' size),
  *          busbw = algbw x (n-1)/n (nccl-tests doc/PERFORMANCE.md).  On a
  *          rail-optimised cluster (one NIC per GPU, rails in the topology)

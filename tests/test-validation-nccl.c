@@ -25,8 +25,9 @@
  *    the simulated ring's per-NIC rate, within 15 % of 47 GB/s.
  * 4. all_to_all (alltoall_perf) on GB200 NVL72 racks, OCI's published runs
  *    of 4, 8 and 64 GPUs in one rack and 128 and 192 over 2 and 3 racks
- *    (gb200x*-alltoall-oci.txt) on gb200-nvl72.xml: every row below 30 %,
- *    their mean |error| within 20 % (why: above a2a_tolerance).
+ *    (gb200x*-alltoall-oci.txt) on gb200-nvl72.xml, and 4 x H100
+ *    (h100x4-alltoall-nccl2169.txt) on dgx-h100.xml: every row below 20 %,
+ *    their mean |error| within 8 % (why: above a2a_tolerance).
  *
  * Each asserted row is its own test case, named by its file and size, so a
  * failure names the row:
@@ -99,6 +100,9 @@ static Output a2a[] = {
     .op = SIM_OP_ALLTOALL, .ranks = 128, .gpus_per_node = 64 },
   { .file = "gb200x192-3rack-alltoall-oci.txt", .topology = "gb200-nvl72.xml", .nodes = 3,
     .op = SIM_OP_ALLTOALL, .ranks = 192, .gpus_per_node = 64 },
+  /* 4 of a DGX H100's 8 GPUs (NVIDIA/nccl#2169: the file names them) */
+  { .file = "h100x4-alltoall-nccl2169.txt", .topology = "dgx-h100.xml", .nodes = 1,
+    .op = SIM_OP_ALLTOALL, .ranks = 4 },
 };
 
 /* the Points given to g_test_add_data_func(), freed after the run */
@@ -453,19 +457,19 @@ test_ndr_per_nic (void)
   g_assert_cmpfloat (fabs (per_nic - 47.0) / 47.0, <, 0.15);
 }
 
-/* 4. all_to_all: every row below 30 %, the mean |error| over all rows
- * within 20 %.  The model is optimistic everywhere (+9 to +27 %): it moves
- * each piece at NVLink's achieved ring rate (721.8 GB/s) or at the NIC's
- * line rate (50 GB/s), where NCCL's send/recv reached 611-662 GB/s of bus
- * bandwidth inside a rack and 42-45 GB/s per NIC across racks in these
- * runs (its per-peer channels and chunking are not modelled).  Each run
+/* 4. all_to_all: every row below 20 %, the mean |error| over all rows
+ * within 8 %.  Pieces move at 0.913 of the rate the ring reaches on the
+ * same links (P2P_EFFICIENCY in sim-collective.c, the mean of the H100
+ * 4-GPU and GB200 8-GPU rows here: those two files are the constant's
+ * source; the GB200 4- and 64-GPU runs inside a rack and the 128- and
+ * 192-GPU runs across racks, bound by the NICs, check it).  Each GB200 run
  * kept only its two largest sizes, and those scatter: the 64-rank 4 GiB
  * row is 10 % apart out of place and in place. */
 
 static double
 a2a_tolerance (guint64 size)
 {
-  return 30.0;
+  return 20.0;
 }
 
 static void
@@ -481,9 +485,9 @@ test_a2a_summary (void)
     for (guint i = 0; i < rows->len; i++, n++)
       sum += fabs (g_array_index (rows, SimValidationRow, i).error_pct);
   }
-  printf ("# all_to_all: mean |error| %.1f %% over %d rows (tolerance 20 %%; every row 30 %%)\n",
+  printf ("# all_to_all: mean |error| %.1f %% over %d rows (tolerance 8 %%; every row 20 %%)\n",
           sum / n, n);
-  g_assert_cmpfloat (sum / n, <=, 20.0);
+  g_assert_cmpfloat (sum / n, <=, 8.0);
 }
 
 int
