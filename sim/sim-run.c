@@ -221,6 +221,12 @@ sim_run_summary_fill (SimRunSummary *s, const SimRun *run)
   s->cp_s = it->exposed_cp_s;
   s->pp_s = it->exposed_pp_s;
   s->dp_s = it->exposed_dp_s;
+  {
+    /* the runs of a steady state stand for sum(m_i) micro-batches of work */
+    double m = (double) (it->steady_micro_batches[0] + it->steady_micro_batches[1] +
+                         it->steady_micro_batches[2]);
+    s->whole_activities = it->activities * (m > 0 ? (double) run->plan->micro_batches / m : 1.0);
+  }
 }
 
 int

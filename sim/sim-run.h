@@ -92,6 +92,8 @@ typedef struct {
   double bound_s;        /* sim sweep: a lower bound of the step from the compute alone
                           * (sim_iteration_bound_s), 0 when not computed; not saved */
   double bound_tokens_per_s; /* and the throughput's upper bound that follows */
+  double whole_activities; /* the activities of simulating it whole, estimated from a
+                            * steady state's runs (for scheduling); not saved */
 } SimRunSummary;
 
 /* a new summary (free with sim_run_summary_free) of label, index and nodes,

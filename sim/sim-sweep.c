@@ -620,6 +620,17 @@ work_exact (gpointer data, gpointer user)
   evaluate (user, data, TRUE);
 }
 
+/* the costliest first, so that no thread is left with a long one at the
+ * end (ties: enumeration order) */
+static int
+by_work (gconstpointer pa, gconstpointer pb)
+{
+  const Row *a = *(const Row *const *) pa, *b = *(const Row *const *) pb;
+  if (a->whole_activities != b->whole_activities)
+    return a->whole_activities > b->whole_activities ? -1 : 1;
+  return a->index - b->index;
+}
+
 GPtrArray *
 sim_sweep_rank (SimSweep *sw, int exact)
 {
@@ -631,14 +642,18 @@ sim_sweep_rank (SimSweep *sw, int exact)
   sim_run_summaries_rank (ranked);
   /* the leaders, simulated in full where they were screened, each in its
    * own row: the ranking after is the same for any thread count */
+  g_autoptr (GPtrArray) redo = g_ptr_array_new ();
   for (guint i = 0; i < ranked->len && redone < exact; i++) {
     Row *r = g_ptr_array_index (ranked, i);
     if (!r->has_time)
       break;
     if (r->screened)
-      g_thread_pool_push (pool, r, NULL);
+      g_ptr_array_add (redo, r);
     redone++;
   }
+  g_ptr_array_sort (redo, by_work);
+  for (guint i = 0; i < redo->len; i++)
+    g_thread_pool_push (pool, g_ptr_array_index (redo, i), NULL);
   g_thread_pool_free (pool, FALSE, TRUE);
   sim_sweep_rank_rows (ranked);
   return ranked;
