@@ -6,8 +6,11 @@
  * resolved and its memory ledger built; only plans of at most
  * FUZZ_MAX_PASSES forward and backward passes per stage are then simulated,
  * so the target spends its time on the parser and the arithmetic of huge
- * values rather than on long simulations of valid ones. */
+ * values rather than on long simulations of valid ones.  Oracle beyond
+ * "no crash": the compute-alone bound the sweep prunes by
+ * (sim_iteration_bound_s) never exceeds the simulated step. */
 #include "fuzz.h"
+#include "sim-iteration.h"
 #include "sim-run.h"
 
 #define FUZZ_MAX_PASSES 64
@@ -65,6 +68,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       g_assert (error != NULL && error->message[0] != '\0');
       g_error_free (error);
       return 0;
+    }
+  if (run->time != NULL)
+    {
+      double bound = sim_iteration_bound_s (topo, model, run->plan, run->memory);
+      g_assert (bound >= 0 && bound <= run->time->step_s * (1 + 1e-9));
     }
   GPtrArray *lines = sim_run_diagnose (run, NULL);
   g_ptr_array_unref (lines);
