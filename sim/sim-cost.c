@@ -552,9 +552,16 @@ layer_times (const SimPlan *p, const Acc *fwd, const Acc *bwd, const Acc *core_f
     *rec_flop = *fwd_flop;
     break;
   case SIM_RECOMPUTE_SELECTIVE:
-    /* flash attention already recomputes the core inside its backward */
-    *rec_s = p->flash_attention ? 0 : wall (core_fwd);
-    *rec_flop = p->flash_attention ? 0 : core_fwd->flop;
+    /* Megatron-Core checkpoints the attention core whatever its kernel
+     * (attention.py: checkpoint_core_attention = recompute_granularity ==
+     * 'selective' and "core_attn" in recompute_modules, then
+     * _checkpointed_attention_forward), so the backward runs the core's
+     * forward again before its own backward: under flash attention one
+     * more flash forward, which saves no memory worth counting (the
+     * checkpoint keeps q, k, v, the output projection its input, the
+     * same tensors flash keeps; sim-activation.c) */
+    *rec_s = wall (core_fwd);
+    *rec_flop = core_fwd->flop;
     break;
   case SIM_RECOMPUTE_NONE:
     break;

@@ -348,7 +348,7 @@ sim_sweep_enumerate (SimSweep *sw)
             /* the dominated choices, counted so the user sees them go */
             add (sw, nodes, "GPipe: the time of 1F1B with more memory",
                  "tp=%d,cp=%d,pp=%d,dp=%d,mb=%d,schedule=gpipe", tp, cp, pp, dp, mb);
-            add (sw, nodes, "selective recomputation under fused attention: the same as none",
+            add (sw, nodes, "selective recomputation under fused attention: none's memory, one more attention forward",
                  "tp=%d,cp=%d,pp=%d,dp=%d,mb=%d,recompute=selective", tp, cp, pp, dp, mb);
             if (tp > 1)
               add (sw, nodes, "no sequence parallelism with tp > 1: the same traffic, more memory",

@@ -11,8 +11,10 @@
  * row's plan names ep and etp.  Before anything is
  * simulated, layouts are pruned when they are invalid, dominated (GPipe:
  * 1F1B's time with more memory; selective recomputation under fused
- * attention: the same as none; TP > 1 without sequence parallelism: the same
- * traffic with more memory) or out of memory by the ledger.
+ * attention: none's memory and one more attention forward (Megatron-Core
+ * checkpoints the core whatever its kernel); TP > 1 without sequence
+ * parallelism: the same traffic with more memory) or out of memory by the
+ * ledger.
  *
  * The rest are simulated on a GLib thread pool; each layout's result has its
  * own slot, so the ranking is the same for any thread count.  With a top K
