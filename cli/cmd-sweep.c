@@ -44,7 +44,7 @@ static const char *usage =
     "--fp8 trains the linear layers in FP8; both ranks BF16 and FP8 layouts together.\n"
     "--tp, --pp and --cp LIST (such as 1,2,4,8) try only those sizes.  For a mixture-of-experts\n"
     "model the sweep also tries every expert split: ep dividing the experts, etp 1 and tp, with\n"
-    "etp x ep dividing tp x cp x dp, ZeRO 0-1; --ep and --etp LIST try only those.  --max-nodes N caps\n"
+    "etp x ep dividing tp x cp x dp; --ep and --etp LIST try only those.  --max-nodes N caps\n"
     "the cluster at N nodes (with --scale, the largest count tried).  --min-headroom 10%\n"
     "prunes the layouts whose peak leaves less than 10% of usable memory free.\n"
     "--jobs N is --threads N: the layouts simulated at once (default: every core).\n"

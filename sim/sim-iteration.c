@@ -217,6 +217,21 @@ alone_key_equal (gconstpointer pa, gconstpointer pb)
   return a->gi == b->gi && a->op == b->op && a->count == b->count && a->bytes == b->bytes;
 }
 
+/* whether ZeRO-2/3's per-pass collectives have a group to run over: the
+ * dense parameters' dp x cp ranks, or a MoE model's routed experts' edp
+ * ranks (a dense model's edp is its stage's every GPU) */
+static gboolean
+experts_sharded (const SimIterBuilder *b)
+{
+  return sim_model_is_moe (b->model) && b->plan->edp > 1;
+}
+
+static gboolean
+zero_sharded (const SimIterBuilder *b)
+{
+  return b->plan->dp * b->plan->cp > 1 || experts_sharded (b);
+}
+
 static void
 builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
               const SimPlan *plan, const SimMemory *ledger, gboolean full, const SimLayerCost *cost,
@@ -277,12 +292,13 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   /* not where other collectives run beside every pass (context
    * parallelism's blocks, ZeRO-2/3's per-pass gathers and reductions) */
   b->alone = 0;
-  if ((alone & ALONE_TP) && plan->tp > 1 && plan->cp == 1 && (plan->zero < 2 || plan->dp == 1))
+  if ((alone & ALONE_TP) && plan->tp > 1 && plan->cp == 1 &&
+      (plan->zero < 2 || (plan->dp == 1 && !experts_sharded (b))))
     b->alone |= ALONE_TP;
   /* the sends: not with every replica of many simulated, whose sends share
    * the spine (more than ALONE_SHARED groups on a link: alone_drop) */
-  if ((alone & ALONE_PP) && p > 1 && b->cost.pp_bytes > 0 && (plan->zero < 2 || plan->dp == 1) &&
-      2 * replicas <= ALONE_SHARED)
+  if ((alone & ALONE_PP) && p > 1 && b->cost.pp_bytes > 0 &&
+      (plan->zero < 2 || (plan->dp == 1 && !experts_sharded (b))) && 2 * replicas <= ALONE_SHARED)
     b->alone |= ALONE_PP;
   /* and the gradient buckets only without a pipeline: the sends of the
    * tail cross the buckets' rails (or NVLink, with the TP collectives
@@ -583,28 +599,40 @@ cp_flows (SimIterBuilder *b, int replica, int stage, double bytes, SimActivityId
   }
 }
 
-/* a collective over the dp x cp ranks holding the same parameters, one per
- * TP rank, after `after`; returns the activity that ends them all */
+static int edp_group (const SimIterBuilder *b, int r, int stage, int *g);
+static int expert_groups (const SimIterBuilder *b);
+
+/* ZeRO's collective of one pass: `bytes` over the dp x cp ranks holding
+ * the same parameters (one group per TP rank, when dp x cp > 1) and
+ * `expert_bytes` over the routed experts' expert data-parallel groups (those
+ * the simulated replicas' ranks meet, when edp > 1), all from one start
+ * gate after `after` (into start_out) to one end gate, which it returns */
 static SimActivityId
-dp_coll (SimIterBuilder *b, SimCollOp op, int stage, double bytes, SimActivityId after,
-         SimActivityId *start_out, int mb, int chunk)
+dp_coll (SimIterBuilder *b, SimCollOp op, int stage, double bytes, double expert_bytes,
+         SimActivityId after, SimActivityId *start_out, int mb, int chunk)
 {
   const SimPlan *p = b->plan;
   guint32 span = new_span (b, SIM_SPAN_DP, stage, 0, mb, chunk);
-  SimActivityId end = gate (b, span), first = G_MAXUINT32;
-  g_autofree int *g = g_new (int, p->dp * p->cp);
-  for (int t = 0; t < p->tp; t++) {
+  SimActivityId start = gate (b, span), end = gate (b, span);
+  g_autofree int *g = g_new (int, MAX (p->dp * p->cp, p->edp));
+  if (after != G_MAXUINT32)
+    dep (b, start, after);
+  for (int t = 0; t < p->tp && p->dp * p->cp > 1 && bytes > 0; t++) {
     SimActivityId st, j;
     int n = dp_group (b, t, stage, g);
     coll (b, op, g, n, bytes, 1, span, &st, &j);
-    if (after != G_MAXUINT32)
-      dep (b, st, after);
-    if (first == G_MAXUINT32)
-      first = st;
+    dep (b, st, start);
+    dep (b, end, j);
+  }
+  for (int r = 0; expert_bytes > 0 && p->edp > 1 && r < expert_groups (b); r++) {
+    SimActivityId st, j;
+    int n = edp_group (b, r, stage, g);
+    coll (b, op, g, n, expert_bytes, 1, span, &st, &j);
+    dep (b, st, start);
     dep (b, end, j);
   }
   if (start_out != NULL)
-    *start_out = first;
+    *start_out = start;
   return end;
 }
 
@@ -633,6 +661,21 @@ dp_pred_s (SimIterBuilder *b, SimCollOp op, int stage, double bytes)
   const SimPlan *p = b->plan;
   g_autofree int *g = g_new (int, p->dp * p->cp);
   int n = dp_group (b, 0, stage, g);
+  return choose (b, op, g, n, bytes)->predicted_s;
+}
+
+/* the same over the expert data-parallel group of stage rank 0 (0 when
+ * there is none to reduce over) */
+static double
+edp_pred_s (SimIterBuilder *b, SimCollOp op, int stage, double bytes)
+{
+  const SimPlan *p = b->plan;
+  g_autofree int *g = NULL;
+  int n;
+  if (p->edp < 2 || bytes <= 0)
+    return 0;
+  g = g_new (int, p->edp);
+  n = edp_group (b, 0, stage, g);
   return choose (b, op, g, n, bytes)->predicted_s;
 }
 
@@ -665,6 +708,16 @@ edp_group (const SimIterBuilder *b, int r, int stage, int *g)
   for (int j = 0; j < p->edp; j++)
     g[j] = stage_rank_gpu (b, inner + j * p->etp * p->ep, stage);
   return p->edp;
+}
+
+/* how many expert data-parallel groups the simulated replicas' ranks of a
+ * stage meet: the group of stage rank r is r mod (etp x ep), so ranks 0,
+ * 1, ... up to that many stand for one group each */
+static int
+expert_groups (const SimIterBuilder *b)
+{
+  const SimPlan *p = b->plan;
+  return MIN (p->tp * p->cp * b->replicas, p->etp * p->ep);
 }
 
 /* Where the MoE layers sit (each chunk's layers, sim_plan_chunk_layers
@@ -740,6 +793,15 @@ typedef struct {
   double cp_bytes;      /* K and V a forward sends around the CP ring */
 } PassCtx;
 
+/* the parameters of a pass's chunk that ZeRO shards over dp x cp: every
+ * dense layer's and the dense part of each MoE layer (attention, router,
+ * shared experts) */
+static double
+zero_dense_params (const SimIterBuilder *b, const PassCtx *pc)
+{
+  return (pc->lc - pc->nm) * b->layer_params + pc->nm * b->moe_layer_params;
+}
+
 static void
 pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index,
                const SimPipeOp *op)
@@ -760,11 +822,18 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
   /* ZeRO-3 collectives beside this pass's compute: the next pass's
    * parameter all-gather, and in a backward the gradient reduce-scatter */
   pc->side_s = 0;
-  if (p->zero >= 3 && p->dp * p->cp > 1) {
-    pc->side_s = dp_pred_s (b, SIM_OP_ALL_GATHER, stage, pc->lc * b->layer_params * 2);
-    if (op->backward)
-      pc->side_s += dp_pred_s (b, SIM_OP_REDUCE_SCATTER, stage,
-                               pc->lc * b->layer_params * grad_wire_bytes (p));
+  if (p->zero >= 3 && zero_sharded (b)) {
+    /* the dense parameters (of the MoE layers too) over dp x cp, the
+     * routed experts' over their expert data-parallel group */
+    double dense = zero_dense_params (b, pc), experts = pc->nm * b->expert_layer_params;
+    if (p->dp * p->cp > 1)
+      pc->side_s = dp_pred_s (b, SIM_OP_ALL_GATHER, stage, dense * 2);
+    pc->side_s += edp_pred_s (b, SIM_OP_ALL_GATHER, stage, experts * 2);
+    if (op->backward) {
+      if (p->dp * p->cp > 1)
+        pc->side_s += dp_pred_s (b, SIM_OP_REDUCE_SCATTER, stage, dense * grad_wire_bytes (p));
+      pc->side_s += edp_pred_s (b, SIM_OP_REDUCE_SCATTER, stage, experts * grad_wire_bytes (p));
+    }
   } else if (p->dp * p->cp > 1 && p->overlap) {
     /* --overlap-grad-reduce: the chunk's gradients are reduced bucket by
      * bucket beside the backward that finalises them (its last micro-
@@ -865,8 +934,8 @@ zero3_gather (SimIterBuilder *b, const PassCtx *pc, Pass *pass, SimActivityId *a
   SimActivityId *slot = &b->ag_join[pc->stage * b->passes_per_stage + pc->index];
   if (pc->replica == 0) {
     SimActivityId st;
-    *slot = dp_coll (b, SIM_OP_ALL_GATHER, pc->stage, pc->lc * b->layer_params * 2, *ag_prev, &st,
-                     pc->mb, pc->chunk);
+    *slot = dp_coll (b, SIM_OP_ALL_GATHER, pc->stage, zero_dense_params (b, pc) * 2,
+                     pc->nm * b->expert_layer_params * 2, *ag_prev, &st, pc->mb, pc->chunk);
     if (prev_gate != G_MAXUINT32)
       dep (b, st, prev_gate);
     *ag_prev = *slot;
@@ -881,9 +950,11 @@ zero2_reduce_scatter (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
 {
   SimActivityId *slot = &b->rs_start[pc->stage * b->passes_per_stage + pc->index];
   if (pc->replica == 0) {
+    int wire = grad_wire_bytes (b->plan);
     SimActivityId end = dp_coll (b, SIM_OP_REDUCE_SCATTER, pc->stage,
-                                 pc->lc * b->layer_params * grad_wire_bytes (b->plan),
-                                 b->rs_last[pc->stage], slot, pc->mb, pc->chunk);
+                                 zero_dense_params (b, pc) * wire,
+                                 pc->nm * b->expert_layer_params * wire, b->rs_last[pc->stage],
+                                 slot, pc->mb, pc->chunk);
     b->rs_last[pc->stage] = end;
   }
   dep (b, *slot, pass->end);
@@ -998,7 +1069,7 @@ build_backward (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
   }
   cp_flows (b, pc->replica, pc->stage, 2 * pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
   dep (b, pass->end, y);
-  if (p->zero >= 2 && p->dp * p->cp > 1)
+  if (p->zero >= 2 && zero_sharded (b))
     zero2_reduce_scatter (b, pc, pass);
 }
 
@@ -1014,7 +1085,7 @@ build_pass (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads, Sim
   if (prev_end != G_MAXUINT32)
     dep (b, pass->gate, prev_end);
   pass->end = gate (b, pc->gspan);
-  if (p->zero >= 3 && p->dp * p->cp > 1)
+  if (p->zero >= 3 && zero_sharded (b))
     zero3_gather (b, pc, pass, ag_prev, prev_gate);
   if (!pc->op->backward)
     build_forward (b, pc, pass);
@@ -1247,16 +1318,11 @@ build_expert_bucket (SimIterBuilder *b, int s, guint k, double bytes, int *group
                      SimActivityId *prev)
 {
   const SimPlan *plan = b->plan;
-  int inner = plan->etp * plan->ep, ranks = plan->tp * plan->cp * b->replicas;
+  int inner = plan->etp * plan->ep;
   guint32 span = new_span (b, SIM_SPAN_DP, s, 0, -1, -1);
-  g_autofree gboolean *done = g_new0 (gboolean, inner);
-  for (int r = 0; r < ranks; r++) {
-    if (done[r % inner])
-      continue;
-    done[r % inner] = TRUE;
+  for (int r = 0; r < expert_groups (b); r++)
     bucket_coll (b, s, k, bytes, group, edp_group (b, r, s, group),
-                 b->dp_groups + plan->pp * plan->tp + s * inner + r % inner, span, &prev[r % inner]);
-  }
+                 b->dp_groups + plan->pp * plan->tp + s * inner + r, span, &prev[r]);
 }
 
 /* stage s's gradients in buckets, in readiness order: with `experts` the
@@ -1336,16 +1402,11 @@ build_param_gather (SimIterBuilder *b, int s)
   /* the routed experts' shards come back over their expert data-parallel
    * groups */
   if (experts > 0 && plan->edp > 1) {
-    int inner = plan->etp * plan->ep, ranks = plan->tp * plan->cp * b->replicas;
-    g_autofree gboolean *done = g_new0 (gboolean, inner);
-    for (int r = 0; r < ranks; r++) {
+    int inner = plan->etp * plan->ep;
+    for (int r = 0; r < expert_groups (b); r++) {
       SimActivityId st, j;
-      int n;
-      if (done[r % inner])
-        continue;
-      done[r % inner] = TRUE;
-      n = edp_group (b, r, s, group);
-      dp_coll_or_alone (b, b->dp_groups + plan->pp * plan->tp + s * inner + r % inner,
+      int n = edp_group (b, r, s, group);
+      dp_coll_or_alone (b, b->dp_groups + plan->pp * plan->tp + s * inner + r,
                         SIM_OP_ALL_GATHER, group, n, experts * (plan->fp8_params > 0 ? 1 : 2), span,
                         &st, &j);
       for (int q = 0; q < b->replicas; q++)

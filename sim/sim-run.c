@@ -31,13 +31,6 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
   run->label = g_strdup (label != NULL ? label : "");
   if (!sim_plan_resolve (plan, topo, model, error))
     return NULL;
-  /* the ZeRO-2/3 collectives per pass are built for dense layers only */
-  if ((flags & SIM_RUN_TIME) && sim_model_is_moe (model) && plan->zero >= 2) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--zero %d: sim simulates mixture-of-experts layers with ZeRO 0 or 1 (Megatron-Core's "
-                 "distributed optimizer); --memory-only gives the memory ledger", plan->zero);
-    return NULL;
-  }
   run->memory = sim_memory_compute (topo, model, plan);
   if (flags & SIM_RUN_TIME) {
     g_autofree guint64 *peaks = g_new (guint64, plan->pp);

@@ -294,8 +294,7 @@ sim_sweep_enumerate (SimSweep *sw)
 {
   const SimModel *m = sw->model;
   const SimSweepConstraints *c = &sw->constraints;
-  /* sim_run_evaluate simulates experts under ZeRO 0 and 1 only */
-  int zero_max = sim_model_is_moe (m) ? 1 : 3;
+  int zero_max = 3;
   guint64 seq = sw->seq_len > 0 ? sw->seq_len : m->seq_len;
   g_autofree char *seqs = sw->seq_len > 0 ? g_strdup_printf (",seq=%" G_GUINT64_FORMAT, sw->seq_len) : g_strdup ("");
   for (guint ni = 0; ni < sw->node_counts->len; ni++) {

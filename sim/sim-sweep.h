@@ -6,9 +6,9 @@
  * layers allow), no or full recomputation, ZeRO 0-3.  For a model with
  * mixture-of-experts layers also every expert split of Megatron-Core's MoE
  * parallel folding: ep each divisor of the routed experts and etp 1 and tp
- * (dividing the expert width), with etp x ep dividing tp x cp x dp, and
- * ZeRO 0-1 only (sim_run_evaluate refuses ZeRO-2/3 with experts); such a
- * row's plan names ep and etp.  Before anything is
+ * (dividing the expert width), with etp x ep dividing tp x cp x dp (ZeRO-2
+ * and 3 shard the routed experts over their expert data-parallel group);
+ * such a row's plan names ep and etp.  Before anything is
  * simulated, layouts are pruned when they are invalid, dominated (GPipe:
  * 1F1B's time with more memory; selective recomputation under fused
  * attention: none's memory and one more attention forward (Megatron-Core

@@ -355,7 +355,9 @@ test_hf_patterns (void)
 static void
 test_simulated (void)
 {
-  /* sim simulates a MoE layout's step, and refuses ZeRO-2/3 with experts */
+  /* sim simulates a MoE layout's step, under ZeRO-2 too (the routed
+   * experts' gradients reduce-scattered over their expert data-parallel
+   * group every backward) */
   g_autoptr (GError) error = NULL;
   g_autoptr (SimModel) mx = load_xml ("mixtral-8x7b");
   g_autoptr (SimPlan) plan = sim_plan_new ();
@@ -366,10 +368,10 @@ test_simulated (void)
   g_assert_no_error (error);
   g_assert_true (sim_plan_set (plan, "zero", "2", NULL, &error));
   run = sim_run_evaluate (topo, mx, g_steal_pointer (&plan), NULL, SIM_RUN_TIME, &error);
-  g_assert_null (run);
-  g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
-  g_assert_true (g_str_has_suffix (error->message, "; --memory-only gives the memory ledger"));
-  g_clear_error (&error);
+  g_assert_no_error (error);
+  g_assert_nonnull (run);
+  g_assert_nonnull (run->time);
+  g_clear_pointer (&run, sim_run_free);
   run = sim_run_evaluate (topo, mx, sim_plan_new (), NULL, SIM_RUN_TIME, &error);
   g_assert_no_error (error);
   g_assert_nonnull (run);

@@ -41,6 +41,10 @@ static const Layout layouts[] = {
   { "dgx8x4.xml", 0, "mixtral-8x7b.xml", "tp=1,pp=1,dp=64,ep=8,gb=512", FALSE, SAME },
   /* the pipeline inside one node: sends on the TP groups' links, no shortcut */
   { "dgx8x4.xml", 1, "llama3-8b.xml", "tp=2,pp=4,dp=1,gb=16", FALSE, SAME },
+  /* ZeRO-3 with experts: every pass gathers the dense weights over dp and
+   * the routed experts' over their expert data-parallel group beside the
+   * TP collectives: no shortcut */
+  { "dgx8x4.xml", 2, "mixtral-8x7b.xml", "tp=2,pp=2,dp=4,ep=4,gb=32,zero=3", FALSE, SAME },
   /* context parallelism: K/V blocks beside every pass keep the TP
    * collectives' flows; the sends between nodes are alone */
   { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,cp=2,pp=2,dp=8,gb=64", FALSE, FEWER },

@@ -440,7 +440,7 @@ test_csv (void)
 }
 
 /* A mixture-of-experts model (Mixtral 8x7B: 8 experts of width 14336) on
- * 8 GPUs: every layout names its expert split, ZeRO 0-1 only, etp x ep
+ * 8 GPUs: every layout names its expert split, ZeRO 0-3, etp x ep
  * divides tp x cp x dp.  At tp 2, cp 1, dp 4 (pp 1) the stage has 8 GPUs:
  * etp 1 with ep 1, 2, 4, 8 and etp 2 with ep 1, 2, 4, seven splits per
  * schedule, recomputation and ZeRO stage.  --ep 4 --etp 1 leaves that
@@ -465,7 +465,7 @@ test_experts (void)
       continue; /* a dominated choice, pruned */
     layouts++;
     g_assert_nonnull (strstr (r->label, ",ep="));
-    g_assert_cmpint (p->zero, <=, 1);
+    g_assert_cmpint (p->zero, <=, 3);
     g_assert_cmpint (8 % p->ep, ==, 0);
     g_assert_cmpint ((p->tp * p->cp * p->dp) % (p->ep * p->etp), ==, 0);
     g_assert_true (p->etp == 1 || p->etp == p->tp);

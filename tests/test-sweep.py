@@ -252,9 +252,11 @@ with cli.tempdir() as tmp:
     check("moe sweep: etp x ep divides tp x cp x dp",
           all((int(i["tp"]) * int(i["cp"]) * int(i["dp"])) % (int(i["ep"]) * int(i["etp"])) == 0 for i in layouts),
           True)
-    check("moe sweep: ZeRO 0 and 1 only", sorted({i["zero"] for i in layouts}), ["0", "1"])
+    check("moe sweep: ZeRO 0 to 3", sorted({i["zero"] for i in layouts}), ["0", "1", "2", "3"])
+    # ranked as sim ranks: the tight ones (peak over usable) after the rest
     mranked = sorted((x for x in mrows if x.get("step_s") is not None),
-                     key=lambda x: (-x["tokens_per_s"], x["peak_bytes"], x["index"]))
+                     key=lambda x: (x["peak_bytes"] > x["usable_bytes"], -x["tokens_per_s"], x["peak_bytes"],
+                                    x["index"]))
     top = mranked[0] if mranked else {"plan": "", "fits": False}
     check("moe sweep: the best row fits and has ep > 1",
           (top["fits"], int(dict(kv.split("=", 1) for kv in top["plan"].split(",") if "=" in kv).get("ep", 0)) > 1),

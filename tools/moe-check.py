@@ -14,15 +14,16 @@ tools/blackwell-check.py places them), and the row's layout:
   Core's own default, etp = tp, would not fold for the tp 2 rows), the
   interleaved schedule for virtual stages, --micro-batch, --global-batch,
   --seq-len, --recompute none (no row publishes a full recomputation),
-  ZeRO 1 (Megatron-Core's distributed optimizer), --fp8 hybrid with the
-  row's scaling recipe (FP8-CS: current, FP8-MX: mxfp8) for FP8 rows.
+  ZeRO 1 (Megatron-Core's distributed optimizer; ZeRO 3 and --framework fsdp
+  for the FSDP2 rows of NeMo AutoModel), --fp8 hybrid with the row's scaling
+  recipe (FP8-CS: current, FP8-MX: mxfp8) for FP8 rows.
 
 Nothing is fitted: the cluster and model files are used as shipped, with
 --moe-imbalance 1 (the Megatron-Bridge and AutoModel rows force balanced
 routing; moe_training.md).  Rows sim cannot express are listed with the
 reason and kept out of the summary: a GPU without a cluster file (H800),
-layouts whose pp x vp does not divide the layers, FSDP (ZeRO-3) with
-experts, token-dropping runs (sim routes every token), runs published
+layouts whose pp x vp does not divide the layers, FSDP2 runs that fit only
+with a memory saving their source does not state, token-dropping runs (sim routes every token), runs published
 without a step time.  Exit status: 0 when every expressible row was
 predicted (whatever the error) and predicted to fit in memory (each run
 trained), 1 otherwise.
@@ -49,9 +50,11 @@ def skip_reason(r):
         return "no step time published (%s only)" % r["published_unit"]
     if "token-drop" in r["row_id"] or "tokendrop" in r["row_id"]:
         return "token-dropping run: sim routes every token (dropless)"
-    if "FSDP" in r["framework"] or "AutoModel" in r["framework"]:
-        return "FSDP (ZeRO-3) with experts: sim simulates ZeRO 0/1 with experts"
     return None
+
+
+def is_fsdp(r):
+    return "FSDP" in r["framework"] or "AutoModel" in r["framework"]
 
 
 def command(sim, r, topo, nodes):
@@ -60,8 +63,11 @@ def command(sim, r, topo, nodes):
     prec = r["precision"] or ""
     cmd = [sim, "--topology", topo, "--nodes", str(nodes), "--model", r["model"], "--tp", str(tp), "--pp", str(pp),
            "--dp", str(dp), "--ep", r["ep"] or "1", "--etp", r["etp"] or "1", "--micro-batch", r["micro_batch"] or "1",
-           "--global-batch", r["global_batch"], "--seq-len", r["seq_len"], "--recompute", "none", "--zero", "1",
+           "--global-batch", r["global_batch"], "--seq-len", r["seq_len"], "--recompute", "none",
            "--moe-imbalance", "1"]
+    # PyTorch FSDP2 (NeMo AutoModel) shards every state: ZeRO-3 and sim's
+    # FSDP preset; Megatron-Core's distributed optimizer otherwise
+    cmd += ["--zero", "3", "--framework", "fsdp"] if is_fsdp(r) else ["--zero", "1"]
     if cp > 1: cmd += ["--cp", str(cp)]
     if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
         cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
@@ -98,6 +104,13 @@ def main():
                     print("%-44s not expressible in sim: %s" % (r["row_id"][:44], msg[5:110])); continue
                 print("%-44s failed: %s" % (r["row_id"][:44], msg[:110])); failed += 1; continue
             want = float(r["step_time_s_published"] or r["step_time_s_derived"])
+            if not j["memory"]["fits"] and is_fsdp(r) and not r.get("recompute"):
+                # the run trained, so it saved memory in a way its source does
+                # not state (recomputation, optimizer precision): no layout to
+                # predict it from
+                print("%-44s not predicted: FSDP2 run without its recomputation published: as published it "
+                      "needs %.0f GB per GPU (sim), so it saved memory in a way the source does not state"
+                      % (r["row_id"][:44], j["memory"]["peak_bytes"] / 1e9)); continue
             got = j["time"]["step_s"]
             e = (got - want) / want
             errs.append(e)
