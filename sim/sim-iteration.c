@@ -2438,7 +2438,13 @@ sim_iteration_run_steady (const SimTopology *topo, const SimModel *model, const 
 
   if (!steady_counts (plan, &first, &base))
     return sim_iteration_run (topo, model, plan, ledger, full, error);
-  if (first < M && !steady_probe (topo, model, plan, ledger, full, first, &sc, probe, error))
+  /* three runs of first, first + base and first + 2 base micro-batches
+   * cost at least the whole when 3 (first + base) >= M, as every run has
+   * the optimizer's activities once (steady_worth's test, whatever the
+   * probe would count): then no probe, and the whole run */
+  if (first >= M || 3 * (first + base) >= M)
+    return sim_iteration_run (topo, model, plan, ledger, full, error);
+  if (!steady_probe (topo, model, plan, ledger, full, first, &sc, probe, error))
     return NULL;
   /* a longer warm-up (ZeRO-3's first gathers, contention settling) needs
    * longer runs, and traffic that alternates between micro-batches a
