@@ -478,14 +478,6 @@ work (gpointer data, gpointer user)
   progress_one (sw);
 }
 
-static void
-work_simulate (gpointer data, gpointer user)
-{
-  Sweep *sw = user;
-  simulate_row (sw, data, FALSE);
-  progress_one (sw);
-}
-
 void
 sim_sweep_keep_shard (SimSweep *sw, int shard, int shards)
 {
@@ -554,15 +546,44 @@ beaten (GHashTable *best, int keep, const Row *r)
   return a != NULL && (int) a->len == keep && r->bound_tokens_per_s < g_array_index (a, double, keep - 1);
 }
 
+/* the waves in flight: a wave's rows still being simulated, by wave */
+typedef struct {
+  Sweep *sw;
+  GMutex lock;
+  GCond done;
+  int *left;
+} Waves;
+
+typedef struct {
+  Row *row;
+  int wave;
+} Task;
+
+static void
+work_wave (gpointer data, gpointer user)
+{
+  Task *t = data;
+  Waves *w = user;
+  simulate_row (w->sw, t->row, FALSE);
+  progress_one (w->sw);
+  g_mutex_lock (&w->lock);
+  if (--w->left[t->wave] == 0)
+    g_cond_broadcast (&w->done);
+  g_mutex_unlock (&w->lock);
+}
+
 void
 sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer data)
 {
   GThreadPool *pool = g_thread_pool_new (work, sw, MAX (threads, 1), TRUE, NULL);
   g_autoptr (GPtrArray) order = NULL;
   g_autoptr (GHashTable) best = NULL;
-  g_autoptr (GPtrArray) wave = NULL;
   g_autofree char *reason = NULL;
+  g_autofree Task *tasks = NULL;
+  g_autofree int *first = NULL; /* each wave's first task */
+  Waves w = { sw };
   guint next = 0;
+  int waves = 0, composed = 0;
 
   sw->threads = MAX (threads, 1);
   sw->total = (int) sw->rows->len;
@@ -575,7 +596,10 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   if (sw->keep <= 0)
     return;
 
-  /* the waves, lowest bound first */
+  /* the waves, lowest bound first; wave n is composed from the results of
+   * waves 0 .. n - 2, so that the threads simulate wave n - 1 while it is
+   * (what is simulated then depends on the results alone, not on which
+   * thread finished first) */
   order = g_ptr_array_new ();
   for (guint i = 0; i < sw->rows->len; i++) {
     Row *r = g_ptr_array_index (sw->rows, i);
@@ -585,25 +609,54 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   g_ptr_array_sort (order, by_bound);
   best = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
   reason = g_strdup_printf ("its compute alone is slower than the top %d at its GPU count", sw->keep);
-  wave = g_ptr_array_new ();
-  while (next < order->len) {
-    g_ptr_array_set_size (wave, 0);
-    for (; next < order->len && wave->len < SIM_SWEEP_WAVE; next++) {
-      Row *r = g_ptr_array_index (order, next);
-      if (beaten (best, sw->keep, r)) {
-        r->pruned = g_strdup (reason);
-        progress_one (sw);
-      } else {
-        g_ptr_array_add (wave, r);
+  tasks = g_new (Task, order->len + 1);
+  first = g_new0 (int, order->len + 2);
+  w.left = g_new0 (int, order->len + 2);
+  g_mutex_init (&w.lock);
+  g_cond_init (&w.done);
+  pool = g_thread_pool_new (work_wave, &w, MAX (threads, 1), TRUE, NULL);
+  for (;;) {
+    /* compose waves up to two ahead of the last one noted */
+    while (composed < waves + 2 && next < order->len) {
+      int n = 0;
+      first[composed] = (int) next;
+      for (; next < order->len && n < SIM_SWEEP_WAVE; next++) {
+        Row *r = g_ptr_array_index (order, next);
+        tasks[next].row = r;
+        tasks[next].wave = -1;
+        if (beaten (best, sw->keep, r)) {
+          r->pruned = g_strdup (reason);
+          progress_one (sw);
+        } else {
+          tasks[next].wave = composed;
+          n++;
+        }
       }
+      first[composed + 1] = (int) next;
+      g_mutex_lock (&w.lock);
+      w.left[composed] = n;
+      g_mutex_unlock (&w.lock);
+      for (int i = first[composed]; i < first[composed + 1]; i++)
+        if (tasks[i].wave == composed)
+          g_thread_pool_push (pool, &tasks[i], NULL);
+      composed++;
     }
-    pool = g_thread_pool_new (work_simulate, sw, MAX (threads, 1), TRUE, NULL);
-    for (guint i = 0; i < wave->len; i++)
-      g_thread_pool_push (pool, g_ptr_array_index (wave, i), NULL);
-    g_thread_pool_free (pool, FALSE, TRUE);
-    for (guint i = 0; i < wave->len; i++)
-      note_best (best, sw->keep, g_ptr_array_index (wave, i));
+    if (waves == composed)
+      break;
+    /* the oldest wave in flight, whole, then its results */
+    g_mutex_lock (&w.lock);
+    while (w.left[waves] > 0)
+      g_cond_wait (&w.done, &w.lock);
+    g_mutex_unlock (&w.lock);
+    for (int i = first[waves]; i < first[waves + 1]; i++)
+      if (tasks[i].wave == waves)
+        note_best (best, sw->keep, tasks[i].row);
+    waves++;
   }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  g_free (w.left);
+  g_mutex_clear (&w.lock);
+  g_cond_clear (&w.done);
 }
 
 void

@@ -101,13 +101,15 @@ void sim_sweep_keep_shard (SimSweep *sw, int shard, int shards);
  * --top K); 0 (the default): simulate every layout that fits.  With keep
  * > 0, sim_sweep_run computes each fitting layout's lower bound from its
  * compute alone (sim_iteration_bound_s), simulates the layouts in order of
- * that bound, lowest first, in waves of SIM_SWEEP_WAVE, and after each
- * wave prunes every layout whose bound is slower than the keep-th best
- * time simulated at its GPU count ("its compute alone is slower than the
- * top K ..."): its step cannot beat those, so the top `keep` of each GPU count, and the scaling
+ * that bound, lowest first, in waves of SIM_SWEEP_WAVE, and prunes from
+ * each wave every layout whose bound is slower than the keep-th best time
+ * simulated at its GPU count in the waves before the one before it ("its
+ * compute alone is slower than the top K ..."; one wave is simulated while
+ * the next is composed): its step cannot beat those, so the top `keep` of each GPU count, and the scaling
  * efficiencies against the best of the fewest GPUs, are those of
- * simulating everything.  The waves are fixed in size, so what is
- * simulated does not depend on the thread count.  Before sim_sweep_run. */
+ * simulating everything.  The waves are fixed in size and composed from
+ * whole waves' results, so what is simulated does not depend on the
+ * thread count or on which thread finished first.  Before sim_sweep_run. */
 #define SIM_SWEEP_WAVE 16
 void sim_sweep_set_keep (SimSweep *sw, int keep);
 
