@@ -4,6 +4,7 @@
  * shard files. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -311,6 +312,16 @@ merge (GPtrArray *files, int top, const char *csv, const char *chart, GError **e
                           m->topology, files->len);
   print_table (out, ranked, top, FALSE);
   g_string_append_c (out, '\n');
+  {
+    /* shards that pruned by their compute-alone bound ranked exactly only
+     * their own top K of each GPU count */
+    const char *e = m->options != NULL ? strstr (m->options, "exact-top=") : NULL;
+    int k = e != NULL ? atoi (e + strlen ("exact-top=")) : 0;
+    if (k > 0 && top > k)
+      g_string_append_printf (out, "note: the shards simulated each GPU count's best %d for certain (--top %d):\n"
+                                   "  past rank %d a faster layout may have been pruned unsimulated; run them with\n"
+                                   "  --top %d or --all\n\n", k, k, k, top);
+  }
   print_counts (out, m->rows);
   fputs (out->str, stdout);
   return status_of (m->rows);
@@ -680,7 +691,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   g_autofree char *json_text = NULL, *title = NULL;
   g_autoptr (SimSweep) sw = NULL;
   Job job = { .nodes = 0, .threads = (int) g_get_num_processors (), .shard = 1, .shards = 1, .gb = 0 };
-  int top = 10, max_nodes = 0;
+  int top = 10, max_nodes = 0, keep = 0;
   gint64 t0 = g_get_monotonic_time ();
 
   if (!gather_merge_files (&argc, argv, merge_files, error))
@@ -757,7 +768,8 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   /* this shard's rows, evaluated on the pool; the leaders simulated in full */
   sim_sweep_keep_shard (sw, job.shard, job.shards);
   progress_start_us = g_get_monotonic_time ();
-  sim_sweep_set_keep (sw, all || csv != NULL || chart != NULL || html != NULL ? 0 : top);
+  keep = all || csv != NULL || chart != NULL || html != NULL ? 0 : top;
+  sim_sweep_set_keep (sw, keep);
   sim_sweep_run (sw, job.threads, !quiet && isatty (STDERR_FILENO) ? progress : NULL, NULL);
   ranked = sim_sweep_rank (sw, top);
 
@@ -766,10 +778,13 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     g_autofree char *limits = constraints_text (sim_sweep_constraints (sw), cap);
     /* the sequence only when given, so that other sweeps' text is as before */
     g_autofree char *seq_text = seq > 0 ? g_strdup_printf (",seq-len=%d", seq) : g_strdup ("");
-    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s,scale=%s,calibration=%s,fp8=%s%s",
+    /* and how many of each GPU count's best were simulated for certain
+     * (sim_sweep_set_keep): the merge ranks at most that many exactly */
+    g_autofree char *exact = keep > 0 ? g_strdup_printf (",exact-top=%d", keep) : g_strdup (",exact-top=all");
+    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s,scale=%s,calibration=%s,fp8=%s%s%s",
                                                 job.nodes, job.gb, seq_text, scale ? "yes" : "no",
                                                 calibration != NULL ? calibration : "",
-                                                fp8_s != NULL ? fp8_s : "off", limits);
+                                                fp8_s != NULL ? fp8_s : "off", limits, exact);
     json_text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
   }
   /* the text, unless the JSON on stdout is all that is asked for */

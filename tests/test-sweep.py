@@ -63,6 +63,14 @@ with cli.tempdir() as tmp:
     check("merged top 5 = whole top 5", [l.split()[1] for l in mranks], [l.split()[1] for l in ranks])
     shard_rows = cli.load_json(s1)["rows"] + cli.load_json(s2)["rows"]
     check("shards cover every layout once", sorted(r["index"] for r in shard_rows), list(range(len(rows))))
+    # each shard ranked its own top 10 exactly (the default --top): the
+    # shard files say so, and a merge asking for more says what it may miss
+    check("shards record how many they ranked for certain", cli.load_json(s1)["options"].endswith(",exact-top=10"),
+          True)
+    check("merge --top 5 of shards of --top 10: no note", any(l.startswith("note:") for l in merged), False)
+    wider = run("sweep", "--merge", s1, s2, "--top", "12").stdout
+    check("merge --top 12 of shards of --top 10: the note", "note: the shards simulated each GPU count's best 10"
+          in wider and "--top 12 or --all" in wider, (True))
 
 # compare: the plans that fit first, by throughput; an impossible plan fails
 c = run("compare", "--topology", "dgx8x4", "--model", "llama3-70b", "--plan", "tp=8,pp=8,dp=1",
