@@ -127,10 +127,14 @@ grid_new (const GArray *pts)
   memcpy (g->M, M, sizeof M);
   memcpy (g->N, N, sizeof N);
   memcpy (g->K, K, sizeof K);
+  /* a shape measured twice leaves another out: NAN, which grid_rate
+   * skips as it skipped the missing point before */
   for (int a = 0; a < nm; a++)
     for (int b = 0; b < nn; b++)
-      for (int c = 0; c < nk; c++)
-        g->rate[(a * nn + b) * nk + c] = find (grid, M[a], N[b], K[c])->flop_per_s;
+      for (int c = 0; c < nk; c++) {
+        const SimGemmPoint *p = find (grid, M[a], N[b], K[c]);
+        g->rate[(a * nn + b) * nk + c] = p != NULL ? p->flop_per_s : NAN;
+      }
   return g;
 }
 
@@ -147,8 +151,9 @@ grid_rate (const Grid *g, double m, double n, double k)
       for (int c = 0; c < 2; c++) {
         int xm = MIN (im + a, g->nm - 1), xn = MIN (in + b, g->nn - 1), xk = MIN (ik + c, g->nk - 1);
         double w = (a ? wm : 1 - wm) * (b ? wn : 1 - wn) * (c ? wk : 1 - wk);
-        if (w > 0)
-          r += w * g->rate[(xm * g->nn + xn) * g->nk + xk];
+        double rate = g->rate[(xm * g->nn + xn) * g->nk + xk];
+        if (w > 0 && !isnan (rate))
+          r += w * rate;
       }
   return r;
 }

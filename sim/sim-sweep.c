@@ -471,9 +471,7 @@ work (gpointer data, gpointer user)
   Row *r = data;
   if (sw->keep <= 0)
     evaluate (sw, r, FALSE);
-  else if (!prepare (sw, r))
-    ;
-  else
+  else if (prepare (sw, r))
     return; /* counted when simulated or bounded */
   progress_one (sw);
 }

@@ -2,6 +2,7 @@
 #include <glib.h>
 
 #include "sim-error.h"
+#include "sim-gemm.h"
 #include "sim-topology.h"
 #include "test-util.h"
 
@@ -90,6 +91,48 @@ test_shipped (void)
   }
 }
 
+/* sim_gemm_rate on a 2 x 2 x 2 table, m, n, k in {1024, 4096}, rate
+ * r(m, n, k) = (1 + i + 2 j + 4 l) x 1e14 FLOP/s for the indices i, j, l
+ * of m, n, k: at (2048, 2048, 2048), the midpoint in log2 on every axis,
+ * trilinear interpolation weighs each corner 1/8, so the rate is the mean
+ * (1 + ... + 8)/8 = 4.5e14; at (1024, 1024, 8192) k is clamped to 4096:
+ * r(0, 0, 1) = 5e14; the same before and after sim_gemm_prepare.  With the
+ * corner (4096, 4096, 4096) replaced by a second copy of (1024, 1024, 1024)
+ * the table still counts 2 x 2 x 2 values and 8 points, one of them a
+ * repeat: the missing corner is skipped, (1 + ... + 7)/8 = 3.5e14, and
+ * nothing reads past the table. */
+static void
+test_gemm (void)
+{
+  SimGpuType g = { 0 };
+  double v[2] = { 1024, 4096 };
+  g.peak_flop_per_s[SIM_DTYPE_BF16] = 989.4e12;
+  g.gemm = g_array_new (FALSE, FALSE, sizeof (SimGemmPoint));
+  for (int l = 0; l < 2; l++)
+    for (int j = 0; j < 2; j++)
+      for (int i = 0; i < 2; i++) {
+        SimGemmPoint p = { v[i], v[j], v[l], (1 + i + 2 * j + 4 * l) * 1e14 };
+        g_array_append_val (g.gemm, p);
+      }
+  for (int prepared = 0; prepared < 2; prepared++) {
+    if (prepared)
+      sim_gemm_prepare (&g);
+    g_assert_cmpfloat_with_epsilon (sim_gemm_rate (&g, 2048, 2048, 2048), 4.5e14, 1e3);
+    g_assert_cmpfloat_with_epsilon (sim_gemm_rate (&g, 1024, 1024, 8192), 5e14, 1e3);
+  }
+  /* a table changed in place is prepared again (sim_gemm_prepare's
+   * contract); unprepared, the rate comes from the points themselves */
+  g_array_index (g.gemm, SimGemmPoint, 7) = g_array_index (g.gemm, SimGemmPoint, 0);
+  g_clear_pointer (&g.gemm_grid, g_free);
+  for (int prepared = 0; prepared < 2; prepared++) {
+    if (prepared)
+      sim_gemm_prepare (&g);
+    g_assert_cmpfloat_with_epsilon (sim_gemm_rate (&g, 2048, 2048, 2048), 3.5e14, 1e3);
+  }
+  g_free (g.gemm_grid);
+  g_array_unref (g.gemm);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -98,5 +141,6 @@ main (int argc, char **argv)
   g_test_add_func ("/topology/nodes-override", test_nodes_override);
   g_test_add_func ("/topology/graph", test_graph);
   g_test_add_func ("/topology/shipped", test_shipped);
+  g_test_add_func ("/topology/gemm", test_gemm);
   return g_test_run ();
 }
