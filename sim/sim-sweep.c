@@ -415,7 +415,8 @@ prepare (Sweep *sw, Row *r)
   }
   r->fits = TRUE;
   r->tight = mem->tight;
-  if (sw->keep > 0) {
+  /* once: the leaders' full re-simulation prepares them again */
+  if (sw->keep > 0 && r->bound_s == 0) {
     r->bound_s = sim_iteration_bound_s (t, sw->model, plan, mem);
     r->bound_tokens_per_s = r->bound_s > 0 ? (double) plan->global_batch * (double) plan->seq_len / r->bound_s
                                            : G_MAXDOUBLE;

@@ -88,21 +88,28 @@ test_a2a_bytes (void)
   teardown (&f);
 }
 
-/* one all-to-all of 67,108,864 bytes per GPU over the node's 8 GPUs, alone
- * on the network (sim_collective_choose: what sim collective --op
- * all_to_all prints) */
+/* a collective of `bytes` over the node's 8 GPUs, alone on the network
+ * (sim_collective_choose: what sim collective prints) */
 static double
-a2a_alone_s (const SimTopology *topo)
+alone_s (const SimTopology *topo, SimCollOp op, double bytes)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (SimEngine) e = sim_engine_new ();
   g_autoptr (SimNetwork) net = sim_network_new (topo, e);
   int gpus[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
   SimCollChoice choice;
-  g_assert_true (sim_collective_choose (net, SIM_OP_ALLTOALL, gpus, 8, 67108864.0, SIM_ALGO_AUTO,
-                                        SIM_PROTO_AUTO, &choice, &error));
+  g_assert_true (sim_collective_choose (net, op, gpus, 8, bytes, SIM_ALGO_AUTO, SIM_PROTO_AUTO,
+                                        &choice, &error));
   g_assert_no_error (error);
   return choice.predicted_s;
+}
+
+/* one all-to-all of 67,108,864 bytes per GPU over the node's 8 GPUs, alone
+ * on the network (what sim collective --op all_to_all prints) */
+static double
+a2a_alone_s (const SimTopology *topo)
+{
+  return alone_s (topo, SIM_OP_ALLTOALL, 67108864.0);
 }
 
 /* One micro-batch on one stage: the forward runs its 32 MoE layers' dispatch
@@ -213,20 +220,6 @@ expert_up_rows (const char *plan)
  * at most, sharing the links with the one other ZeRO collective that can
  * run beside it (a backward's reduce-scatter beside the next pass's
  * prefetched gather), the sum of both alone, 5 % more. */
-static double
-alone_s (const SimTopology *topo, SimCollOp op, double bytes)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SimEngine) e = sim_engine_new ();
-  g_autoptr (SimNetwork) net = sim_network_new (topo, e);
-  int gpus[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-  SimCollChoice choice;
-  g_assert_true (sim_collective_choose (net, op, gpus, 8, bytes, SIM_ALGO_AUTO, SIM_PROTO_AUTO,
-                                        &choice, &error));
-  g_assert_no_error (error);
-  return choice.predicted_s;
-}
-
 static void
 test_zero3_experts (void)
 {
