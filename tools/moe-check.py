@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Predict the published mixture-of-experts runs with sim and print the error table.
 
-usage: moe-check.py SIM [SOURCE_ROOT]
+usage: moe-check.py SIM [SOURCE_ROOT] [--extra "OPTIONS"]
 
 Reads SOURCE_ROOT/tests/validation/data/moe_training.csv (its sources are in
 moe_training.md) and runs each row the way a user would: the shipped model
@@ -28,7 +28,7 @@ without a step time.  Exit status: 0 when every expressible row was
 predicted (whatever the error) and predicted to fit in memory (each run
 trained), 1 otherwise.
 """
-import csv, importlib.util, json, os, statistics, subprocess, sys, tempfile
+import csv, importlib.util, json, os, shlex, statistics, subprocess, sys, tempfile
 
 
 def blackwell(root):
@@ -79,8 +79,13 @@ def command(sim, r, topo, nodes):
 
 
 def main():
-    sim = sys.argv[1]
-    root = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    argv = sys.argv[1:]
+    extra = []
+    if "--extra" in argv:
+        # options added to every row's command, as fidelity.py's --extra
+        i = argv.index("--extra"); extra = shlex.split(argv[i + 1]); del argv[i:i + 2]
+    sim = argv[0]
+    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     bw = blackwell(root)
     data = os.path.join(root, "tests", "validation", "data", "moe_training.csv")
     rows = csv.DictReader(line for line in open(data) if not line.startswith("#"))
@@ -94,7 +99,7 @@ def main():
                 why = where
             if why:
                 print("%-44s not predicted: %s" % (r["row_id"][:44], why)); continue
-            p = subprocess.run(command(sim, r, topo, nodes) + ["--json", "-"], capture_output=True, text=True,
+            p = subprocess.run(command(sim, r, topo, nodes) + extra + ["--json", "-"], capture_output=True, text=True,
                                timeout=900)
             try:
                 j = json.loads(p.stdout[p.stdout.index("{"):])
