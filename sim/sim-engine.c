@@ -2,6 +2,7 @@
 #include "sim-engine.h"
 
 #include "sim-error.h"
+#include "sim-vec.h"
 
 typedef enum { KIND_COMPUTE, KIND_DELAY, KIND_FLOW } Kind;
 typedef enum { ST_WAITING, ST_QUEUED, ST_RUNNING, ST_LATENCY, ST_DONE } State;
@@ -67,12 +68,12 @@ typedef struct {
 } Event;
 
 struct _SimEngine {
-  GArray *activities; /* Activity */
+  SIM_VEC (Activity) activities;
   GArray *flows;      /* Flow */
   GArray *hops;       /* Hop */
   GArray *links;      /* Link */
   GArray *streams;    /* Stream */
-  GArray *deps;       /* guint32 pairs: after, before */
+  SIM_VEC (guint32) deps; /* pairs: after, before */
   guint32 *succ;      /* CSR successors, built by run */
   Event *heap;
   gsize heap_len;
@@ -96,12 +97,10 @@ SimEngine *
 sim_engine_new (void)
 {
   SimEngine *e = g_new0 (SimEngine, 1);
-  e->activities = g_array_new (FALSE, FALSE, sizeof (Activity));
   e->flows = g_array_new (FALSE, FALSE, sizeof (Flow));
   e->hops = g_array_new (FALSE, FALSE, sizeof (Hop));
   e->links = g_array_new (FALSE, FALSE, sizeof (Link));
   e->streams = g_array_new (FALSE, FALSE, sizeof (Stream));
-  e->deps = g_array_new (FALSE, FALSE, sizeof (guint32));
   e->touched = g_array_new (FALSE, FALSE, sizeof (gint32));
   return e;
 }
@@ -111,12 +110,12 @@ sim_engine_free (SimEngine *e)
 {
   if (e == NULL)
     return;
-  g_array_unref (e->activities);
+  sim_vec_clear (&e->activities);
   g_array_unref (e->flows);
   g_array_unref (e->hops);
   g_array_unref (e->links);
   g_array_unref (e->streams);
-  g_array_unref (e->deps);
+  sim_vec_clear (&e->deps);
   g_array_unref (e->touched);
   g_free (e->succ);
   g_free (e->heap);
@@ -153,11 +152,11 @@ sim_engine_n_links (const SimEngine *e)
 void
 sim_engine_reset (SimEngine *e)
 {
-  g_array_set_size (e->activities, 0);
+  sim_vec_truncate (&e->activities);
   g_array_set_size (e->flows, 0);
   g_array_set_size (e->hops, 0);
   g_array_set_size (e->streams, 0);
-  g_array_set_size (e->deps, 0);
+  sim_vec_truncate (&e->deps);
   /* only links that flows crossed changed (a network may have many more) */
   for (guint i = 0; i < e->touched->len; i++) {
     Link *l = &g_array_index (e->links, Link, g_array_index (e->touched, gint32, i));
@@ -193,8 +192,8 @@ add_activity (SimEngine *e, Kind kind, gint32 index, SimTime duration, guint32 t
   a.duration = duration;
   a.start = -1;
   a.end = -1;
-  g_array_append_val (e->activities, a);
-  return e->activities->len - 1;
+  sim_vec_push (&e->activities, a);
+  return e->activities.len - 1;
 }
 
 SimActivityId
@@ -219,7 +218,7 @@ sim_engine_add_flow (SimEngine *e, const int *links, int n_links, double bytes,
   f.max_rate = max_rate_bytes_per_s > 0 ? max_rate_bytes_per_s : 0.0;
   f.path_off = e->hops->len;
   f.path_len = (guint32) n_links;
-  f.activity = e->activities->len;
+  f.activity = e->activities.len;
   for (int i = 0; i < n_links; i++) {
     Hop h = { links[i], (gint32) e->flows->len, -1, -1 };
     g_return_val_if_fail (links[i] >= 0 && (guint) links[i] < e->links->len, 0);
@@ -234,9 +233,9 @@ sim_engine_add_flow (SimEngine *e, const int *links, int n_links, double bytes,
 void
 sim_engine_add_dep (SimEngine *e, SimActivityId after, SimActivityId before)
 {
-  g_return_if_fail (after < e->activities->len && before < e->activities->len);
-  g_array_append_val (e->deps, after);
-  g_array_append_val (e->deps, before);
+  g_return_if_fail (after < e->activities.len && before < e->activities.len);
+  sim_vec_push (&e->deps, after);
+  sim_vec_push (&e->deps, before);
 }
 
 /* ---- event heap, ordered by (time, seq) ---- */
@@ -295,7 +294,7 @@ pop_event (SimEngine *e)
 
 /* ---- max-min fair sharing ---- */
 
-#define ACT(e, i) (&g_array_index ((e)->activities, Activity, (i)))
+#define ACT(e, i) (&(e)->activities.data[(i)])
 #define FLOW(e, i) (&g_array_index ((e)->flows, Flow, (i)))
 #define HOP(e, i) (&g_array_index ((e)->hops, Hop, (i)))
 #define LINK(e, i) (&g_array_index ((e)->links, Link, (i)))
@@ -570,9 +569,9 @@ reshare_pending (SimEngine *e)
 gboolean
 sim_engine_run (SimEngine *e, GError **error)
 {
-  guint32 n = e->activities->len;
-  guint32 n_deps = e->deps->len / 2;
-  const guint32 *d = (const guint32 *) (gpointer) e->deps->data;
+  guint32 n = e->activities.len;
+  guint32 n_deps = e->deps.len / 2;
+  const guint32 *d = e->deps.data;
   g_autofree guint32 *fill = NULL;
   guint32 done = 0;
 
@@ -637,19 +636,19 @@ sim_engine_run (SimEngine *e, GError **error)
 guint32
 sim_engine_n_activities (const SimEngine *e)
 {
-  return e->activities->len;
+  return e->activities.len;
 }
 
 SimTime
 sim_engine_start (const SimEngine *e, SimActivityId a)
 {
-  return g_array_index (e->activities, Activity, a).start;
+  return e->activities.data[a].start;
 }
 
 SimTime
 sim_engine_end (const SimEngine *e, SimActivityId a)
 {
-  return g_array_index (e->activities, Activity, a).end;
+  return e->activities.data[a].end;
 }
 
 guint32
@@ -662,14 +661,14 @@ sim_engine_link_flows (const SimEngine *e, int link)
 int
 sim_engine_flow_n_links (const SimEngine *e, SimActivityId a)
 {
-  const Activity *x = &g_array_index (e->activities, Activity, a);
+  const Activity *x = &e->activities.data[a];
   return x->kind == KIND_FLOW ? (int) g_array_index (e->flows, Flow, x->index).path_len : 0;
 }
 
 int
 sim_engine_flow_link (const SimEngine *e, SimActivityId a, int i)
 {
-  const Activity *x = &g_array_index (e->activities, Activity, a);
+  const Activity *x = &e->activities.data[a];
   const Flow *f = &g_array_index (e->flows, Flow, x->index);
   g_return_val_if_fail (x->kind == KIND_FLOW && i >= 0 && (guint32) i < f->path_len, -1);
   return g_array_index (e->hops, Hop, f->path_off + (guint32) i).link;
@@ -678,7 +677,7 @@ sim_engine_flow_link (const SimEngine *e, SimActivityId a, int i)
 guint32
 sim_engine_tag (const SimEngine *e, SimActivityId a)
 {
-  return g_array_index (e->activities, Activity, a).tag;
+  return e->activities.data[a].tag;
 }
 
 SimTime

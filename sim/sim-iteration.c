@@ -15,6 +15,7 @@
 #include "sim-collective.h"
 #include "sim-error.h"
 #include "sim-schedule.h"
+#include "sim-vec.h"
 
 /* Megatron's gradient bucket: max(40M, 1M x dp) parameters
  * (megatron/core/distributed/distributed_data_parallel.py, bucket_size) */
@@ -42,6 +43,9 @@ typedef struct {
   double expert_params; /* of routed experts, reduced over the expert data-parallel group */
 } GradEntry;
 
+typedef SIM_VEC (guint32) U32Vec;
+typedef SIM_VEC (guint8) U8Vec;
+
 /* What one run builds on and the next run of the same plan (but for its
  * micro-batch count: the steady state's runs, the rebuild with TP flows)
  * can keep: the engine and network with their allocations and routes, the
@@ -51,9 +55,9 @@ typedef struct {
   SimEngine *e;
   SimNetwork *net;
   GArray *spans;       /* Span */
-  GArray *act_span;    /* guint32 per activity */
-  GArray *is_compute;  /* guint8 per activity */
-  GArray *edges;       /* SimActivityId pairs (after, before) */
+  U32Vec act_span;     /* per activity: its span */
+  U8Vec is_compute;    /* per activity */
+  U32Vec edges;        /* SimActivityId pairs (after, before) */
   GHashTable *choices; /* ChoiceKey -> SimCollChoice */
   GHashTable *nodes_seen; /* scratch of choose(): the nodes of one group */
   GHashTable *alone_s;    /* AloneKey -> SimTime *: a collective's time alone */
@@ -75,6 +79,25 @@ typedef struct {
   guint32 seq;
 } AloneDelay;
 
+/* the last collective of a group whose time alone was looked up, and that
+ * time: the same key pass after pass spares the hash */
+typedef struct {
+  SimCollOp op;
+  int count;
+  double bytes;
+  const SimTime *x; /* NULL: none yet */
+} AloneMemo;
+
+/* the sends of one stage in one direction: the GPUs in (from, to) pairs,
+ * every TP and CP rank's, the choice of the first pair, and whether all
+ * pairs chose alike */
+typedef struct {
+  int *g;
+  int n;
+  const SimCollChoice *c0;
+  gboolean alike;
+} SendGroup;
+
 /* One run: the engine it builds on, the spans and edges it records for
  * the analysis, and each replica's passes.  Per (replica r, stage s)
  * arrays are indexed [r * pp + s]. */
@@ -88,9 +111,9 @@ typedef struct {
   SimEngine *e;
   SimNetwork *net;
   GArray *spans;
-  GArray *act_span;
-  GArray *is_compute;
-  GArray *edges;
+  U32Vec *act_span;
+  U8Vec *is_compute;
+  U32Vec *edges;
   GHashTable *choices;
   GHashTable *nodes_seen;
   SimLayerCost cost; /* owned, as is everything below */
@@ -133,6 +156,14 @@ typedef struct {
   GPtrArray *alone_delays;  /* GArray of AloneDelay */
   guint32 *alone_seq;       /* per group: its collectives or sends so far */
   GHashTable *alone_off;    /* borrowed: (group << 32 | seq) of those taken as flows */
+  AloneMemo *alone_memo;    /* per group: its last collective's key and time alone */
+  /* memos of what every pass asks again: per stage, the predicted time of
+   * one TP collective (tp_pred_s; < 0: not yet); per (replica r, stage s,
+   * direction d) [(r * pp + s) * 2 + d], the GPU pairs of its sends and
+   * their choice (pp_send; NULL: not yet) */
+  double *tp_pred1;
+  SendGroup *sends;
+  int n_sends;
 } SimIterBuilder;
 
 const char *
@@ -245,9 +276,6 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
     sc->e = sim_engine_new ();
     sc->net = sim_network_new (topo, sc->e);
     sc->spans = g_array_new (FALSE, FALSE, sizeof (Span));
-    sc->act_span = g_array_new (FALSE, FALSE, sizeof (guint32));
-    sc->is_compute = g_array_new (FALSE, FALSE, sizeof (guint8));
-    sc->edges = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
     sc->choices = g_hash_table_new_full (choice_key_hash, choice_key_equal, g_free, choice_free);
     sc->nodes_seen = g_hash_table_new (g_direct_hash, g_direct_equal);
     sc->alone_s = g_hash_table_new_full (alone_key_hash, alone_key_equal, g_free, g_free);
@@ -256,14 +284,14 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
     /* the links (and the network's routes) stay */
     sim_engine_reset (sc->e);
     g_array_set_size (sc->spans, 0);
-    g_array_set_size (sc->act_span, 0);
-    g_array_set_size (sc->is_compute, 0);
-    g_array_set_size (sc->edges, 0);
+    sim_vec_truncate (&sc->act_span);
+    sim_vec_truncate (&sc->is_compute);
+    sim_vec_truncate (&sc->edges);
   }
   b->sc = sc;
   b->e = sc->e, b->net = sc->net;
-  b->spans = sc->spans, b->act_span = sc->act_span, b->is_compute = sc->is_compute;
-  b->edges = sc->edges, b->choices = sc->choices, b->nodes_seen = sc->nodes_seen;
+  b->spans = sc->spans, b->act_span = &sc->act_span, b->is_compute = &sc->is_compute;
+  b->edges = &sc->edges, b->choices = sc->choices, b->nodes_seen = sc->nodes_seen;
   b->gpu = sim_topology_gpu_type (topo, 0);
   b->replicas = replicas;
   b->lc_of = g_new (int, p * v);
@@ -288,6 +316,11 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   b->stream = g_new (int, p *replicas);
   b->passes = g_new0 (Pass, (gsize) replicas * p * b->passes_per_stage);
   b->stage_end = g_new (SimActivityId, p * replicas);
+  b->tp_pred1 = g_new (double, p);
+  for (int s = 0; s < p; s++)
+    b->tp_pred1[s] = -1;
+  b->n_sends = replicas * p * 2;
+  b->sends = g_new0 (SendGroup, b->n_sends);
   b->grads = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   /* not where other collectives run beside every pass (context
    * parallelism's blocks, ZeRO-2/3's per-pass gathers and reductions) */
@@ -316,6 +349,7 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
     for (guint i = 0; i < groups; i++)
       g_ptr_array_add (b->alone_delays, g_array_new (FALSE, FALSE, sizeof (AloneDelay)));
     b->alone_seq = g_new0 (guint32, groups);
+    b->alone_memo = g_new0 (AloneMemo, groups);
   }
 }
 
@@ -326,6 +360,11 @@ builder_clear (SimIterBuilder *b)
   g_clear_pointer (&b->grads, g_ptr_array_unref);
   g_clear_pointer (&b->alone_delays, g_ptr_array_unref);
   g_clear_pointer (&b->alone_seq, g_free);
+  g_clear_pointer (&b->alone_memo, g_free);
+  g_clear_pointer (&b->tp_pred1, g_free);
+  for (int i = 0; b->sends != NULL && i < b->n_sends; i++)
+    g_free (b->sends[i].g);
+  g_clear_pointer (&b->sends, g_free);
   g_clear_pointer (&b->stage_end, g_free);
   g_clear_pointer (&b->passes, g_free);
   g_clear_pointer (&b->stream, g_free);
@@ -338,8 +377,8 @@ builder_clear (SimIterBuilder *b)
   g_clear_pointer (&b->first_of, g_free);
   g_clear_pointer (&b->ep_layer_s, g_free);
   /* the scratch's are its owner's */
-  b->sc = NULL, b->e = NULL, b->net = NULL, b->spans = b->act_span = b->is_compute = NULL;
-  b->edges = NULL, b->choices = b->nodes_seen = NULL;
+  b->sc = NULL, b->e = NULL, b->net = NULL, b->spans = NULL;
+  b->act_span = b->edges = NULL, b->is_compute = NULL, b->choices = b->nodes_seen = NULL;
 }
 
 static void
@@ -349,9 +388,9 @@ scratch_clear (Scratch *sc)
   g_clear_pointer (&sc->alone_s, g_hash_table_unref);
   g_clear_pointer (&sc->choices, g_hash_table_unref);
   g_clear_pointer (&sc->nodes_seen, g_hash_table_unref);
-  g_clear_pointer (&sc->edges, g_array_unref);
-  g_clear_pointer (&sc->is_compute, g_array_unref);
-  g_clear_pointer (&sc->act_span, g_array_unref);
+  sim_vec_clear (&sc->edges);
+  sim_vec_clear (&sc->is_compute);
+  sim_vec_clear (&sc->act_span);
   g_clear_pointer (&sc->spans, g_array_unref);
   /* the network holds the engine: it goes first */
   g_clear_pointer (&sc->net, sim_network_free);
@@ -378,8 +417,8 @@ mark_from (SimIterBuilder *b, guint32 first, guint32 span)
   guint32 n = sim_engine_n_activities (b->e);
   guint8 no = 0;
   for (guint32 a = first; a < n; a++) {
-    g_array_append_val (b->act_span, span);
-    g_array_append_val (b->is_compute, no);
+    sim_vec_push (b->act_span, span);
+    sim_vec_push (b->is_compute, no);
   }
 }
 
@@ -387,8 +426,8 @@ static void
 dep (SimIterBuilder *b, SimActivityId after, SimActivityId before)
 {
   sim_engine_add_dep (b->e, after, before);
-  g_array_append_val (b->edges, after);
-  g_array_append_val (b->edges, before);
+  sim_vec_push (b->edges, after);
+  sim_vec_push (b->edges, before);
 }
 
 static SimActivityId
@@ -397,7 +436,7 @@ compute (SimIterBuilder *b, int stream, double seconds, guint32 span)
   guint32 first = sim_engine_n_activities (b->e);
   SimActivityId a = sim_engine_add_compute (b->e, stream, sim_time_from_s (seconds), span);
   mark_from (b, first, span);
-  g_array_index (b->is_compute, guint8, a) = 1;
+  b->is_compute->data[a] = 1;
   return a;
 }
 
@@ -505,12 +544,16 @@ alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, do
 {
   AloneKey key = { gi, op, count, bytes };
   gint64 off = (gint64) gi << 32 | b->alone_seq[gi]++;
-  SimTime *x;
+  AloneMemo *mm = &b->alone_memo[gi];
+  const SimTime *x;
   guint32 first = sim_engine_n_activities (b->e);
   AloneDelay d;
   if (b->alone_off != NULL && g_hash_table_contains (b->alone_off, &off))
     return G_MAXUINT32;
-  x = g_hash_table_lookup (b->sc->alone_s, &key);
+  if (mm->x != NULL && mm->op == op && mm->count == count && mm->bytes == bytes)
+    x = mm->x;
+  else
+    x = g_hash_table_lookup (b->sc->alone_s, &key);
   if (x == NULL) {
     /* a collective of the group not seen before: its time, and its links
      * added to the group's */
@@ -520,11 +563,13 @@ alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, do
     GArray *links = g_ptr_array_index (b->sc->alone_links, gi);
     if (links == NULL)
       links = g_ptr_array_index (b->sc->alone_links, gi) = g_array_new (FALSE, FALSE, sizeof (int));
+    SimTime *t = g_new (SimTime, 1);
     c.latency_s *= count;
-    x = g_new (SimTime, 1);
-    *x = sim_collective_alone (b->net, op, gpus, n, bytes * count, &c, links);
-    g_hash_table_insert (b->sc->alone_s, g_memdup2 (&key, sizeof key), x);
+    *t = sim_collective_alone (b->net, op, gpus, n, bytes * count, &c, links);
+    g_hash_table_insert (b->sc->alone_s, g_memdup2 (&key, sizeof key), t);
+    x = t;
   }
+  mm->op = op, mm->count = count, mm->bytes = bytes, mm->x = x;
   d.act = sim_engine_add_delay (b->e, *x, span);
   d.seq = (guint32) (off & 0xffffffff);
   mark_from (b, first, span);
@@ -643,16 +688,16 @@ static double
 tp_pred_s (SimIterBuilder *b, int stage, int count)
 {
   const SimPlan *p = b->plan;
-  const SimCollChoice *c;
-  g_autofree int *g = NULL;
   if (p->tp < 2 || count == 0)
     return 0;
-  g = g_new (int, p->tp);
-  for (int t = 0; t < p->tp; t++)
-    g[t] = gpu_of (b, t, 0, 0, stage);
-  c = choose (b, p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE, g, p->tp,
-              b->cost.tp_bytes);
-  return count * c->predicted_s;
+  if (b->tp_pred1[stage] < 0) {
+    g_autofree int *g = g_new (int, p->tp);
+    for (int t = 0; t < p->tp; t++)
+      g[t] = gpu_of (b, t, 0, 0, stage);
+    b->tp_pred1[stage] = choose (b, p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE, g,
+                                 p->tp, b->cost.tp_bytes)->predicted_s;
+  }
+  return count * b->tp_pred1[stage];
 }
 
 static double
@@ -1169,20 +1214,29 @@ pp_send (SimIterBuilder *b, int replica, int from, int to, gboolean backward, gb
    * all at once: where the pairs are alike (one choice: choose() keys on
    * their shape), one latency, a flow per pair and one join */
   {
+    /* the pairs of (replica, from, direction) are worked out once: `to`
+     * follows from them (pp_next) */
+    SendGroup *sg = &b->sends[(replica * p->pp + from) * 2 + (backward ? 1 : 0)];
     int n = 2 * p->tp * p->cp, k = 0;
-    g_autofree int *g = g_new (int, n);
-    const SimCollChoice *c0 = NULL;
-    gboolean alike = TRUE;
-    for (int t = 0; t < p->tp; t++)
-      for (int c = 0; c < p->cp; c++) {
-        g[k] = gpu_of (b, t, c, replica, from);
-        g[k + 1] = gpu_of (b, t, c, replica, to);
-        if (k == 0)
-          c0 = choose (b, SIM_OP_SENDRECV, g, 2, b->cost.pp_bytes);
-        else
-          alike = alike && choose (b, SIM_OP_SENDRECV, g + k, 2, b->cost.pp_bytes) == c0;
-        k += 2;
-      }
+    const int *g;
+    const SimCollChoice *c0;
+    gboolean alike;
+    if (sg->g == NULL) {
+      sg->g = g_new (int, n);
+      sg->n = n;
+      sg->alike = TRUE;
+      for (int t = 0; t < p->tp; t++)
+        for (int c = 0; c < p->cp; c++) {
+          sg->g[k] = gpu_of (b, t, c, replica, from);
+          sg->g[k + 1] = gpu_of (b, t, c, replica, to);
+          if (k == 0)
+            sg->c0 = choose (b, SIM_OP_SENDRECV, sg->g, 2, b->cost.pp_bytes);
+          else
+            sg->alike = sg->alike && choose (b, SIM_OP_SENDRECV, sg->g + k, 2, b->cost.pp_bytes) == sg->c0;
+          k += 2;
+        }
+    }
+    g = sg->g, c0 = sg->c0, alike = sg->alike;
     /* and with ALONE_PP outside the tail, as one delay of their time
      * alone (alone_exact) */
     if (alike && (b->alone & ALONE_PP) && !tail) {
@@ -1453,7 +1507,7 @@ static void
 preds_build (Preds *pr, SimIterBuilder *b, guint32 n)
 {
   guint32 ne = b->edges->len / 2;
-  const SimActivityId *ed = (const SimActivityId *) (gpointer) b->edges->data;
+  const SimActivityId *ed = b->edges->data;
   g_autofree guint32 *fill = g_new0 (guint32, n + 1);
   pr->off = g_new0 (guint32, n + 1);
   pr->pred = g_new (SimActivityId, MAX (ne, 1));
@@ -1490,7 +1544,7 @@ latest_pred (const Preds *pr, SimEngine *e, SimActivityId a)
 static Span *
 span_of (SimIterBuilder *b, SimActivityId a)
 {
-  return &g_array_index (b->spans, Span, g_array_index (b->act_span, guint32, a));
+  return &g_array_index (b->spans, Span, b->act_span->data[a]);
 }
 
 /* a span runs from its first activity's start to its last one's end */
@@ -1568,7 +1622,7 @@ stage_compute (SimIterBuilder *b, int s, GArray *comp)
     const Span *sp = span_of (b, a);
     if (sp->stage != s || sp->replica != 0)
       continue;
-    if (g_array_index (b->is_compute, guint8, a))
+    if (b->is_compute->data[a])
       g_array_append_val (comp, a);
     if (sp->kind == SIM_SPAN_DP)
       dp_end = MAX (dp_end, sim_engine_end (b->e, a));
@@ -1823,9 +1877,9 @@ span_entries (SimIterBuilder *b, const Preds *pr, SimActivityId *entry)
   for (guint i = 0; i < b->spans->len; i++)
     entry[i] = G_MAXUINT32;
   for (guint32 x = 0; x < n; x++) {
-    guint32 sp = g_array_index (b->act_span, guint32, x);
+    guint32 sp = b->act_span->data[x];
     SimActivityId l = latest_pred (pr, e, x);
-    if (l != G_MAXUINT32 && g_array_index (b->act_span, guint32, l) != sp &&
+    if (l != G_MAXUINT32 && b->act_span->data[l] != sp &&
         (entry[sp] == G_MAXUINT32 || sim_engine_end (e, l) > sim_engine_end (e, entry[sp])))
       entry[sp] = l;
     if (sim_engine_end (e, x) > sim_engine_end (e, last))
@@ -1846,9 +1900,9 @@ critical_path (SimIteration *it, SimIterBuilder *b, const Preds *pr)
   g_autofree SimActivityId *entry = g_new (SimActivityId, b->spans->len);
   SimActivityId a = span_entries (b, pr, entry);
   while (a != G_MAXUINT32 && guard++ < n + 1) {
-    guint32 sp = g_array_index (b->act_span, guint32, a);
+    guint32 sp = b->act_span->data[a];
     const Span *s = &g_array_index (b->spans, Span, sp);
-    if (g_array_index (b->is_compute, guint8, a)) {
+    if (b->is_compute->data[a]) {
       it->critical_s[s->kind] += sim_time_to_s (sim_engine_end (e, a) - sim_engine_start (e, a));
       a = latest_pred (pr, e, a);
     } else if (s->kind == SIM_SPAN_GATE) {
