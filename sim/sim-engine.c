@@ -69,8 +69,8 @@ typedef struct {
 
 struct _SimEngine {
   SIM_VEC (Activity) activities;
-  GArray *flows;      /* Flow */
-  GArray *hops;       /* Hop */
+  SIM_VEC (Flow) flows;
+  SIM_VEC (Hop) hops;
   GArray *links;      /* Link */
   GArray *streams;    /* Stream */
   SIM_VEC (guint32) deps; /* pairs: after, before */
@@ -86,7 +86,7 @@ struct _SimEngine {
   /* scratch for resharing, sized once per run */
   gint32 *comp_links;
   gint32 *comp_flows;
-  GArray *touched;    /* gint32: the links flows were added on since the last reset */
+  SIM_VEC (gint32) touched; /* the links flows were added on since the last reset */
   /* flows started or finished at the current instant, whose components
    * are reshared once when the instant is over (reshare_pending) */
   GArray *pending;    /* gint32 flow indices */
@@ -97,11 +97,8 @@ SimEngine *
 sim_engine_new (void)
 {
   SimEngine *e = g_new0 (SimEngine, 1);
-  e->flows = g_array_new (FALSE, FALSE, sizeof (Flow));
-  e->hops = g_array_new (FALSE, FALSE, sizeof (Hop));
   e->links = g_array_new (FALSE, FALSE, sizeof (Link));
   e->streams = g_array_new (FALSE, FALSE, sizeof (Stream));
-  e->touched = g_array_new (FALSE, FALSE, sizeof (gint32));
   return e;
 }
 
@@ -111,12 +108,12 @@ sim_engine_free (SimEngine *e)
   if (e == NULL)
     return;
   sim_vec_clear (&e->activities);
-  g_array_unref (e->flows);
-  g_array_unref (e->hops);
+  sim_vec_clear (&e->flows);
+  sim_vec_clear (&e->hops);
   g_array_unref (e->links);
   g_array_unref (e->streams);
   sim_vec_clear (&e->deps);
-  g_array_unref (e->touched);
+  sim_vec_clear (&e->touched);
   g_free (e->succ);
   g_free (e->heap);
   g_free (e->comp_links);
@@ -153,20 +150,20 @@ void
 sim_engine_reset (SimEngine *e)
 {
   sim_vec_truncate (&e->activities);
-  g_array_set_size (e->flows, 0);
-  g_array_set_size (e->hops, 0);
+  sim_vec_truncate (&e->flows);
+  sim_vec_truncate (&e->hops);
   g_array_set_size (e->streams, 0);
   sim_vec_truncate (&e->deps);
   /* only links that flows crossed changed (a network may have many more) */
-  for (guint i = 0; i < e->touched->len; i++) {
-    Link *l = &g_array_index (e->links, Link, g_array_index (e->touched, gint32, i));
+  for (guint i = 0; i < e->touched.len; i++) {
+    Link *l = &g_array_index (e->links, Link, e->touched.data[i]);
     l->cap_left = 0.0;
     l->head = -1;
     l->n_unfrozen = 0;
     l->mark = 0;
     l->n_flows = 0;
   }
-  g_array_set_size (e->touched, 0);
+  sim_vec_truncate (&e->touched);
   g_clear_pointer (&e->succ, g_free);
   g_clear_pointer (&e->comp_links, g_free);
   g_clear_pointer (&e->comp_flows, g_free);
@@ -216,18 +213,18 @@ sim_engine_add_flow (SimEngine *e, const int *links, int n_links, double bytes,
   Flow f = { 0 };
   f.bytes_left = MAX (bytes, 0.0);
   f.max_rate = max_rate_bytes_per_s > 0 ? max_rate_bytes_per_s : 0.0;
-  f.path_off = e->hops->len;
+  f.path_off = e->hops.len;
   f.path_len = (guint32) n_links;
   f.activity = e->activities.len;
   for (int i = 0; i < n_links; i++) {
-    Hop h = { links[i], (gint32) e->flows->len, -1, -1 };
+    Hop h = { links[i], (gint32) e->flows.len, -1, -1 };
     g_return_val_if_fail (links[i] >= 0 && (guint) links[i] < e->links->len, 0);
-    g_array_append_val (e->hops, h);
+    sim_vec_push (&e->hops, h);
     if (g_array_index (e->links, Link, links[i]).n_flows++ == 0)
-      g_array_append_val (e->touched, links[i]);
+      sim_vec_push (&e->touched, links[i]);
   }
-  g_array_append_val (e->flows, f);
-  return add_activity (e, KIND_FLOW, (gint32) e->flows->len - 1, MAX (latency, 0), tag);
+  sim_vec_push (&e->flows, f);
+  return add_activity (e, KIND_FLOW, (gint32) e->flows.len - 1, MAX (latency, 0), tag);
 }
 
 void
@@ -295,8 +292,8 @@ pop_event (SimEngine *e)
 /* ---- max-min fair sharing ---- */
 
 #define ACT(e, i) (&(e)->activities.data[(i)])
-#define FLOW(e, i) (&g_array_index ((e)->flows, Flow, (i)))
-#define HOP(e, i) (&g_array_index ((e)->hops, Hop, (i)))
+#define FLOW(e, i) (&(e)->flows.data[(i)])
+#define HOP(e, i) (&(e)->hops.data[(i)])
 #define LINK(e, i) (&g_array_index ((e)->links, Link, (i)))
 
 static void
@@ -597,7 +594,7 @@ sim_engine_run (SimEngine *e, GError **error)
     e->succ[b->succ_off + fill[d[2 * k + 1]]++] = d[2 * k];
   }
   e->comp_links = g_new (gint32, MAX (e->links->len, 1));
-  e->comp_flows = g_new (gint32, MAX (e->flows->len, 1));
+  e->comp_flows = g_new (gint32, MAX (e->flows.len, 1));
 
   e->pending = g_array_new (FALSE, FALSE, sizeof (gint32));
   e->now = 0;
@@ -662,16 +659,16 @@ int
 sim_engine_flow_n_links (const SimEngine *e, SimActivityId a)
 {
   const Activity *x = &e->activities.data[a];
-  return x->kind == KIND_FLOW ? (int) g_array_index (e->flows, Flow, x->index).path_len : 0;
+  return x->kind == KIND_FLOW ? (int) e->flows.data[x->index].path_len : 0;
 }
 
 int
 sim_engine_flow_link (const SimEngine *e, SimActivityId a, int i)
 {
   const Activity *x = &e->activities.data[a];
-  const Flow *f = &g_array_index (e->flows, Flow, x->index);
+  const Flow *f = &e->flows.data[x->index];
   g_return_val_if_fail (x->kind == KIND_FLOW && i >= 0 && (guint32) i < f->path_len, -1);
-  return g_array_index (e->hops, Hop, f->path_off + (guint32) i).link;
+  return e->hops.data[f->path_off + (guint32) i].link;
 }
 
 guint32

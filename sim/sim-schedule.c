@@ -1,16 +1,27 @@
 #include "sim-schedule.h"
 
+/* the program being written: every schedule has a forward and a backward
+ * per micro-batch and chunk, so its length is known before it is written */
+typedef struct {
+  SimPipeOp *op;
+  guint n;
+} Program;
+
 static void
-push (GArray *a, gboolean backward, int chunk, int mb)
+push (Program *a, gboolean backward, int chunk, int mb)
 {
   SimPipeOp op = { (guint8) backward, (guint16) chunk, (guint32) mb };
-  g_array_append_val (a, op);
+  a->op[a->n++] = op;
 }
 
 GArray *
 sim_schedule_stage (SimSchedule schedule, int p, int s, int m, int v)
 {
-  GArray *a = g_array_new (FALSE, FALSE, sizeof (SimPipeOp));
+  guint len = 2u * (guint) m * (guint) (schedule == SIM_SCHEDULE_INTERLEAVED ? v : 1);
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (SimPipeOp), len);
+  Program prog, *a = &prog;
+  g_array_set_size (out, len);
+  prog.op = (SimPipeOp *) (gpointer) out->data, prog.n = 0;
   switch (schedule) {
   case SIM_SCHEDULE_GPIPE:
     for (int i = 0; i < m; i++)
@@ -50,5 +61,6 @@ sim_schedule_stage (SimSchedule schedule, int p, int s, int m, int v)
     break;
   }
   }
-  return a;
+  g_assert (prog.n == len);
+  return out;
 }
