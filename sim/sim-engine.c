@@ -71,8 +71,8 @@ struct _SimEngine {
   SIM_VEC (Activity) activities;
   SIM_VEC (Flow) flows;
   SIM_VEC (Hop) hops;
-  GArray *links;      /* Link */
-  GArray *streams;    /* Stream */
+  SIM_VEC (Link) links; /* one direction each */
+  SIM_VEC (Stream) streams;
   SIM_VEC (guint32) deps; /* pairs: after, before */
   guint32 *succ;      /* CSR successors, built by run */
   Event *heap;
@@ -89,7 +89,7 @@ struct _SimEngine {
   SIM_VEC (gint32) touched; /* the links flows were added on since the last reset */
   /* flows started or finished at the current instant, whose components
    * are reshared once when the instant is over (reshare_pending) */
-  GArray *pending;    /* gint32 flow indices */
+  SIM_VEC (gint32) pending; /* flow indices */
   gboolean ran;
 };
 
@@ -97,8 +97,6 @@ SimEngine *
 sim_engine_new (void)
 {
   SimEngine *e = g_new0 (SimEngine, 1);
-  e->links = g_array_new (FALSE, FALSE, sizeof (Link));
-  e->streams = g_array_new (FALSE, FALSE, sizeof (Stream));
   return e;
 }
 
@@ -110,16 +108,15 @@ sim_engine_free (SimEngine *e)
   sim_vec_clear (&e->activities);
   sim_vec_clear (&e->flows);
   sim_vec_clear (&e->hops);
-  g_array_unref (e->links);
-  g_array_unref (e->streams);
+  sim_vec_clear (&e->links);
+  sim_vec_clear (&e->streams);
   sim_vec_clear (&e->deps);
   sim_vec_clear (&e->touched);
   g_free (e->succ);
   g_free (e->heap);
   g_free (e->comp_links);
   g_free (e->comp_flows);
-  if (e->pending != NULL)
-    g_array_unref (e->pending);
+  sim_vec_clear (&e->pending);
   g_free (e);
 }
 
@@ -127,8 +124,8 @@ int
 sim_engine_add_stream (SimEngine *e)
 {
   Stream s = { -1, -1, FALSE };
-  g_array_append_val (e->streams, s);
-  return (int) e->streams->len - 1;
+  sim_vec_push (&e->streams, s);
+  return (int) e->streams.len - 1;
 }
 
 int
@@ -136,14 +133,14 @@ sim_engine_add_link (SimEngine *e, double bw_bytes_per_s)
 {
   Link l = { bw_bytes_per_s, 0.0, -1, 0, 0, 0 };
   g_return_val_if_fail (bw_bytes_per_s > 0, -1);
-  g_array_append_val (e->links, l);
-  return (int) e->links->len - 1;
+  sim_vec_push (&e->links, l);
+  return (int) e->links.len - 1;
 }
 
 int
 sim_engine_n_links (const SimEngine *e)
 {
-  return (int) e->links->len;
+  return (int) e->links.len;
 }
 
 void
@@ -152,11 +149,11 @@ sim_engine_reset (SimEngine *e)
   sim_vec_truncate (&e->activities);
   sim_vec_truncate (&e->flows);
   sim_vec_truncate (&e->hops);
-  g_array_set_size (e->streams, 0);
+  sim_vec_truncate (&e->streams);
   sim_vec_truncate (&e->deps);
   /* only links that flows crossed changed (a network may have many more) */
   for (guint i = 0; i < e->touched.len; i++) {
-    Link *l = &g_array_index (e->links, Link, e->touched.data[i]);
+    Link *l = &e->links.data[e->touched.data[i]];
     l->cap_left = 0.0;
     l->head = -1;
     l->n_unfrozen = 0;
@@ -167,7 +164,7 @@ sim_engine_reset (SimEngine *e)
   g_clear_pointer (&e->succ, g_free);
   g_clear_pointer (&e->comp_links, g_free);
   g_clear_pointer (&e->comp_flows, g_free);
-  g_clear_pointer (&e->pending, g_array_unref);
+  sim_vec_truncate (&e->pending);
   e->heap_len = 0;
   e->seq = 0;
   e->now = 0;
@@ -196,7 +193,7 @@ add_activity (SimEngine *e, Kind kind, gint32 index, SimTime duration, guint32 t
 SimActivityId
 sim_engine_add_compute (SimEngine *e, int stream, SimTime duration, guint32 tag)
 {
-  g_return_val_if_fail (stream >= 0 && (guint) stream < e->streams->len, 0);
+  g_return_val_if_fail (stream >= 0 && (guint) stream < e->streams.len, 0);
   return add_activity (e, KIND_COMPUTE, stream, MAX (duration, 0), tag);
 }
 
@@ -218,9 +215,9 @@ sim_engine_add_flow (SimEngine *e, const int *links, int n_links, double bytes,
   f.activity = e->activities.len;
   for (int i = 0; i < n_links; i++) {
     Hop h = { links[i], (gint32) e->flows.len, -1, -1 };
-    g_return_val_if_fail (links[i] >= 0 && (guint) links[i] < e->links->len, 0);
+    g_return_val_if_fail (links[i] >= 0 && (guint) links[i] < e->links.len, 0);
     sim_vec_push (&e->hops, h);
-    if (g_array_index (e->links, Link, links[i]).n_flows++ == 0)
+    if (e->links.data[links[i]].n_flows++ == 0)
       sim_vec_push (&e->touched, links[i]);
   }
   sim_vec_push (&e->flows, f);
@@ -294,7 +291,7 @@ pop_event (SimEngine *e)
 #define ACT(e, i) (&(e)->activities.data[(i)])
 #define FLOW(e, i) (&(e)->flows.data[(i)])
 #define HOP(e, i) (&(e)->hops.data[(i)])
-#define LINK(e, i) (&g_array_index ((e)->links, Link, (i)))
+#define LINK(e, i) (&(e)->links.data[(i)])
 
 static void
 link_insert (SimEngine *e, gint32 hop)
@@ -441,7 +438,7 @@ static void make_ready (SimEngine *e, guint32 a);
 static void
 stream_kick (SimEngine *e, gint32 si)
 {
-  Stream *s = &g_array_index (e->streams, Stream, si);
+  Stream *s = &e->streams.data[si];
   Activity *a = NULL;
   guint32 id;
   if (s->busy || s->head < 0)
@@ -464,7 +461,7 @@ finish (SimEngine *e, guint32 id)
   a->state = ST_DONE;
   a->end = e->now;
   if (a->kind == KIND_COMPUTE) {
-    g_array_index (e->streams, Stream, a->index).busy = FALSE;
+    e->streams.data[a->index].busy = FALSE;
     stream_kick (e, a->index);
   }
   for (guint32 k = 0; k < a->succ_len; k++) {
@@ -481,7 +478,7 @@ make_ready (SimEngine *e, guint32 id)
   Activity *a = ACT (e, id);
   switch (a->kind) {
   case KIND_COMPUTE: {
-    Stream *s = &g_array_index (e->streams, Stream, a->index);
+    Stream *s = &e->streams.data[a->index];
     a->state = ST_QUEUED;
     a->next_queued = -1;
     if (s->tail >= 0)
@@ -515,7 +512,7 @@ make_ready (SimEngine *e, guint32 id)
       f->active = TRUE;
       for (guint32 k = 0; k < f->path_len; k++)
         link_insert (e, (gint32) (f->path_off + k));
-      g_array_append_val (e->pending, a->index);
+      sim_vec_push (&e->pending, a->index);
     }
     break;
   }
@@ -535,7 +532,7 @@ flow_bytes_done (SimEngine *e, guint32 id, guint32 version)
     f->active = FALSE;
     for (guint32 k = 0; k < f->path_len; k++)
       link_remove (e, (gint32) (f->path_off + k));
-    g_array_append_val (e->pending, a->index);
+    sim_vec_push (&e->pending, a->index);
   }
   a->state = ST_LATENCY;
   push_event (e, sim_time_add (e->now, a->duration), id, 0, EV_DONE);
@@ -551,8 +548,8 @@ static void
 reshare_pending (SimEngine *e)
 {
   guint32 start = e->generation + 1;
-  for (guint i = 0; i < e->pending->len; i++) {
-    gint32 seed = g_array_index (e->pending, gint32, i);
+  for (guint i = 0; i < e->pending.len; i++) {
+    gint32 seed = e->pending.data[i];
     Flow *f = FLOW (e, seed);
     gboolean covered = TRUE;
     for (guint32 k = 0; k < f->path_len && covered; k++)
@@ -560,7 +557,7 @@ reshare_pending (SimEngine *e)
     if (!covered)
       reshare (e, seed);
   }
-  g_array_set_size (e->pending, 0);
+  sim_vec_truncate (&e->pending);
 }
 
 gboolean
@@ -593,10 +590,10 @@ sim_engine_run (SimEngine *e, GError **error)
     Activity *b = ACT (e, d[2 * k + 1]);
     e->succ[b->succ_off + fill[d[2 * k + 1]]++] = d[2 * k];
   }
-  e->comp_links = g_new (gint32, MAX (e->links->len, 1));
+  e->comp_links = g_new (gint32, MAX (e->links.len, 1));
   e->comp_flows = g_new (gint32, MAX (e->flows.len, 1));
 
-  e->pending = g_array_new (FALSE, FALSE, sizeof (gint32));
+  sim_vec_truncate (&e->pending);
   e->now = 0;
   for (guint32 i = 0; i < n; i++)
     if (ACT (e, i)->pending == 0 && ACT (e, i)->state == ST_WAITING)
@@ -611,7 +608,7 @@ sim_engine_run (SimEngine *e, GError **error)
       flow_bytes_done (e, ev.activity, ev.version);
     else
       finish (e, ev.activity);
-    if (e->pending->len > 0 && (e->heap_len == 0 || e->heap[0].time != e->now))
+    if (e->pending.len > 0 && (e->heap_len == 0 || e->heap[0].time != e->now))
       reshare_pending (e);
   }
   for (guint32 i = 0; i < n; i++)
@@ -651,8 +648,8 @@ sim_engine_end (const SimEngine *e, SimActivityId a)
 guint32
 sim_engine_link_flows (const SimEngine *e, int link)
 {
-  g_return_val_if_fail (link >= 0 && (guint) link < e->links->len, 0);
-  return g_array_index (e->links, Link, link).n_flows;
+  g_return_val_if_fail (link >= 0 && (guint) link < e->links.len, 0);
+  return e->links.data[link].n_flows;
 }
 
 int

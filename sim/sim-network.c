@@ -12,6 +12,8 @@ struct _SimNetwork {
   int *adj_off;
   int *adj_to;
   int *adj_link;           /* engine link id in the direction v -> to */
+  guint8 *gpu;             /* per vertex: 1 for a GPU (the searches ask it of every
+                            * neighbour of a switch; the vertex array is wide) */
   GHashTable *cache;       /* (src << 32 | dst) -> offset + 1 into routes */
   GArray *routes;          /* int: [hops, latency bits (2 ints), link ids...] */
   /* BFS scratch */
@@ -58,6 +60,9 @@ build (SimNetwork *net)
     net->adj_to[pb] = l->a;
     net->adj_link[pb] = net->link_base + 2 * i + 1;
   }
+  net->gpu = g_new (guint8, MAX (nv, 1));
+  for (int v = 0; v < nv; v++)
+    net->gpu[v] = g_array_index (t->vertices, SimVertex, v).kind == SIM_VERTEX_GPU;
   net->prev_arc = g_new (int, nv);
   net->queue = g_new (int, nv);
   net->seen = g_new0 (guint32, nv);
@@ -102,6 +107,7 @@ sim_network_free (SimNetwork *net)
   g_free (net->adj_off);
   g_free (net->adj_to);
   g_free (net->adj_link);
+  g_free (net->gpu);
   g_free (net->prev_arc);
   g_free (net->queue);
   g_free (net->seen);
@@ -147,7 +153,7 @@ vertex (const SimNetwork *net, int v)
 static gboolean
 is_gpu (const SimNetwork *net, int v)
 {
-  return g_array_index (net->topo->vertices, SimVertex, v).kind == SIM_VERTEX_GPU;
+  return net->gpu[v];
 }
 
 /* the first arc of u's to v */
