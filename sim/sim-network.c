@@ -20,7 +20,9 @@ struct _SimNetwork {
   int *prev_arc;
   int *queue;
   guint32 *seen;
-  guint32 *next_to_dst;  /* gen where the vertex may be the search target's parent */
+  guint32 *next_to_dst;  /* t + 1 where the vertex, a forwarding neighbour of vertex t, may
+                          * be t's parent when t is the search's target (search) */
+  int marked;            /* the target whose neighbours next_to_dst marks, -1: none */
   guint32 *next_to_src;  /* gen where the vertex is a neighbour of the source */
   guint32 *in_chain;     /* gen where the vertex's parent is already known (search) */
   guint32 gen;
@@ -67,6 +69,7 @@ build (SimNetwork *net)
   net->queue = g_new (int, nv);
   net->seen = g_new0 (guint32, nv);
   net->next_to_dst = g_new0 (guint32, nv);
+  net->marked = -1;
   net->next_to_src = g_new0 (guint32, nv);
   net->in_chain = g_new0 (guint32, nv);
 }
@@ -202,6 +205,7 @@ search (SimNetwork *net, int vs, int vd, guint32 gen)
 {
   int chain[16];
   int n_chain = 0, target = vd, qh = 0, qt = 0;
+  gboolean marks = FALSE;
 
   for (int a = net->adj_off[vs]; a < net->adj_off[vs + 1]; a++)
     net->next_to_src[net->adj_to[a]] = gen;
@@ -225,10 +229,17 @@ search (SimNetwork *net, int vs, int vd, guint32 gen)
       chain[n_chain++] = target;
       target = cand;
     }
-    /* the possible parents of the chain's last vertex */
-    for (int a = net->adj_off[target]; a < net->adj_off[target + 1]; a++)
-      if (!is_gpu (net, net->adj_to[a]) && net->in_chain[net->adj_to[a]] != gen)
-        net->next_to_dst[net->adj_to[a]] = gen;
+    /* the possible parents of the chain's last vertex: its forwarding
+     * neighbours outside the chain (marked once for a run of searches
+     * towards one target, as fabrics route many pairs into one leaf; the
+     * chain is left out where the marks are read) */
+    if (net->marked != target) {
+      for (int a = net->adj_off[target]; a < net->adj_off[target + 1]; a++)
+        if (!is_gpu (net, net->adj_to[a]))
+          net->next_to_dst[net->adj_to[a]] = (guint32) target + 1;
+      net->marked = target;
+    }
+    marks = TRUE;
   }
 
   net->queue[qt++] = vs;
@@ -246,7 +257,8 @@ search (SimNetwork *net, int vs, int vd, guint32 gen)
       net->seen[w] = gen;
       net->prev_arc[w] = a;
       net->queue[qt++] = w;
-      if (net->next_to_dst[w] == gen && w != target) {
+      if (marks && net->next_to_dst[w] == (guint32) target + 1 && net->in_chain[w] != gen &&
+          w != target) {
         /* the target hangs off w by w's first arc to it */
         net->seen[target] = gen;
         net->prev_arc[target] = arc_to (net, w, target);
