@@ -136,6 +136,9 @@ typedef struct {
   SimActivityId *rs_start;
   SimActivityId *rs_last; /* per stage: the last gradient reduce-scatter */
   int passes_per_stage;
+  /* the data-parallel collectives of TP ranks 1 .. tp-1 mirror rank 0's
+   * (dp_mirrored): only rank 0's are built */
+  gboolean dp_mirror;
   int *stream;              /* [r * pp + s] */
   Pass *passes;             /* [(r * pp + s) * passes_per_stage + i], program order */
   SimActivityId *stage_end; /* [r * pp + s]: the stage's last activity so far */
@@ -263,6 +266,42 @@ zero_sharded (const SimIterBuilder *b)
   return b->plan->dp * b->plan->cp > 1 || experts_sharded (b);
 }
 
+static int gpu_of (const SimIterBuilder *b, int tp, int cp, int dp, int pp);
+
+/* Whether, in a run of one replica, the data-parallel collectives of TP
+ * ranks 1 .. tp-1 are exact copies of rank 0's, so that rank 0's alone
+ * give the step: each TP group fills one node of a rail-optimised cluster
+ * whose every GPU has its own NIC and rail (DGX: GPU i -> NIC i -> the
+ * leaf of rail i), the same GPU of every node holding the same TP rank.
+ * Then rank t's gradient buckets and parameter gathers, and its pipeline
+ * sends, run GPU t -> NIC t -> rail t only, on links no other rank's
+ * traffic touches (the TP collectives stay on NVLink), and the
+ * permutation of every node's GPUs and NICs that takes rank 0 to rank t
+ * maps the cluster onto itself: every rank's collective ends when rank
+ * 0's does.  Not with context parallelism or experts (their rings and
+ * all-to-alls cross the TP ranks), nor with every replica simulated. */
+static gboolean
+dp_mirrored (const SimIterBuilder *b, gboolean full)
+{
+  const SimPlan *p = b->plan;
+  const SimTopology *t = b->topo;
+  const SimClusterInfo *c = &t->cluster;
+  int g = t->gpus_per_node;
+  if (full || p->tp < 2 || p->cp > 1 || p->dp < 2 || sim_model_is_moe (b->model) || !c->present ||
+      !c->rail_optimized || c->nvlink_bw_bytes_per_s <= 0 || g != p->tp || c->nics_per_node != g)
+    return FALSE;
+  for (int s = 0; s < p->pp; s++)
+    for (int d = 0; d < p->dp; d++) {
+      int node = sim_topology_gpu (t, gpu_of (b, 0, 0, d, s))->node;
+      for (int r = 0; r < p->tp; r++) {
+        int gpu = gpu_of (b, r, 0, d, s);
+        if (sim_topology_gpu (t, gpu)->node != node || gpu % g != gpu_of (b, r, 0, 0, 0) % g)
+          return FALSE;
+      }
+    }
+  return TRUE;
+}
+
 static void
 builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
               const SimPlan *plan, const SimMemory *ledger, gboolean full, const SimLayerCost *cost,
@@ -320,6 +359,7 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   for (int s = 0; s < p; s++)
     b->tp_pred1[s] = -1;
   b->n_sends = replicas * p * 2;
+  b->dp_mirror = dp_mirrored (b, full);
   b->sends = g_new0 (SendGroup, b->n_sends);
   b->grads = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   /* not where other collectives run beside every pass (context
@@ -662,7 +702,7 @@ dp_coll (SimIterBuilder *b, SimCollOp op, int stage, double bytes, double expert
   g_autofree int *g = g_new (int, MAX (p->dp * p->cp, p->edp));
   if (after != G_MAXUINT32)
     dep (b, start, after);
-  for (int t = 0; t < p->tp && p->dp * p->cp > 1 && bytes > 0; t++) {
+  for (int t = 0; t < (b->dp_mirror ? 1 : p->tp) && p->dp * p->cp > 1 && bytes > 0; t++) {
     SimActivityId st, j;
     int n = dp_group (b, t, stage, g);
     coll (b, op, g, n, bytes, 1, span, &st, &j);
@@ -1359,7 +1399,7 @@ static void
 build_bucket (SimIterBuilder *b, int s, guint k, double bytes, int *group, SimActivityId *prev)
 {
   guint32 span = new_span (b, SIM_SPAN_DP, s, 0, -1, -1);
-  for (int t = 0; t < b->plan->tp; t++)
+  for (int t = 0; t < (b->dp_mirror ? 1 : b->plan->tp); t++)
     bucket_coll (b, s, k, bytes, group, dp_group (b, t, s, group), b->dp_groups + s * b->plan->tp + t,
                  span, &prev[t]);
 }
@@ -1467,7 +1507,7 @@ build_param_gather (SimIterBuilder *b, int s)
         dep (b, st, b->stage_end[q * plan->pp + s]);
     }
   }
-  for (int t = 0; t < plan->tp; t++) {
+  for (int t = 0; t < (b->dp_mirror ? 1 : plan->tp); t++) {
     SimActivityId st, j;
     int n = dp_group (b, t, s, group);
     /* --fp8-params: the weights are gathered in FP8, one byte each */
@@ -2328,6 +2368,7 @@ run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
   spans_from_activities (&b);
   it = g_new0 (SimIteration, 1);
   it->symmetric = !full;
+  it->dp_mirrored = b.dp_mirror;
   it->gemm_table = b.gpu->gemm != NULL && b.gpu->gemm->len > 0;
   analyse (it, &b);
   it->activities = (guint32) MIN (spent_activities + sim_engine_n_activities (b.e), G_MAXUINT32);

@@ -90,6 +90,8 @@ typedef struct {
   GArray *stages;                 /* SimStageTime */
   GArray *spans;                  /* SimSpan of replica 0 (and DP collectives) */
   gboolean symmetric;
+  gboolean dp_mirrored;           /* TP rank 0's data-parallel collectives stood for every
+                                   * rank's (the builder's dp_mirrored) */
   guint32 activities;             /* simulated (all runs, when extrapolated) */
   guint64 events;
   /* sim_iteration_run_steady: the micro-batch counts of the three runs the

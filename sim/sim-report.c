@@ -332,7 +332,8 @@ text_time_detail (GString *s, const SimIteration *it, gboolean moe, int cp, gboo
                 : g_strdup ("");
   g_autofree char *line = g_strdup_printf ("pipeline bubble %.1f%% of the step; simulated %s%s, %u activities, %" G_GUINT64_FORMAT " events%s",
                                            100 * it->bubble_fraction,
-                                           it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
+                                           it->dp_mirrored ? "one data-parallel replica and one TP rank's gradient traffic (the others are identical)"
+                                           : it->symmetric ? "one data-parallel replica (the others are identical)" : "every replica",
                                            steady, it->activities, it->events,
                                            it->gemm_table ? "" : "; no measured GEMM table: GEMMs at peak (optimistic)");
 

@@ -102,6 +102,57 @@ test_symmetric (void)
   g_assert_cmpfloat (fabs (a->step_s - b->step_s) / b->step_s, <, 0.01);
 }
 
+/* On a rail-optimised cluster whose TP groups fill its nodes (dgx8x4: tp 8
+ * on 8-GPU nodes, GPU i on NIC i on rail i), the symmetry-reduced run
+ * builds the gradient buckets and parameter gathers of TP rank 0 only
+ * (dp_mirrored): every rank's run GPU i -> NIC i -> rail i, on links no
+ * other rank touches, and end together.  The full-fidelity run builds
+ * every replica and every TP rank's collectives; the two agree to the
+ * picosecond (the step, each exposed communication and the bubble) on
+ * 1F1B, ZeRO-0/1/3 and interleaved layouts, while tp 4 (two TP groups per
+ * node, ranks 0-3 and 4-7 sharing rails with the other group's) is not
+ * mirrored. */
+static void
+test_dp_mirror (void)
+{
+  static const struct {
+    const char *plan;
+    gboolean mirrored;
+  } cases[] = {
+    { "tp=8,pp=2,dp=4", TRUE },
+    { "tp=8,pp=1,dp=8,zero=0", TRUE },
+    { "tp=8,pp=2,dp=4,zero=3", TRUE },
+    { "tp=8,pp=4,dp=2,schedule=interleaved,v=4", TRUE },
+    { "tp=4,pp=4,dp=4,gb=64", FALSE },
+  };
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
+  g_autoptr (SimModel) m = test_load_model ("llama3-70b.xml");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimMemory) mem = NULL;
+    g_autoptr (SimIteration) a = NULL;
+    g_autoptr (SimIteration) b = NULL;
+    g_assert_true (sim_plan_parse_string (p, cases[i].plan, &error));
+    g_assert_true (sim_plan_resolve (p, t, m, &error));
+    mem = sim_memory_compute (t, m, p);
+    a = sim_iteration_run (t, m, p, mem, FALSE, &error);
+    b = sim_iteration_run (t, m, p, mem, TRUE, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (a->dp_mirrored, ==, cases[i].mirrored);
+    g_assert_false (b->dp_mirrored);
+    if (!cases[i].mirrored)
+      continue;
+    g_assert_cmpfloat_with_epsilon (a->step_s, b->step_s, 1e-12);
+    g_assert_cmpfloat_with_epsilon (a->exposed_dp_s, b->exposed_dp_s, 1e-12);
+    g_assert_cmpfloat_with_epsilon (a->exposed_pp_s, b->exposed_pp_s, 1e-12);
+    g_assert_cmpfloat_with_epsilon (a->exposed_tp_s, b->exposed_tp_s, 1e-12);
+    g_assert_cmpfloat_with_epsilon (a->bubble_fraction, b->bubble_fraction, 1e-12);
+    g_test_message ("%s: step %.9f s both ways, exposed DP %.9f s", cases[i].plan, a->step_s,
+                    a->exposed_dp_s);
+  }
+}
+
 /* model FLOPs: Narayanan et al.'s closed form for the GPT layer,
  * 72 B s L h^2 (1 + s/6h + V/12Lh), and 96 ... V/16Lh with full
  * recomputation (GPT-3 175B, B = 1536, s = 2048) */
@@ -175,6 +226,7 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/interleaved", test_interleaved);
   g_test_add_func ("/iteration/timeline-matches-ledger", test_timeline_matches_ledger);
   g_test_add_func ("/iteration/symmetric", test_symmetric);
+  g_test_add_func ("/iteration/dp-mirror", test_dp_mirror);
   g_test_add_func ("/iteration/flops", test_flops);
   g_test_add_func ("/iteration/bound", test_bound);
   return g_test_run ();
