@@ -270,16 +270,24 @@ static int gpu_of (const SimIterBuilder *b, int tp, int cp, int dp, int pp);
 
 /* Whether, in a run of one replica, the data-parallel collectives of TP
  * ranks 1 .. tp-1 are exact copies of rank 0's, so that rank 0's alone
- * give the step: each TP group fills one node of a rail-optimised cluster
- * whose every GPU has its own NIC and rail (DGX: GPU i -> NIC i -> the
- * leaf of rail i), the same GPU of every node holding the same TP rank.
- * Then rank t's gradient buckets and parameter gathers, and its pipeline
- * sends, run GPU t -> NIC t -> rail t only, on links no other rank's
- * traffic touches (the TP collectives stay on NVLink), and the
- * permutation of every node's GPUs and NICs that takes rank 0 to rank t
- * maps the cluster onto itself: every rank's collective ends when rank
- * 0's does.  Not with context parallelism or experts (their rings and
- * all-to-alls cross the TP ranks), nor with every replica simulated. */
+ * give the step.  On a rail-optimised cluster whose every GPU has its own
+ * NIC and rail (DGX: GPU i -> NIC i -> the leaf of rail i), with each TP
+ * group an aligned block of tp consecutive GPUs of a node (rank r at
+ * offset r), shifting every block's offsets by t (and the NICs and rails
+ * with them) maps the cluster onto itself and rank 0's gradient buckets,
+ * parameter gathers and pipeline sends onto rank t's, while the TP
+ * collectives, rings around each block, map onto themselves.  Rank t's
+ * traffic runs on its GPUs' links and rails, which rank 0's never
+ * touches, so leaving it out changes no rate on any link rank 0's crosses
+ * (each of those carries the same flows as before), and every rank's
+ * collective ended when rank 0's does.  When a block is a whole node
+ * (tp 8 on DGX) no link is shared at all; a smaller block shares NVLink
+ * with the rings around it, so those must be rings: sequence parallelism
+ * (TP all-gathers and reduce-scatters, ring only, where an all-reduce may
+ * take a tree that the shift does not preserve) and ZeRO-1 or more
+ * (reduce-scatters and all-gathers over data parallelism, ring only).
+ * Not with context parallelism or experts (their rings and all-to-alls
+ * cross the TP ranks), nor with every replica simulated. */
 static gboolean
 dp_mirrored (const SimIterBuilder *b, gboolean full)
 {
@@ -288,16 +296,19 @@ dp_mirrored (const SimIterBuilder *b, gboolean full)
   const SimClusterInfo *c = &t->cluster;
   int g = t->gpus_per_node;
   if (full || p->tp < 2 || p->cp > 1 || p->dp < 2 || sim_model_is_moe (b->model) || !c->present ||
-      !c->rail_optimized || c->nvlink_bw_bytes_per_s <= 0 || g != p->tp || c->nics_per_node != g)
+      !c->rail_optimized || c->nvlink_bw_bytes_per_s <= 0 || g <= 0 || g % p->tp != 0 ||
+      c->nics_per_node != g)
+    return FALSE;
+  if (p->tp < g && (!p->sequence_parallel || p->zero < 1))
     return FALSE;
   for (int s = 0; s < p->pp; s++)
     for (int d = 0; d < p->dp; d++) {
-      int node = sim_topology_gpu (t, gpu_of (b, 0, 0, d, s))->node;
-      for (int r = 0; r < p->tp; r++) {
-        int gpu = gpu_of (b, r, 0, d, s);
-        if (sim_topology_gpu (t, gpu)->node != node || gpu % g != gpu_of (b, r, 0, 0, 0) % g)
+      int g0 = gpu_of (b, 0, 0, d, s);
+      if (g0 % p->tp != 0)
+        return FALSE;
+      for (int r = 1; r < p->tp; r++)
+        if (gpu_of (b, r, 0, d, s) != g0 + r)
           return FALSE;
-      }
     }
   return TRUE;
 }

@@ -102,16 +102,16 @@ test_symmetric (void)
   g_assert_cmpfloat (fabs (a->step_s - b->step_s) / b->step_s, <, 0.01);
 }
 
-/* On a rail-optimised cluster whose TP groups fill its nodes (dgx8x4: tp 8
- * on 8-GPU nodes, GPU i on NIC i on rail i), the symmetry-reduced run
- * builds the gradient buckets and parameter gathers of TP rank 0 only
- * (dp_mirrored): every rank's run GPU i -> NIC i -> rail i, on links no
- * other rank touches, and end together.  The full-fidelity run builds
- * every replica and every TP rank's collectives; the two agree to the
- * picosecond (the step, each exposed communication and the bubble) on
- * 1F1B, ZeRO-0/1/3 and interleaved layouts, while tp 4 (two TP groups per
- * node, ranks 0-3 and 4-7 sharing rails with the other group's) is not
- * mirrored. */
+/* On a rail-optimised cluster (dgx8x4: GPU i on NIC i on rail i), the
+ * symmetry-reduced run builds the gradient buckets and parameter gathers
+ * of TP rank 0 only (dp_mirrored) where each TP group is an aligned block
+ * of a node: tp 8, or tp 4 and 2 with sequence parallelism and ZeRO-1 or
+ * more.  The full-fidelity run builds every replica and every TP rank's
+ * collectives; the two agree to the picosecond (the step, each exposed
+ * communication and the bubble) on 1F1B, ZeRO-0/1/2/3 and interleaved
+ * layouts.  tp 4 without sequence parallelism (its TP all-reduce may take
+ * a tree the shift between ranks does not preserve) and ZeRO-0 with tp 4
+ * are not mirrored. */
 static void
 test_dp_mirror (void)
 {
@@ -123,7 +123,10 @@ test_dp_mirror (void)
     { "tp=8,pp=1,dp=8,zero=0", TRUE },
     { "tp=8,pp=2,dp=4,zero=3", TRUE },
     { "tp=8,pp=4,dp=2,schedule=interleaved,v=4", TRUE },
-    { "tp=4,pp=4,dp=4,gb=64", FALSE },
+    { "tp=4,pp=4,dp=4,gb=64", TRUE },
+    { "tp=2,pp=4,dp=8,gb=64,zero=2", TRUE },
+    { "tp=4,pp=2,dp=8,gb=64,sp=false", FALSE },
+    { "tp=4,pp=2,dp=8,gb=64,zero=0", FALSE },
   };
   g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
   g_autoptr (SimModel) m = test_load_model ("llama3-70b.xml");
