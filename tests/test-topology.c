@@ -51,6 +51,27 @@ test_dgx8x4 (void)
   g_assert_cmpint (sim_topology_gpu (t, 9)->node, ==, 1);
 }
 
+/* the cluster form gives its vertices the ids n<node>-gpu<i>, n<node>-nic<k>,
+ * n<node>-nvswitch and leaf-g<group>-rail<r>, as messages and traces show
+ * them: on 300 dgx8x4 nodes (32 per leaf), GPU 8 x 123 + 5 is n123-gpu5
+ * and its leaf, on rail 5 of group 123 / 32 = 3, is leaf-g3-rail5 */
+static void
+test_names (void)
+{
+  g_autoptr (SimTopology) t = load ("dgx8x4.xml", 300);
+  const SimVertex *gpu = sim_topology_gpu (t, 8 * 123 + 5);
+  gboolean nic = FALSE, hub = FALSE, leaf = FALSE;
+  g_assert_cmpstr (gpu->id, ==, "n123-gpu5");
+  for (guint i = 0; i < t->vertices->len; i++) {
+    const char *n = g_array_index (t->vertices, SimVertex, i).id;
+    nic = nic || g_str_equal (n, "n123-nic5");
+    hub = hub || g_str_equal (n, "n299-nvswitch");
+    leaf = leaf || g_str_equal (n, "leaf-g3-rail5");
+  }
+  g_assert_true (nic && hub && leaf);
+  g_assert_cmpstr (sim_topology_gpu (t, 0)->id, ==, "n0-gpu0");
+}
+
 /* --nodes 2048 turns the same node into a 16,384-GPU cluster:
  * 64 leaf groups x 8 rails = 512 leaves under the spine */
 static void
@@ -139,6 +160,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/topology/dgx8x4", test_dgx8x4);
   g_test_add_func ("/topology/nodes-override", test_nodes_override);
+  g_test_add_func ("/topology/names", test_names);
   g_test_add_func ("/topology/graph", test_graph);
   g_test_add_func ("/topology/shipped", test_shipped);
   g_test_add_func ("/topology/gemm", test_gemm);
