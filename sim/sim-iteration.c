@@ -1662,39 +1662,62 @@ overlap_s (SimTime a0, SimTime a1, SimTime b0, SimTime b1)
 
 /* ---- per-stage time: compute, exposed communication, bubble ---- */
 
-/* stage s's compute activities of replica 0, in id order, into comp;
- * returns when its last DP collective ends (0 when none) */
-static SimTime
-stage_compute (SimIterBuilder *b, int s, GArray *comp)
+/* What the per-stage reading needs of every stage, gathered in one pass
+ * over the activities and one over the spans (not one per stage): each
+ * stage's compute activities of replica 0 in id order, when its last DP
+ * collective ends (0 when none), and its own TP, CP and EP spans of
+ * replica 0 (indices) by start */
+typedef struct {
+  GArray **comp;     /* SimActivityId, per stage */
+  SimTime *dp_end;
+  GArray **own_comm; /* guint32 span index, per stage */
+  int n;
+} StageIndex;
+
+static void
+stage_index_build (StageIndex *x, SimIterBuilder *b)
 {
   guint32 n = sim_engine_n_activities (b->e);
-  SimTime dp_end = 0;
+  x->n = b->plan->pp;
+  x->comp = g_new (GArray *, x->n);
+  x->own_comm = g_new (GArray *, x->n);
+  x->dp_end = g_new0 (SimTime, x->n);
+  for (int s = 0; s < x->n; s++) {
+    x->comp[s] = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
+    x->own_comm[s] = g_array_new (FALSE, FALSE, sizeof (guint32));
+  }
   for (guint32 a = 0; a < n; a++) {
     const Span *sp = span_of (b, a);
-    if (sp->stage != s || sp->replica != 0)
+    if (sp->replica != 0 || sp->stage < 0 || sp->stage >= x->n)
       continue;
     if (b->is_compute->data[a])
-      g_array_append_val (comp, a);
+      g_array_append_val (x->comp[sp->stage], a);
     if (sp->kind == SIM_SPAN_DP)
-      dp_end = MAX (dp_end, sim_engine_end (b->e, a));
+      x->dp_end[sp->stage] = MAX (x->dp_end[sp->stage], sim_engine_end (b->e, a));
   }
-  return dp_end;
-}
-
-/* stage s's own TP, CP and EP spans of replica 0 (indices), by start */
-static GArray *
-stage_own_comm (SimIterBuilder *b, int s)
-{
-  GArray *own = g_array_new (FALSE, FALSE, sizeof (guint32));
   for (guint32 i = 0; i < b->spans->len; i++) {
     const Span *sp = &g_array_index (b->spans, Span, i);
-    if (sp->stage == s && sp->replica == 0 && sp->start >= 0 &&
+    if (sp->replica == 0 && sp->start >= 0 && sp->stage >= 0 && sp->stage < x->n &&
         (sp->kind == SIM_SPAN_TP || sp->kind == SIM_SPAN_CP || sp->kind == SIM_SPAN_EP))
-      g_array_append_val (own, i);
+      g_array_append_val (x->own_comm[sp->stage], i);
   }
-  g_array_sort_with_data (own, span_start_cmp, b->spans);
-  return own;
+  for (int s = 0; s < x->n; s++)
+    g_array_sort_with_data (x->own_comm[s], span_start_cmp, b->spans);
 }
+
+static void
+stage_index_clear (StageIndex *x)
+{
+  for (int s = 0; x->comp != NULL && s < x->n; s++) {
+    g_array_unref (x->comp[s]);
+    g_array_unref (x->own_comm[s]);
+  }
+  g_clear_pointer (&x->comp, g_free);
+  g_clear_pointer (&x->own_comm, g_free);
+  g_clear_pointer (&x->dp_end, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (StageIndex, stage_index_clear)
 
 /* the part of the idle gap [cursor, t0) the stage's own TP and CP
  * collectives cover, added to st; *first: the first of own_comm that may
@@ -1753,15 +1776,13 @@ file_wait (SimStageTime *st, SimIterBuilder *b, const Preds *pr, SimActivityId a
 }
 
 static void
-stage_time (SimStageTime *st, SimIterBuilder *b, const Preds *pr, int s)
+stage_time (SimStageTime *st, SimIterBuilder *b, const Preds *pr, const StageIndex *x, int s)
 {
   SimEngine *e = b->e;
-  SimTime step = sim_engine_now (e), cursor = 0, dp_end;
-  g_autoptr (GArray) comp = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
-  g_autoptr (GArray) own_comm = stage_own_comm (b, s);
+  SimTime step = sim_engine_now (e), cursor = 0, dp_end = x->dp_end[s];
+  const GArray *comp = x->comp[s], *own_comm = x->own_comm[s];
   guint first_own = 0;
 
-  dp_end = stage_compute (b, s, comp);
   /* compute activities of one stream run one after another, in start order */
   for (guint i = 0; i < comp->len; i++) {
     SimActivityId a = g_array_index (comp, SimActivityId, i);
@@ -1995,6 +2016,7 @@ analyse (SimIteration *it, SimIterBuilder *b)
 {
   const SimPlan *plan = b->plan;
   g_auto (Preds) pr = { 0 };
+  g_auto (StageIndex) x = { 0 };
   SimActivationConfig cfg;
   g_autoptr (SimActivations) layer_act = NULL;
   g_autoptr (SimActivations) emb_act = NULL;
@@ -2011,10 +2033,11 @@ analyse (SimIteration *it, SimIterBuilder *b)
   out_act = sim_activations_output (b->model, &cfg);
   if (sim_model_is_moe (b->model))
     moe_act = sim_activations_moe_layer (b->model, &cfg);
+  stage_index_build (&x, b);
   for (int s = 0; s < plan->pp; s++) {
     SimStageTime st = { 0 };
     st.stage = s;
-    stage_time (&st, b, &pr, s);
+    stage_time (&st, b, &pr, &x, s);
     stage_memory (&st, b, s, layer_act, moe_act, emb_act, out_act);
     g_array_append_val (it->stages, st);
   }
