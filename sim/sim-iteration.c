@@ -65,6 +65,9 @@ typedef struct {
 } Scratch;
 
 enum { ALONE_TP = 1, ALONE_PP = 2, ALONE_DP = 4 };
+/* with the shortcuts (not the reference, --exact): TP rank 0's
+ * data-parallel collectives stand for every rank's where dp_mirrored */
+enum { MIRROR_DP = 8 };
 /* runs with delays after the first that something met (run_on) */
 #define ALONE_ROUNDS 2
 /* runs with any delays, before one with every flow (run_on) */
@@ -370,7 +373,7 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   for (int s = 0; s < p; s++)
     b->tp_pred1[s] = -1;
   b->n_sends = replicas * p * 2;
-  b->dp_mirror = dp_mirrored (b, full);
+  b->dp_mirror = (alone & MIRROR_DP) && dp_mirrored (b, full);
   b->sends = g_new0 (SendGroup, b->n_sends);
   b->grads = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   /* not where other collectives run beside every pass (context
@@ -2354,7 +2357,8 @@ run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
     gboolean exact = FALSE;
     int d;
     b.alone_off = off; /* kept by builder_init */
-    if (!build (&b, topo, model, plan, ledger, full, cost, masks[level] & ~drop, sc, error))
+    if (!build (&b, topo, model, plan, ledger, full, cost,
+                (masks[level] & ~drop) | (shortcut ? MIRROR_DP : 0), sc, error))
       return NULL;
     if (b.alone == 0)
       break;
@@ -2532,7 +2536,8 @@ steady_probe (const SimTopology *topo, const SimModel *model, const SimPlan *pla
   guint32 once = 0;
   q.micro_batches = m;
   q.global_batch = m * q.micro_batch * (guint64) q.dp;
-  if (!build (&b, topo, model, &q, ledger, full, NULL, ALONE_TP | ALONE_PP | ALONE_DP, sc, error))
+  if (!build (&b, topo, model, &q, ledger, full, NULL, ALONE_TP | ALONE_PP | ALONE_DP | MIRROR_DP, sc,
+              error))
     return FALSE;
   for (guint32 a = 0; a < b.act_span->len; a++)
     once += span_of (&b, a)->mb < 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """sim's shortcuts (the steady-state extrapolation of long 1F1B and
 interleaved runs, TP collectives as their time alone where no flow meets
-them) against the reference (--exact: every micro-batch, every collective's
-flows) on every published run of
+them, TP rank 0's data-parallel collectives standing for every rank's where
+they mirror) against the reference (--exact: every micro-batch, every
+collective's flows, every TP rank's) on every published run of
 tests/validation/data/training_calibration.csv, as the fit builds them
 (tools/fit-efficiency.py): the step time, each kind of exposed
 communication and the bubble within 0.1 % of the step, the activation peak
