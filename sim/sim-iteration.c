@@ -170,6 +170,8 @@ typedef struct {
   double *tp_pred1;
   SendGroup *sends;
   int n_sends;
+  /* the GPUs of each TP group, tp of them from [((r * pp + s) * cp + c) * tp] */
+  int *tp_gpus;
 } SimIterBuilder;
 
 const char *
@@ -374,6 +376,12 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
     b->tp_pred1[s] = -1;
   b->n_sends = replicas * p * 2;
   b->dp_mirror = (alone & MIRROR_DP) && dp_mirrored (b, full);
+  b->tp_gpus = g_new (int, (gsize) replicas * p * plan->cp * plan->tp);
+  for (int r = 0, k = 0; r < replicas; r++)
+    for (int s = 0; s < p; s++)
+      for (int c = 0; c < plan->cp; c++)
+        for (int t = 0; t < plan->tp; t++)
+          b->tp_gpus[k++] = gpu_of (b, t, c, r, s);
   b->sends = g_new0 (SendGroup, b->n_sends);
   b->grads = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   /* not where other collectives run beside every pass (context
@@ -416,6 +424,7 @@ builder_clear (SimIterBuilder *b)
   g_clear_pointer (&b->alone_seq, g_free);
   g_clear_pointer (&b->alone_memo, g_free);
   g_clear_pointer (&b->tp_pred1, g_free);
+  g_clear_pointer (&b->tp_gpus, g_free);
   for (int i = 0; b->sends != NULL && i < b->n_sends; i++)
     g_free (b->sends[i].g);
   g_clear_pointer (&b->sends, g_free);
@@ -644,17 +653,14 @@ tp_colls (SimIterBuilder *b, int replica, int stage, int count, SimActivityId af
   const SimPlan *p = b->plan;
   guint32 span;
   SimActivityId end;
-  g_autofree int *g = NULL;
   if (p->tp < 2 || count == 0)
     return after;
   span = new_span (b, SIM_SPAN_TP, stage, replica, mb, chunk);
   /* one group needs no gate of its own: its collective's end is the end */
   end = p->cp > 1 ? gate (b, span) : G_MAXUINT32;
-  g = g_new (int, p->tp);
   for (int c = 0; c < p->cp; c++) {
     SimActivityId s, j;
-    for (int t = 0; t < p->tp; t++)
-      g[t] = gpu_of (b, t, c, replica, stage);
+    const int *g = &b->tp_gpus[((gsize) (replica * p->pp + stage) * p->cp + c) * p->tp];
     /* with sequence parallelism, half are all_gathers, half reduce_scatters:
      * the same ring traffic, (t-1)/t S each */
     SimCollOp op = p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE;
@@ -1674,6 +1680,7 @@ typedef struct {
   GArray **comp;     /* SimActivityId, per stage */
   SimTime *dp_end;
   GArray **own_comm; /* guint32 span index, per stage */
+  GArray **chunked;  /* guint32 span index, per stage: those of a chunk (activation memory) */
   int n;
 } StageIndex;
 
@@ -1684,10 +1691,12 @@ stage_index_build (StageIndex *x, SimIterBuilder *b)
   x->n = b->plan->pp;
   x->comp = g_new (GArray *, x->n);
   x->own_comm = g_new (GArray *, x->n);
+  x->chunked = g_new (GArray *, x->n);
   x->dp_end = g_new0 (SimTime, x->n);
   for (int s = 0; s < x->n; s++) {
     x->comp[s] = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
     x->own_comm[s] = g_array_new (FALSE, FALSE, sizeof (guint32));
+    x->chunked[s] = g_array_new (FALSE, FALSE, sizeof (guint32));
   }
   for (guint32 a = 0; a < n; a++) {
     const Span *sp = span_of (b, a);
@@ -1700,9 +1709,12 @@ stage_index_build (StageIndex *x, SimIterBuilder *b)
   }
   for (guint32 i = 0; i < b->spans->len; i++) {
     const Span *sp = &g_array_index (b->spans, Span, i);
-    if (sp->replica == 0 && sp->start >= 0 && sp->stage >= 0 && sp->stage < x->n &&
-        (sp->kind == SIM_SPAN_TP || sp->kind == SIM_SPAN_CP || sp->kind == SIM_SPAN_EP))
+    if (sp->replica != 0 || sp->start < 0 || sp->stage < 0 || sp->stage >= x->n)
+      continue;
+    if (sp->kind == SIM_SPAN_TP || sp->kind == SIM_SPAN_CP || sp->kind == SIM_SPAN_EP)
       g_array_append_val (x->own_comm[sp->stage], i);
+    if (sp->chunk >= 0)
+      g_array_append_val (x->chunked[sp->stage], i);
   }
   for (int s = 0; s < x->n; s++)
     g_array_sort_with_data (x->own_comm[s], span_start_cmp, b->spans);
@@ -1714,9 +1726,11 @@ stage_index_clear (StageIndex *x)
   for (int s = 0; x->comp != NULL && s < x->n; s++) {
     g_array_unref (x->comp[s]);
     g_array_unref (x->own_comm[s]);
+    g_array_unref (x->chunked[s]);
   }
   g_clear_pointer (&x->comp, g_free);
   g_clear_pointer (&x->own_comm, g_free);
+  g_clear_pointer (&x->chunked, g_free);
   g_clear_pointer (&x->dp_end, g_free);
 }
 
@@ -1857,24 +1871,22 @@ recompute_events (GArray *ev, SimIterBuilder *b, const Span *rc, gint64 bytes)
  * starts, freed when its backward ends; one layer's recomputation set
  * while its backward runs */
 static GArray *
-stage_mem_events (SimIterBuilder *b, int s, const SimActivations *layer_act,
-                  const SimActivations *moe_act, const SimActivations *emb_act,
-                  const SimActivations *out_act)
+stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s,
+                  const SimActivations *layer_act, const SimActivations *moe_act,
+                  const SimActivations *emb_act, const SimActivations *out_act)
 {
   const SimPlan *plan = b->plan;
   GArray *ev = g_array_new (FALSE, FALSE, sizeof (MemEvent));
   gint64 transient = (gint64) MAX (layer_act->transient_bytes,
                                    moe_act != NULL ? moe_act->transient_bytes : 0);
-  for (guint i = 0; i < b->spans->len; i++) {
-    const Span *sp = &g_array_index (b->spans, Span, i);
+  /* the stage's spans of a chunk: the optimizer's and the DP collectives'
+   * hold no activations */
+  for (guint i = 0; i < x->chunked[s]->len; i++) {
+    const Span *sp = &g_array_index (b->spans, Span, g_array_index (x->chunked[s], guint32, i));
     gboolean first = s == 0 && sp->chunk == 0;
     gboolean last = s == plan->pp - 1 && sp->chunk == plan->virtual_stages - 1;
     gint64 bytes;
     int nm;
-    if (sp->stage != s || sp->replica != 0 || sp->start < 0)
-      continue;
-    if (sp->chunk < 0)
-      continue; /* optimizer and DP spans hold no activations */
     nm = b->moe_of[s * plan->virtual_stages + sp->chunk];
     bytes = (gint64) (b->lc_of[s * plan->virtual_stages + sp->chunk] - nm) *
                 (gint64) layer_act->saved_bytes +
@@ -1899,22 +1911,22 @@ stage_mem_events (SimIterBuilder *b, int s, const SimActivations *layer_act,
 
 /* the timeline of stage s into st->memory, with its peak */
 static void
-stage_memory (SimStageTime *st, SimIterBuilder *b, int s, const SimActivations *layer_act,
-              const SimActivations *moe_act, const SimActivations *emb_act,
-              const SimActivations *out_act)
+stage_memory (SimStageTime *st, SimIterBuilder *b, const StageIndex *x, int s,
+              const SimActivations *layer_act, const SimActivations *moe_act,
+              const SimActivations *emb_act, const SimActivations *out_act)
 {
-  g_autoptr (GArray) ev = stage_mem_events (b, s, layer_act, moe_act, emb_act, out_act);
+  g_autoptr (GArray) ev = stage_mem_events (b, x, s, layer_act, moe_act, emb_act, out_act);
   SimMemPoint origin = { 0, 0 };
   gint64 level = 0, peak = 0;
   g_array_sort (ev, mem_event_cmp);
   st->memory = g_array_new (FALSE, FALSE, sizeof (SimMemPoint));
   g_array_append_val (st->memory, origin);
   for (guint i = 0; i < ev->len; i++) {
-    const MemEvent *x = &g_array_index (ev, MemEvent, i);
+    const MemEvent *m = &g_array_index (ev, MemEvent, i);
     SimMemPoint pt;
-    level += x->delta;
+    level += m->delta;
     peak = MAX (peak, level);
-    pt.time = x->t;
+    pt.time = m->t;
     pt.activation_bytes = (guint64) MAX (level, 0);
     g_array_append_val (st->memory, pt);
   }
@@ -2041,7 +2053,7 @@ analyse (SimIteration *it, SimIterBuilder *b)
     SimStageTime st = { 0 };
     st.stage = s;
     stage_time (&st, b, &pr, &x, s);
-    stage_memory (&st, b, s, layer_act, moe_act, emb_act, out_act);
+    stage_memory (&st, b, &x, s, layer_act, moe_act, emb_act, out_act);
     g_array_append_val (it->stages, st);
   }
   stage_averages (it, plan->pp);
