@@ -712,6 +712,14 @@ static int expert_groups (const SimIterBuilder *b);
  * `expert_bytes` over the routed experts' expert data-parallel groups (those
  * the simulated replicas' ranks meet, when edp > 1), all from one start
  * gate after `after` (into start_out) to one end gate, which it returns */
+/* the TP ranks whose data-parallel collectives are built: rank 0 alone
+ * where it stands for every rank (dp_mirrored), else all */
+static int
+dp_traffic_ranks (const SimIterBuilder *b)
+{
+  return b->dp_mirror ? 1 : b->plan->tp;
+}
+
 static SimActivityId
 dp_coll (SimIterBuilder *b, SimCollOp op, int stage, double bytes, double expert_bytes,
          SimActivityId after, SimActivityId *start_out, int mb, int chunk)
@@ -722,7 +730,7 @@ dp_coll (SimIterBuilder *b, SimCollOp op, int stage, double bytes, double expert
   g_autofree int *g = g_new (int, MAX (p->dp * p->cp, p->edp));
   if (after != G_MAXUINT32)
     dep (b, start, after);
-  for (int t = 0; t < (b->dp_mirror ? 1 : p->tp) && p->dp * p->cp > 1 && bytes > 0; t++) {
+  for (int t = 0; t < dp_traffic_ranks (b) && p->dp * p->cp > 1 && bytes > 0; t++) {
     SimActivityId st, j;
     int n = dp_group (b, t, stage, g);
     coll (b, op, g, n, bytes, 1, span, &st, &j);
@@ -750,13 +758,10 @@ tp_pred_s (SimIterBuilder *b, int stage, int count)
   const SimPlan *p = b->plan;
   if (p->tp < 2 || count == 0)
     return 0;
-  if (b->tp_pred1[stage] < 0) {
-    g_autofree int *g = g_new (int, p->tp);
-    for (int t = 0; t < p->tp; t++)
-      g[t] = gpu_of (b, t, 0, 0, stage);
-    b->tp_pred1[stage] = choose (b, p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE, g,
-                                 p->tp, b->cost.tp_bytes)->predicted_s;
-  }
+  if (b->tp_pred1[stage] < 0)
+    b->tp_pred1[stage] = choose (b, p->sequence_parallel ? SIM_OP_ALL_GATHER : SIM_OP_ALL_REDUCE,
+                                 &b->tp_gpus[(gsize) stage * p->cp * p->tp], p->tp,
+                                 b->cost.tp_bytes)->predicted_s;
   return count * b->tp_pred1[stage];
 }
 
@@ -1419,7 +1424,7 @@ static void
 build_bucket (SimIterBuilder *b, int s, guint k, double bytes, int *group, SimActivityId *prev)
 {
   guint32 span = new_span (b, SIM_SPAN_DP, s, 0, -1, -1);
-  for (int t = 0; t < (b->dp_mirror ? 1 : b->plan->tp); t++)
+  for (int t = 0; t < dp_traffic_ranks (b); t++)
     bucket_coll (b, s, k, bytes, group, dp_group (b, t, s, group), b->dp_groups + s * b->plan->tp + t,
                  span, &prev[t]);
 }
@@ -1527,7 +1532,7 @@ build_param_gather (SimIterBuilder *b, int s)
         dep (b, st, b->stage_end[q * plan->pp + s]);
     }
   }
-  for (int t = 0; t < (b->dp_mirror ? 1 : plan->tp); t++) {
+  for (int t = 0; t < dp_traffic_ranks (b); t++) {
     SimActivityId st, j;
     int n = dp_group (b, t, s, group);
     /* --fp8-params: the weights are gathered in FP8, one byte each */
