@@ -56,7 +56,7 @@ sim_topology_free (SimTopology *topo)
 }
 
 static const char *dtype_names[SIM_DTYPE_COUNT] = {
-  "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8",
+  "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp6", "fp4",
 };
 
 const char *

@@ -27,6 +27,8 @@ typedef enum {
   SIM_DTYPE_BF16,
   SIM_DTYPE_FP8,
   SIM_DTYPE_INT8,
+  SIM_DTYPE_FP6,
+  SIM_DTYPE_FP4,
   SIM_DTYPE_COUNT
 } SimDtype;
 

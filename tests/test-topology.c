@@ -100,15 +100,25 @@ test_graph (void)
   g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
 }
 
-/* every shipped topology loads */
+/* every shipped topology loads; the Blackwell files give the dense FP4 and
+ * FP6 peaks of their data sheets (B200: 144 PFLOPS FP4 with 2:4 sparsity
+ * for 8 GPUs = 9,000 TFLOP/s dense each; GB200: 1,440 PFLOPS sparse for
+ * 72 = 10,000; FP6 at the FP8 rate, 4,500 and 5,000), Hopper none */
 static void
 test_shipped (void)
 {
-  const char *names[] = { "dgx8x4.xml", "dgx-a100.xml", "dgx-h100.xml", "dgx-h200.xml" };
+  const char *names[] = { "dgx8x4.xml", "dgx-a100.xml", "dgx-h100.xml", "dgx-h200.xml",
+                          "dgx-b200.xml", "gb200-nvl72.xml" };
+  const double fp4[] = { 0, 0, 0, 0, 9000e12, 10000e12 };
+  const double fp6[] = { 0, 0, 0, 0, 4500e12, 5000e12 };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
     g_autoptr (SimTopology) t = load (names[i], 0);
+    const SimGpuType *g = sim_topology_gpu_type (t, 0);
     g_assert_cmpint (sim_topology_n_gpus (t), >, 0);
     g_assert_true (sim_topology_check_one_gpu_type (t, NULL));
+    g_assert_cmpfloat_with_epsilon (g->peak_flop_per_s[SIM_DTYPE_FP4], fp4[i], 1e6);
+    g_assert_cmpfloat_with_epsilon (g->peak_flop_per_s[SIM_DTYPE_FP6], fp6[i], 1e6);
+    g_assert_cmpstr (sim_dtype_name (SIM_DTYPE_FP4), ==, "fp4");
   }
 }
 
