@@ -278,7 +278,7 @@ text_error_band (GString *s, const SimTopology *t)
   if (eff->error > 0)
     g_string_append_printf (s, "          error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
                             " published runs of this GPU generation,\n"
-                            "          each predicted with constants fitted without its model family\n",
+                            "          each predicted with constants that were not fitted to it\n",
                             100 * eff->error, eff->error_rows);
   else
     g_string_append (s, "          error band: NOT VALIDATED for this GPU generation (its cluster file states no\n"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Predict the published Blackwell runs with sim and print the error tables.
 
-usage: blackwell-check.py SIM [SOURCE_ROOT]
+usage: blackwell-check.py SIM [SOURCE_ROOT] [--write | --check-band]
 
 Reads SOURCE_ROOT/tests/validation/data/blackwell/training_blackwell.csv (the
 columns of ../shared/validation/training_calibration.csv) and
@@ -27,10 +27,23 @@ the cluster file and are printed but kept out of the error summary.
 A row whose layout sim cannot express is listed as not expressible, not
 substituted (the 405B recipes' 126 layers on pp x vp interleaved chunks are
 expressible since sim splits uneven chunks as sim_plan_chunk_layers says).
-Exit status: 0 when every expressible row was predicted (whatever the error),
-1 otherwise.
+Each cluster file's error band is the mean absolute step-time error of its
+own rows that sim predicts to fit (a row predicted out of memory trained with a
+memory saving its source does not state, so its time is of another run).
+None of these rows set a constant of the file (the <efficiency> constants are
+Hopper's, fitted on H100 runs only), so the band is an out-of-sample error.
+--write stores it as the error and error-rows attributes of the file's
+<efficiency> element, which the report prints under the step time;
+--check-band fails (exit 1) when a file's stored band (three decimals, as
+written) or its count of rows differs from the one the rows give now, so it
+cannot go stale.
+Exit status: 0 when every expressible row was predicted (whatever the error)
+and, with --check-band, every band is current; 1 otherwise.
 """
 import csv, json, os, re, statistics, subprocess, sys, tempfile
+
+# the cluster file each GPU's rows validate, as cluster() picks it
+BAND_FILES = {"B200": "dgx-b200.xml", "GB200": "gb200-nvl72.xml"}
 
 
 def model_xml(r, path):
@@ -102,7 +115,7 @@ def summary(errs):
 
 def training(sim, root, tmp):
     data = os.path.join(root, "tests", "validation", "data", "blackwell", "training_blackwell.csv")
-    errs, failed = [], 0
+    errs, failed, band = [], 0, {f: [] for f in BAND_FILES.values()}
     print("training step time: published vs sim (Blackwell files as shipped; GEMM tables and efficiency are estimates)")
     for r in csv.DictReader(open(data)):
         topo, nodes, where = cluster(root, r, tmp)
@@ -125,9 +138,42 @@ def training(sim, root, tmp):
         e = (got - want) / want
         errs.append(e)
         fits = "" if j["memory"]["fits"] else "  (predicted OUT OF MEMORY)"
+        if j["memory"]["fits"]:
+            band[BAND_FILES["GB200" if r["gpu"].upper().startswith("GB200") else "B200"]].append(e)
         print("%-44s %-30s measured %8.3f s  sim %8.3f s  %+6.1f%%%s" % (r["row_id"], where, want, got, 100 * e, fits))
     if errs: print(summary(errs))
-    return errs, failed
+    return errs, failed, band
+
+
+def stored_band(path):
+    m = re.search(r'<efficiency [^>]*error="([0-9.]+)" error-rows="([0-9]+)"', open(path).read())
+    return (float(m.group(1)), int(m.group(2))) if m else None
+
+
+def write_band(path, errs):
+    """set the error and error-rows attributes of the file's <efficiency>"""
+    src = open(path).read()
+    m = re.search(r'<efficiency [^>]*?(\s*/>)', src)
+    el = re.sub(r' error="[^"]*" error-rows="[^"]*"', "", m.group(0)[:-len(m.group(1))])
+    el += ' error="%.3f" error-rows="%d"' % (statistics.mean(abs(e) for e in errs), len(errs)) + m.group(1)
+    open(path, "w").write(src[:m.start()] + el + src[m.end():])
+
+
+def bands(root, band, mode):
+    """print each file's band as the rows give it; write or check the stored one"""
+    stale = 0
+    print("\nerror band per cluster file (rows predicted to fit; no row set a constant of the file)")
+    for name, e in band.items():
+        path = os.path.join(root, "topologies", name)
+        now = (round(statistics.mean(abs(x) for x in e), 3), len(e)) if e else None
+        have = stored_band(path)
+        state = "stored" if have == now else "STALE: stored %s" % (have,)
+        print("%-16s %s  %s" % (name, "+/-%.1f%% on %d runs" % (100 * now[0], now[1]) if now else "no rows", state))
+        if mode == "--write" and e and have != now:
+            write_band(path, e)
+        elif mode == "--check-band" and have != now:
+            stale += 1
+    return stale
 
 
 def nccl(sim, root, tmp):
@@ -165,12 +211,15 @@ def nccl(sim, root, tmp):
 def main(argv):
     if not argv:
         print(__doc__.strip().splitlines()[2]); return 2
+    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
+    argv = [a for a in argv if a not in ("--write", "--check-band")]
     sim = argv[0]
     root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tmp = tempfile.mkdtemp()
-    _, f1 = training(sim, root, tmp)
+    _, f1, band = training(sim, root, tmp)
     _, f2 = nccl(sim, root, tmp)
-    return 1 if f1 or f2 else 0
+    stale = bands(root, band, mode)
+    return 1 if f1 or f2 or stale else 0
 
 
 if __name__ == "__main__":
