@@ -82,12 +82,20 @@ k_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
  * i < num_gemms; its CUTLASS grouped GEMM only on Hopper, BF16, behind
  * NVTE_USE_CUTLASS_GROUPED_GEMM, default off), so each is a kernel with
  * its fixed cost and its host launch, at the measured rate of its shape */
+double
+sim_cost_grouped_gemm_s (const SimGpuType *g, double groups, double m, double n, double k, double speedup)
+{
+  if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
+    return 0;
+  return groups * (g->eff.kernel_fixed_s + sim_gemm_time (g, m, n, k) / (g->eff.clock * speedup));
+}
+
 static void
 k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup)
 {
   if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
     return;
-  a->s += groups * (a->g->eff.kernel_fixed_s + sim_gemm_time (a->g, m, n, k) / (a->g->eff.clock * speedup));
+  a->s += sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup);
   a->flop += groups * 2.0 * m * n * k;
   a->kernels += (int) groups;
 }

@@ -83,6 +83,12 @@ typedef struct {
 } SimGemmShape;
 GArray *sim_cost_gemm_shapes (const SimModel *m, const SimPlan *plan);
 
+/* seconds of a grouped GEMM as Transformer Engine's GroupedLinear runs it:
+ * `groups` GEMMs (m x k).(k x n), one kernel each, at the measured rate
+ * of their shape times `speedup` (1 for BF16) */
+double sim_cost_grouped_gemm_s (const SimGpuType *gpu, double groups, double m, double n, double k,
+                                double speedup);
+
 /* Model FLOPs of one iteration (whole job, all GPUs); pure; any thread */
 double sim_cost_model_flop (const SimModel *m, const SimPlan *plan);
 /* the full s x s attention core's forward FLOPs of one iteration (what
