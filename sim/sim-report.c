@@ -275,7 +275,13 @@ text_error_band (GString *s, const SimTopology *t)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
-  if (eff->error > 0)
+  if (eff->heldout_error > 0 && eff->error > 0)
+    g_string_append_printf (s, "          error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
+                            " published runs of this GPU generation\n"
+                            "          that no fit saw (+/-%.0f%% on %" G_GUINT64_FORMAT
+                            " fitted runs, each predicted with its model family left out)\n",
+                            100 * eff->heldout_error, eff->heldout_rows, 100 * eff->error, eff->error_rows);
+  else if (eff->error > 0)
     g_string_append_printf (s, "          error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
                             " published runs of this GPU generation,\n"
                             "          each predicted with constants that were not fitted to it\n",

@@ -185,6 +185,10 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
         (!sim_xml_get_double (path, eff, "error", 0.0, 10.0, &t->eff.error, error) ||
          !sim_xml_get_uint (path, eff, "error-rows", 1, 1000000, &t->eff.error_rows, error)))
       return FALSE;
+    if (xmlHasProp (eff, (const xmlChar *) "heldout-error") &&
+        (!sim_xml_get_double (path, eff, "heldout-error", 0.0, 10.0, &t->eff.heldout_error, error) ||
+         !sim_xml_get_uint (path, eff, "heldout-rows", 1, 1000000, &t->eff.heldout_rows, error)))
+      return FALSE;
     if (t->eff.kernel_fixed_s > 1e-3 || t->eff.host_launch_s > 1e-3) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                    "%s:%ld: <efficiency>: expected kernel-fixed and host-launch of at most 1ms",

@@ -48,6 +48,9 @@ typedef struct {
   double comm_slowdown;      /* compute slows by this fraction while NCCL kernels share the SMs */
   double error;              /* validation: mean |step-time error| on published runs, 0 unknown */
   guint64 error_rows;        /* how many runs that error is over */
+  double heldout_error;      /* the same on published runs no fit used (not even its
+                              * other families), 0 unknown */
+  guint64 heldout_rows;
 } SimEfficiency;
 
 typedef struct {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Predict the held-out dense H100 runs with sim and print the error table.
 
-usage: heldout-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS]
+usage: heldout-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--write | --check-band]
 
 Reads SOURCE_ROOT/tests/validation/data/h100_dense_heldout.csv (the columns
 of ../shared/validation/training_calibration.csv; sources and conventions in
@@ -26,13 +26,25 @@ Left out, each printed with its reason: the MaxText (JAX) rows, which shard
 as no sim framework preset does, and the rows in INCONSISTENT below, whose
 published layout contradicts the same run in a later release.
 
+The mean |error| of the predicted rows is the Hopper generation's held-out
+error band, which the report prints under the step time: --write stores it
+as the heldout-error and heldout-rows attributes of the <efficiency> element
+of every cluster file that carries the H100 constants (HOPPER below);
+--check-band fails when a file's stored band (three decimals) or count
+differs from what the rows give now, so that a change of the model or of
+the constants cannot leave it stale.
+
 Exit status: 0 when every expressible row was predicted and predicted to
-fit (each run trained) and, with --tolerance, the largest |error|, the MAE
-and the |bias| are within it; 1 otherwise.
+fit (each run trained), with --tolerance the largest |error|, the MAE and
+the |bias| are within it, and with --check-band every stored band is
+current; 1 otherwise.
 """
-import csv, json, os, statistics, subprocess, sys, tempfile
+import csv, json, os, re, statistics, subprocess, sys, tempfile
 
 DATA = os.path.join("tests", "validation", "data", "h100_dense_heldout.csv")
+# the shipped cluster files whose <efficiency> is the H100 fit's
+# (tools/fit-efficiency.py SHIPPED["h100"])
+HOPPER = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml")
 
 # Rows kept out, with the evidence.  The v25.04 Nemotron-4 340B rows
 # publish VP "NA" (no interleaving): with 16 micro-batches per replica on
@@ -107,7 +119,34 @@ def family(rid):
     return "%s %s %s" % (src, model, parts[-2])
 
 
+def stored_band(path):
+    m = re.search(r'<efficiency [^>]*heldout-error="([0-9.]+)" heldout-rows="([0-9]+)"', open(path).read())
+    return (float(m.group(1)), int(m.group(2))) if m else None
+
+
+def bands(root, errs, mode):
+    """print the band, write it or check the stored ones; the count of stale files"""
+    now = (round(statistics.mean(abs(e) for e in errs), 3), len(errs))
+    stale = 0
+    for name in HOPPER:
+        path = os.path.join(root, "topologies", name)
+        have = stored_band(path)
+        print("%-14s held-out band +/-%.1f%% on %d runs: %s"
+              % (name, 100 * now[0], now[1], "stored" if have == now else "STALE: stored %s" % (have,)))
+        if mode == "--write" and have != now:
+            src = open(path).read()
+            m = re.search(r"<efficiency [^>]*?(\s*/>)", src)
+            el = re.sub(r' heldout-error="[^"]*" heldout-rows="[^"]*"', "", m.group(0)[:-len(m.group(1))])
+            el += ' heldout-error="%.3f" heldout-rows="%d"' % now + m.group(1)
+            open(path, "w").write(src[:m.start()] + el + src[m.end():])
+        elif mode == "--check-band" and have != now:
+            stale += 1
+    return stale
+
+
 def main(argv):
+    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
+    argv = [a for a in argv if a not in ("--write", "--check-band")]
     tol = None
     if "--tolerance" in argv:
         i = argv.index("--tolerance")
@@ -164,6 +203,8 @@ def main(argv):
               % ("ok" if within else "NOT WITHIN TOLERANCE", 100 * worst, 100 * tol[0], 100 * mae,
                  100 * tol[1], 100 * abs(bias), 100 * tol[2]))
         ok = ok and within
+    if errs and bands(root, errs, mode):
+        ok = False
     return 0 if ok else 1
 
 
