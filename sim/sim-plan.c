@@ -15,7 +15,8 @@ typedef enum {
   KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
   KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
   KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_FP8_ATTENTION, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
-  KEY_MOE_IMBALANCE, KEY_MOE_A2A_OVERLAP,
+  KEY_MOE_IMBALANCE, KEY_MOE_A2A_OVERLAP, KEY_FIRST_STAGE_LAYERS, KEY_LAST_STAGE_LAYERS,
+  KEY_EMBEDDING_IN_SPLIT, KEY_LOSS_IN_SPLIT,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -95,6 +96,17 @@ static const Option options[] = {
     "the fused attention's forward in FP8 as well (needs --fp8; default off)" },
   { "layers-per-virtual-stage", NULL, KEY_LAYERS_PER_VIRTUAL_STAGE, ARG_INT, NULL,
     "layers per interleaved model chunk: --virtual-stages = layers / (pp x this)" },
+  { "first-stage-layers", NULL, KEY_FIRST_STAGE_LAYERS, ARG_INT, NULL,
+    "transformer layers on the first pipeline stage, the rest split evenly over the others "
+    "(Megatron's --decoder-first-pipeline-num-layers)" },
+  { "last-stage-layers", NULL, KEY_LAST_STAGE_LAYERS, ARG_INT, NULL,
+    "transformer layers on the last pipeline stage (Megatron's --decoder-last-pipeline-num-layers)" },
+  { "account-for-embedding-in-pipeline-split", NULL, KEY_EMBEDDING_IN_SPLIT, ARG_BOOL, NULL,
+    "count the embedding as a layer when splitting the layers over the stages: the first "
+    "chunk holds one layer fewer (default off)" },
+  { "account-for-loss-in-pipeline-split", NULL, KEY_LOSS_IN_SPLIT, ARG_BOOL, NULL,
+    "count the output layer and loss as a layer: the last chunk holds one layer fewer "
+    "(default off)" },
 };
 
 /* Megatron-LM's spellings (megatron/training/arguments.py), so that the flag
@@ -124,6 +136,8 @@ static const Alias aliases[] = {
   { "use-distributed-optimizer", "zero", "1", NULL },
   { "num-layers-per-virtual-pipeline-stage", "layers-per-virtual-stage", NULL, NULL },
   { "virtual-pipeline-model-parallel-size", "virtual-stages", NULL, NULL },
+  { "decoder-first-pipeline-num-layers", "first-stage-layers", NULL, NULL },
+  { "decoder-last-pipeline-num-layers", "last-stage-layers", NULL, NULL },
   { "fp8-format", "fp8", NULL, NULL },
   { "fp8-param-gather", "fp8-params", "true", NULL },
   { "fp8-dot-product-attention", "fp8-attention", "true", NULL },
@@ -440,6 +454,10 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
   case KEY_MOE_IMBALANCE: return parse_moe_imbalance (plan, value, error);
   case KEY_MOE_A2A_OVERLAP: plan->moe_a2a_overlap = b; break;
+  case KEY_FIRST_STAGE_LAYERS: plan->first_stage_layers = (int) u; break;
+  case KEY_LAST_STAGE_LAYERS: plan->last_stage_layers = (int) u; break;
+  case KEY_EMBEDDING_IN_SPLIT: plan->embedding_in_split = b; break;
+  case KEY_LOSS_IN_SPLIT: plan->loss_in_split = b; break;
   }
   return TRUE;
 }
@@ -729,6 +747,114 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
   return TRUE;
 }
 
+/* whether the plan splits the layers over the stages as Megatron-Core's
+ * uneven options say, rather than sim's even split */
+static gboolean
+explicit_split (const SimPlan *plan)
+{
+  return plan->first_stage_layers > 0 || plan->last_stage_layers > 0 || plan->embedding_in_split ||
+         plan->loss_in_split;
+}
+
+/* the layers of each pipeline stage that is neither a given first nor a
+ * given last one (--first-stage-layers, --last-stage-layers), and how many
+ * such stages there are */
+static void
+middle_stages (const SimPlan *plan, const SimModel *model, guint64 *layers, guint64 *count)
+{
+  guint64 rest = model->layers, left = (guint64) plan->pp;
+  if (plan->first_stage_layers > 0)
+    rest -= MIN (rest, (guint64) plan->first_stage_layers), left--;
+  if (plan->last_stage_layers > 0)
+    rest -= MIN (rest, (guint64) plan->last_stage_layers), left--;
+  *count = left;
+  *layers = left > 0 ? rest / left : 0;
+}
+
+/* Megatron-Core's uneven pipeline split, refused where its
+ * get_num_layers_to_build asserts (transformer_block.py), and where a
+ * model chunk would hold no transformer layer (sim builds every chunk's
+ * layers; Megatron's standalone embedding or loss stage is not modelled) */
+static gboolean
+resolve_split (SimPlan *plan, const SimModel *model, GError **error)
+{
+  guint64 L = model->layers, pp = (guint64) plan->pp, v = (guint64) MAX (plan->virtual_stages, 1);
+  gboolean edges = plan->first_stage_layers > 0 || plan->last_stage_layers > 0;
+  if (!explicit_split (plan))
+    return TRUE;
+  if (pp < 2) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "an uneven pipeline split (--first-stage-layers, --last-stage-layers, "
+                 "--account-for-embedding/loss-in-pipeline-split) needs pp of at least 2, got pp %d",
+                 plan->pp);
+    return FALSE;
+  }
+  if (edges && (plan->embedding_in_split || plan->loss_in_split)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--first-stage-layers and --last-stage-layers exclude "
+                 "--account-for-embedding/loss-in-pipeline-split, as in Megatron-Core: give one way "
+                 "of splitting the layers");
+    return FALSE;
+  }
+  if (edges) {
+    guint64 given_layers = (guint64) MAX (plan->first_stage_layers, 0) + (guint64) MAX (plan->last_stage_layers, 0);
+    guint64 per, left;
+    middle_stages (plan, model, &per, &left);
+    if (given_layers > L || (left == 0 && given_layers != L) || (left > 0 && (given_layers == L ||
+                                                                             (L - given_layers) % left != 0))) {
+      g_autofree char *first = plan->first_stage_layers > 0
+                                   ? g_strdup_printf ("--first-stage-layers %d", plan->first_stage_layers)
+                                   : NULL;
+      g_autofree char *last = plan->last_stage_layers > 0
+                                  ? g_strdup_printf ("--last-stage-layers %d", plan->last_stage_layers)
+                                  : NULL;
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "%s%s%s leave%s %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
+                   " layers of %s for the other %" G_GUINT64_FORMAT
+                   " stages: expected a split that gives each of them the same number, at least one",
+                   first != NULL ? first : "", first != NULL && last != NULL ? " and " : "",
+                   last != NULL ? last : "", first != NULL && last != NULL ? "" : "s",
+                   L - MIN (L, given_layers), L, model->name, left);
+      return FALSE;
+    }
+    for (guint64 s = 0; s < pp; s++) {
+      guint64 n = s == 0 && plan->first_stage_layers > 0      ? (guint64) plan->first_stage_layers
+                  : s == pp - 1 && plan->last_stage_layers > 0 ? (guint64) plan->last_stage_layers
+                                                               : per;
+      if (n % v != 0) {
+        g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                     "pipeline stage %" G_GUINT64_FORMAT " holds %" G_GUINT64_FORMAT
+                     " layers, which its %" G_GUINT64_FORMAT " virtual stages must divide",
+                     s, n, v);
+        return FALSE;
+      }
+    }
+  } else {
+    guint64 N = L + (plan->embedding_in_split ? 1 : 0) + (plan->loss_in_split ? 1 : 0);
+    guint64 per = N / (pp * v);
+    const char *what = plan->embedding_in_split && plan->loss_in_split ? "the embedding and the loss"
+                       : plan->embedding_in_split                      ? "the embedding"
+                                                                       : "the loss";
+    if (N % (pp * v) != 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "the %" G_GUINT64_FORMAT " layers of %s, with %s counted as %s, make %"
+                   G_GUINT64_FORMAT ", which pp %d x %" G_GUINT64_FORMAT " virtual stages must divide",
+                   L, model->name, what,
+                   plan->embedding_in_split && plan->loss_in_split ? "one layer each" : "a layer", N,
+                   plan->pp, v);
+      return FALSE;
+    }
+    if (per < 2) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "counting %s as a layer leaves a model chunk of %s with no transformer layer "
+                   "(%" G_GUINT64_FORMAT " per chunk); sim does not model a standalone embedding "
+                   "or loss stage", what, model->name, per);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* the pipeline schedule, uneven stages and the interleaved schedule's virtual stages */
 static gboolean
 resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
@@ -763,7 +889,8 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
     plan->schedule = plan->virtual_stages > 1 ? SIM_SCHEDULE_INTERLEAVED : SIM_SCHEDULE_1F1B;
     note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));
   }
-  if (model->layers % (guint64) plan->pp != 0 && plan->schedule != SIM_SCHEDULE_INTERLEAVED) {
+  if (model->layers % (guint64) plan->pp != 0 && plan->schedule != SIM_SCHEDULE_INTERLEAVED &&
+      !explicit_split (plan)) {
     note_default (plan, "uneven stages: %" G_GUINT64_FORMAT " of %d hold %" G_GUINT64_FORMAT
                         " layers, the others %" G_GUINT64_FORMAT " (the first and last stages give one up first, as Llama 3)",
                   (guint64) plan->pp * ((model->layers + plan->pp - 1) / plan->pp) - model->layers, plan->pp,
@@ -807,7 +934,7 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
   {
     guint64 n = (guint64) plan->pp * (guint64) plan->virtual_stages;
     guint64 full = (model->layers + n - 1) / n;
-    if (model->layers % n != 0)
+    if (model->layers % n != 0 && !explicit_split (plan))
       note_default (plan, "uneven chunks: %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
                           " model chunks hold %" G_GUINT64_FORMAT " layers, the others %" G_GUINT64_FORMAT
                           " (the first and last chunks give one up first, as Llama 3's stages)",
@@ -1135,7 +1262,8 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
   if (!sim_topology_check_one_gpu_type (topo, error))
     return FALSE;
   if (!resolve_layout (plan, topo, model, error) || !resolve_batch (plan, model, error) ||
-      !resolve_schedule (plan, model, error) || !resolve_memory_savers (plan, error) ||
+      !resolve_schedule (plan, model, error) || !resolve_split (plan, model, error) ||
+      !resolve_memory_savers (plan, error) ||
       !resolve_experts (plan, topo, model, error))
     return FALSE;
   resolve_framework (plan);
@@ -1148,6 +1276,19 @@ sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, in
   guint64 v = (guint64) MAX (plan->virtual_stages, 1), n = (guint64) plan->pp * v;
   guint64 k = (guint64) chunk * (guint64) plan->pp + (guint64) stage; /* in model order */
   guint64 full = (model->layers + n - 1) / n, deficit = n * full - model->layers;
+  if (plan->first_stage_layers > 0 || plan->last_stage_layers > 0) {
+    guint64 per, left;
+    middle_stages (plan, model, &per, &left);
+    if (stage == 0 && plan->first_stage_layers > 0)
+      per = (guint64) plan->first_stage_layers;
+    else if (stage == plan->pp - 1 && plan->last_stage_layers > 0)
+      per = (guint64) plan->last_stage_layers;
+    return per / v;
+  }
+  if (plan->embedding_in_split || plan->loss_in_split) {
+    guint64 per = (model->layers + (plan->embedding_in_split ? 1 : 0) + (plan->loss_in_split ? 1 : 0)) / n;
+    return per - (k == 0 && plan->embedding_in_split ? 1 : 0) - (k == n - 1 && plan->loss_in_split ? 1 : 0);
+  }
   /* the order in which chunks give up a layer: 0, n-1, 1, n-2, ... */
   guint64 rank = k < (n + 1) / 2 ? 2 * k : 2 * (n - 1 - k) + 1;
   return rank < deficit ? full - 1 : full;

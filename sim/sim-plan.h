@@ -118,6 +118,14 @@ typedef struct {
   /* 0 unset; Megatron's --num-layers-per-virtual-pipeline-stage, turned into
    * virtual_stages = layers / (pp x this) by sim_plan_resolve, then 0 */
   int layers_per_virtual_stage;
+  /* Megatron-Core's uneven pipeline split (transformer_block.py
+   * get_num_layers_to_build): 0 unset, else the layers of the first (last)
+   * pipeline stage, the others split evenly over the rest; or the
+   * embedding (the output layer and loss) counted as one layer, so that the
+   * first (last) model chunk holds one layer fewer.  The two ways exclude
+   * each other, as in Megatron-Core. */
+  int first_stage_layers, last_stage_layers;
+  gboolean embedding_in_split, loss_in_split;
   /* mixture of experts: the busiest GPU's routed tokens over the mean (>= 1;
    * 0 unset, resolved to 1 for a MoE model: balanced routing) */
   double moe_imbalance;

@@ -200,6 +200,15 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
     g_string_append_printf (line, "schedule %s", sim_schedule_name (p->schedule));
     if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
       g_string_append_printf (line, " (%d virtual stages)", p->virtual_stages);
+    if (p->first_stage_layers > 0)
+      g_string_append_printf (line, ", first stage %d layers", p->first_stage_layers);
+    if (p->last_stage_layers > 0)
+      g_string_append_printf (line, ", last stage %d layers", p->last_stage_layers);
+    if (p->embedding_in_split || p->loss_in_split)
+      g_string_append_printf (line, ", %s counted as a layer in the pipeline split",
+                              p->embedding_in_split && p->loss_in_split ? "embedding and loss each"
+                              : p->embedding_in_split                  ? "embedding"
+                                                                       : "loss");
     g_string_append_printf (line, ", recompute %s, flash attention %s, sequence parallel %s, ZeRO %d, recipe %s",
                             sim_recompute_name (p->recompute), p->flash_attention ? "on" : "off",
                             p->sequence_parallel ? "on" : "off", p->zero, sim_recipe_name (p->recipe));
@@ -675,6 +684,10 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_uint (j, "micro_batches", p->micro_batches);
   sim_json_string (j, "schedule", sim_schedule_name (p->schedule));
   sim_json_int (j, "virtual_stages", p->virtual_stages);
+  sim_json_int (j, "first_stage_layers", p->first_stage_layers);
+  sim_json_int (j, "last_stage_layers", p->last_stage_layers);
+  sim_json_bool (j, "embedding_in_pipeline_split", p->embedding_in_split);
+  sim_json_bool (j, "loss_in_pipeline_split", p->loss_in_split);
   sim_json_string (j, "recompute", sim_recompute_name (p->recompute));
   sim_json_bool (j, "sequence_parallel", p->sequence_parallel > 0);
   sim_json_bool (j, "flash_attention", p->flash_attention > 0);

@@ -57,6 +57,24 @@ same("--num-layers-per-virtual-pipeline-stage 2 on 32 layers and pp 4 is 4 virtu
 same("--virtual-pipeline-model-parallel-size is --virtual-stages",
      ["--tp", "8", "--pp", "4", "--virtual-pipeline-model-parallel-size", "2"],
      ["--tp", "8", "--pp", "4", "--virtual-stages", "2"])
+same("--decoder-first/last-pipeline-num-layers are --first-stage-layers/--last-stage-layers",
+     ["--tp", "8", "--pp", "4", "--decoder-first-pipeline-num-layers", "6",
+      "--decoder-last-pipeline-num-layers", "10"],
+     ["--tp", "8", "--pp", "4", "--first-stage-layers", "6", "--last-stage-layers", "10"])
+# llama3-8b's 32 layers on pp 4: first 6, last 10, the middle two 16 / 2 = 8
+# each; with the embedding and the loss counted, 34 layers do not divide
+# over 4 stages (refused), and on pp 2 they make 17 each: 16 and 16
+_, d = doc_of("--tp", "8", "--pp", "4", "--decoder-first-pipeline-num-layers", "6",
+              "--decoder-last-pipeline-num-layers", "10")
+checks.check("first 6, middle 8 and 8, last 10 layers",
+             [s["layers"] for s in d["memory"]["stages"]] if d else None, [6, 8, 8, 10])
+r, d = doc_of("--tp", "8", "--pp", "4", "--account-for-embedding-in-pipeline-split",
+              "--account-for-loss-in-pipeline-split")
+checks.check("34 counted layers on pp 4 refused, exit 2", r.returncode, 2)
+_, d = doc_of("--tp", "4", "--pp", "2", "--account-for-embedding-in-pipeline-split",
+              "--account-for-loss-in-pipeline-split")
+checks.check("32 layers with the embedding and the loss on pp 2: 16 and 16",
+             [s["layers"] for s in d["memory"]["stages"]] if d else None, [16, 16])
 _, d = doc_of("--tp", "8", "--pp", "4", "--num-layers-per-virtual-pipeline-stage", "2")
 checks.check("interleaved schedule with 4 virtual stages",
              (d["plan"]["schedule"], d["plan"]["virtual_stages"]) if d else None, ("interleaved", 4))

@@ -168,6 +168,99 @@ test_uneven_chunks (void)
   g_assert_cmpuint (sim_plan_chunk_first_layer (q, ds, 7, 3), ==, 60);
 }
 
+/* Megatron-Core's uneven split (transformer_block.py get_num_layers_to_build),
+ * worked by hand:
+ *  - llama3-70b's 80 layers, pp 8, first stage 12, last 8: the other six
+ *    stages split 80 - 20 = 60, 10 each; stage 7 starts at 12 + 6 x 10 = 72.
+ *    Interleaved with v 2: each stage's layers halve over its two chunks
+ *    (6, 5, ..., 5, 4); stage 0's second chunk starts after the 8 first
+ *    chunks (6 + 6 x 5 + 4 = 40).
+ *  - llama3-405b's 126 layers on pp 16 with the embedding and the loss
+ *    counted as layers: 128 / 16 = 8 per stage, the first and the last
+ *    hold one fewer: 7, 8 x 14, 7, Llama 3's own split (The Llama 3 Herd
+ *    of Models 3.3.2), now as Megatron-Core computes it.
+ *  - llama3-70b on pp 4 x v 2 with the loss counted: 81 layers do not
+ *    divide over 8 chunks; with the embedding too, 82 do not either; on
+ *    pp 2 x v 1 with both, 82 / 2 = 41: stage 0 holds 40, stage 1 40. */
+static void
+test_megatron_split (void)
+{
+  g_autoptr (SimTopology) t = dgx8x4 ();
+  g_autoptr (SimTopology) big = test_load_topology ("dgx-h100.xml", 2048);
+  g_autoptr (SimModel) m = model ("llama3-70b.xml");
+  g_autoptr (SimModel) l405 = model ("llama3-405b.xml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlan) q = sim_plan_new ();
+  g_autoptr (SimPlan) r = sim_plan_new ();
+  g_autoptr (SimPlan) two = sim_plan_new ();
+  guint64 sum = 0;
+
+  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=8,dp=1,first-stage-layers=12,last-stage-layers=8", &error));
+  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (sim_plan_stage_layers (p, m, 0), ==, 12);
+  for (int s = 1; s < 7; s++)
+    g_assert_cmpuint (sim_plan_stage_layers (p, m, s), ==, 10);
+  g_assert_cmpuint (sim_plan_stage_layers (p, m, 7), ==, 8);
+  g_assert_cmpuint (sim_plan_stage_first_layer (p, m, 7), ==, 72);
+
+  /* Megatron's own flag names set the same */
+  g_assert_true (sim_plan_parse_string (q, "tp=8,pp=8,dp=1,schedule=interleaved,v=2,"
+                                           "decoder-first-pipeline-num-layers=12,"
+                                           "decoder-last-pipeline-num-layers=8", &error));
+  g_assert_true (sim_plan_resolve (q, t, m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (sim_plan_chunk_layers (q, m, 0, 0), ==, 6);
+  g_assert_cmpuint (sim_plan_chunk_layers (q, m, 0, 1), ==, 6);
+  g_assert_cmpuint (sim_plan_chunk_layers (q, m, 3, 1), ==, 5);
+  g_assert_cmpuint (sim_plan_chunk_layers (q, m, 7, 0), ==, 4);
+  g_assert_cmpuint (sim_plan_chunk_first_layer (q, m, 0, 1), ==, 40);
+  for (int s = 0; s < 8; s++)
+    sum += sim_plan_stage_layers (q, m, s);
+  g_assert_cmpuint (sum, ==, 80);
+
+  g_assert_true (sim_plan_parse_string (r, "tp=8,pp=16,dp=128,gb=2048,account-for-embedding-in-pipeline-split,"
+                                           "account-for-loss-in-pipeline-split", &error));
+  g_assert_true (sim_plan_resolve (r, big, l405, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (sim_plan_stage_layers (r, l405, 0), ==, 7);
+  g_assert_cmpuint (sim_plan_stage_layers (r, l405, 15), ==, 7);
+  for (int s = 1; s < 15; s++)
+    g_assert_cmpuint (sim_plan_stage_layers (r, l405, s), ==, 8);
+
+  g_assert_true (sim_plan_parse_string (two, "tp=8,pp=2,dp=4,account-for-embedding-in-pipeline-split,"
+                                             "account-for-loss-in-pipeline-split", &error));
+  g_assert_true (sim_plan_resolve (two, t, m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (sim_plan_stage_layers (two, m, 0), ==, 40);
+  g_assert_cmpuint (sim_plan_stage_layers (two, m, 1), ==, 40);
+
+  {
+    struct { const char *plan; const char *substring; } cases[] = {
+      { "tp=8,pp=8,dp=1,first-stage-layers=11", "leaves 69 of the 80 layers" },
+      { "tp=8,pp=8,dp=1,first-stage-layers=80", "at least one" },
+      { "tp=8,pp=2,dp=4,first-stage-layers=30,last-stage-layers=40", "leave 10 of the 80 layers" },
+      { "tp=8,pp=8,dp=1,first-stage-layers=12,last-stage-layers=8,account-for-loss-in-pipeline-split",
+        "give one way" },
+      { "tp=8,pp=4,dp=2,schedule=interleaved,v=2,account-for-loss-in-pipeline-split",
+        "make 81, which pp 4 x 2 virtual stages must divide" },
+      { "tp=8,pp=8,dp=1,schedule=interleaved,v=2,first-stage-layers=9,last-stage-layers=11",
+        "stage 0 holds 9 layers, which its 2 virtual stages must divide" },
+      { "tp=8,pp=1,dp=8,account-for-loss-in-pipeline-split", "needs pp of at least 2" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+      g_autoptr (SimPlan) x = sim_plan_new ();
+      g_autoptr (GError) e = NULL;
+      g_assert_true (sim_plan_parse_string (x, cases[i].plan, &e));
+      g_assert_false (sim_plan_resolve (x, t, m, &e));
+      g_assert_error (e, SIM_ERROR, SIM_ERROR_PLAN);
+      if (strstr (e->message, cases[i].substring) == NULL)
+        g_error ("plan %s: '%s' lacks '%s'", cases[i].plan, e->message, cases[i].substring);
+    }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -178,5 +271,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/defaults", test_defaults);
   g_test_add_func ("/plan/errors", test_errors);
   g_test_add_func ("/plan/uneven-chunks", test_uneven_chunks);
+  g_test_add_func ("/plan/megatron-split", test_megatron_split);
   return g_test_run ();
 }
