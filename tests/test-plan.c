@@ -103,6 +103,20 @@ test_defaults (void)
   g_assert_true (g_str_has_prefix (g_ptr_array_index (p->defaults, 0), "--dp 2"));
 }
 
+/* the plan parses but sim_plan_resolve refuses it with a message that
+ * holds `substring` */
+static void
+assert_refused (const SimTopology *t, const SimModel *m, const char *plan, const char *substring)
+{
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (sim_plan_parse_string (p, plan, &error));
+  g_assert_false (sim_plan_resolve (p, t, m, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
+  if (strstr (error->message, substring) == NULL)
+    g_error ("plan %s: '%s' lacks '%s'", plan, error->message, substring);
+}
+
 static void
 test_errors (void)
 {
@@ -116,15 +130,8 @@ test_errors (void)
     { "tp=8,pp=4,dp=2,v=2,schedule=1f1b", "needs --schedule interleaved" },
     { "tp=8,pp=4,dp=2,qlora", "--qlora needs --lora-rank" },
   };
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autoptr (SimPlan) p = sim_plan_new ();
-    g_autoptr (GError) error = NULL;
-    g_assert_true (sim_plan_parse_string (p, cases[i].plan, &error));
-    g_assert_false (sim_plan_resolve (p, t, m, &error));
-    g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
-    if (strstr (error->message, cases[i].substring) == NULL)
-      g_error ("plan %s: '%s' lacks '%s'", cases[i].plan, error->message, cases[i].substring);
-  }
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    assert_refused (t, m, cases[i].plan, cases[i].substring);
 }
 
 /* Uneven model chunks (sim-plan.h): llama3-70b's 80 layers on pp 8 x v 3
@@ -249,15 +256,8 @@ test_megatron_split (void)
         "stage 0 holds 9 layers, which its 2 virtual stages must divide" },
       { "tp=8,pp=1,dp=8,account-for-loss-in-pipeline-split", "needs pp of at least 2" },
     };
-    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-      g_autoptr (SimPlan) x = sim_plan_new ();
-      g_autoptr (GError) e = NULL;
-      g_assert_true (sim_plan_parse_string (x, cases[i].plan, &e));
-      g_assert_false (sim_plan_resolve (x, t, m, &e));
-      g_assert_error (e, SIM_ERROR, SIM_ERROR_PLAN);
-      if (strstr (e->message, cases[i].substring) == NULL)
-        g_error ("plan %s: '%s' lacks '%s'", cases[i].plan, e->message, cases[i].substring);
-    }
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      assert_refused (t, m, cases[i].plan, cases[i].substring);
   }
 }
 
