@@ -128,7 +128,7 @@ def training(sim, root, tmp):
             j = json.loads(p.stdout[p.stdout.index("{"):])
         except ValueError:
             why = (p.stderr.strip().splitlines() or ["no output"])[-1]
-            if "must divide" in why:
+            if "must divide" in why or "a layer in each" in why:
                 # a layout sim refuses (a chunk without a layer, a split that does not divide):
                 # a stand-in would be another run
                 print("%-44s not expressible in sim: %s" % (r["row_id"], why[5:120])); continue
