@@ -1141,6 +1141,27 @@ backward_by_layer (SimIterBuilder *b, const PassCtx *pc, guint32 span, SimActivi
                    GArray *grads)
 {
   const SimLayerCost *c = &b->cost;
+  if (pc->lc == 0) {
+    /* a chunk of the embedding or the output layer alone (Megatron-Core's
+     * account-for-embedding/loss split with one counted layer per chunk):
+     * its backward finalises those weights' gradients */
+    const SimModel *m = b->model;
+    GradEntry ge;
+    after = compute_with_ep (b, pc, (pc->last_chunk ? c->head_bwd_s : 0) + (pc->first_chunk ? c->embed_bwd_s : 0),
+                             pc->side_s, 0, span, after, 0);
+    ge.ready = after;
+    ge.params = (pc->last_chunk ? (double) sim_model_final_norm_params (m) +
+                                      (double) (m->tied_embeddings && b->plan->pp == 1
+                                                    ? 0
+                                                    : sim_model_embedding_params (m)) / b->plan->tp
+                                : 0) +
+                (pc->first_chunk ? (double) sim_model_embedding_params (m) / b->plan->tp +
+                                       (double) sim_model_position_params (m)
+                                 : 0);
+    ge.expert_params = 0;
+    g_array_append_val (grads, ge);
+    return after;
+  }
   for (int l = pc->lc - 1; l >= 0; l--) {
     gboolean moe = pc->nm > 0 && sim_model_layer_is_moe (b->model, (guint64) (pc->first_layer + l));
     double t = (moe ? c->moe_bwd_s : c->layer_bwd_s) +

@@ -772,9 +772,7 @@ middle_stages (const SimPlan *plan, const SimModel *model, guint64 *layers, guin
 }
 
 /* Megatron-Core's uneven pipeline split, refused where its
- * get_num_layers_to_build asserts (transformer_block.py), and where a
- * model chunk would hold no transformer layer (sim builds every chunk's
- * layers; Megatron's standalone embedding or loss stage is not modelled) */
+ * get_num_layers_to_build asserts (transformer_block.py) */
 static gboolean
 resolve_split (SimPlan *plan, const SimModel *model, GError **error)
 {
@@ -831,7 +829,6 @@ resolve_split (SimPlan *plan, const SimModel *model, GError **error)
     }
   } else {
     guint64 N = L + (plan->embedding_in_split ? 1 : 0) + (plan->loss_in_split ? 1 : 0);
-    guint64 per = N / (pp * v);
     const char *what = plan->embedding_in_split && plan->loss_in_split ? "the embedding and the loss"
                        : plan->embedding_in_split                      ? "the embedding"
                                                                        : "the loss";
@@ -844,13 +841,10 @@ resolve_split (SimPlan *plan, const SimModel *model, GError **error)
                    plan->pp, v);
       return FALSE;
     }
-    if (per < 2) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "counting %s as a layer leaves a model chunk of %s with no transformer layer "
-                   "(%" G_GUINT64_FORMAT " per chunk); sim does not model a standalone embedding "
-                   "or loss stage", what, model->name, per);
-      return FALSE;
-    }
+    /* resolve_schedule has checked N >= pp x v, so each chunk counts at
+     * least one layer: with exactly one, the first chunk holds the
+     * embedding alone and the last the output layer and loss alone, as
+     * Megatron-Core builds them */
   }
   return TRUE;
 }
@@ -917,7 +911,8 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
     note_default (plan, "--virtual-stages %d", plan->virtual_stages);
   }
   if (plan->virtual_stages < 2 ||
-      model->layers < (guint64) plan->pp * (guint64) plan->virtual_stages) {
+      model->layers + (plan->embedding_in_split ? 1 : 0) + (plan->loss_in_split ? 1 : 0) <
+          (guint64) plan->pp * (guint64) plan->virtual_stages) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "the interleaved schedule needs at least 2 virtual stages and a layer in each of the "
                  "pp %d x virtual stages %d model chunks; %s has %" G_GUINT64_FORMAT " layers",

@@ -54,6 +54,54 @@ test_interleaved (void)
   check_bubble (r.it, 39 * 6e-3, 7.0 / 39.0);
 }
 
+/* Megatron-Core's split with the embedding and the loss counted as layers
+ * (sim-plan.h): Llama 3 8B's 32 layers + 2 on pp 2 x v 17 = 34 chunks of
+ * one counted layer, so chunk 0 of stage 0 holds the embedding alone and
+ * chunk 16 of stage 1 the output layer and loss alone.  With layers of
+ * 1 ms forward and 2 ms backward, the embedding 0.5 ms and 0.25 ms, the
+ * output layer 3 ms and 6 ms, each stage computes, over 16 micro-batches:
+ *   stage 0: forward 16 x (16 x 1 + 0.5) = 264 ms, backward 16 x (16 x 2 + 0.25) = 516 ms
+ *   stage 1: forward 16 x (16 x 1 + 3) = 304 ms, backward 16 x (16 x 2 + 6) = 608 ms
+ * (a chunk without a layer that dropped its embedding or output layer
+ * would lose 8 or 48 ms of them) */
+static void
+test_empty_edge_chunks (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimMemory) mem = NULL;
+  SimIteration *it;
+  SimLayerCost c = { 0 };
+  const SimStageTime *s0, *s1;
+  g_assert_true (sim_plan_parse_string (p, "tp=4,pp=2,dp=1,gb=16,schedule=interleaved,v=17,"
+                                           "account-for-embedding-in-pipeline-split,"
+                                           "account-for-loss-in-pipeline-split", &error));
+  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (sim_plan_chunk_layers (p, m, 0, 0), ==, 0);
+  g_assert_cmpuint (sim_plan_chunk_layers (p, m, 1, 16), ==, 0);
+  g_assert_cmpuint (sim_plan_stage_layers (p, m, 0), ==, 16);
+  g_assert_cmpuint (sim_plan_stage_layers (p, m, 1), ==, 16);
+  mem = sim_memory_compute (t, m, p);
+  c.layer_fwd_s = 1e-3;
+  c.layer_bwd_s = 2e-3;
+  c.embed_fwd_s = 0.5e-3;
+  c.embed_bwd_s = 0.25e-3;
+  c.head_fwd_s = 3e-3;
+  c.head_bwd_s = 6e-3;
+  it = sim_iteration_run_with_cost (t, m, p, mem, FALSE, &c, &error);
+  g_assert_no_error (error);
+  s0 = &g_array_index (it->stages, SimStageTime, 0);
+  s1 = &g_array_index (it->stages, SimStageTime, 1);
+  g_assert_cmpfloat_with_epsilon (s0->forward_s, 0.264, 1e-9);
+  g_assert_cmpfloat_with_epsilon (s0->backward_s, 0.516, 1e-9);
+  g_assert_cmpfloat_with_epsilon (s1->forward_s, 0.304, 1e-9);
+  g_assert_cmpfloat_with_epsilon (s1->backward_s, 0.608, 1e-9);
+  sim_iteration_free (it);
+}
+
 /* the timeline's activation peak is the ledger's count on the textbook
  * cases (the headline layout, with real costs and traffic) */
 static void
@@ -232,5 +280,6 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/dp-mirror", test_dp_mirror);
   g_test_add_func ("/iteration/flops", test_flops);
   g_test_add_func ("/iteration/bound", test_bound);
+  g_test_add_func ("/iteration/empty-edge-chunks", test_empty_edge_chunks);
   return g_test_run ();
 }

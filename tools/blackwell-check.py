@@ -10,7 +10,9 @@ run the way ../shared/tools/fidelity.py runs a row (the same model XML, the
 same flags: --sequence-parallel when TP > 1, the interleaved schedule for
 virtual stages, --fp8 hybrid for FP8 rows with the row's scaling recipe
 (FP8-CS: --fp8-recipe current, FP8-MX: mxfp8, as tools/moe-check.py), --zero 3
-and --framework fsdp for FSDP rows), except that the cluster file is chosen from the gpu column among
+and --framework fsdp for FSDP rows, and the embedding and the loss counted as
+layers where the layers do not divide the pp x vp chunks, as Megatron-Core
+then needs: counted_split), except that the cluster file is chosen from the gpu column among
 the Blackwell files, which fidelity.py does not know:
 
   B200   topologies/dgx-b200.xml with --nodes GPUs/8;
@@ -77,6 +79,21 @@ def cluster(root, r, tmp):
     return None, 0, "no Blackwell cluster file for gpu %r" % r["gpu"]
 
 
+
+def counted_split(r, pp):
+    """Megatron-Core builds a layout whose layers do not divide its pp x vp
+    model chunks only with the embedding and the loss counted as layers
+    (transformer_block.py get_num_layers_to_build asserts the division):
+    such a row ran with both, e.g. Llama 3.1 405B's 126 layers on pp 16 x
+    vp 8, where the first chunk holds the embedding alone and the last the
+    loss alone (a custom pipeline layout could place them otherwise; the
+    sources do not print one)"""
+    chunks = pp * max(1, int(r["vpp_chunks"] or 1))
+    layers = int(r["layers"])
+    if layers % chunks != 0 and (layers + 2) % chunks == 0:
+        return ["--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"]
+    return []
+
 def command(sim, r, mx, topo, nodes):
     tp, pp, cp = int(r["tp"]), int(r["pp"]), int(r["cp"] or 1)
     dp = int(r["dp"]) if r["dp"] else int(r["num_gpus"]) // (tp * pp * cp)
@@ -91,6 +108,7 @@ def command(sim, r, mx, topo, nodes):
     if tp > 1: cmd += ["--sequence-parallel"]
     if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
         cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
+    cmd += counted_split(r, pp)
     prec = r["precision"] or ""
     if "fp8" in prec:
         cmd += ["--fp8", "hybrid"]

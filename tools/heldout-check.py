@@ -21,7 +21,10 @@ than fidelity.py reads:
     with Megatron's kernels): --zero 3 --framework megatron, as
     tools/blackwell-check.py maps it, not PyTorch FSDP's preset;
   - an FP8 row passes its scaling recipe where the row names it
-    (FP8-CS: --fp8-recipe current); a plain "fp8" row runs sim's default.
+    (FP8-CS: --fp8-recipe current); a plain "fp8" row runs sim's default;
+  - a layout whose layers do not divide its pp x vp chunks runs with the
+    embedding and the loss counted as layers, the only way Megatron-Core's
+    own split builds it (counted_split).
 Left out, each printed with its reason: the MaxText (JAX) rows, which shard
 as no sim framework preset does, and the rows in INCONSISTENT below, whose
 published layout contradicts the same run in a later release.
@@ -75,6 +78,21 @@ def model_xml(r, path):
                 % (os.path.basename(path)[:-4], rid, " ".join('%s="%s"' % a for a in attrs)))
 
 
+
+def counted_split(r, pp):
+    """Megatron-Core builds a layout whose layers do not divide its pp x vp
+    model chunks only with the embedding and the loss counted as layers
+    (transformer_block.py get_num_layers_to_build asserts the division):
+    such a row ran with both, e.g. Llama 3.1 405B's 126 layers on pp 16 x
+    vp 8, where the first chunk holds the embedding alone and the last the
+    loss alone (a custom pipeline layout could place them otherwise; the
+    sources do not print one)"""
+    chunks = pp * max(1, int(r["vpp_chunks"] or 1))
+    layers = int(r["layers"])
+    if layers % chunks != 0 and (layers + 2) % chunks == 0:
+        return ["--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"]
+    return []
+
 def command(sim, root, r, mx):
     gpus = int(r["num_gpus"])
     tp, pp, cp = int(r["tp"]), int(r["pp"]), int(r["cp"] or 1)
@@ -90,6 +108,7 @@ def command(sim, root, r, mx):
         cmd += ["--sequence-parallel"]
     if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
         cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
+    cmd += counted_split(r, pp)
     prec = r["precision"] or ""
     if prec.startswith("fp8"):
         cmd += ["--fp8", "hybrid"]
