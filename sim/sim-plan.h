@@ -203,8 +203,11 @@ guint64 sim_plan_stage_layers (const SimPlan *plan, const SimModel *model, int s
  * and the last chunks give up a layer first, then the second and the
  * second-to-last, ... (with v = 1 a chunk is a stage, as above; Megatron-
  * Core's pipeline_model_parallel_layout places DeepSeek-V3's 61 layers
- * with the embedding and the loss in lighter chunks the same way).  A
- * stage holds the sum of its chunks; chunk_first_layer is the chunk's
+ * with the embedding and the loss in lighter chunks the same way).  With
+ * Megatron-Core's uneven options (first_stage_layers, last_stage_layers,
+ * embedding_in_split, loss_in_split) the split is theirs instead, and a
+ * first or last chunk may hold no layer (the embedding or the loss alone).
+ * A stage holds the sum of its chunks; chunk_first_layer is the chunk's
  * first layer in the model. */
 guint64 sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, int chunk);
 guint64 sim_plan_chunk_first_layer (const SimPlan *plan, const SimModel *model, int stage,
