@@ -24,7 +24,7 @@ than fidelity.py reads:
     (FP8-CS: --fp8-recipe current); a plain "fp8" row runs sim's default;
   - a layout whose layers do not divide its pp x vp chunks runs with the
     embedding and the loss counted as layers, the only way Megatron-Core's
-    own split builds it (counted_split).
+    own split builds it (blackwell-check.py's counted_split).
 Left out, each printed with its reason: the MaxText (JAX) rows, which shard
 as no sim framework preset does, and the rows in INCONSISTENT below, whose
 published layout contradicts the same run in a later release.
@@ -42,7 +42,7 @@ fit (each run trained), with --tolerance the largest |error|, the MAE and
 the |bias| are within it, and with --check-band every stored band is
 current; 1 otherwise.
 """
-import csv, json, os, re, statistics, subprocess, sys, tempfile
+import csv, importlib.util, json, os, re, statistics, subprocess, sys, tempfile
 
 DATA = os.path.join("tests", "validation", "data", "h100_dense_heldout.csv")
 # the shipped cluster files whose <efficiency> is the H100 fit's
@@ -64,6 +64,20 @@ INCONSISTENT = {
 }
 
 
+_blackwell = []
+
+
+def blackwell():
+    """tools/blackwell-check.py, whose counted_split this script shares (loaded once)"""
+    if not _blackwell:
+        spec = importlib.util.spec_from_file_location(
+            "blackwell_check", os.path.join(os.path.dirname(os.path.abspath(__file__)), "blackwell-check.py"))
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        _blackwell.append(m)
+    return _blackwell[0]
+
+
 def model_xml(r, path):
     rid = r["row_id"]
     nemotron = "nemotron" in rid
@@ -79,19 +93,6 @@ def model_xml(r, path):
 
 
 
-def counted_split(r, pp):
-    """Megatron-Core builds a layout whose layers do not divide its pp x vp
-    model chunks only with the embedding and the loss counted as layers
-    (transformer_block.py get_num_layers_to_build asserts the division):
-    such a row ran with both, e.g. Llama 3.1 405B's 126 layers on pp 16 x
-    vp 8, where the first chunk holds the embedding alone and the last the
-    loss alone (a custom pipeline layout could place them otherwise; the
-    sources do not print one)"""
-    chunks = pp * max(1, int(r["vpp_chunks"] or 1))
-    layers = int(r["layers"])
-    if layers % chunks != 0 and (layers + 2) % chunks == 0:
-        return ["--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"]
-    return []
 
 def command(sim, root, r, mx):
     gpus = int(r["num_gpus"])
@@ -108,7 +109,7 @@ def command(sim, root, r, mx):
         cmd += ["--sequence-parallel"]
     if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
         cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
-    cmd += counted_split(r, pp)
+    cmd += blackwell().counted_split(r, pp)
     prec = r["precision"] or ""
     if prec.startswith("fp8"):
         cmd += ["--fp8", "hybrid"]
