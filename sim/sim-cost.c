@@ -378,6 +378,16 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     if (p->flash_attention) {
       double eff_f = g->attn_fwd_efficiency > 0 ? g->attn_fwd_efficiency : 1.0;
       double eff_b = g->attn_bwd_efficiency > 0 ? g->attn_bwd_efficiency : 1.0;
+      /* cuDNN's fused attention or FlashAttention-2, at the rates the
+       * cluster file measures for them (sim_plan_resolve refuses the
+       * kernel where it gives none) */
+      if (p->attention_kernel == SIM_ATTENTION_CUDNN && g->attn_cudnn_fwd_efficiency > 0) {
+        eff_f = g->attn_cudnn_fwd_efficiency;
+        eff_b = g->attn_cudnn_bwd_efficiency;
+      } else if (p->attention_kernel == SIM_ATTENTION_FLASH2 && g->attn_flash2_fwd_efficiency > 0) {
+        eff_f = g->attn_flash2_fwd_efficiency;
+        eff_b = g->attn_flash2_bwd_efficiency;
+      }
       /* causal: half the s x s work; the backward's five matmuls are 2.5x
        * the forward's two (Dao 2023), plus its preprocessing kernel
        * (rowsum of dO * O) */

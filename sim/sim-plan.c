@@ -79,9 +79,10 @@ static const Option options[] = {
   { "tp-comm-overlap", NULL, KEY_TP_COMM_OVERLAP, ARG_BOOL, NULL,
     "hide TP collectives behind the GEMMs, as Transformer Engine's userbuffers (default: "
     "on with megatron and sequence parallelism)" },
-  { "attention-kernel", NULL, KEY_ATTENTION_KERNEL, ARG_CHOICE, "flash|triton",
-    "fused attention: the GPU's FlashAttention-class kernel, or FlashAttention's Triton "
-    "kernel (default: flash with megatron, triton with fsdp)" },
+  { "attention-kernel", NULL, KEY_ATTENTION_KERNEL, ARG_CHOICE, "flash|triton|cudnn|flash2",
+    "fused attention: the GPU's FlashAttention-class kernel, FlashAttention's Triton kernel, "
+    "or, where the cluster file measures them, cuDNN's (Transformer Engine's NVTE_FUSED_ATTN=1) "
+    "or FlashAttention-2 (default: flash with megatron, triton with fsdp)" },
   { "overlap-param-gather", NULL, KEY_OVERLAP_PARAM_GATHER, ARG_BOOL, NULL,
     "gather ZeRO-1/2 parameters behind the next forward (default: on with megatron)" },
   { "fp8", NULL, KEY_FP8, ARG_CHOICE, "off|hybrid|e4m3",
@@ -1167,6 +1168,25 @@ resolve_framework (SimPlan *plan)
   }
 }
 
+/* --attention-kernel cudnn or flash2 needs the cluster file's rates for it */
+static gboolean
+resolve_attention_kernel (const SimPlan *plan, const SimTopology *topo, GError **error)
+{
+  const SimGpuType *g = sim_topology_gpu_type (topo, 0);
+  gboolean cudnn = plan->attention_kernel == SIM_ATTENTION_CUDNN;
+  if ((cudnn && (g == NULL || g->attn_cudnn_fwd_efficiency <= 0)) ||
+      (plan->attention_kernel == SIM_ATTENTION_FLASH2 && (g == NULL || g->attn_flash2_fwd_efficiency <= 0))) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--attention-kernel %s: the cluster file of %s gives no %s rate (attributes %s-forward-"
+                 "efficiency and %s-backward-efficiency of <attention>); expected flash or triton here",
+                 cudnn ? "cudnn" : "flash2", g != NULL ? g->name : topo->name,
+                 cudnn ? "cuDNN fused-attention" : "FlashAttention-2", cudnn ? "cudnn" : "flash2",
+                 cudnn ? "cudnn" : "flash2");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* FP8: the GPU must have FP8 tensor cores; weights in FP8 by default with
  * megatron, as NVIDIA's FP8 performance recipes run (NVIDIA/dgxc-benchmarking
  * nemotron/configure.sh and nemo_megatron/gpt3_175b_hydra.yaml @35a9aec:
@@ -1262,7 +1282,8 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
       !resolve_experts (plan, topo, model, error))
     return FALSE;
   resolve_framework (plan);
-  return resolve_fp8 (plan, topo, error) && resolve_adapters_and_reserves (plan, model, error);
+  return resolve_attention_kernel (plan, topo, error) && resolve_fp8 (plan, topo, error) &&
+         resolve_adapters_and_reserves (plan, model, error);
 }
 
 guint64

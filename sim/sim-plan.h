@@ -77,7 +77,11 @@ typedef enum { SIM_FP8_DELAYED, SIM_FP8_CURRENT, SIM_FP8_MXFP8, SIM_FP8_BLOCKWIS
 typedef enum { SIM_FRAMEWORK_MEGATRON, SIM_FRAMEWORK_FSDP } SimFramework;
 /* the fused attention kernel: the GPU's measured FlashAttention-class
  * kernel (topology <attention>), or FlashAttention's Triton kernel */
-typedef enum { SIM_ATTENTION_FLASH, SIM_ATTENTION_TRITON } SimAttentionKernel;
+/* flash: the cluster file's FlashAttention-class kernel (<attention>);
+ * triton: FlashAttention's Triton kernel; cudnn, flash2: cuDNN's fused
+ * attention and FlashAttention-2 at the rates the cluster file gives them
+ * (Transformer Engine's FusedAttention and FlashAttention backends) */
+typedef enum { SIM_ATTENTION_FLASH, SIM_ATTENTION_TRITON, SIM_ATTENTION_CUDNN, SIM_ATTENTION_FLASH2 } SimAttentionKernel;
 
 typedef enum { SIM_DIM_TP, SIM_DIM_CP, SIM_DIM_DP, SIM_DIM_PP, SIM_DIM_COUNT } SimDim;
 

@@ -210,7 +210,11 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
                               : p->embedding_in_split                  ? "embedding"
                                                                        : "loss");
     g_string_append_printf (line, ", recompute %s, flash attention %s, sequence parallel %s, ZeRO %d, recipe %s",
-                            sim_recompute_name (p->recompute), p->flash_attention ? "on" : "off",
+                            sim_recompute_name (p->recompute),
+                            !p->flash_attention                                ? "off"
+                            : p->attention_kernel == SIM_ATTENTION_CUDNN  ? "on (cuDNN's kernel)"
+                            : p->attention_kernel == SIM_ATTENTION_FLASH2 ? "on (FlashAttention-2)"
+                                                                          : "on",
                             p->sequence_parallel ? "on" : "off", p->zero, sim_recipe_name (p->recipe));
     append_line (s, wide, "          ", line->str);
   }
@@ -691,6 +695,10 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_string (j, "recompute", sim_recompute_name (p->recompute));
   sim_json_bool (j, "sequence_parallel", p->sequence_parallel > 0);
   sim_json_bool (j, "flash_attention", p->flash_attention > 0);
+  sim_json_string (j, "attention_kernel", p->attention_kernel == SIM_ATTENTION_TRITON   ? "triton"
+                                          : p->attention_kernel == SIM_ATTENTION_CUDNN  ? "cudnn"
+                                          : p->attention_kernel == SIM_ATTENTION_FLASH2 ? "flash2"
+                                                                                        : "flash");
   sim_json_int (j, "zero", p->zero);
   sim_json_string (j, "recipe", sim_recipe_name (p->recipe));
   sim_json_string (j, "fp8", sim_fp8_name (p->fp8));

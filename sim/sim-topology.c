@@ -172,6 +172,19 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
       (!sim_xml_get_double (path, attn, "forward-efficiency", 0.01, 1.0, &t->attn_fwd_efficiency, error) ||
        !sim_xml_get_double (path, attn, "backward-efficiency", 0.01, 1.0, &t->attn_bwd_efficiency, error)))
     return FALSE;
+  /* the other kernels' rates, each a forward and backward pair or neither */
+  if (attn != NULL && xmlHasProp (attn, (const xmlChar *) "cudnn-forward-efficiency") &&
+      (!sim_xml_get_double (path, attn, "cudnn-forward-efficiency", 0.01, 1.0, &t->attn_cudnn_fwd_efficiency,
+                            error) ||
+       !sim_xml_get_double (path, attn, "cudnn-backward-efficiency", 0.01, 1.0, &t->attn_cudnn_bwd_efficiency,
+                            error)))
+    return FALSE;
+  if (attn != NULL && xmlHasProp (attn, (const xmlChar *) "flash2-forward-efficiency") &&
+      (!sim_xml_get_double (path, attn, "flash2-forward-efficiency", 0.01, 1.0, &t->attn_flash2_fwd_efficiency,
+                            error) ||
+       !sim_xml_get_double (path, attn, "flash2-backward-efficiency", 0.01, 1.0,
+                            &t->attn_flash2_bwd_efficiency, error)))
+    return FALSE;
   eff = sim_xml_first_element (node, "efficiency");
   if (eff != NULL) {
     t->eff.given = TRUE;

@@ -66,6 +66,10 @@ typedef struct {
                                   * g_free; NULL until prepared */
   double attn_fwd_efficiency;    /* fused attention, fraction of bf16 peak; 0 if not given */
   double attn_bwd_efficiency;
+  /* the same for cuDNN's fused attention and for FlashAttention-2 where the
+   * cluster file gives them (--attention-kernel cudnn|flash2); 0 if not */
+  double attn_cudnn_fwd_efficiency, attn_cudnn_bwd_efficiency;
+  double attn_flash2_fwd_efficiency, attn_flash2_bwd_efficiency;
   SimEfficiency eff;
   char *calibration_path;         /* the gpu-type's calibration= file, resolved next to the
                                    * topology; applied by sim_calibration_load_topology, NULL: none */

@@ -188,6 +188,43 @@ test_fp8_attention (void)
   unload (&hopper);
 }
 
+/* --attention-kernel cudnn|flash2 (not FP8, but this file has the layer
+ * helper): on H100 the attention core runs at dgx-h100.xml's cuDNN and
+ * FlashAttention-2 efficiencies instead of the FlashAttention-class
+ * 0.65 / 0.45, everything else alike.  Forward: the core's time beyond its
+ * fixed kernel cost scales as 1 / efficiency, 0.65 / 0.601 and 0.65 / 0.374
+ * of flash's.  Backward: the layers differ only in the core's backward
+ * kernel, whose time is X / efficiency for one X, so
+ * (flash - cudnn) / (flash2 - flash) = (1/0.45 - 1/0.522) / (1/0.325 - 1/0.45).
+ * A100's file measures neither kernel: refused there. */
+static void
+test_attention_kernels (void)
+{
+  Fixture hopper, ampere;
+  SimLayerCost fl, cu, f2;
+  double k;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimPlan) q = sim_plan_new ();
+
+  load (&hopper, "dgx-h100.xml");
+  k = sim_topology_gpu_type (hopper.topo, 0)->eff.kernel_fixed_s;
+  layer (&hopper, "attention-kernel=flash", &fl, NULL);
+  layer (&hopper, "attention-kernel=cudnn", &cu, NULL);
+  layer (&hopper, "attention-kernel=flash2", &f2, NULL);
+  g_assert_cmpfloat_with_epsilon ((fl.attn_core_fwd_s - k) / (cu.attn_core_fwd_s - k), 0.601 / 0.65, 1e-12);
+  g_assert_cmpfloat_with_epsilon ((fl.attn_core_fwd_s - k) / (f2.attn_core_fwd_s - k), 0.374 / 0.65, 1e-12);
+  g_assert_cmpfloat_with_epsilon ((fl.layer_bwd_s - cu.layer_bwd_s) / (f2.layer_bwd_s - fl.layer_bwd_s),
+                                  (1 / 0.45 - 1 / 0.522) / (1 / 0.325 - 1 / 0.45), 1e-9);
+  unload (&hopper);
+
+  load (&ampere, "dgx-a100.xml");
+  g_assert_true (sim_plan_parse_string (q, "tp=8,pp=2,dp=4,attention-kernel=cudnn", &error));
+  g_assert_false (sim_plan_resolve (q, ampere.topo, ampere.model, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
+  g_assert_nonnull (strstr (error->message, "gives no cuDNN fused-attention rate"));
+  unload (&ampere);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -195,5 +232,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fp8-recipe/kernels", test_recipe_kernels);
   g_test_add_func ("/fp8-recipe/resolution", test_recipe_resolution);
   g_test_add_func ("/fp8-recipe/attention", test_fp8_attention);
+  g_test_add_func ("/attention/kernels", test_attention_kernels);
   return g_test_run ();
 }
