@@ -1118,20 +1118,29 @@ build_recompute (SimIterBuilder *b, const PassCtx *pc, Pass *pass, SimActivityId
 /* the parameters whose gradients layer l of the chunk finalises: the
  * layer's, plus the head and final norm after the last layer and the
  * embedding after the first */
+/* the head and final norm's parameters (last: the chunk's last layer) and
+ * the embedding's (first: its first layer), whose gradients finish there */
 static double
-layer_grad_params (const SimIterBuilder *b, const PassCtx *pc, int l, gboolean moe)
+edge_grad_params (const SimIterBuilder *b, gboolean last, gboolean first)
 {
   const SimModel *m = b->model;
-  double params = moe ? b->moe_layer_params : b->layer_params;
-  if (pc->last_chunk && l == pc->lc - 1)
+  double params = 0;
+  if (last)
     params += (double) sim_model_final_norm_params (m) +
               (double) (m->tied_embeddings && b->plan->pp == 1 ? 0
                                                                : sim_model_embedding_params (m)) /
                   b->plan->tp;
-  if (pc->first_chunk && l == 0)
+  if (first)
     params += (double) sim_model_embedding_params (m) / b->plan->tp +
               (double) sim_model_position_params (m);
   return params;
+}
+
+static double
+layer_grad_params (const SimIterBuilder *b, const PassCtx *pc, int l, gboolean moe)
+{
+  return (moe ? b->moe_layer_params : b->layer_params) +
+         edge_grad_params (b, pc->last_chunk && l == pc->lc - 1, pc->first_chunk && l == 0);
 }
 
 /* the last backward of a chunk, layer by layer, so that gradient buckets
@@ -1145,19 +1154,11 @@ backward_by_layer (SimIterBuilder *b, const PassCtx *pc, guint32 span, SimActivi
     /* a chunk of the embedding or the output layer alone (Megatron-Core's
      * account-for-embedding/loss split with one counted layer per chunk):
      * its backward finalises those weights' gradients */
-    const SimModel *m = b->model;
     GradEntry ge;
     after = compute_with_ep (b, pc, (pc->last_chunk ? c->head_bwd_s : 0) + (pc->first_chunk ? c->embed_bwd_s : 0),
                              pc->side_s, 0, span, after, 0);
     ge.ready = after;
-    ge.params = (pc->last_chunk ? (double) sim_model_final_norm_params (m) +
-                                      (double) (m->tied_embeddings && b->plan->pp == 1
-                                                    ? 0
-                                                    : sim_model_embedding_params (m)) / b->plan->tp
-                                : 0) +
-                (pc->first_chunk ? (double) sim_model_embedding_params (m) / b->plan->tp +
-                                       (double) sim_model_position_params (m)
-                                 : 0);
+    ge.params = edge_grad_params (b, pc->last_chunk, pc->first_chunk);
     ge.expert_params = 0;
     g_array_append_val (grads, ge);
     return after;
