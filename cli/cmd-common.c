@@ -383,7 +383,8 @@ sim_cli_print_legend (GString *out, gboolean scale)
   g_string_append (out, "peak GB: per GPU, on the busiest pipeline stage (GB = 10^9 bytes); TP s, CP s, PP s,\n"
                         "DP s: communication exposed, not hidden behind compute (seconds per step); limit: what\n"
                         "bounds the step (memory when it does not fit, else compute or communication); MFU:\n"
-                        "of the dense BF16 peak, FP8 plans too (the report also gives their FP8-peak MFU)\n");
+                        "of the dense BF16 peak, FP8 and FP4 plans too (the report also gives their MFU of\n"
+                        "the FP8 or FP4 peak)\n");
   if (scale)
     g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
 }
@@ -460,8 +461,8 @@ sim_cli_print_narrow_legend (GString *out, gboolean scale)
                         "the step, compute or comm (communication), or OOM and its case when it does not\n"
                         "fit; tight: fits only without the fragmentation allowance; *: from the steady\n"
                         "state of shorter runs;\n"
-                        "MFU: of the dense BF16 peak, FP8 plans too (the report also gives their FP8-peak\n"
-                        "MFU)\n");
+                        "MFU: of the dense BF16 peak, FP8 and FP4 plans too (the report also gives their MFU\n"
+                        "of the FP8 or FP4 peak)\n");
   if (scale)
     g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
 }

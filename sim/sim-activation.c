@@ -20,8 +20,29 @@ sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan)
   cfg->flash = plan->flash_attention > 0;
   cfg->recompute = plan->recompute;
   cfg->fp8 = plan->fp8 != SIM_FP8_OFF;
+  cfg->fp4 = plan->fp4 != SIM_FP4_OFF;
   cfg->fp8_attention = cfg->fp8 && plan->fp8_attention;
   cfg->etp = (guint64) MAX (plan->etp, 1);
+}
+
+/* the bytes of `elements` of a linear layer's input as the layer saves it
+ * for its weight gradient: bf16; with FP8 the FP8 copy (1 byte); with
+ * NVFP4 the copy the weight-gradient GEMM reads, 4 bits and an E4M3 scale
+ * per 16 values, 9/16 byte (Transformer Engine's linear.py keeps the
+ * column-wise quantized input only) */
+static guint64
+lin_bytes (const SimActivationConfig *c, guint64 elements)
+{
+  if (c->fp4)
+    return elements / 16 * 9 + (elements % 16 * 9 + 15) / 16;
+  return c->fp8 ? elements : ACT * elements;
+}
+
+/* the same per element, for the routed tokens' fractional counts */
+static double
+lin_per_element (const SimActivationConfig *c)
+{
+  return c->fp4 ? 9.0 / 16 : c->fp8 ? 1.0 : ACT;
 }
 
 static SimActivations *
@@ -77,8 +98,7 @@ attention_tensors (SimActivations *a, const SimModel *m, const SimActivationConf
   /* FP8 (Transformer Engine): a linear saves its input as the FP8 copy
    * its weight-gradient GEMM reads, one byte per element
    * (transformer_engine/pytorch/module/linear.py, layernorm_linear.py,
-   * layernorm_mlp.py save the cast input, not the bf16 one) */
-  guint64 lin = c->fp8 ? 1 : ACT;
+   * layernorm_mlp.py save the cast input, not the bf16 one): lin_bytes */
   /* the widths of Q and K (per token, all heads), V and the output */
   guint64 qw, kw, vw, qkv;
 
@@ -87,17 +107,17 @@ attention_tensors (SimActivations *a, const SimModel *m, const SimActivationConf
     const SimMla *l = &m->mla;
     qw = kw = heads * (l->qk_nope_head_dim + l->qk_rope_head_dim);
     vw = heads * l->v_head_dim;
-    save (a, "attention.down", "input (norm output)", rep (c, lin * sbh));
+    save (a, "attention.down", "input (norm output)", rep (c, lin_bytes (c, sbh)));
     if (l->q_lora_rank > 0) {
       save (a, "attention.q_norm", "input", rep (c, ACT * s * b * l->q_lora_rank));
-      save (a, "attention.q_up", "input (q_norm output)", rep (c, lin * s * b * l->q_lora_rank));
+      save (a, "attention.q_up", "input (q_norm output)", rep (c, lin_bytes (c, s * b * l->q_lora_rank)));
     }
     save (a, "attention.kv_norm", "input", rep (c, ACT * s * b * l->kv_lora_rank));
-    save (a, "attention.kv_up", "input (kv_norm output)", rep (c, lin * s * b * l->kv_lora_rank));
+    save (a, "attention.kv_up", "input (kv_norm output)", rep (c, lin_bytes (c, s * b * l->kv_lora_rank)));
   } else {
     qw = heads * sim_model_head_dim (m);
     kw = vw = sim_model_kv_dim (m);
-    save (a, "attention.qkv", "input (norm output)", rep (c, lin * sbh));
+    save (a, "attention.qkv", "input (norm output)", rep (c, lin_bytes (c, sbh)));
   }
   /* FP8 attention (Transformer Engine's FP8 fused attention) takes Q, K
    * and V in FP8 and keeps those copies, and its FP8 output, for the
@@ -117,12 +137,15 @@ attention_tensors (SimActivations *a, const SimModel *m, const SimActivationConf
   if (m->mla.kv_lora_rank == 0)
     vw = heads * sim_model_head_dim (m);
   save (a, "attention.proj", "input (attention output)",
-        shard (c, ((c->fp8 && !c->flash) || c->fp8_attention ? 1 : ACT) * s * b * vw));
-  /* with FP8 the projection keeps its own FP8 copy beside the bf16 output
-   * that the fused attention's backward reads; without flash attention
-   * nothing else reads it, and the FP8 copy replaces it */
+        shard (c, (c->fp8 || c->fp4) && !c->flash ? lin_bytes (c, s * b * vw)
+                  : (c->fp8_attention ? 1 : ACT) * s * b * vw));
+  /* with FP8 (NVFP4) the projection keeps its own FP8 (NVFP4) copy beside
+   * the bf16 output that the fused attention's backward reads; without
+   * flash attention nothing else reads it, and the copy replaces it */
   if (c->fp8 && c->flash && !c->fp8_attention)
     save (a, "attention.proj", "FP8 input", shard (c, 1 * s * b * vw));
+  if (c->fp4 && c->flash)
+    save (a, "attention.proj", "NVFP4 input", shard (c, lin_bytes (c, s * b * vw)));
   if (m->dropout)
     save (a, "attention.dropout", "mask", rep (c, MASK * sbh));
 }
@@ -134,18 +157,17 @@ mlp_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c,
              gboolean norm_output)
 {
   guint64 s = c->seq / c->cp, b = c->micro_batch, sbh = s * b * m->hidden;
-  guint64 lin = c->fp8 ? 1 : ACT;
 
   if (m->mlp == SIM_MLP_GELU) {
     if (norm_output)
-      save (a, "mlp.fc1", "input (norm output)", rep (c, lin * sbh));
+      save (a, "mlp.fc1", "input (norm output)", rep (c, lin_bytes (c, sbh)));
     save (a, "mlp.gelu", "input (fc1 output)", shard (c, ACT * s * b * f));
-    save (a, "mlp.fc2", "input (gelu output)", shard (c, lin * s * b * f));
+    save (a, "mlp.fc2", "input (gelu output)", shard (c, lin_bytes (c, s * b * f)));
   } else {
     if (norm_output)
-      save (a, "mlp.gate_up", "input (norm output)", rep (c, lin * sbh));
+      save (a, "mlp.gate_up", "input (norm output)", rep (c, lin_bytes (c, sbh)));
     save (a, "mlp.swiglu", "gate and up outputs", shard (c, 2 * ACT * s * b * f));
-    save (a, "mlp.down", "input (swiglu output)", shard (c, lin * s * b * f));
+    save (a, "mlp.down", "input (swiglu output)", shard (c, lin_bytes (c, s * b * f)));
   }
 }
 
@@ -156,7 +178,7 @@ moe_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c)
   const SimMoe *e = &m->moe;
   guint64 s = c->seq / c->cp, b = c->micro_batch, h = m->hidden, sbh = s * b * h;
   guint64 tokens = rep (c, s * b), etp = MAX (c->etp, 1), fe = e->ffn_hidden / etp;
-  guint64 lin = c->fp8 ? 1 : ACT;
+  double lin = lin_per_element (c);
   /* per routed token: input, fc1 output, activation output, probability */
   guint64 fc1 = (m->mlp == SIM_MLP_GELU ? 1 : 2) * fe;
   double routed = (double) (tokens * e->top_k * etp) * (e->capacity_factor > 0 ? e->capacity_factor : 1.0);
@@ -172,6 +194,8 @@ moe_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c)
     /* with FP8 the shared experts' fc1 keeps its own FP8 copy of the input */
     if (c->fp8)
       save (a, "moe.shared", "FP8 input", rep (c, 1 * sbh));
+    if (c->fp4)
+      save (a, "moe.shared", "NVFP4 input", rep (c, lin_bytes (c, sbh)));
     mlp_tensors (a, m, c, e->shared_experts * e->ffn_hidden, FALSE);
   }
 }

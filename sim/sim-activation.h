@@ -87,6 +87,7 @@ typedef struct {
   gboolean flash;
   SimRecompute recompute;
   gboolean fp8;         /* the linear layers save their inputs in FP8 */
+  gboolean fp4;         /* ... or in NVFP4 (4 bits and an E4M3 scale per 16 values) */
   gboolean fp8_attention; /* the fused attention saves Q, K, V and its output in FP8 */
   guint64 etp;          /* expert tensor parallel (MoE layers) */
 } SimActivationConfig;

@@ -35,6 +35,27 @@ bf16_peak (const SimGpuType *g)
  * peaks. */
 #define FP8_GEMM_SPEEDUP (1402.6 / 794.5)
 
+/* NVFP4 GEMMs: CUTLASS's NVFP4 GEMM on Blackwell (SM100) runs Llama-3.1-8B's
+ * QKV shape (N 6144, K 4096) at 3,778.8 TFLOP/s against 1,421.0 for BF16
+ * (torch) at 8,192 rows, and 3,904.3 against 1,360.1 at 16,384, the
+ * operands already quantized ("nvfp4-noquant"; vllm-project/vllm#20646,
+ * benchmarks/kernels/bench_nvfp4_gemm.py, the table before its tuning).
+ * An NVFP4 GEMM runs at the BF16 rate of its shape times the first ratio,
+ * 2.66, below the 4x of the peaks; the quantization is charged as its own
+ * kernels (nvfp4_kernels). */
+#define FP4_GEMM_SPEEDUP (3778.8 / 1421.0)
+
+/* the GEMM speed-up of the plan's linear layers over BF16 */
+static double
+linear_speedup (const SimPlan *p)
+{
+  if (p == NULL)
+    return 1.0;
+  if (p->fp4 != SIM_FP4_OFF)
+    return FP4_GEMM_SPEEDUP;
+  return p->fp8 != SIM_FP8_OFF ? FP8_GEMM_SPEEDUP : 1.0;
+}
+
 /* FP8 attention: FlashAttention-3 reaches "up to 740 TFLOPs/s (75%
  * utilization) with BF16 and close to 1.2 PFLOPs/s with FP8" on H100 (Shah
  * et al. 2024, arXiv:2407.08608, abstract), both forward; with
@@ -66,7 +87,7 @@ k_gemm (Acc *a, double m, double n, double k)
 static void
 k_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
 {
-  double x = p != NULL && p->fp8 != SIM_FP8_OFF ? FP8_GEMM_SPEEDUP : 1.0;
+  double x = linear_speedup (p);
   if (fwd != NULL)
     k_gemm_x (fwd, m, n, k, x);
   if (bwd != NULL) {
@@ -105,7 +126,7 @@ k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup
 static void
 k_grouped_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double groups, double m, double n, double k)
 {
-  double x = p->fp8 != SIM_FP8_OFF ? FP8_GEMM_SPEEDUP : 1.0;
+  double x = linear_speedup (p);
   if (fwd != NULL)
     k_grouped_x (fwd, groups, m, n, k, x);
   if (bwd != NULL) {
@@ -230,6 +251,25 @@ fp8_recipe_kernels (const SimPlan *p, Acc *fwd, Acc *bwd, double T, double Tn, d
   }
 }
 
+/* What Transformer Engine's NVFP4 recipe (NVFP4BlockScaling, transformer_
+ * engine/common/recipe/__init__.py, after "Pretraining Large Language Models
+ * with NVFP4", arXiv:2509.25149) launches for a GEMM input or an output
+ * gradient of `n` elements: the tensor's FP32 scale comes from its global
+ * amax, and the copy the weight-gradient GEMM reads is quantized after a
+ * 16 x 16 random Hadamard transform, whose own amax sets its scale.  Charged
+ * as one pass reading the BF16 tensor for both amaxes (2 bytes per element;
+ * were they two passes, 2 more), then one kernel reading it again and
+ * writing both copies, each 4 bits per value and an E4M3 scale per 16
+ * values (2 + 2 x 9/16 bytes per element); gradients are rounded
+ * stochastically in the same kernel.  The weights (16 x 16 blocks) are
+ * quantized once per step, on the first micro-batch, which is not charged. */
+static void
+nvfp4_kernels (Acc *a, double n)
+{
+  k_mem (a, 2 * n);
+  k_mem (a, (2 + 2 * 9.0 / 16) * n);
+}
+
 /* latent attention's linears (Megatron-Core multi_latent_attention.py,
  * MLASelfAttention): the down projections h -> q_lora and h -> kv_lora + r
  * are duplicated on every TP rank and run on its Tn tokens, each followed
@@ -335,6 +375,20 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     }
     k_mem (bwd, 0);
     fp8_recipe_kernels (p, fwd, bwd, T, Tn, h, qd, kvd, f / t, up_n);
+  }
+  if (p->fp4 != SIM_FP4_OFF) {
+    /* NVFP4: the four GEMM inputs (the QKV and FC1 inputs out of the
+     * norms, the projection's and FC2's) and the four output gradients */
+    nvfp4_kernels (fwd, Tn * h);
+    nvfp4_kernels (fwd, T * qd / t);
+    nvfp4_kernels (bwd, T * (qd + 2 * kvd) / t);
+    nvfp4_kernels (bwd, T * h);
+    if (f > 0) {
+      nvfp4_kernels (fwd, Tn * h);
+      nvfp4_kernels (fwd, T * f / t);
+      nvfp4_kernels (bwd, T * up_n);
+      nvfp4_kernels (bwd, T * h);
+    }
   }
   if (m->bias) {
     /* bias gradients: a column reduction of each linear's output gradient */
@@ -532,6 +586,14 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd)
     k_mem (fwd, 4 * rows * fe);
     k_mem (bwd, 4 * rows * up);
     k_mem (bwd, 4 * rows * h);
+  }
+  if (p->fp4 != SIM_FP4_OFF) {
+    /* NVFP4 on the routed rows: FC1's and FC2's inputs, and the two
+     * output gradients */
+    nvfp4_kernels (fwd, rows * h);
+    nvfp4_kernels (fwd, rows * fe);
+    nvfp4_kernels (bwd, rows * up);
+    nvfp4_kernels (bwd, rows * h);
   }
   if (m->mlp == SIM_MLP_SWIGLU) {
     k_mem (fwd, 6 * rows * fe);

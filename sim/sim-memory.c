@@ -246,6 +246,10 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
     /* under ZeRO-3 the weights exist whole only for the two gathered
      * layers, and so does their FP8 copy */
     st->buffer_bytes += 2 * (gathered ? 2 * largest : layer_weights);
+  /* NVFP4 caches the same two copies, each 4 bits and an E4M3 scale per
+   * 16 values (16 x 16 blocks for weights): 2 x 9/16 byte per weight */
+  if (plan->fp4 != SIM_FP4_OFF)
+    st->buffer_bytes += (gathered ? 2 * largest : layer_weights) / 8 * 9;
   st->states_bytes = st->params_bytes + st->grads_bytes + st->master_bytes + st->optimizer_bytes +
                      st->grad_accum_bytes + st->buffer_bytes;
 }

@@ -16,7 +16,7 @@ typedef enum {
   KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
   KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_FP8_ATTENTION, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
   KEY_MOE_IMBALANCE, KEY_MOE_A2A_OVERLAP, KEY_FIRST_STAGE_LAYERS, KEY_LAST_STAGE_LAYERS,
-  KEY_EMBEDDING_IN_SPLIT, KEY_LOSS_IN_SPLIT,
+  KEY_EMBEDDING_IN_SPLIT, KEY_LOSS_IN_SPLIT, KEY_FP4, KEY_FP4_RECIPE,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -95,6 +95,12 @@ static const Option options[] = {
     "where the tensor cores take block scales, else delayed)" },
   { "fp8-attention", NULL, KEY_FP8_ATTENTION, ARG_BOOL, NULL,
     "the fused attention's forward in FP8 as well (needs --fp8; default off)" },
+  { "fp4", NULL, KEY_FP4, ARG_CHOICE, "off|e2m1",
+    "FP4 linear layers, as Transformer Engine's NVFP4 recipe (default off; needs FP4 tensor "
+    "cores; not with --fp8)" },
+  { "fp4-recipe", NULL, KEY_FP4_RECIPE, ARG_CHOICE, "nvfp4",
+    "FP4 scaling: an E4M3 scale per 16 values and an FP32 scale per tensor (the one recipe; "
+    "needs --fp4)" },
   { "layers-per-virtual-stage", NULL, KEY_LAYERS_PER_VIRTUAL_STAGE, ARG_INT, NULL,
     "layers per interleaved model chunk: --virtual-stages = layers / (pp x this)" },
   { "first-stage-layers", NULL, KEY_FIRST_STAGE_LAYERS, ARG_INT, NULL,
@@ -142,6 +148,7 @@ static const Alias aliases[] = {
   { "fp8-format", "fp8", NULL, NULL },
   { "fp8-param-gather", "fp8-params", "true", NULL },
   { "fp8-dot-product-attention", "fp8-attention", "true", NULL },
+  { "fp4-format", "fp4", NULL, NULL },
   { "use-flash-attn", "flash-attention", "true", NULL },
   { "bf16", "recipe", "bf16-adam", NULL },
   { "fp16", NULL, NULL, "trains in fp16 with loss scaling; sim models bf16 (and FP8 with --fp8)" },
@@ -448,6 +455,8 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_FP8_PARAMS: plan->fp8_params = b; break;
   case KEY_FP8_RECIPE: plan->fp8_recipe = u == 4 ? SIM_FP8_CURRENT : (int) u; break;
   case KEY_FP8_ATTENTION: plan->fp8_attention = b; break;
+  case KEY_FP4: plan->fp4 = (SimFp4) u; break;
+  case KEY_FP4_RECIPE: plan->fp4_recipe_given = TRUE; break;
   case KEY_LAYERS_PER_VIRTUAL_STAGE: plan->layers_per_virtual_stage = (int) u; break;
   case KEY_EP: plan->ep = (int) u; break;
   case KEY_ETP: plan->etp = (int) u; break;
@@ -1244,6 +1253,39 @@ resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
   return TRUE;
 }
 
+/* FP4: the GPU must have FP4 tensor cores; not with FP8 (Megatron-Core
+ * asserts one of the two); the weights stay BF16 parameters, quantized
+ * for the GEMMs, as Megatron-Bridge's bf16_with_nvfp4_mixed
+ * (fp8_param_gather False; src/megatron/bridge/training/mixed_precision.py) */
+static gboolean
+resolve_fp4 (SimPlan *plan, const SimTopology *topo, GError **error)
+{
+  const SimGpuType *g = sim_topology_gpu_type (topo, 0);
+  if (plan->fp4 == SIM_FP4_OFF) {
+    if (plan->fp4_recipe_given) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--fp4-recipe nvfp4: expected --fp4 e2m1 with it (the plan does not train in FP4)");
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if (plan->fp8 != SIM_FP8_OFF) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--fp4 e2m1: expected --fp8 off with it (the linear layers train in FP8 or in FP4, "
+                 "as Megatron-Core allows one of the two)");
+    return FALSE;
+  }
+  if (g == NULL || g->peak_flop_per_s[SIM_DTYPE_FP4] <= 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--fp4: %s has no FP4 tensor cores (its cluster file gives no fp4 peak)",
+                 g != NULL ? g->name : topo->name);
+    return FALSE;
+  }
+  if (!plan->fp4_recipe_given)
+    note_default (plan, "--fp4-recipe nvfp4 (the one FP4 recipe)");
+  return TRUE;
+}
+
 /* LoRA adapters, and the memory the context and the allocator take */
 static gboolean
 resolve_adapters_and_reserves (SimPlan *plan, const SimModel *model, GError **error)
@@ -1283,6 +1325,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
     return FALSE;
   resolve_framework (plan);
   return resolve_attention_kernel (plan, topo, error) && resolve_fp8 (plan, topo, error) &&
+         resolve_fp4 (plan, topo, error) &&
          resolve_adapters_and_reserves (plan, model, error);
 }
 
@@ -1398,6 +1441,19 @@ sim_fp8_recipe_name (SimFp8Recipe r)
 {
   static const char *names[] = { "delayed", "current", "mxfp8", "blockwise" };
   return names[r];
+}
+
+const char *
+sim_fp4_name (SimFp4 f)
+{
+  static const char *names[] = { "off", "e2m1" };
+  return names[f];
+}
+
+gboolean
+sim_plan_quantized (const SimPlan *p)
+{
+  return p->fp8 != SIM_FP8_OFF || p->fp4 != SIM_FP4_OFF;
 }
 
 const char *

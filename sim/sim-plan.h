@@ -72,6 +72,11 @@ typedef enum { SIM_FP8_OFF, SIM_FP8_HYBRID, SIM_FP8_E4M3 } SimFp8;
  * per 32 elements, on Blackwell's block-scaled tensor cores), blockwise
  * (DeepSeek-V3's 1 x 128 activation and 128 x 128 weight tiles) */
 typedef enum { SIM_FP8_DELAYED, SIM_FP8_CURRENT, SIM_FP8_MXFP8, SIM_FP8_BLOCKWISE } SimFp8Recipe;
+/* FP4 training of the linear layers, as Megatron-Core's --fp4-format e2m1
+ * with --fp4-recipe nvfp4: Transformer Engine's NVFP4BlockScaling (E2M1
+ * values, an E4M3 scale per 16, an FP32 scale per tensor), on Blackwell's
+ * FP4 tensor cores; exclusive with --fp8, as in Megatron-Core */
+typedef enum { SIM_FP4_OFF, SIM_FP4_E2M1 } SimFp4;
 
 /* the training framework whose overlaps and kernels the step follows */
 typedef enum { SIM_FRAMEWORK_MEGATRON, SIM_FRAMEWORK_FSDP } SimFramework;
@@ -119,6 +124,7 @@ typedef struct {
   int fp8_params;               /* -1 unset; weights kept (and gathered) in FP8 */
   int fp8_recipe;               /* -1 unset (and with --fp8 off), else SimFp8Recipe */
   gboolean fp8_attention;       /* the fused attention's forward in FP8 too */
+  SimFp4 fp4;                   /* NVFP4 linear layers (Transformer Engine), or off */
   /* 0 unset; Megatron's --num-layers-per-virtual-pipeline-stage, turned into
    * virtual_stages = layers / (pp x this) by sim_plan_resolve, then 0 */
   int layers_per_virtual_stage;
@@ -143,6 +149,7 @@ typedef struct {
   guint64 micro_batches;   /* per DP replica: global / (micro_batch * dp) */
   GPtrArray *defaults;     /* char*: one line per default applied */
   gboolean schedule_given, recipe_given, framework_given;
+  gboolean fp4_recipe_given;    /* --fp4-recipe was given (it needs --fp4) */
 } SimPlan;
 
 /* a plan with nothing given (free with sim_plan_free); never fails */
@@ -230,6 +237,9 @@ const char *sim_recipe_name (SimRecipe r);
 /* "off", "hybrid" or "e4m3"; static; any thread */
 const char *sim_fp8_name (SimFp8 f);
 const char *sim_fp8_recipe_name (SimFp8Recipe r);
+const char *sim_fp4_name (SimFp4 f);
+/* whether the linear layers' GEMMs run quantized: FP8 or FP4 */
+gboolean sim_plan_quantized (const SimPlan *p);
 const char *sim_dim_name (SimDim d);
 /* the names above are static strings; the order string ("tp-cp-dp-pp") is
  * new (caller g_free()s) */

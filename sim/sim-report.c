@@ -221,6 +221,9 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
   if (p->fp8 != SIM_FP8_OFF)
     g_string_append_printf (s, "          FP8 %s linear layers%s\n", sim_fp8_name (p->fp8),
                             p->fp8_params > 0 ? ", weights in FP8" : "");
+  if (p->fp4 != SIM_FP4_OFF)
+    g_string_append (s, "          NVFP4 linear layers (FP4 E2M1, an E4M3 scale per 16 values), "
+                        "weights in BF16\n");
   if (p->defaults->len > 0) {
     /* one paragraph, wrapped at about 100 columns */
     gsize line_start = s->len;
@@ -265,14 +268,18 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
                                              100 * it->mfu, 100 * it->hfu);
     append_line (s, wide, "\nTime      ", line);
   }
-  if (fits && p->fp8 != SIM_FP8_OFF) {
+  if (fits && sim_plan_quantized (p)) {
     /* NVIDIA's FP8 recipes quote MFU against the FP8 peak (dgxc-benchmarking
-     * READMEs: "peak 1979 FP8"); the line above is against the BF16 peak */
+     * READMEs: "peak 1979 FP8"); the line above is against the BF16 peak;
+     * FP4 plans get the same against the dense FP4 peak */
     const SimGpuType *g = sim_topology_gpu_type (t, 0);
+    gboolean fp4 = p->fp4 != SIM_FP4_OFF;
     double bf16 = g->peak_flop_per_s[SIM_DTYPE_BF16] > 0 ? g->peak_flop_per_s[SIM_DTYPE_BF16]
                                                          : g->peak_flop_per_s[SIM_DTYPE_FP16];
-    g_autofree char *line = g_strdup_printf ("MFU above is of the BF16 peak; of the FP8 peak (as NVIDIA's FP8 recipes quote it): %.1f%%",
-                                             100 * it->mfu * bf16 / g->peak_flop_per_s[SIM_DTYPE_FP8]);
+    g_autofree char *line = g_strdup_printf (
+        "MFU above is of the BF16 peak; of the %s: %.1f%%",
+        fp4 ? "dense FP4 peak" : "FP8 peak (as NVIDIA's FP8 recipes quote it)",
+        100 * it->mfu * bf16 / g->peak_flop_per_s[fp4 ? SIM_DTYPE_FP4 : SIM_DTYPE_FP8]);
     append_line (s, wide, "          ", line);
   }
   if (!fits)
@@ -705,6 +712,7 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_string (j, "fp8_recipe", p->fp8 != SIM_FP8_OFF ? sim_fp8_recipe_name ((SimFp8Recipe) p->fp8_recipe) : NULL);
   sim_json_bool (j, "fp8_attention", p->fp8_attention);
   sim_json_bool (j, "fp8_params", p->fp8_params > 0);
+  sim_json_string (j, "fp4", sim_fp4_name (p->fp4));
   sim_json_string (j, "order", order);
   sim_json_uint (j, "lora_rank", p->lora_rank);
   sim_json_bool (j, "qlora", p->qlora);

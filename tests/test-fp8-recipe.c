@@ -1,12 +1,15 @@
 /* tests for --fp8-recipe: what each FP8 scaling recipe adds to one layer's
  * forward and backward (sim-cost.c, fp8_recipe_kernels), against the kernels
- * written out by hand below, and how the plan resolves the recipe */
+ * written out by hand below, and how the plan resolves the recipe; the same
+ * for --fp4 (NVFP4, nvfp4_kernels) */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
 
+#include "sim-activation.h"
 #include "sim-cost.h"
 #include "sim-error.h"
+#include "sim-gemm.h"
 #include "sim-memory.h"
 #include "sim-model.h"
 #include "sim-plan.h"
@@ -225,6 +228,100 @@ test_attention_kernels (void)
   unload (&ampere);
 }
 
+/* --fp4 e2m1 on B200 against BF16, the layout of test_recipe_kernels.  The
+ * GEMMs of the four linear layers (forward: QKV T x (qd + 2 kvd)/t x h,
+ * projection T x h x qd/t, FC1 T x 2f/t x h, FC2 T x h x f/t; backward each
+ * one's data and weight gradients) take G/clock in BF16, G the GEMM table's
+ * time of the shape, and G/(clock x 3778.8/1421.0) in NVFP4.  Each of the
+ * four GEMM inputs (in_x elements in all) and the four output gradients
+ * (in_dy) adds two kernels: an amax pass reading 2 bytes per element and a
+ * quantization reading 2 and writing 2 x 9/16.  So
+ *   fp4 - bf16 = -(1 - 1421.0/3778.8) sum G/clock + 8 k + 5.125 in/B
+ * forward (in_x) and backward (in_dy); the FLOPs are the same.  Saved for
+ * the backward, per layer: the QKV and FC1 inputs (Tn h each, under
+ * sequence parallelism), the projection's (T qd/t: its bf16 copy stays for
+ * the fused attention, an NVFP4 one is added) and FC2's (T f/t), 9/16 byte
+ * per element against bf16's 2.  Refused: on H100 (no FP4 peak), with
+ * --fp8, and --fp4-recipe without --fp4. */
+static double
+gemm_s (const SimGpuType *g, double m, double n, double k)
+{
+  return sim_gemm_time (g, m, n, k) / g->eff.clock;
+}
+
+static void
+test_nvfp4 (void)
+{
+  const double T = 8192, t = 8, Tn = T / t, h = 8192, qd = 8192, kvd = 1024, f = 28672;
+  const double up = 2 * f / t, speedup = 3778.8 / 1421.0;
+  const double in_x = 2 * Tn * h + T * qd / t + T * f / t;
+  const double in_dy = T * (qd + 2 * kvd) / t + 2 * T * h + T * up;
+  const double shapes[4][3] = { { T, (qd + 2 * kvd) / t, h }, { T, h, qd / t }, { T, up, h }, { T, h, f / t } };
+  Fixture blackwell, hopper;
+  SimLayerCost bf, fp;
+  SimPlan *pb = NULL, *pf = NULL;
+  SimActivationConfig cb, cf;
+  SimActivations *ab, *af;
+  const SimGpuType *g;
+  double B, k, gf = 0, gb = 0;
+  g_autoptr (GError) error = NULL;
+  const char *refused[][2] = { { "tp=8,pp=2,dp=4,fp4=e2m1,fp8=hybrid", "--fp8 off" },
+                               { "tp=8,pp=2,dp=4,fp4-recipe=nvfp4", "--fp4 e2m1 with it" } };
+
+  load (&blackwell, "dgx-b200.xml");
+  g = sim_topology_gpu_type (blackwell.topo, 0);
+  B = g->hbm_bw_bytes_per_s * g->eff.hbm, k = g->eff.kernel_fixed_s;
+  for (int i = 0; i < 4; i++) {
+    gf += gemm_s (g, shapes[i][0], shapes[i][1], shapes[i][2]);
+    gb += gemm_s (g, shapes[i][0], shapes[i][2], shapes[i][1]) +
+          gemm_s (g, shapes[i][2], shapes[i][1], shapes[i][0]);
+  }
+  layer (&blackwell, "fp4=e2m1", &fp, &pf);
+  layer (&blackwell, "fp8=off", &bf, &pb);
+  g_assert_cmpint (pf->fp4, ==, SIM_FP4_E2M1);
+  g_assert_true (sim_plan_quantized (pf));
+  g_assert_false (sim_plan_quantized (pb));
+  g_assert_cmpfloat_with_epsilon (fp.layer_fwd_s - bf.layer_fwd_s,
+                                  -(1 - 1 / speedup) * gf + 8 * k + 5.125 * in_x / B, 1e-12);
+  g_assert_cmpfloat_with_epsilon (fp.layer_bwd_s - bf.layer_bwd_s,
+                                  -(1 - 1 / speedup) * gb + 8 * k + 5.125 * in_dy / B, 1e-12);
+  g_assert_cmpfloat (fp.layer_fwd_flop, ==, bf.layer_fwd_flop);
+  g_assert_cmpfloat (fp.layer_bwd_flop, ==, bf.layer_bwd_flop);
+
+  sim_activation_config_from_plan (&cb, pb);
+  sim_activation_config_from_plan (&cf, pf);
+  ab = sim_activations_layer (blackwell.model, &cb);
+  af = sim_activations_layer (blackwell.model, &cf);
+  /* 2 Tn h + T f/t elements from 2 to 9/16 byte; the projection's input
+   * gains an NVFP4 copy of T qd/t elements */
+  g_assert_cmpfloat_with_epsilon ((double) ab->saved_bytes - (double) af->saved_bytes,
+                                  (2 - 9.0 / 16) * (2 * Tn * h + T * f / t) - 9.0 / 16 * T * qd / t, 1.0);
+  sim_activations_free (ab);
+  sim_activations_free (af);
+  sim_plan_free (pb);
+  sim_plan_free (pf);
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
+    g_autoptr (SimPlan) q = sim_plan_new ();
+    g_assert_true (sim_plan_parse_string (q, refused[i][0], &error));
+    g_assert_false (sim_plan_resolve (q, blackwell.topo, blackwell.model, &error));
+    g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
+    g_assert_nonnull (strstr (error->message, refused[i][1]));
+    g_clear_error (&error);
+  }
+  unload (&blackwell);
+
+  load (&hopper, "dgx-h100.xml");
+  {
+    g_autoptr (SimPlan) q = sim_plan_new ();
+    g_assert_true (sim_plan_parse_string (q, "tp=8,pp=2,dp=4,fp4=e2m1", &error));
+    g_assert_false (sim_plan_resolve (q, hopper.topo, hopper.model, &error));
+    g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
+    g_assert_nonnull (strstr (error->message, "has no FP4 tensor cores"));
+    g_clear_error (&error);
+  }
+  unload (&hopper);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -233,5 +330,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fp8-recipe/resolution", test_recipe_resolution);
   g_test_add_func ("/fp8-recipe/attention", test_fp8_attention);
   g_test_add_func ("/attention/kernels", test_attention_kernels);
+  g_test_add_func ("/fp4/nvfp4", test_nvfp4);
   return g_test_run ();
 }

@@ -85,6 +85,22 @@ r2, b = doc_of("--tp", "8", "--fp8", "hybrid", "--fp8-params")
 checks.check("--fp8-format hybrid --fp8-param-gather is --fp8 hybrid --fp8-params",
              a["plan"] if a else r1.stderr, b["plan"] if b else r2.stderr)
 
+# FP4 needs FP4 tensor cores: one B200 node
+B200 = ["--topology", "dgx-b200", "--nodes", "1", "--model", "llama3-8b", "--memory-only", "--json", "-"]
+r1 = cli.run(sim, *B200, "--tp", "8", "--fp4-format", "e2m1", "--fp4-recipe", "nvfp4")
+r2 = cli.run(sim, *B200, "--tp", "8", "--fp4", "e2m1")
+a = cli.json_of(r1) if r1.returncode in (0, 1) else None
+b = cli.json_of(r2) if r2.returncode in (0, 1) else None
+checks.check("--fp4-format e2m1 --fp4-recipe nvfp4 is --fp4 e2m1",
+             a["plan"]["fp4"] if a else r1.stderr, "e2m1")
+# the same plan (the recipe given is no default applied) and memory
+def fp4_plan(d):
+    return ({k: v for k, v in d["plan"].items() if k != "defaults_applied"}, d["memory"])
+
+
+checks.check("... with the same plan and memory", fp4_plan(a) if a else r1.stderr,
+             fp4_plan(b) if b else r2.stderr)
+
 
 def refused(label, flags, expect):
     r = cli.run(sim, "--topology", "dgx8x4", "--model", "llama3-8b", "--memory-only", *flags)

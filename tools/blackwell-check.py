@@ -9,7 +9,8 @@ nccl_blackwell.csv (the columns of nccl_collectives.csv).  Each training row is
 run the way ../shared/tools/fidelity.py runs a row (the same model XML, the
 same flags: --sequence-parallel when TP > 1, the interleaved schedule for
 virtual stages, --fp8 hybrid for FP8 rows with the row's scaling recipe
-(FP8-CS: --fp8-recipe current, FP8-MX: mxfp8, as tools/moe-check.py), --zero 3
+(FP8-CS: --fp8-recipe current, FP8-MX: mxfp8, as tools/moe-check.py),
+--fp4 e2m1 --fp4-recipe nvfp4 for NVFP4 rows, --zero 3
 and --framework fsdp for FSDP rows, and the embedding and the loss counted as
 layers where the layers do not divide the pp x vp chunks, as Megatron-Core
 then needs: counted_split), except that the cluster file is chosen from the gpu column among
@@ -116,6 +117,9 @@ def command(sim, r, mx, topo, nodes):
         # Transformer Engine's current scaling, FP8-MX Blackwell's MXFP8
         if "FP8-CS" in prec: cmd += ["--fp8-recipe", "current"]
         elif "FP8-MX" in prec: cmd += ["--fp8-recipe", "mxfp8"]
+    # NVFP4: Megatron-Bridge's bf16_with_nvfp4_mixed (fp4 e2m1, recipe nvfp4)
+    if "NVFP4" in prec:
+        cmd += ["--fp4", "e2m1", "--fp4-recipe", "nvfp4"]
     return cmd
 
 
