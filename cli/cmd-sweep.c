@@ -24,7 +24,7 @@ typedef SimSweepRow Row;
 
 static const char *usage =
     "usage: sim sweep --topology FILE|NAME [--model FILE|NAME] [--nodes N | --gpus N]\n"
-    "                 [--global-batch B] [--seq-len N] [--scale] [--fp8 off|hybrid|e4m3|both] [--top K]\n"
+    "                 [--global-batch B] [--seq-len N] [--scale] [--fp8 off|hybrid|e4m3|both] [--fp4 off|e2m1|both] [--top K]\n"
     "                 [--tp LIST] [--pp LIST] [--cp LIST] [--ep LIST] [--etp LIST]\n"
     "                 [--max-nodes N] [--min-headroom P%]\n"
     "                 [--threads N | --jobs N] [--shard I/N] [--json FILE|-] [--html FILE.html]\n"
@@ -43,6 +43,7 @@ static const char *usage =
     "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
     "--seq-len N trains on sequences of N tokens (default: the model's).\n"
     "--fp8 trains the linear layers in FP8; both ranks BF16 and FP8 layouts together.\n"
+    "--fp4 e2m1 trains them in NVFP4 (Blackwell); both ranks NVFP4 layouts beside the others.\n"
     "--tp, --pp and --cp LIST (such as 1,2,4,8) try only those sizes.  For a mixture-of-experts\n"
     "model the sweep also tries every expert split: ep dividing the experts, etp 1 and tp, with\n"
     "etp x ep dividing tp x cp x dp; --ep and --etp LIST try only those.  --max-nodes N caps\n"
@@ -652,7 +653,7 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
 int
 sim_cmd_sweep (int argc, char **argv, GError **error)
 {
-  g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL, *fp8_s = NULL;
+  g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL, *fp8_s = NULL, *fp4_s = NULL;
   g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL, *csv = NULL, *chart = NULL;
   double tokens = 0, price = 0;
   g_autofree char *jobs_s = NULL, *tp_s = NULL, *pp_s = NULL, *cp_s = NULL, *max_nodes_s = NULL, *headroom_s = NULL;
@@ -677,6 +678,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "max-nodes", TRUE, &max_nodes_s, NULL, NULL }, { "min-headroom", TRUE, &headroom_s, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
     { "fp8", TRUE, &fp8_s, NULL, NULL },
+    { "fp4", TRUE, &fp4_s, NULL, NULL },
     { "train-tokens", TRUE, &train_s, NULL, NULL }, { "gpu-hour-price", TRUE, &price_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
     { "wide", FALSE, NULL, &wide, NULL }, { "all", FALSE, NULL, &all, NULL },
     { "quiet", FALSE, NULL, &quiet, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
@@ -764,6 +766,25 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     }
     sim_sweep_set_fp8 (sw, k == 3 ? SIM_FP8_HYBRID : (SimFp8) k, k == 3);
   }
+  if (fp4_s != NULL && !g_str_equal (fp4_s, "off")) {
+    /* e2m1: NVFP4 layouts alone; both: beside the --fp8 choice */
+    const SimGpuType *g = sim_topology_gpu_type (sim_sweep_cluster (sw, max_nodes), 0);
+    if (!g_str_equal (fp4_s, "e2m1") && !g_str_equal (fp4_s, "both")) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp4: expected one of off, e2m1, both, got '%.40s'", fp4_s);
+      return 2;
+    }
+    if (g == NULL || g->peak_flop_per_s[SIM_DTYPE_FP4] <= 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp4: %s has no FP4 tensor cores (its cluster file gives no fp4 peak)",
+                   g != NULL ? g->name : topology);
+      return 2;
+    }
+    if (g_str_equal (fp4_s, "e2m1") && fp8_s != NULL && !g_str_equal (fp8_s, "off")) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--fp4 e2m1: expected --fp8 off with it (FP4 layouts alone); --fp4 both ranks them beside the --fp8 ones");
+      return 2;
+    }
+    sim_sweep_set_fp4 (sw, g_str_equal (fp4_s, "both"));
+  }
   sim_sweep_enumerate (sw);
   /* this shard's rows, evaluated on the pool; the leaders simulated in full */
   sim_sweep_keep_shard (sw, job.shard, job.shards);
@@ -781,10 +802,12 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     /* and how many of each GPU count's best were simulated for certain
      * (sim_sweep_set_keep): the merge ranks at most that many exactly */
     g_autofree char *exact = keep > 0 ? g_strdup_printf (",exact-top=%d", keep) : g_strdup (",exact-top=all");
-    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s,scale=%s,calibration=%s,fp8=%s%s%s",
+    /* and FP4 only when given, for the same reason */
+    g_autofree char *fp4_text = fp4_s != NULL ? g_strdup_printf (",fp4=%s", fp4_s) : g_strdup ("");
+    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s,scale=%s,calibration=%s,fp8=%s%s%s%s",
                                                 job.nodes, job.gb, seq_text, scale ? "yes" : "no",
                                                 calibration != NULL ? calibration : "",
-                                                fp8_s != NULL ? fp8_s : "off", limits, exact);
+                                                fp8_s != NULL ? fp8_s : "off", fp4_text, limits, exact);
     json_text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
   }
   /* the text, unless the JSON on stdout is all that is asked for */

@@ -25,6 +25,7 @@ struct _SimSweep {
   guint64 global_batch;
   guint64 seq_len;       /* tokens per sequence; 0: the model's */
   int fp8_modes[2];      /* SimFp8 values to try, -1 for none */
+  int fp4_mode;          /* 0: no FP4 layouts; 1: FP4 alone; 2: FP4 beside fp8_modes */
   SimSweepConstraints constraints;
   char *headroom_reason; /* the pruning reason of --min-headroom, or NULL */
   GPtrArray *rows;
@@ -58,6 +59,12 @@ sim_sweep_set_fp8 (SimSweep *sw, SimFp8 fp8, gboolean with_bf16)
 {
   sw->fp8_modes[0] = with_bf16 ? SIM_FP8_OFF : (int) fp8;
   sw->fp8_modes[1] = with_bf16 && fp8 != SIM_FP8_OFF ? (int) fp8 : -1;
+}
+
+void
+sim_sweep_set_fp4 (SimSweep *sw, gboolean with_others)
+{
+  sw->fp4_mode = with_others ? 2 : 1;
 }
 
 static gboolean
@@ -332,12 +339,16 @@ sim_sweep_enumerate (SimSweep *sw)
               for (int rc = 0; rc < 2; rc++)
                 for (int z = 0; z <= zero_max; z++)
                   for (guint x = 0; x < splits->len; x++)
-                    for (int f = 0; f < 2 && sw->fp8_modes[f] >= 0; f++) {
+                    for (int f = 0; f < 3; f++) {
+                      /* f 0, 1: the FP8 modes (BF16 when off); 2: NVFP4 */
                       const char *tpn = tp > gpn ? "tensor parallelism across nodes" : NULL;
-                      g_autofree char *vs = v > 1 ? g_strdup_printf (",v=%d", v) : g_strdup ("");
-                      g_autofree char *fs = sw->fp8_modes[f] != SIM_FP8_OFF
-                                                ? g_strdup_printf (",fp8=%s", sim_fp8_name (sw->fp8_modes[f]))
-                                                : g_strdup ("");
+                      g_autofree char *vs = NULL, *fs = NULL;
+                      if (f < 2 ? sw->fp8_modes[f] < 0 || sw->fp4_mode == 1 : sw->fp4_mode == 0)
+                        continue;
+                      vs = v > 1 ? g_strdup_printf (",v=%d", v) : g_strdup ("");
+                      fs = f == 2 ? g_strdup (",fp4=e2m1")
+                           : sw->fp8_modes[f] != SIM_FP8_OFF ? g_strdup_printf (",fp8=%s", sim_fp8_name (sw->fp8_modes[f]))
+                                                             : g_strdup ("");
                       if (z > 0 && dp * cp == 1)
                         continue;
                       add (sw, nodes, tpn,

@@ -51,6 +51,10 @@ void sim_sweep_add_cluster (SimSweep *sw, SimTopology *topo, int nodes);
  * and fp8 side by side, ranked together (sim sweep --fp8 both); before
  * sim_sweep_enumerate; default BF16 alone */
 void sim_sweep_set_fp8 (SimSweep *sw, SimFp8 fp8, gboolean with_bf16);
+/* NVFP4 layouts (fp4=e2m1): alone, or (with_others) beside the precisions
+ * sim_sweep_set_fp8 chose, ranked together (sim sweep --fp4 both); before
+ * sim_sweep_enumerate; default none */
+void sim_sweep_set_fp4 (SimSweep *sw, gboolean with_others);
 const SimTopology *sim_sweep_cluster (const SimSweep *sw, int nodes);
 /* tokens per sequence of the enumerated layouts (each plan then says
  * seq=N); before sim_sweep_enumerate; default 0: the model's */

@@ -121,6 +121,28 @@ with cli.tempdir() as tmp:
     check("sweep --fp8 both: the fastest is FP8", "fp8=hybrid" in r.stdout.split("rank")[1].splitlines()[1], True)
 r = run("sweep", "--topology", "dgx-a100", "--nodes", "1", "--model", "llama3-8b", "--fp8", "both")
 check("sweep --fp8 on A100: exit 2, no FP8 tensor cores", (r.returncode, "no FP8 tensor cores" in r.stderr), (2, True))
+# --fp4 (NVFP4 on Blackwell): with --fp8 both, every BF16 layout also appears
+# in FP8 and in FP4, ranked together; e2m1 alone enumerates only FP4 layouts;
+# refused where the cluster file has no FP4 peak and with --fp8 for e2m1 alone
+b200 = ["--topology", "dgx-b200", "--nodes", "1", "--model", "llama3-8b", "--quiet"]
+with cli.tempdir() as tmp:
+    three = os.path.join(tmp, "three.json")
+    r = run("sweep", *b200, "--fp8", "both", "--fp4", "both", "--json", three)
+    rows = [x for x in json.load(open(three))["rows"] if "plan" in x and "zero=" in x["plan"]]
+    fp4 = {x["plan"].replace(",fp4=e2m1", "") for x in rows if x["plan"].endswith(",fp4=e2m1")}
+    fp8 = {x["plan"].replace(",fp8=hybrid", "") for x in rows if x["plan"].endswith(",fp8=hybrid")}
+    bf16 = {x["plan"] for x in rows if "fp8=" not in x["plan"] and "fp4=" not in x["plan"]}
+    check("sweep --fp8 both --fp4 both: each BF16 layout has its FP8 and FP4 twins",
+          (r.returncode, len(bf16) > 0, bf16 == fp8, bf16 == fp4), (0, True, True, True))
+    alone = os.path.join(tmp, "alone.json")
+    r = run("sweep", *b200, "--fp4", "e2m1", "--json", alone)
+    plans = [x["plan"] for x in json.load(open(alone))["rows"] if "plan" in x and "zero=" in x["plan"]]
+    check("sweep --fp4 e2m1: FP4 layouts alone", (r.returncode, len(plans) > 0, all(p.endswith(",fp4=e2m1") for p in plans)),
+          (0, True, True))
+r = run("sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--fp4", "both")
+check("sweep --fp4 on H100: exit 2, no FP4 tensor cores", (r.returncode, "no FP4 tensor cores" in r.stderr), (2, True))
+r = run("sweep", *b200, "--fp8", "hybrid", "--fp4", "e2m1")
+check("sweep --fp4 e2m1 with --fp8 hybrid: exit 2", (r.returncode, "expected --fp8 off" in r.stderr), (2, True))
 # --train-tokens: the best layout's time to train, 1 T tokens at its tokens/s
 # on 8 GPUs: days = 1e12 / tokens/s / 86,400 (read off the same sweep's JSON)
 with cli.tempdir() as tmp:
