@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Predict the published Blackwell runs with sim and print the error tables.
 
-usage: blackwell-check.py SIM [SOURCE_ROOT] [--write | --check-band]
+usage: blackwell-check.py SIM [SOURCE_ROOT] [--extra "OPTIONS"] [--write | --check-band]
+
+--extra adds OPTIONS to every training row, as fidelity.py's does (not with
+--write).
 
 Reads SOURCE_ROOT/tests/validation/data/blackwell/training_blackwell.csv (the
 columns of ../shared/validation/training_calibration.csv) and
@@ -43,7 +46,7 @@ cannot go stale.
 Exit status: 0 when every expressible row was predicted (whatever the error)
 and, with --check-band, every band is current; 1 otherwise.
 """
-import csv, json, os, re, statistics, subprocess, sys, tempfile
+import csv, json, os, re, shlex, statistics, subprocess, sys, tempfile
 
 # the cluster file each GPU's rows validate, as cluster() picks it
 BAND_FILES = {"B200": "dgx-b200.xml", "GB200": "gb200-nvl72.xml"}
@@ -135,7 +138,7 @@ def summary(errs):
                100 * max(errs, key=abs)))
 
 
-def training(sim, root, tmp):
+def training(sim, root, tmp, extra=()):
     data = os.path.join(root, "tests", "validation", "data", "blackwell", "training_blackwell.csv")
     errs, failed, band = [], 0, {f: [] for f in BAND_FILES.values()}
     print("training step time: published vs sim (Blackwell files as shipped; GEMM tables and efficiency are estimates)")
@@ -145,7 +148,8 @@ def training(sim, root, tmp):
             print("%-44s skipped: %s" % (r["row_id"], where)); failed += 1; continue
         mx = os.path.join(tmp, r["row_id"] + ".xml")
         model_xml(r, mx)
-        p = subprocess.run(command(sim, r, mx, topo, nodes) + ["--json", "-"], capture_output=True, text=True, timeout=900)
+        p = subprocess.run(command(sim, r, mx, topo, nodes) + list(extra) + ["--json", "-"], capture_output=True,
+                           text=True, timeout=900)
         try:
             j = json.loads(p.stdout[p.stdout.index("{"):])
         except ValueError:
@@ -235,10 +239,18 @@ def main(argv):
         print(__doc__.strip().splitlines()[2]); return 2
     mode = next((a for a in argv if a in ("--write", "--check-band")), None)
     argv = [a for a in argv if a not in ("--write", "--check-band")]
+    extra = []
+    if "--extra" in argv:
+        i = argv.index("--extra")
+        extra = shlex.split(argv[i + 1])
+        del argv[i:i + 2]
+        if mode == "--write":
+            print("--write: not with --extra (the stored band is of the files as shipped)")
+            return 2
     sim = argv[0]
     root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tmp = tempfile.mkdtemp()
-    _, f1, band = training(sim, root, tmp)
+    _, f1, band = training(sim, root, tmp, extra)
     _, f2 = nccl(sim, root, tmp)
     stale = bands(root, band, mode)
     return 1 if f1 or f2 or stale else 0

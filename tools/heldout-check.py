@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Predict the held-out dense H100 runs with sim and print the error table.
 
-usage: heldout-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--write | --check-band]
+usage: heldout-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--extra "OPTIONS"] [--write | --check-band]
 
 Reads SOURCE_ROOT/tests/validation/data/h100_dense_heldout.csv (the columns
 of ../shared/validation/training_calibration.csv; sources and conventions in
@@ -25,6 +25,8 @@ than fidelity.py reads:
   - a layout whose layers do not divide its pp x vp chunks runs with the
     embedding and the loss counted as layers, the only way Megatron-Core's
     own split builds it (blackwell-check.py's counted_split).
+--extra adds OPTIONS to every row, as fidelity.py's does (to try an
+--efficiency or an --attention-kernel on all of them; not with --write).
 Left out, each printed with its reason: the MaxText (JAX) rows, which shard
 as no sim framework preset does, and the rows in INCONSISTENT below, whose
 published layout contradicts the same run in a later release.
@@ -42,7 +44,7 @@ fit (each run trained), with --tolerance the largest |error|, the MAE and
 the |bias| are within it, and with --check-band every stored band is
 current; 1 otherwise.
 """
-import csv, importlib.util, json, os, re, statistics, subprocess, sys, tempfile
+import csv, importlib.util, json, os, re, shlex, statistics, subprocess, sys, tempfile
 
 DATA = os.path.join("tests", "validation", "data", "h100_dense_heldout.csv")
 # the shipped cluster files whose <efficiency> is the H100 fit's
@@ -167,7 +169,14 @@ def bands(root, errs, mode):
 def main(argv):
     mode = next((a for a in argv if a in ("--write", "--check-band")), None)
     argv = [a for a in argv if a not in ("--write", "--check-band")]
-    tol = None
+    tol, extra = None, []
+    if "--extra" in argv:
+        i = argv.index("--extra")
+        extra = shlex.split(argv[i + 1])
+        del argv[i:i + 2]
+        if mode == "--write":
+            print("--write: not with --extra (the stored band is of the files as shipped)")
+            return 2
     if "--tolerance" in argv:
         i = argv.index("--tolerance")
         tol = [float(v) for v in argv[i + 1].split(",")]
@@ -190,7 +199,8 @@ def main(argv):
             continue
         mx = os.path.join(tmp, rid + ".xml")
         model_xml(r, mx)
-        p = subprocess.run(command(sim, root, r, mx) + ["--json", "-"], capture_output=True, text=True, timeout=600)
+        p = subprocess.run(command(sim, root, r, mx) + extra + ["--json", "-"], capture_output=True, text=True,
+                           timeout=600)
         try:
             j = json.loads(p.stdout[p.stdout.index("{"):])
         except ValueError:
