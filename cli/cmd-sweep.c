@@ -24,7 +24,8 @@ typedef SimSweepRow Row;
 
 static const char *usage =
     "usage: sim sweep --topology FILE|NAME [--model FILE|NAME] [--nodes N | --gpus N]\n"
-    "                 [--global-batch B] [--seq-len N] [--scale] [--fp8 off|hybrid|e4m3|both] [--fp4 off|e2m1|both] [--top K]\n"
+    "                 [--global-batch B] [--seq-len N] [--scale] [--top K]\n"
+    "                 [--fp8 off|hybrid|e4m3|both] [--fp4 off|e2m1|both]\n"
     "                 [--tp LIST] [--pp LIST] [--cp LIST] [--ep LIST] [--etp LIST]\n"
     "                 [--max-nodes N] [--min-headroom P%]\n"
     "                 [--threads N | --jobs N] [--shard I/N] [--json FILE|-] [--html FILE.html]\n"
