@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Predict the held-out dense H100 runs with sim and print the error table.
 
-usage: heldout-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--extra "OPTIONS"] [--write | --check-band]
+usage: heldout-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--extra "OPTIONS"]
+                         [--kernels-as-configured] [--write | --check-band]
 
 Reads SOURCE_ROOT/tests/validation/data/h100_dense_heldout.csv (the columns
 of ../shared/validation/training_calibration.csv; sources and conventions in
@@ -27,6 +28,11 @@ than fidelity.py reads:
     own split builds it (blackwell-check.py's counted_split).
 --extra adds OPTIONS to every row, as fidelity.py's does (to try an
 --efficiency or an --attention-kernel on all of them; not with --write).
+--kernels-as-configured (an experiment, not with --write) passes each row
+the attention kernel its recipe configures: cuDNN for dgxc-benchmarking's
+Llama 3.1 (llama3.1/configure.sh @143b90d: NVTE_FUSED_ATTN=1) and for
+Megatron-Bridge (Transformer Engine's default on Hopper), FlashAttention-2
+for dgxc Nemotron-4 (as its NeMo 24.11 configure script).
 Left out, each printed with its reason: the MaxText (JAX) rows, which shard
 as no sim framework preset does, and the rows in INCONSISTENT below, whose
 published layout contradicts the same run in a later release.
@@ -170,6 +176,11 @@ def main(argv):
     mode = next((a for a in argv if a in ("--write", "--check-band")), None)
     argv = [a for a in argv if a not in ("--write", "--check-band")]
     tol, extra = None, []
+    configured = "--kernels-as-configured" in argv
+    argv = [a for a in argv if a != "--kernels-as-configured"]
+    if configured and mode == "--write":
+        print("--write: not with --kernels-as-configured (the stored band is of the files as shipped)")
+        return 2
     if "--extra" in argv:
         i = argv.index("--extra")
         extra = shlex.split(argv[i + 1])
@@ -199,8 +210,9 @@ def main(argv):
             continue
         mx = os.path.join(tmp, rid + ".xml")
         model_xml(r, mx)
-        p = subprocess.run(command(sim, root, r, mx) + extra + ["--json", "-"], capture_output=True, text=True,
-                           timeout=600)
+        kernel = (["--attention-kernel", "flash2" if "nemotron" in rid else "cudnn"] if configured else [])
+        p = subprocess.run(command(sim, root, r, mx) + kernel + extra + ["--json", "-"], capture_output=True,
+                           text=True, timeout=600)
         try:
             j = json.loads(p.stdout[p.stdout.index("{"):])
         except ValueError:
