@@ -737,8 +737,14 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
 
   c->tp_colls_fwd = p->tp > 1 ? (p->sequence_parallel ? 4 : 2) : 0;
   /* with FP8, Transformer Engine all-gathers the FP8 input (1 byte) and
-   * reduce-scatters in BF16: half of the collectives at half the bytes */
-  c->tp_bytes = (p->fp8 != SIM_FP8_OFF ? 1.5 : 2.0) * T * h;
+   * reduce-scatters in BF16: half of the collectives at half the bytes;
+   * with NVFP4 it all-gathers both quantized copies, each 9/16 byte per
+   * element with its scales (transformer_engine/pytorch/distributed.py,
+   * gather_along_first_dim: _all_gather_nvfp4) */
+  c->tp_bytes = (p->fp8 != SIM_FP8_OFF   ? 1.5
+                 : p->fp4 != SIM_FP4_OFF ? (2 * 9.0 / 16 + 2) / 2
+                                         : 2.0) *
+                T * h;
   /* Megatron sends 1/t of the activation from each TP rank (scatter-gather) */
   c->pp_bytes = 2.0 * T * h / t;
   c->cp_kv_bytes = 2.0 * 2.0 * T * kvd / t;

@@ -12,7 +12,7 @@ Checks (each number is cited in the XML comment next to it):
                    Total 189471 MiB = 185.03 GiB, nodes = racks;
   both             the error band under the step time is the one the file's
                    own published runs give now (tools/blackwell-check.py
-                   --check-band: B200 +/-5.9 % on 2 runs, GB200 +/-4.3 % on 8,
+                   --check-band: B200 +/-5.9 % on 2 runs, GB200 +/-4.2 % on 8,
                    the mean |error| of the rows predicted to fit), printed
                    with its count of runs, and no missing-GEMM-table warning
                    (the estimated table is present).
@@ -62,7 +62,7 @@ def main(sim, root):
     check("186.00 GiB (199.72 GB) of HBM" in out, "gb200-nvl72: Capacity line gives 186 GiB of HBM")
     check("(185.03 GiB)" in out, "gb200-nvl72: the driver exposes 189471 MiB = 185.03 GiB")
     check("error band +/-4%: mean step-time error on 8 published runs" in out,
-          "gb200-nvl72: the report prints the band of the 8 GB200 runs (4.3 %)")
+          "gb200-nvl72: the report prints the band of the 8 GB200 runs (4.2 %)")
 
     rc, out, err = run(sim, ["--topology", topo("gb200-nvl72.xml"), "--nodes", "2", "--model", "llama3-70b",
                              "--tp", "8", "--memory-only"])
