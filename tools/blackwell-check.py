@@ -234,19 +234,29 @@ def nccl(sim, root, tmp):
     return errs, failed
 
 
+def take_extra(argv, mode):
+    """the OPTIONS of --extra "OPTIONS", removed from argv ([] without it);
+    None, with the reason printed, when --write asks to store a band of runs
+    that are not the files as shipped (also used by heldout-check.py)"""
+    if "--extra" not in argv:
+        return []
+    i = argv.index("--extra")
+    extra = shlex.split(argv[i + 1])
+    del argv[i:i + 2]
+    if mode == "--write":
+        print("--write: not with --extra (the stored band is of the files as shipped)")
+        return None
+    return extra
+
+
 def main(argv):
     if not argv:
         print(__doc__.strip().splitlines()[2]); return 2
     mode = next((a for a in argv if a in ("--write", "--check-band")), None)
     argv = [a for a in argv if a not in ("--write", "--check-band")]
-    extra = []
-    if "--extra" in argv:
-        i = argv.index("--extra")
-        extra = shlex.split(argv[i + 1])
-        del argv[i:i + 2]
-        if mode == "--write":
-            print("--write: not with --extra (the stored band is of the files as shipped)")
-            return 2
+    extra = take_extra(argv, mode)
+    if extra is None:
+        return 2
     sim = argv[0]
     root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tmp = tempfile.mkdtemp()

@@ -50,7 +50,7 @@ fit (each run trained), with --tolerance the largest |error|, the MAE and
 the |bias| are within it, and with --check-band every stored band is
 current; 1 otherwise.
 """
-import csv, importlib.util, json, os, re, shlex, statistics, subprocess, sys, tempfile
+import csv, importlib.util, json, os, re, statistics, subprocess, sys, tempfile
 
 DATA = os.path.join("tests", "validation", "data", "h100_dense_heldout.csv")
 # the shipped cluster files whose <efficiency> is the H100 fit's
@@ -181,13 +181,9 @@ def main(argv):
     if configured and mode == "--write":
         print("--write: not with --kernels-as-configured (the stored band is of the files as shipped)")
         return 2
-    if "--extra" in argv:
-        i = argv.index("--extra")
-        extra = shlex.split(argv[i + 1])
-        del argv[i:i + 2]
-        if mode == "--write":
-            print("--write: not with --extra (the stored band is of the files as shipped)")
-            return 2
+    extra = blackwell().take_extra(argv, mode)
+    if extra is None:
+        return 2
     if "--tolerance" in argv:
         i = argv.index("--tolerance")
         tol = [float(v) for v in argv[i + 1].split(",")]
