@@ -84,7 +84,7 @@ print_help (gboolean wide)
       "; sim list models)\n"
       "  --nodes N                          use N nodes of the cluster instead of the file's count\n"
       "  --racks N                          the same, for a cluster file whose node is a rack\n"
-      "                                     (gb200-nvl72: 72 GPUs in one NVLink domain)\n"
+      "                                     (gb200-nvl72, gb300-nvl72: 72 GPUs in one NVLink domain)\n"
       "  --gpus N                           use N GPUs of the cluster: 1, 2, 4 or 8 of one node, or a\n"
       "                                     multiple of a node's GPUs\n"
       "  --json FILE|-                      write the result as JSON (- for stdout alone)\n"

@@ -42,17 +42,27 @@ bf16_peak (const SimGpuType *g)
  * benchmarks/kernels/bench_nvfp4_gemm.py, the table before its tuning).
  * An NVFP4 GEMM runs at the BF16 rate of its shape times the first ratio,
  * 2.66, below the 4x of the peaks; the quantization is charged as its own
- * kernels (nvfp4_kernels). */
+ * kernels (nvfp4_kernels).  That 4x is B200's dense FP4 / BF16 peak, 9,000
+ * / 2,250 TFLOP/s (dgx-b200.xml; GB200's 10,000 / 2,500 is the same ratio):
+ * on a GPU whose FP4 tensor cores are faster against its BF16 ones
+ * (Blackwell Ultra: 15,000 / 2,500, gb300-nvl72.xml) the measured ratio is
+ * scaled by the ratio of the two peak ratios, the FP4 GEMM reaching the
+ * same fraction of its peak as on B200 (an assumption: no Blackwell Ultra
+ * measurement of the same shapes was found). */
 #define FP4_GEMM_SPEEDUP (3778.8 / 1421.0)
+#define FP4_BF16_PEAK_RATIO_B200 (9000.0 / 2250.0)
 
-/* the GEMM speed-up of the plan's linear layers over BF16 */
+/* the GEMM speed-up of the plan's linear layers over BF16 on GPU g */
 static double
-linear_speedup (const SimPlan *p)
+linear_speedup (const SimPlan *p, const SimGpuType *g)
 {
   if (p == NULL)
     return 1.0;
-  if (p->fp4 != SIM_FP4_OFF)
-    return FP4_GEMM_SPEEDUP;
+  if (p->fp4 != SIM_FP4_OFF) {
+    double bf16 = bf16_peak (g), fp4 = g->peak_flop_per_s[SIM_DTYPE_FP4];
+    double ratio = bf16 > 0 && fp4 > 0 ? fp4 / bf16 : FP4_BF16_PEAK_RATIO_B200;
+    return FP4_GEMM_SPEEDUP * ratio / FP4_BF16_PEAK_RATIO_B200;
+  }
   return p->fp8 != SIM_FP8_OFF ? FP8_GEMM_SPEEDUP : 1.0;
 }
 
@@ -87,7 +97,7 @@ k_gemm (Acc *a, double m, double n, double k)
 static void
 k_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
 {
-  double x = linear_speedup (p);
+  double x = linear_speedup (p, fwd != NULL ? fwd->g : bwd->g);
   if (fwd != NULL)
     k_gemm_x (fwd, m, n, k, x);
   if (bwd != NULL) {
@@ -126,7 +136,7 @@ k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup
 static void
 k_grouped_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double groups, double m, double n, double k)
 {
-  double x = linear_speedup (p);
+  double x = linear_speedup (p, fwd != NULL ? fwd->g : bwd->g);
   if (fwd != NULL)
     k_grouped_x (fwd, groups, m, n, k, x);
   if (bwd != NULL) {

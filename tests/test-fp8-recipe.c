@@ -21,15 +21,21 @@ typedef struct {
 } Fixture;
 
 static void
-load (Fixture *f, const char *topology)
+load_nodes (Fixture *f, const char *topology, int nodes)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *tp = g_build_filename (SIM_SOURCE_DIR, "topologies", topology, NULL);
   g_autofree char *mp = g_build_filename (SIM_SOURCE_DIR, "models", "llama3-70b.xml", NULL);
-  f->topo = sim_topology_load (tp, 8, &error);
+  f->topo = sim_topology_load (tp, nodes, &error);
   g_assert_no_error (error);
   f->model = sim_model_load (mp, &error);
   g_assert_no_error (error);
+}
+
+static void
+load (Fixture *f, const char *topology)
+{
+  load_nodes (f, topology, 8);
 }
 
 static void
@@ -42,10 +48,10 @@ unload (Fixture *f)
 /* the layer costs of llama3-70b at tp 8 (sequence parallel), pp 2, dp 4,
  * micro-batch 1, seq 8192, with `fp8` (e.g. "fp8=hybrid,fp8-recipe=current") */
 static void
-layer (Fixture *f, const char *fp8, SimLayerCost *c, SimPlan **out)
+layer_on (Fixture *f, const char *layout, const char *fp8, SimLayerCost *c, SimPlan **out)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *text = g_strdup_printf ("tp=8,pp=2,dp=4,%s", fp8);
+  g_autofree char *text = g_strdup_printf ("%s,%s", layout, fp8);
   SimPlan *p = sim_plan_new ();
   g_assert_true (sim_plan_parse_string (p, text, &error));
   g_assert_true (sim_plan_resolve (p, f->topo, f->model, &error));
@@ -55,6 +61,12 @@ layer (Fixture *f, const char *fp8, SimLayerCost *c, SimPlan **out)
     *out = p;
   else
     sim_plan_free (p);
+}
+
+static void
+layer (Fixture *f, const char *fp8, SimLayerCost *c, SimPlan **out)
+{
+  layer_on (f, "tp=8,pp=2,dp=4", fp8, c, out);
 }
 
 /* Per TP rank: T = 8192 tokens, Tn = T/8 under sequence parallelism, h 8192,
@@ -242,7 +254,11 @@ test_attention_kernels (void)
  * sequence parallelism), the projection's (T qd/t: its bf16 copy stays for
  * the fused attention, an NVFP4 one is added) and FC2's (T f/t), 9/16 byte
  * per element against bf16's 2.  Refused: on H100 (no FP4 peak), with
- * --fp8, and --fp4-recipe without --fp4. */
+ * --fp8, and --fp4-recipe without --fp4.  On GB300 (one rack, tp 8 and the
+ * same layer shapes) the NVFP4 GEMMs run that measured ratio times the
+ * ratio of its FP4 / BF16 peaks to B200's: 3778.8/1421.0 x (15000/2500) /
+ * (9000/2250) = 3.989 (sim-cost.c, linear_speedup); the kernels are the
+ * same. */
 static double
 gemm_s (const SimGpuType *g, double m, double n, double k)
 {
@@ -254,10 +270,11 @@ test_nvfp4 (void)
 {
   const double T = 8192, t = 8, Tn = T / t, h = 8192, qd = 8192, kvd = 1024, f = 28672;
   const double up = 2 * f / t, speedup = 3778.8 / 1421.0;
+  const double ultra_speedup = speedup * (15000.0 / 2500.0) / (9000.0 / 2250.0);
   const double in_x = 2 * Tn * h + T * qd / t + T * f / t;
   const double in_dy = T * (qd + 2 * kvd) / t + 2 * T * h + T * up;
   const double shapes[4][3] = { { T, (qd + 2 * kvd) / t, h }, { T, h, qd / t }, { T, up, h }, { T, h, f / t } };
-  Fixture blackwell, hopper;
+  Fixture blackwell, ultra, hopper;
   SimLayerCost bf, fp;
   SimPlan *pb = NULL, *pf = NULL;
   SimActivationConfig cb, cf;
@@ -309,6 +326,23 @@ test_nvfp4 (void)
     g_clear_error (&error);
   }
   unload (&blackwell);
+
+  load_nodes (&ultra, "gb300-nvl72.xml", 1);
+  g = sim_topology_gpu_type (ultra.topo, 0);
+  B = g->hbm_bw_bytes_per_s * g->eff.hbm, k = g->eff.kernel_fixed_s;
+  gf = gb = 0;
+  for (int i = 0; i < 4; i++) {
+    gf += gemm_s (g, shapes[i][0], shapes[i][1], shapes[i][2]);
+    gb += gemm_s (g, shapes[i][0], shapes[i][2], shapes[i][1]) +
+          gemm_s (g, shapes[i][2], shapes[i][1], shapes[i][0]);
+  }
+  layer_on (&ultra, "tp=8,pp=1,dp=9", "fp4=e2m1", &fp, NULL);
+  layer_on (&ultra, "tp=8,pp=1,dp=9", "fp8=off", &bf, NULL);
+  g_assert_cmpfloat_with_epsilon (fp.layer_fwd_s - bf.layer_fwd_s,
+                                  -(1 - 1 / ultra_speedup) * gf + 8 * k + 5.125 * in_x / B, 1e-12);
+  g_assert_cmpfloat_with_epsilon (fp.layer_bwd_s - bf.layer_bwd_s,
+                                  -(1 - 1 / ultra_speedup) * gb + 8 * k + 5.125 * in_dy / B, 1e-12);
+  unload (&ultra);
 
   load (&hopper, "dgx-h100.xml");
   {

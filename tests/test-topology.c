@@ -103,17 +103,18 @@ test_graph (void)
 /* every shipped topology loads; the Blackwell files give the dense FP4 and
  * FP6 peaks of their data sheets (B200: 144 PFLOPS FP4 with 2:4 sparsity
  * for 8 GPUs = 9,000 TFLOP/s dense each; GB200: 1,440 PFLOPS sparse for
- * 72 = 10,000; FP6 at the FP8 rate, 4,500 and 5,000), Hopper none */
+ * 72 = 10,000; GB300: 1,080 PFLOPS dense for 72 = 15,000; FP6 at the FP8
+ * rate, 4,500 and 5,000), Hopper none */
 static void
 test_shipped (void)
 {
   const char *names[] = { "dgx8x4.xml", "dgx-a100.xml", "dgx-h100.xml", "dgx-h200.xml",
-                          "dgx-b200.xml", "gb200-nvl72.xml" };
-  const double fp4[] = { 0, 0, 0, 0, 9000e12, 10000e12 };
-  const double fp6[] = { 0, 0, 0, 0, 4500e12, 5000e12 };
+                          "dgx-b200.xml", "gb200-nvl72.xml", "gb300-nvl72.xml" };
+  const double fp4[] = { 0, 0, 0, 0, 9000e12, 10000e12, 15000e12 };
+  const double fp6[] = { 0, 0, 0, 0, 4500e12, 5000e12, 5000e12 };
   /* the Hopper files carry a held-out error band (validation-heldout checks
    * its value against the rows), the others none */
-  const gboolean heldout[] = { TRUE, FALSE, TRUE, TRUE, FALSE, FALSE };
+  const gboolean heldout[] = { TRUE, FALSE, TRUE, TRUE, FALSE, FALSE, FALSE };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
     g_autoptr (SimTopology) t = load (names[i], 0);
     const SimGpuType *g = sim_topology_gpu_type (t, 0);
