@@ -10,14 +10,17 @@ Checks (each number is cited in the XML comment next to it):
                    (printed 722), 8 x 400 Gb/s NICs;
   gb200-nvl72.xml  72 GPUs in one node (one NVLink domain), 186 GiB, driver
                    Total 189471 MiB = 185.03 GiB, nodes = racks;
-  both             the error band under the step time is the one the file's
+  gb300-nvl72.xml  72 GPUs in one node, 278 GiB = 298.50 GB (NVML's 284672
+                   MiB), the estimated driver Total 283679 MiB = 277.03 GiB,
+                   72 x 800 Gb/s ConnectX-8 per rack;
+  all              the error band under the step time is the one the file's
                    own published runs give now (tools/blackwell-check.py
                    --check-band: B200 +/-5.9 % on 2 runs, GB200 +/-4.2 % on 8,
-                   the mean |error| of the rows predicted to fit), printed
-                   with its count of runs, and no missing-GEMM-table warning
-                   (the estimated table is present).
+                   GB300 +/-15.6 % on 7, the mean |error| of the rows
+                   predicted to fit), printed with its count of runs, and no
+                   missing-GEMM-table warning (the estimated table is present).
 Plans: llama3-70b tp 8 pp 2 on dgx-b200 --nodes 2; tp 8 on gb200-nvl72 --nodes 1;
-both must fit (exit 0).  Then tools/blackwell-check.py prints the error table.
+tp 8 NVFP4 on gb300-nvl72 --racks 1; each must fit (exit 0).  Then tools/blackwell-check.py prints the error table.
 There is no tolerance on the errors: the Blackwell files' GEMM tables and
 efficiencies are estimates, not fitted (the printed table has the errors, all nine
 predicted training rows within 13 %), and two rows that trained (70B with
@@ -72,6 +75,17 @@ def main(sim, root):
                              "--fp8", "hybrid", "--tp", "8", "--pp", "9", "--dp", "2"])
     check(rc == 0 and "144 GPUs: 2 nodes x 72" in out,
           "gb200-nvl72: --racks 2 runs llama3-405b FP8 tp 8 pp 9 dp 2 and fits (exit %d)" % rc)
+
+    rc, out, err = run(sim, ["--topology", topo("gb300-nvl72.xml"), "--racks", "1", "--model", "llama3-70b",
+                             "--tp", "8", "--fp4", "e2m1"])
+    check(rc == 0, "gb300-nvl72: llama3-70b NVFP4 tp 8 on one rack fits (exit %d%s)" % (rc, (": " + err.strip()) if err else ""))
+    check("72 GPUs: 1 node x 72 NVIDIA GB300" in out, "gb300-nvl72: one rack = one node of 72 GPUs")
+    check("278.00 GiB (298.50 GB) of HBM" in out, "gb300-nvl72: Capacity line gives 278 GiB of HBM")
+    check("(277.03 GiB)" in out, "gb300-nvl72: the driver exposes the estimated 283679 MiB = 277.03 GiB")
+    check("72 x 800 Gb/s ConnectX-8" in out, "gb300-nvl72: 72 x 800 Gb/s ConnectX-8 per rack")
+    check("error band +/-16%: mean step-time error on 7 published runs" in out,
+          "gb300-nvl72: the report prints the band of the 7 GB300 runs (15.6 %)")
+    check("of the dense FP4 peak" in out, "gb300-nvl72: an NVFP4 plan quotes MFU against the FP4 peak too")
 
     p = subprocess.run([sys.executable, os.path.join(root, "tools", "blackwell-check.py"), sim, root, "--check-band"],
                        capture_output=True, text=True, timeout=1200)

@@ -26,6 +26,7 @@ the Blackwell files, which fidelity.py does not know:
          node holds the GPUs the run used: all of them when they fit in one
          rack (8, 64), else 64 GPUs per rack (256 = 4 x 64; NVIDIA does not
          state the split, 64 is an assumption).  NICs follow the GPUs (one each).
+  GB300  topologies/gb300-nvl72.xml, placed as GB200.
 
 Nothing is fitted or tuned: the XML files are used as shipped.  The NCCL rows
 are compared with `sim collective`; rows whose notes say INPUT gave a number to
@@ -49,7 +50,16 @@ and, with --check-band, every band is current; 1 otherwise.
 import csv, json, os, re, shlex, statistics, subprocess, sys, tempfile
 
 # the cluster file each GPU's rows validate, as cluster() picks it
-BAND_FILES = {"B200": "dgx-b200.xml", "GB200": "gb200-nvl72.xml"}
+BAND_FILES = {"B200": "dgx-b200.xml", "GB200": "gb200-nvl72.xml", "GB300": "gb300-nvl72.xml"}
+
+
+def gpu_key(r):
+    """the BAND_FILES key of a row's gpu column, or None"""
+    g = r["gpu"].upper()
+    for k in ("GB300", "GB200", "B200"):
+        if g.startswith(k):
+            return k
+    return None
 
 
 def model_xml(r, path):
@@ -63,22 +73,23 @@ def model_xml(r, path):
                 % (os.path.basename(path)[:-4], r["row_id"], " ".join('%s="%s"' % a for a in attrs)))
 
 
-def rack_topology(root, gpus_per_rack, tmp):
-    """gb200-nvl72.xml with gpus_per_rack GPUs (and NICs) in each rack"""
-    src = open(os.path.join(root, "topologies", "gb200-nvl72.xml")).read()
+def rack_topology(root, gpus_per_rack, tmp, name="gb200-nvl72"):
+    """name.xml (a file of NVL72 racks) with gpus_per_rack GPUs (and NICs) in each rack"""
+    src = open(os.path.join(root, "topologies", name + ".xml")).read()
     out = src.replace('gpus="72"', 'gpus="%d"' % gpus_per_rack).replace('count="72"', 'count="%d"' % gpus_per_rack)
-    path = os.path.join(tmp, "gb200-nvl72-%d.xml" % gpus_per_rack)
+    path = os.path.join(tmp, "%s-%d.xml" % (name, gpus_per_rack))
     open(path, "w").write(out)
     return path
 
 
 def cluster(root, r, tmp):
     gpus = int(r["num_gpus"])
-    g = r["gpu"].upper()
-    if g.startswith("GB200"):
+    g = gpu_key(r)
+    if g in ("GB200", "GB300"):
+        name = BAND_FILES[g][:-4]
         per = gpus if gpus <= 72 else 64
-        return rack_topology(root, per, tmp), gpus // per, "gb200-nvl72 (%d racks x %d GPUs)" % (gpus // per, per)
-    if g.startswith("B200"):
+        return rack_topology(root, per, tmp, name), gpus // per, "%s (%d racks x %d GPUs)" % (name, gpus // per, per)
+    if g == "B200":
         return os.path.join(root, "topologies", "dgx-b200.xml"), max(1, gpus // 8), "dgx-b200 (%d nodes)" % max(1, gpus // 8)
     return None, 0, "no Blackwell cluster file for gpu %r" % r["gpu"]
 
@@ -165,7 +176,7 @@ def training(sim, root, tmp, extra=()):
         errs.append(e)
         fits = "" if j["memory"]["fits"] else "  (predicted OUT OF MEMORY)"
         if j["memory"]["fits"]:
-            band[BAND_FILES["GB200" if r["gpu"].upper().startswith("GB200") else "B200"]].append(e)
+            band[BAND_FILES[gpu_key(r)]].append(e)
         print("%-44s %-30s measured %8.3f s  sim %8.3f s  %+6.1f%%%s" % (r["row_id"], where, want, got, 100 * e, fits))
     if errs: print(summary(errs))
     return errs, failed, band
