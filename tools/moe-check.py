@@ -23,8 +23,10 @@ Nothing is fitted: the cluster and model files are used as shipped, with
 routing; moe_training.md).  Rows sim cannot express are listed with the
 reason and kept out of the summary: a GPU without a cluster file (H800),
 layouts whose pp x vp does not divide the layers, FSDP2 runs that fit only
-with a memory saving their source does not state, token-dropping runs (sim routes every token), runs published
-without a step time.  Exit status: 0 when every expressible row was
+with a memory saving their source does not state, runs predicted out of memory
+whose recipe recomputes modules sim cannot express (the recompute column),
+token-dropping runs (sim routes every token), runs published without a step
+time.  Exit status: 0 when every expressible row was
 predicted (whatever the error) and predicted to fit in memory (each run
 trained), 1 otherwise.
 """
@@ -109,6 +111,13 @@ def main():
                     print("%-44s not expressible in sim: %s" % (r["row_id"][:44], msg[5:110])); continue
                 print("%-44s failed: %s" % (r["row_id"][:44], msg[:110])); failed += 1; continue
             want = float(r["step_time_s_published"] or r["step_time_s_derived"])
+            if not j["memory"]["fits"] and r.get("recompute"):
+                # the run recomputed the modules its recipe names (Megatron-Core's
+                # recompute_modules), which sim cannot express: as run with
+                # --recompute none it is another run
+                print("%-44s not predicted: its recipe recomputes %s, which sim cannot express; without it "
+                      "sim needs %.0f GB per GPU" % (r["row_id"][:44], r["recompute"], j["memory"]["peak_bytes"] / 1e9))
+                continue
             if not j["memory"]["fits"] and is_fsdp(r) and not r.get("recompute"):
                 # the run trained, so it saved memory in a way its source does
                 # not state (recomputation, optimizer precision): no layout to
