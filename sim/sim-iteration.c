@@ -168,6 +168,12 @@ typedef struct {
    * direction d) [(r * pp + s) * 2 + d], the GPU pairs of its sends and
    * their choice (pp_send; NULL: not yet) */
   double *tp_pred1;
+  /* FP8 delayed scaling's amax all-reduce (amax_reduce): per stage, its
+   * group's GPUs (NULL: not yet) and how many, and the last (bytes, time)
+   * asked, forward [2 s] and backward [2 s + 1] */
+  int **amax_gpus;
+  int *amax_n;
+  double *amax_bytes, *amax_s;
   SendGroup *sends;
   int n_sends;
   /* the GPUs of each TP group, tp of them from [((r * pp + s) * cp + c) * tp] */
@@ -374,6 +380,10 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   b->tp_pred1 = g_new (double, p);
   for (int s = 0; s < p; s++)
     b->tp_pred1[s] = -1;
+  b->amax_gpus = g_new0 (int *, p);
+  b->amax_n = g_new0 (int, p);
+  b->amax_bytes = g_new0 (double, 2 * p);
+  b->amax_s = g_new0 (double, 2 * p);
   b->n_sends = replicas * p * 2;
   b->dp_mirror = (alone & MIRROR_DP) && dp_mirrored (b, full);
   b->tp_gpus = g_new (int, (gsize) replicas * p * plan->cp * plan->tp);
@@ -424,6 +434,12 @@ builder_clear (SimIterBuilder *b)
   g_clear_pointer (&b->alone_seq, g_free);
   g_clear_pointer (&b->alone_memo, g_free);
   g_clear_pointer (&b->tp_pred1, g_free);
+  for (int i = 0; b->amax_gpus != NULL && i < b->plan->pp; i++)
+    g_free (b->amax_gpus[i]);
+  g_clear_pointer (&b->amax_gpus, g_free);
+  g_clear_pointer (&b->amax_n, g_free);
+  g_clear_pointer (&b->amax_bytes, g_free);
+  g_clear_pointer (&b->amax_s, g_free);
   g_clear_pointer (&b->tp_gpus, g_free);
   for (int i = 0; b->sends != NULL && i < b->n_sends; i++)
     g_free (b->sends[i].g);
@@ -1070,6 +1086,73 @@ zero2_reduce_scatter (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
   dep (b, *slot, pass->end);
 }
 
+/* FP8 delayed scaling (Transformer Engine's DelayedScaling, reduce_amax on
+ * by default): at the exit of the outermost fp8_autocast, once per model
+ * chunk's forward, and in the backward of the chunk's first FP8 module (its
+ * last to run), TE concatenates the amaxes of the chunk's FP8 tensors and
+ * all-reduces them (MAX) over the autocast's fp8_group with async_op=False,
+ * on the compute stream, before the next kernel (transformer_engine/
+ * pytorch/fp8.py, FP8GlobalStateManager.reduce_and_update_fp8_tensors;
+ * module/base.py, reduce_and_update_bwd_fp8_tensors).  Megatron-Core passes
+ * its amax reduction group, TP x DP x CP of the stage, or TP x CP with
+ * --tp-only-amax-red (megatron/core/parallel_state.py,
+ * get_amax_reduction_group(with_context_parallel=True)).  The message: 4
+ * bytes per FP8 tensor, 3 per GEMM forward (input, weight, output) and 2
+ * backward (TE's fp8_meta, num_gemms x 3 and x 2); the GEMMs of a dense
+ * layer are 4 (QKV, projection, FC1, FC2), of a MoE layer the attention's
+ * 2 and 2 per local routed or shared expert.  A few hundred bytes: the
+ * all-reduce's latency, taken as its time alone (choose()).  Not with
+ * PyTorch FSDP (its FP8 is not Megatron's), nor under the other recipes,
+ * whose scales need no reduction over data-parallel ranks. */
+static gboolean
+amax_reduced (const SimIterBuilder *b)
+{
+  const SimPlan *p = b->plan;
+  return p->fp8 != SIM_FP8_OFF && p->fp8_recipe == SIM_FP8_DELAYED &&
+         p->framework == SIM_FRAMEWORK_MEGATRON &&
+         p->tp * p->cp * (p->tp_only_amax_red ? 1 : p->dp) > 1;
+}
+
+/* the amax all-reduce of a pass, a delay after `after` that `end` waits
+ * for; nothing without FP8 delayed scaling or for a chunk without layers */
+static void
+amax_reduce (SimIterBuilder *b, const PassCtx *pc, SimActivityId after, SimActivityId end)
+{
+  const SimPlan *p = b->plan;
+  const SimMoe *moe = &b->model->moe;
+  int s = pc->stage, k = 2 * s + (pc->op->backward ? 1 : 0);
+  double gemms, bytes;
+  guint32 first, span;
+  SimActivityId x;
+  if (!amax_reduced (b) || pc->lc == 0)
+    return;
+  gemms = 4.0 * (pc->lc - pc->nm);
+  if (pc->nm > 0)
+    gemms += pc->nm * (2.0 + 2.0 * ((double) moe->experts / MAX (p->ep, 1) + (double) moe->shared_experts));
+  bytes = 4.0 * (pc->op->backward ? 2 : 3) * gemms;
+  if (b->amax_gpus[s] == NULL) {
+    int dp = p->tp_only_amax_red ? 1 : p->dp, n = 0;
+    /* the stage's ranks of replica 0's group: with --tp-only-amax-red the
+     * TP x CP ranks of each replica reduce among themselves, alike */
+    b->amax_gpus[s] = g_new (int, (gsize) p->tp * p->cp * dp);
+    for (int d = 0; d < dp; d++)
+      for (int c = 0; c < p->cp; c++)
+        for (int t = 0; t < p->tp; t++)
+          b->amax_gpus[s][n++] = gpu_of (b, t, c, d, s);
+    b->amax_n[s] = n;
+  }
+  if (b->amax_bytes[k] != bytes) {
+    b->amax_bytes[k] = bytes;
+    b->amax_s[k] = choose (b, SIM_OP_ALL_REDUCE, b->amax_gpus[s], b->amax_n[s], bytes)->predicted_s;
+  }
+  span = new_span (b, SIM_SPAN_DP, s, pc->replica, pc->mb, pc->chunk);
+  first = sim_engine_n_activities (b->e);
+  x = sim_engine_add_delay (b->e, sim_time_from_s (b->amax_s[k]), span);
+  mark_from (b, first, span);
+  dep (b, x, after);
+  dep (b, end, x);
+}
+
 static void
 build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
 {
@@ -1091,6 +1174,15 @@ build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
   x = pc->ep_beside ? ep_comm (b, pc, pc->nm, pass->gate, pass->gate) : ep_comm (b, pc, pc->nm, a, y);
   if (x != G_MAXUINT32)
     dep (b, pass->end, x);
+  /* after the compute and what the pass waits for beside it */
+  if (amax_reduced (b) && pc->lc > 0) {
+    SimActivityId j = gate (b, pc->gspan);
+    dep (b, j, a);
+    dep (b, j, y);
+    if (x != G_MAXUINT32)
+      dep (b, j, x);
+    amax_reduce (b, pc, j, pass->end);
+  }
 }
 
 /* the recomputation before a backward, after `after`; returns its end */
@@ -1201,6 +1293,7 @@ build_backward (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
   }
   cp_flows (b, pc->replica, pc->stage, 2 * pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
   dep (b, pass->end, y);
+  amax_reduce (b, pc, y, pass->end);
   if (p->zero >= 2 && zero_sharded (b))
     zero2_reduce_scatter (b, pc, pass);
 }

@@ -16,7 +16,7 @@ typedef enum {
   KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
   KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_FP8_ATTENTION, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
   KEY_MOE_IMBALANCE, KEY_MOE_A2A_OVERLAP, KEY_FIRST_STAGE_LAYERS, KEY_LAST_STAGE_LAYERS,
-  KEY_EMBEDDING_IN_SPLIT, KEY_LOSS_IN_SPLIT, KEY_FP4, KEY_FP4_RECIPE,
+  KEY_EMBEDDING_IN_SPLIT, KEY_LOSS_IN_SPLIT, KEY_FP4, KEY_FP4_RECIPE, KEY_TP_ONLY_AMAX_RED,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -95,6 +95,9 @@ static const Option options[] = {
     "where the tensor cores take block scales, else delayed)" },
   { "fp8-attention", NULL, KEY_FP8_ATTENTION, ARG_BOOL, NULL,
     "the fused attention's forward in FP8 as well (needs --fp8; default off)" },
+  { "tp-only-amax-red", NULL, KEY_TP_ONLY_AMAX_RED, ARG_BOOL, NULL,
+    "delayed scaling: reduce each pass's amaxes over the TP x CP group only, not TP x DP x CP "
+    "(needs --fp8; default off, as Megatron-Core)" },
   { "fp4", NULL, KEY_FP4, ARG_CHOICE, "off|e2m1",
     "FP4 linear layers, as Transformer Engine's NVFP4 recipe (default off; needs FP4 tensor "
     "cores; not with --fp8)" },
@@ -455,6 +458,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_FP8_PARAMS: plan->fp8_params = b; break;
   case KEY_FP8_RECIPE: plan->fp8_recipe = u == 4 ? SIM_FP8_CURRENT : (int) u; break;
   case KEY_FP8_ATTENTION: plan->fp8_attention = b; break;
+  case KEY_TP_ONLY_AMAX_RED: plan->tp_only_amax_red = b; break;
   case KEY_FP4: plan->fp4 = (SimFp4) u; break;
   case KEY_FP4_RECIPE: plan->fp4_recipe_given = TRUE; break;
   case KEY_LAYERS_PER_VIRTUAL_STAGE: plan->layers_per_virtual_stage = (int) u; break;
@@ -1205,9 +1209,10 @@ resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
 {
   const SimGpuType *g = sim_topology_gpu_type (topo, 0);
   if (plan->fp8 == SIM_FP8_OFF) {
-    if (plan->fp8_attention) {
+    if (plan->fp8_attention || plan->tp_only_amax_red) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "--fp8-attention: expected --fp8 hybrid or e4m3 with it (the plan trains in BF16)");
+                   "--%s: expected --fp8 hybrid or e4m3 with it (the plan trains in BF16)",
+                   plan->fp8_attention ? "fp8-attention" : "tp-only-amax-red");
       return FALSE;
     }
     if (plan->fp8_recipe >= 0) {

@@ -124,6 +124,9 @@ typedef struct {
   int fp8_params;               /* -1 unset; weights kept (and gathered) in FP8 */
   int fp8_recipe;               /* -1 unset (and with --fp8 off), else SimFp8Recipe */
   gboolean fp8_attention;       /* the fused attention's forward in FP8 too */
+  /* delayed scaling: each pass's amaxes reduced over the TP x CP group only,
+   * not Megatron-Core's default TP x DP x CP (its --tp-only-amax-red) */
+  gboolean tp_only_amax_red;
   SimFp4 fp4;                   /* NVFP4 linear layers (Transformer Engine), or off */
   /* 0 unset; Megatron's --num-layers-per-virtual-pipeline-stage, turned into
    * virtual_stages = layers / (pp x this) by sim_plan_resolve, then 0 */

@@ -711,6 +711,7 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_string (j, "fp8", sim_fp8_name (p->fp8));
   sim_json_string (j, "fp8_recipe", p->fp8 != SIM_FP8_OFF ? sim_fp8_recipe_name ((SimFp8Recipe) p->fp8_recipe) : NULL);
   sim_json_bool (j, "fp8_attention", p->fp8_attention);
+  sim_json_bool (j, "tp_only_amax_red", p->tp_only_amax_red);
   sim_json_bool (j, "fp8_params", p->fp8_params > 0);
   sim_json_string (j, "fp4", sim_fp4_name (p->fp4));
   sim_json_string (j, "order", order);

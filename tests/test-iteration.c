@@ -1,9 +1,14 @@
 /* tests for sim-iteration: schedules against their closed forms */
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 
+#include "sim-collective.h"
+#include "sim-engine.h"
+#include "sim-error.h"
 #include "sim-iteration.h"
 #include "sim-memory.h"
+#include "sim-network.h"
 #include "test-util.h"
 #include "test-ideal.h"
 
@@ -268,6 +273,76 @@ test_bound (void)
   }
 }
 
+/* FP8 delayed scaling: after each pass's compute, Transformer Engine
+ * all-reduces the chunk's amaxes over Megatron-Core's amax group, TP x DP x
+ * CP of the stage (sim-iteration.c, amax_reduce).  Llama-3-8B on dgx8x4,
+ * tp 8, pp 1, dp 8, 8 micro-batches, the gradients reduced after the whole
+ * backward (overlap off, so nothing overlaps the passes): every pass waits
+ * for its all-reduce, so the step grows by 8 x (fwd + bwd) all-reduces.
+ * With --tp-only-amax-red the group is one node's 8 GPUs instead of all 64;
+ * the difference of the two steps is 8 x [(F64 - F8) + (B64 - B8)], F and
+ * B the all-reduce of the 32 layers' amaxes alone on the network: 4 GEMMs x
+ * 3 tensors x 4 bytes x 32 = 1536 bytes forward, x 2 tensors = 1024 bytes
+ * backward.  The same plan under current scaling (whose scales need no
+ * reduction over data-parallel ranks) and with PyTorch FSDP take the same
+ * step either way, and --tp-only-amax-red needs --fp8. */
+static void
+test_fp8_amax (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (t, e);
+  const char *base = "tp=8,pp=1,dp=8,gb=64,fp8=hybrid,overlap=false";
+  const char *same[] = { "fp8-recipe=current", "framework=fsdp,zero=1" };
+  int all[64], node[8];
+  double f64, f8, b64, b8, d;
+  SimCollChoice c;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimPlan) bad = sim_plan_new ();
+
+  for (int i = 0; i < 64; i++)
+    all[i] = i;
+  for (int i = 0; i < 8; i++)
+    node[i] = i;
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, all, 64, 1536, SIM_ALGO_AUTO,
+                                        SIM_PROTO_AUTO, &c, &error));
+  f64 = c.predicted_s;
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, node, 8, 1536, SIM_ALGO_AUTO,
+                                        SIM_PROTO_AUTO, &c, &error));
+  f8 = c.predicted_s;
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, all, 64, 1024, SIM_ALGO_AUTO,
+                                        SIM_PROTO_AUTO, &c, &error));
+  b64 = c.predicted_s;
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, node, 8, 1024, SIM_ALGO_AUTO,
+                                        SIM_PROTO_AUTO, &c, &error));
+  b8 = c.predicted_s;
+  g_assert_cmpfloat (f64, >, f8);
+  for (int k = 0; k < 3; k++) {
+    g_autofree char *wide = g_strdup_printf ("%s%s%s", base, k ? "," : "", k ? same[k - 1] : "");
+    g_autofree char *narrow = g_strdup_printf ("%s,tp-only-amax-red", wide);
+    g_autoptr (SimPlan) pw = test_resolve_plan (t, m, wide);
+    g_autoptr (SimPlan) pn = test_resolve_plan (t, m, narrow);
+    g_autoptr (SimMemory) mw = sim_memory_compute (t, m, pw);
+    g_autoptr (SimMemory) mn = sim_memory_compute (t, m, pn);
+    g_autoptr (SimIteration) w = sim_iteration_run (t, m, pw, mw, FALSE, &error);
+    g_autoptr (SimIteration) n = sim_iteration_run (t, m, pn, mn, FALSE, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (pw->micro_batches, ==, 8);
+    d = k == 0 ? 8 * ((f64 - f8) + (b64 - b8)) : 0;
+    g_test_message ("%s: step %.9f s, with tp-only-amax-red %.9f s (want a difference of %.9f s)",
+                    wide, w->step_s, n->step_s, d);
+    /* each delay is rounded up to the picosecond (sim_time_from_s) */
+    g_assert_cmpfloat_with_epsilon (w->step_s - n->step_s, d, 32 * 1e-12);
+    /* what the pass waits for is data-parallel communication, exposed */
+    g_assert_cmpfloat_with_epsilon (w->exposed_dp_s - n->exposed_dp_s, d, 32 * 1e-12);
+  }
+  g_assert_true (sim_plan_parse_string (bad, "tp=8,pp=1,dp=8,tp-only-amax-red", &error));
+  g_assert_false (sim_plan_resolve (bad, t, m, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
+  g_assert_nonnull (strstr (error->message, "--tp-only-amax-red: expected --fp8"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -281,5 +356,6 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/flops", test_flops);
   g_test_add_func ("/iteration/bound", test_bound);
   g_test_add_func ("/iteration/empty-edge-chunks", test_empty_edge_chunks);
+  g_test_add_func ("/iteration/fp8-amax", test_fp8_amax);
   return g_test_run ();
 }
