@@ -273,6 +273,18 @@ test_bound (void)
   }
 }
 
+/* an all-reduce of `bytes` over gpus[0..n), alone on the network, as the
+ * builder's choice predicts it */
+static double
+all_reduce_s (SimNetwork *net, const int *gpus, int n, double bytes)
+{
+  SimCollChoice c;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, gpus, n, bytes, SIM_ALGO_AUTO,
+                                        SIM_PROTO_AUTO, &c, &error));
+  return c.predicted_s;
+}
+
 /* FP8 delayed scaling: after each pass's compute, Transformer Engine
  * all-reduces the chunk's amaxes over Megatron-Core's amax group, TP x DP x
  * CP of the stage (sim-iteration.c, amax_reduce).  Llama-3-8B on dgx8x4,
@@ -297,7 +309,6 @@ test_fp8_amax (void)
   const char *same[] = { "fp8-recipe=current", "framework=fsdp,zero=1" };
   int all[64], node[8];
   double f64, f8, b64, b8, d;
-  SimCollChoice c;
   g_autoptr (GError) error = NULL;
   g_autoptr (SimPlan) bad = sim_plan_new ();
 
@@ -305,18 +316,10 @@ test_fp8_amax (void)
     all[i] = i;
   for (int i = 0; i < 8; i++)
     node[i] = i;
-  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, all, 64, 1536, SIM_ALGO_AUTO,
-                                        SIM_PROTO_AUTO, &c, &error));
-  f64 = c.predicted_s;
-  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, node, 8, 1536, SIM_ALGO_AUTO,
-                                        SIM_PROTO_AUTO, &c, &error));
-  f8 = c.predicted_s;
-  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, all, 64, 1024, SIM_ALGO_AUTO,
-                                        SIM_PROTO_AUTO, &c, &error));
-  b64 = c.predicted_s;
-  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, node, 8, 1024, SIM_ALGO_AUTO,
-                                        SIM_PROTO_AUTO, &c, &error));
-  b8 = c.predicted_s;
+  f64 = all_reduce_s (net, all, 64, 1536);
+  f8 = all_reduce_s (net, node, 8, 1536);
+  b64 = all_reduce_s (net, all, 64, 1024);
+  b8 = all_reduce_s (net, node, 8, 1024);
   g_assert_cmpfloat (f64, >, f8);
   for (int k = 0; k < 3; k++) {
     g_autofree char *wide = g_strdup_printf ("%s%s%s", base, k ? "," : "", k ? same[k - 1] : "");
