@@ -82,7 +82,8 @@ static const Option options[] = {
   { "attention-kernel", NULL, KEY_ATTENTION_KERNEL, ARG_CHOICE, "flash|triton|cudnn|flash2",
     "fused attention: the GPU's FlashAttention-class kernel, FlashAttention's Triton kernel, "
     "or, where the cluster file measures them, cuDNN's (Transformer Engine's NVTE_FUSED_ATTN=1) "
-    "or FlashAttention-2 (default: flash with megatron, triton with fsdp)" },
+    "or FlashAttention-2 (default: with megatron cudnn where the cluster file gives its rates, "
+    "as Transformer Engine prefers it on Hopper, else flash; triton with fsdp)" },
   { "overlap-param-gather", NULL, KEY_OVERLAP_PARAM_GATHER, ARG_BOOL, NULL,
     "gather ZeRO-1/2 parameters behind the next forward (default: on with megatron)" },
   { "fp8", NULL, KEY_FP8, ARG_CHOICE, "off|hybrid|e4m3",
@@ -1168,25 +1169,38 @@ resolve_framework (SimPlan *plan)
     if (plan->zero >= 1 && plan->zero < 3 && plan->dp * plan->cp > 1)
       note_default (plan, "--%soverlap-param-gather", plan->overlap_param_gather ? "" : "no-");
   }
-  if (plan->attention_kernel < 0) {
-    /* Megatron-Core runs Transformer Engine's fused attention; llm-foundry's
-     * MPT benchmarks, the FSDP runs we validate on, ran FlashAttention's
-     * Triton kernel (scripts/train/benchmarking/submit_benchmarks.py
-     * @12a63191: --attn_impl default 'triton') */
-    plan->attention_kernel = plan->framework == SIM_FRAMEWORK_FSDP ? SIM_ATTENTION_TRITON
-                                                                   : SIM_ATTENTION_FLASH;
-    if (plan->flash_attention)
-      note_default (plan, "--attention-kernel %s",
-                    plan->attention_kernel == SIM_ATTENTION_TRITON ? "triton (llm-foundry's)" : "flash");
-  }
 }
 
-/* --attention-kernel cudnn or flash2 needs the cluster file's rates for it */
+/* The fused attention's kernel, when not given: llm-foundry's MPT
+ * benchmarks, the FSDP runs we validate on, ran FlashAttention's Triton
+ * kernel (scripts/train/benchmarking/submit_benchmarks.py @12a63191:
+ * --attn_impl default 'triton').  Megatron-Core runs Transformer Engine's
+ * DotProductAttention, whose backend choice prefers cuDNN's fused attention
+ * to FlashAttention on compute capability 9.0 and later when both can run a
+ * BF16 layer ("Disabling FlashAttention to give FusedAttention preference
+ * on Hopper+ for performance reasons", transformer_engine/pytorch/
+ * attention, get_attention_backend; NVIDIA/NeMo pull request 9188): cudnn
+ * where the cluster file gives cuDNN's rates (the Hopper files), else the
+ * GPU's FlashAttention-class kernel.  Then --attention-kernel cudnn or
+ * flash2 needs the cluster file's rates for it. */
 static gboolean
-resolve_attention_kernel (const SimPlan *plan, const SimTopology *topo, GError **error)
+resolve_attention_kernel (SimPlan *plan, const SimTopology *topo, GError **error)
 {
   const SimGpuType *g = sim_topology_gpu_type (topo, 0);
-  gboolean cudnn = plan->attention_kernel == SIM_ATTENTION_CUDNN;
+  gboolean cudnn;
+  if (plan->attention_kernel < 0) {
+    if (plan->framework == SIM_FRAMEWORK_FSDP)
+      plan->attention_kernel = SIM_ATTENTION_TRITON;
+    else
+      plan->attention_kernel = g != NULL && g->attn_cudnn_fwd_efficiency > 0 ? SIM_ATTENTION_CUDNN
+                                                                             : SIM_ATTENTION_FLASH;
+    if (plan->flash_attention)
+      note_default (plan, "--attention-kernel %s",
+                    plan->attention_kernel == SIM_ATTENTION_TRITON   ? "triton (llm-foundry's)"
+                    : plan->attention_kernel == SIM_ATTENTION_CUDNN ? "cudnn (Transformer Engine's choice on Hopper)"
+                                                                     : "flash");
+  }
+  cudnn = plan->attention_kernel == SIM_ATTENTION_CUDNN;
   if ((cudnn && (g == NULL || g->attn_cudnn_fwd_efficiency <= 0)) ||
       (plan->attention_kernel == SIM_ATTENTION_FLASH2 && (g == NULL || g->attn_flash2_fwd_efficiency <= 0))) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
