@@ -65,6 +65,19 @@ static const char *usage =
     "or an error.  A shard (--shard I/N, N > 1) exits 0 once its file is written: the\n"
     "verdict is the merge's.\n";
 
+/* what an empty table says: no layout fits, or there was none to try (no
+ * split of the GPUs into tp x cp x pp x dp suits the global batch and the
+ * layers, as with a model's published batch of 1024 on a 72-GPU rack) */
+static const char *
+empty_table_line (GPtrArray *ranked)
+{
+  return ranked->len > 0
+             ? "(no layout fits in GPU memory on this cluster: see the counts below)"
+             : "(no layout to try: no split of the GPUs into tp x cp x pp x dp divides the global\n"
+               " batch into micro-batches and the layers into stages: give --global-batch, a multiple\n"
+               " of the GPU count for one, or --nodes)";
+}
+
 /* the ranked layouts that have a time; the GPU count and the scaling
  * efficiency E only with --scale, where they differ from row to row */
 static void
@@ -97,8 +110,11 @@ print_table (GString *out, GPtrArray *ranked, int top, gboolean scale)
       g_string_append_printf (out, "%5.2f ", r->e);
     g_string_append_printf (out, " %s%s\n", r->wall != NULL ? r->wall : "-", r->screened ? " (screened)" : "");
   }
-  if (shown == 0)
-    g_string_append (out, "      (no layout fits in GPU memory on this cluster: see the counts below)\n");
+  if (shown == 0) {
+    g_auto (GStrv) lines = g_strsplit (empty_table_line (ranked), "\n", -1);
+    for (guint i = 0; lines[i] != NULL; i++)
+      g_string_append_printf (out, "      %s\n", lines[i]);
+  }
   g_string_append_c (out, '\n');
   sim_cli_print_legend (out, scale);
 }
@@ -196,7 +212,7 @@ print_ranked (GString *out, GPtrArray *ranked, int top, gboolean scale, gboolean
   if (n > 0)
     sim_cli_print_narrow (out, rows, n, scale);
   else
-    g_string_append (out, "(no layout fits in GPU memory on this cluster: see the counts below)\n");
+    g_string_append_printf (out, "%s\n", empty_table_line (ranked));
   g_string_append_c (out, '\n');
   sim_cli_print_narrow_legend (out, scale);
 }

@@ -103,6 +103,15 @@ check("compare --help documents the exit status", "exit status: 0 at least one p
 nofit = ["--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-405b", "--quiet"]
 r = run("sweep", *nofit)
 check("sweep: exit 1 when no layout fits", (r.returncode, "out of memory" in r.stdout), (1, True))
+check("sweep: layouts that do not fit are said not to fit", "(no layout fits in GPU memory" in r.stdout, True)
+# no layout to try at all: Llama 3 70B's published batch of 1024 on one 72-GPU
+# rack, where 72 = 2^3 x 3^2 puts a factor 3 in dp (1024 / dp fractional) or in
+# tp, cp or pp, which the 64 heads, the 8192-token sequence and the 80 layers
+# refuse: the sweep enumerates no layout
+r = run("sweep", "--topology", "gb300-nvl72", "--racks", "1", "--model", "llama3-70b", "--quiet")
+check("sweep: with no layout to try, exit 1 and say why, not 'does not fit'",
+      (r.returncode, "(no layout to try: no split of the GPUs" in r.stdout, "0 layouts:" in r.stdout,
+       "no layout fits in GPU memory" in r.stdout), (1, True, True, False))
 with cli.tempdir() as tmp:
     r = run("sweep", *nofit, "--shard", "1/2", "--json", os.path.join(tmp, "s.json"))
     check("sweep --shard: exit 0 once the shard file is written", r.returncode, 0)
