@@ -19,6 +19,7 @@ sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan)
   cfg->sequence_parallel = plan->sequence_parallel > 0;
   cfg->flash = plan->flash_attention > 0;
   cfg->recompute = plan->recompute;
+  cfg->recompute_modules = plan->recompute == SIM_RECOMPUTE_SELECTIVE ? plan->recompute_modules : 0;
   cfg->fp8 = plan->fp8 != SIM_FP8_OFF;
   cfg->fp4 = plan->fp4 != SIM_FP4_OFF;
   cfg->fp8_attention = cfg->fp8 && plan->fp8_attention;
@@ -43,6 +44,13 @@ static double
 lin_per_element (const SimActivationConfig *c)
 {
   return c->fp4 ? 9.0 / 16 : c->fp8 ? 1.0 : ACT;
+}
+
+/* whether selective recomputation recomputes module m */
+static gboolean
+drops (const SimActivationConfig *c, guint m)
+{
+  return (c->recompute_modules & m) != 0;
 }
 
 static SimActivations *
@@ -107,7 +115,8 @@ attention_tensors (SimActivations *a, const SimModel *m, const SimActivationConf
     const SimMla *l = &m->mla;
     qw = kw = heads * (l->qk_nope_head_dim + l->qk_rope_head_dim);
     vw = heads * l->v_head_dim;
-    save (a, "attention.down", "input (norm output)", rep (c, lin_bytes (c, sbh)));
+    if (!drops (c, SIM_RECOMPUTE_LAYERNORM))
+      save (a, "attention.down", "input (norm output)", rep (c, lin_bytes (c, sbh)));
     if (l->q_lora_rank > 0) {
       save (a, "attention.q_norm", "input", rep (c, ACT * s * b * l->q_lora_rank));
       save (a, "attention.q_up", "input (q_norm output)", rep (c, lin_bytes (c, s * b * l->q_lora_rank)));
@@ -123,9 +132,11 @@ attention_tensors (SimActivations *a, const SimModel *m, const SimActivationConf
    * and V in FP8 and keeps those copies, and its FP8 output, for the
    * backward; the output projection reads that same FP8 output */
   qkv = c->fp8_attention ? 1 : ACT;
-  save (a, "attention.core", "Q", shard (c, qkv * s * b * qw));
-  save (a, "attention.core", "K", shard (c, qkv * s * b * kw));
-  save (a, "attention.core", "V", shard (c, qkv * s * b * vw));
+  if (!(m->mla.kv_lora_rank > 0 && drops (c, SIM_RECOMPUTE_MLA_UP_PROJ))) {
+    save (a, "attention.core", "Q", shard (c, qkv * s * b * qw));
+    save (a, "attention.core", "K", shard (c, qkv * s * b * kw));
+    save (a, "attention.core", "V", shard (c, qkv * s * b * vw));
+  }
   if (keep_scores) {
     save (a, "attention.core", "softmax output", shard (c, ACT * scores));
     if (m->dropout) {
@@ -183,18 +194,24 @@ moe_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c)
   guint64 fc1 = (m->mlp == SIM_MLP_GELU ? 1 : 2) * fe;
   double routed = (double) (tokens * e->top_k * etp) * (e->capacity_factor > 0 ? e->capacity_factor : 1.0);
 
-  save (a, "moe.router", "input (norm output)", rep (c, ACT * sbh));
+  /* the router's input is also the whole layer's checkpoint input */
+  if (!drops (c, SIM_RECOMPUTE_LAYERNORM) || drops (c, SIM_RECOMPUTE_MOE))
+    save (a, "moe.router", "input (norm output)", rep (c, ACT * sbh));
+  if (drops (c, SIM_RECOMPUTE_MOE))
+    return;
   save (a, "moe.router", "probabilities (fp32)", FP32 * tokens * e->experts);
   save (a, "moe.dispatch", "routing indices (int64)", 8 * tokens * e->top_k);
   save (a, "moe.experts", "fc1 input (routed tokens)", (guint64) ceil (routed * (double) (lin * h)));
   save (a, "moe.experts", "fc1 output", (guint64) ceil (routed * (double) (ACT * fc1)));
-  save (a, "moe.experts", "fc2 input (activation output)", (guint64) ceil (routed * (double) (lin * fe)));
+  if (!drops (c, SIM_RECOMPUTE_MOE_ACT))
+    save (a, "moe.experts", "fc2 input (activation output)", (guint64) ceil (routed * (double) (lin * fe)));
   save (a, "moe.experts", "routing probabilities (fp32)", (guint64) ceil (routed * FP32));
-  if (e->shared_experts > 0) {
-    /* with FP8 the shared experts' fc1 keeps its own FP8 copy of the input */
-    if (c->fp8)
+  if (e->shared_experts > 0 && !drops (c, SIM_RECOMPUTE_SHARED_EXPERTS)) {
+    /* with FP8 the shared experts' fc1 keeps its own FP8 copy of the input
+     * (the original, discarded, when the norm is recomputed) */
+    if (c->fp8 && !drops (c, SIM_RECOMPUTE_LAYERNORM))
       save (a, "moe.shared", "FP8 input", rep (c, 1 * sbh));
-    if (c->fp4)
+    if (c->fp4 && !drops (c, SIM_RECOMPUTE_LAYERNORM))
       save (a, "moe.shared", "NVFP4 input", rep (c, lin_bytes (c, sbh)));
     mlp_tensors (a, m, c, e->shared_experts * e->ffn_hidden, FALSE);
   }
@@ -211,7 +228,7 @@ layer_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *
   save (a, "mlp.norm", "input", rep (c, ACT * sbh));
   if (moe)
     moe_tensors (a, m, c);
-  else
+  else if (!drops (c, SIM_RECOMPUTE_MLP))
     mlp_tensors (a, m, c, m->ffn_hidden, TRUE);
   if (m->dropout)
     save (a, "mlp.dropout", "mask", rep (c, MASK * sbh));
@@ -221,7 +238,12 @@ static SimActivations *
 activations_layer (const SimModel *m, const SimActivationConfig *c, gboolean moe)
 {
   SimActivations *a = activations_new ();
-  gboolean scores = !c->flash && c->recompute == SIM_RECOMPUTE_NONE;
+  /* selective recomputation drops the scores with core_attn (its default,
+   * also when no module is named) */
+  gboolean scores = !c->flash &&
+                    (c->recompute == SIM_RECOMPUTE_NONE ||
+                     (c->recompute == SIM_RECOMPUTE_SELECTIVE && c->recompute_modules != 0 &&
+                      !drops (c, SIM_RECOMPUTE_CORE_ATTN)));
 
   if (c->recompute == SIM_RECOMPUTE_FULL) {
     g_autoptr (SimActivations) whole = activations_new ();
@@ -233,10 +255,13 @@ activations_layer (const SimModel *m, const SimActivationConfig *c, gboolean moe
     return a;
   }
   layer_tensors (a, m, c, scores, moe);
-  if (c->recompute == SIM_RECOMPUTE_SELECTIVE && !c->flash) {
-    /* the recomputed attention core of one layer lives through its backward */
+  if (c->recompute == SIM_RECOMPUTE_SELECTIVE) {
+    /* what one layer recomputes lives through its backward: the layer as
+     * if nothing were recomputed, less what it keeps */
+    SimActivationConfig all = *c;
     g_autoptr (SimActivations) with = activations_new ();
-    layer_tensors (with, m, c, TRUE, moe);
+    all.recompute_modules = 0;
+    layer_tensors (with, m, &all, !c->flash, moe);
     a->transient_bytes = with->saved_bytes - a->saved_bytes;
   }
   return a;

@@ -56,6 +56,29 @@
  * Routing is assumed balanced (every expert gets the mean share); with a
  * capacity factor c the expert buffers are c times the mean (Megatron's
  * --moe-pad-expert-input-to-capacity pads them to it), dropless 1.
+ *
+ * Selective recomputation's modules (--recompute-modules, Megatron-Core's
+ * recompute_modules, transformer_config.py @0014f137) each drop what the
+ * module would have kept:
+ *   core_attn       without flash attention the s*s score tensors;
+ *   layernorm       the outputs of the norms that are modules of their own
+ *                   (latent attention's input norm: the down projections'
+ *                   input; an MoE layer's pre-MLP norm: the router's input
+ *                   and, with FP8 or FP4, the shared experts' quantized
+ *                   copy): output-discarding checkpoints, and under FP8
+ *                   its readers save the original input
+ *                   (set_save_original_input), which is discarded;
+ *   mla_up_proj     latent attention's Q, K and V (the up projections'
+ *                   and RoPE's outputs), recomputed from the saved latents;
+ *   moe_act         the routed experts' activation output (FC2's input;
+ *                   under FP8 FC2 saves the original, discarded);
+ *   mlp             a dense layer's MLP but its input (the residual, which
+ *                   the MLP norm keeps anyway);
+ *   moe             the whole MoE layer but its input (the router's);
+ *   shared_experts  the shared experts' tensors (their input is the
+ *                   router's).
+ * The layer whose backward runs holds what it dropped again, briefly: the
+ * transient working set.
  */
 #pragma once
 
@@ -90,6 +113,7 @@ typedef struct {
   gboolean fp4;         /* ... or in NVFP4 (4 bits and an E4M3 scale per 16 values) */
   gboolean fp8_attention; /* the fused attention saves Q, K, V and its output in FP8 */
   guint64 etp;          /* expert tensor parallel (MoE layers) */
+  guint recompute_modules; /* SimRecomputeModules under selective (0: core_attn) */
 } SimActivationConfig;
 
 /* fills cfg from a resolved plan; never fails; any thread */

@@ -203,6 +203,23 @@ wall (const Acc *a)
   return MAX (a->s, a->kernels * a->g->eff.host_launch_s);
 }
 
+/* whether selective recomputation recomputes module m (SimRecomputeModules) */
+static gboolean
+recomputes (const SimPlan *p, guint m)
+{
+  return p != NULL && p->recompute == SIM_RECOMPUTE_SELECTIVE && (p->recompute_modules & m) != 0;
+}
+
+/* the forward kernels charged to fwd since mark, charged to rec as well:
+ * a recomputed module runs its forward again before its backward */
+static void
+again (Acc *rec, const Acc *fwd, const Acc *mark)
+{
+  rec->s += fwd->s - mark->s;
+  rec->flop += fwd->flop - mark->flop;
+  rec->kernels += fwd->kernels - mark->kernels;
+}
+
 /* What an FP8 recipe adds to the delayed-scaling kernels above, per layer,
  * for the GEMM inputs x (QKV and FC1 inputs, Tn x h each, cast by the norms
  * under delayed scaling; the projection input T x qd/t and the FC2 input
@@ -287,28 +304,42 @@ nvfp4_kernels (Acc *a, double n)
  * kv_lora -> H(n + v) and the output H*v -> h are split by heads over TP;
  * q and k are assembled from their nope and rope parts (one copy each) */
 static void
-mla_linears (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, double T, double Tn)
+mla_linears (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, double T, double Tn)
 {
   const SimMla *a = &m->mla;
   double t = p->tp, h = m->hidden, H = (double) m->heads;
   double ql = (double) a->q_lora_rank, kl = (double) a->kv_lora_rank;
   double n = (double) a->qk_nope_head_dim, r = (double) a->qk_rope_head_dim;
   double v = (double) a->v_head_dim;
+  /* mla_up_proj recomputes each up projection with the latent's norm
+   * fused into it (TELayerNormColumnParallelLinear) and the assembly of q
+   * and k; the RoPE kernels are layer_kernels' */
+  gboolean up = recomputes (p, SIM_RECOMPUTE_MLA_UP_PROJ);
+  Acc mark;
   if (ql > 0) {
     k_linear (p, fwd, bwd, Tn, ql, h);
+    mark = *fwd;
     k_mem (fwd, 4 * Tn * ql);
     k_mem (bwd, 6 * Tn * ql);
     k_linear (p, fwd, bwd, T, H * (n + r) / t, ql);
+    if (up)
+      again (rec, fwd, &mark);
   } else {
     k_linear (p, fwd, bwd, T, H * (n + r) / t, h);
   }
   k_linear (p, fwd, bwd, Tn, kl + r, h);
+  mark = *fwd;
   k_mem (fwd, 4 * Tn * kl);
   k_mem (bwd, 6 * Tn * kl);
   k_linear (p, fwd, bwd, T, H * (n + v) / t, kl);
+  if (up)
+    again (rec, fwd, &mark);
   k_linear (p, fwd, bwd, T, h, H * v / t);
+  mark = *fwd;
   k_mem (fwd, 4 * T * H * (n + r) / t);
   k_mem (fwd, 4 * T * H * (n + r) / t);
+  if (up)
+    again (rec, fwd, &mark);
   k_mem (bwd, 4 * T * H * (n + r) / t);
   k_mem (bwd, 4 * T * H * (n + r) / t);
 }
@@ -321,7 +352,7 @@ mla_linears (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, double T, 
  * a mixture-of-experts layer, whose MLP moe_kernels adds. */
 static void
 layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd, Acc *bwd,
-               Acc *core_fwd, Acc *core_bwd)
+               Acc *core_fwd, Acc *core_bwd, Acc *rec)
 {
   double t = p->tp, cp = p->cp;
   double s = (double) p->seq_len / cp, S = (double) p->seq_len, b = p->micro_batch;
@@ -338,11 +369,23 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
   double dqk = mla ? (double) (m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim) : d;
   double dv = mla ? (double) m->mla.v_head_dim : d;
   const SimGpuType *g = fwd->g;
+  /* the dense MLP's forward, for --recompute-modules mlp: its fused norm,
+   * linears, FP8 casts and activation (the bias-dropout-add after it is
+   * not part of the module) */
+  gboolean mlp_again = f > 0 && recomputes (p, SIM_RECOMPUTE_MLP);
+  Acc mark;
 
   for (int i = 0; i < 2; i++) {
     /* norm: read x, write y (bf16); backward reads x and dy, writes dx,
-     * and reduces the weight gradient in a second kernel */
+     * and reduces the weight gradient in a second kernel.  layernorm
+     * recomputes the norms that are modules of their own: latent
+     * attention's input norm (i 0) and an MoE layer's pre-MLP norm (i 1);
+     * mlp the dense MLP's fused one */
+    mark = *fwd;
     k_mem (fwd, 4 * Tn * h);
+    if ((recomputes (p, SIM_RECOMPUTE_LAYERNORM) && (i == 0 ? mla : f <= 0)) ||
+        (i == 1 && mlp_again))
+      again (rec, fwd, &mark);
     k_mem (bwd, 6 * Tn * h);
     k_mem (bwd, 2 * Tn * h);
     /* bias-dropout-add: read branch and residual, write the sum (and the
@@ -354,7 +397,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
   /* QKV and the attention output projection (or latent attention's), MLP
    * up and down */
   if (mla) {
-    mla_linears (m, p, fwd, bwd, T, Tn);
+    mla_linears (m, p, fwd, bwd, rec, T, Tn);
     /* what the FP8 casts and bias reductions below read: the output
      * projection's input H*v (qd), and the up projections' outputs
      * H(n + r) + H(n + v) (qd + 2 kvd) */
@@ -364,8 +407,11 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     k_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
     k_linear (p, fwd, bwd, T, h, qd / t);
   }
+  mark = *fwd;
   k_linear (p, fwd, bwd, T, up_n, h);
   k_linear (p, fwd, bwd, T, h, f / t);
+  if (mlp_again)
+    again (rec, fwd, &mark);
   if (p->fp8 != SIM_FP8_OFF) {
     /* Transformer Engine's FP8 casts (transformer_engine/pytorch/module/
      * linear.py, layernorm_linear.py, layernorm_mlp.py): the norms write
@@ -374,8 +420,12 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
      * backward each linear's output gradient is cast and transposed the
      * same way; one amax-and-scale update per pass */
     k_mem (fwd, 4 * T * qd / t);
-    if (f > 0)
+    if (f > 0) {
+      mark = *fwd;
       k_mem (fwd, 4 * T * f / t);
+      if (mlp_again)
+        again (rec, fwd, &mark);
+    }
     k_mem (fwd, 0);
     k_mem (bwd, 4 * T * (qd + 2 * kvd) / t);
     k_mem (bwd, 4 * T * h);
@@ -394,8 +444,11 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     nvfp4_kernels (bwd, T * (qd + 2 * kvd) / t);
     nvfp4_kernels (bwd, T * h);
     if (f > 0) {
+      mark = *fwd;
       nvfp4_kernels (fwd, Tn * h);
       nvfp4_kernels (fwd, T * f / t);
+      if (mlp_again)
+        again (rec, fwd, &mark);
       nvfp4_kernels (bwd, T * up_n);
       nvfp4_kernels (bwd, T * h);
     }
@@ -411,6 +464,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
   }
   /* activation: gelu reads f and writes f; swiglu reads 2f, writes f;
    * backward reads the input(s) and dy, writes dx */
+  mark = *fwd;
   if (f <= 0) {
     /* a mixture-of-experts layer: moe_kernels */
   } else if (m->mlp == SIM_MLP_SWIGLU) {
@@ -420,13 +474,18 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     k_mem (fwd, 4 * T * f / t);
     k_mem (bwd, 6 * T * f / t);
   }
+  if (mlp_again)
+    again (rec, fwd, &mark);
   /* rotary embedding of q and k, one kernel each (Transformer Engine's
    * fused RoPE), forward and backward; latent attention rotates only its
    * rope parts (H*r of q, r of the shared key) */
   if (mla) {
     double r = (double) m->mla.qk_rope_head_dim;
+    mark = *fwd;
     k_mem (fwd, 4 * T * heads * r / t);
     k_mem (fwd, 4 * Tn * r);
+    if (recomputes (p, SIM_RECOMPUTE_MLA_UP_PROJ))
+      again (rec, fwd, &mark);
     k_mem (bwd, 4 * T * heads * r / t);
     k_mem (bwd, 4 * Tn * r);
   } else if (m->position == SIM_POSITION_ROPE) {
@@ -552,7 +611,7 @@ k_mem_n (Acc *a, int n, double bytes)
  * Not charged: FP8 scaling of the experts beyond their GEMMs' rate and
  * casts. */
 static void
-moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd)
+moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec)
 {
   const SimMoe *e = &m->moe;
   double t = p->tp, T = (double) p->seq_len / p->cp * p->micro_batch;
@@ -564,6 +623,10 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd)
   double rows = Tn * k * etp * moe_load (m, p);
   double local = E / ep, per_expert = rows / local;
   gboolean grouped_topk = e->groups > 0;
+  /* --recompute-modules moe: the whole layer's forward again (its
+   * all-to-alls are the iteration's); moe_act: the activation; and
+   * shared_experts: the shared experts' MLP */
+  Acc start = *fwd, mark;
 
   /* router */
   k_linear (NULL, fwd, bwd, Tn, E, h);
@@ -605,6 +668,7 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd)
     nvfp4_kernels (bwd, rows * up);
     nvfp4_kernels (bwd, rows * h);
   }
+  mark = *fwd;
   if (m->mlp == SIM_MLP_SWIGLU) {
     k_mem (fwd, 6 * rows * fe);
     k_mem_n (bwd, 4, 10 * rows * fe);
@@ -612,21 +676,35 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd)
     k_mem (fwd, 4 * rows * fe);
     k_mem_n (bwd, 4, 6 * rows * fe);
   }
+  if (recomputes (p, SIM_RECOMPUTE_MOE_ACT)) {
+    again (rec, fwd, &mark);
+    /* FC2 saved the original input (set_save_original_input), so its
+     * weight gradient quantizes the recomputed one again */
+    if (p->fp8 != SIM_FP8_OFF)
+      k_mem (rec, 4 * rows * fe);
+    if (p->fp4 != SIM_FP4_OFF)
+      nvfp4_kernels (rec, rows * fe);
+  }
   if (e->shared_experts > 0) {
     double fs = (double) (e->shared_experts * e->ffn_hidden);
     double up_s = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * fs / t;
+    mark = *fwd;
     k_linear (p, fwd, bwd, T, up_s, h);
     k_linear (p, fwd, bwd, T, h, fs / t);
     k_mem (fwd, (m->mlp == SIM_MLP_SWIGLU ? 6 : 4) * T * fs / t);
     k_mem (bwd, (m->mlp == SIM_MLP_SWIGLU ? 10 : 6) * T * fs / t);
+    if (recomputes (p, SIM_RECOMPUTE_SHARED_EXPERTS))
+      again (rec, fwd, &mark);
   }
+  if (recomputes (p, SIM_RECOMPUTE_MOE))
+    again (rec, fwd, &start);
 }
 
 /* one layer's forward, backward and recomputation from its kernels */
 static void
 layer_times (const SimPlan *p, const Acc *fwd, const Acc *bwd, const Acc *core_fwd,
-             const Acc *core_bwd, double *fwd_s, double *bwd_s, double *rec_s, double *fwd_flop,
-             double *bwd_flop, double *rec_flop)
+             const Acc *core_bwd, const Acc *rec, double *fwd_s, double *bwd_s, double *rec_s,
+             double *fwd_flop, double *bwd_flop, double *rec_flop)
 {
   Acc lf = *fwd, lb = *bwd;
   lf.s += core_fwd->s, lf.kernels += core_fwd->kernels, lf.flop += core_fwd->flop;
@@ -649,9 +727,15 @@ layer_times (const SimPlan *p, const Acc *fwd, const Acc *bwd, const Acc *core_f
      * forward again before its own backward: under flash attention one
      * more flash forward, which saves no memory worth counting (the
      * checkpoint keeps q, k, v, the output projection its input, the
-     * same tensors flash keeps; sim-activation.c) */
-    *rec_s = wall (core_fwd);
-    *rec_flop = core_fwd->flop;
+     * same tensors flash keeps; sim-activation.c); the other modules'
+     * kernels layer_kernels and moe_kernels charged to rec */
+    {
+      Acc r = *rec;
+      if ((p->recompute_modules & SIM_RECOMPUTE_CORE_ATTN) || p->recompute_modules == 0)
+        r.s += core_fwd->s, r.kernels += core_fwd->kernels, r.flop += core_fwd->flop;
+      *rec_s = wall (&r);
+      *rec_flop = r.flop;
+    }
     break;
   case SIM_RECOMPUTE_NONE:
     break;
@@ -667,22 +751,33 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   double T = s * b;                       /* tokens of the micro-batch here */
   double Tn = p->sequence_parallel ? T / t : T; /* tokens the norms see */
   Acc fwd = { g, 0, 0, 0 }, bwd = { g, 0, 0, 0 };
-  Acc core_fwd = { g, 0, 0, 0 }, core_bwd = { g, 0, 0, 0 };
+  Acc core_fwd = { g, 0, 0, 0 }, core_bwd = { g, 0, 0, 0 }, rec = { g, 0, 0, 0 };
+  /* a TP-split MLP recomputed runs its collectives again: an all-gather
+   * and a reduce-scatter with sequence parallelism, else an all-reduce */
+  int mlp_colls = p->tp > 1 ? (p->sequence_parallel ? 2 : 1) : 0;
 
   memset (c, 0, sizeof *c);
-  layer_kernels (m, p, TRUE, &fwd, &bwd, &core_fwd, &core_bwd);
+  layer_kernels (m, p, TRUE, &fwd, &bwd, &core_fwd, &core_bwd, &rec);
   c->attn_core_fwd_s = core_fwd.s;
-  layer_times (p, &fwd, &bwd, &core_fwd, &core_bwd, &c->layer_fwd_s, &c->layer_bwd_s,
+  layer_times (p, &fwd, &bwd, &core_fwd, &core_bwd, &rec, &c->layer_fwd_s, &c->layer_bwd_s,
                &c->layer_recompute_s, &c->layer_fwd_flop, &c->layer_bwd_flop,
                &c->layer_recompute_flop);
+  c->layer_recompute_module_flop = rec.flop;
+  c->recompute_tp_colls = recomputes (p, SIM_RECOMPUTE_MLP) ? mlp_colls : 0;
   if (sim_model_is_moe (m)) {
     Acc mf = { g, 0, 0, 0 }, mb = { g, 0, 0, 0 };
-    Acc mcf = { g, 0, 0, 0 }, mcb = { g, 0, 0, 0 };
+    Acc mcf = { g, 0, 0, 0 }, mcb = { g, 0, 0, 0 }, mr = { g, 0, 0, 0 };
     double load = moe_load (m, p);
-    layer_kernels (m, p, FALSE, &mf, &mb, &mcf, &mcb);
-    moe_kernels (m, p, &mf, &mb);
-    layer_times (p, &mf, &mb, &mcf, &mcb, &c->moe_fwd_s, &c->moe_bwd_s, &c->moe_recompute_s,
+    layer_kernels (m, p, FALSE, &mf, &mb, &mcf, &mcb, &mr);
+    moe_kernels (m, p, &mf, &mb, &mr);
+    layer_times (p, &mf, &mb, &mcf, &mcb, &mr, &c->moe_fwd_s, &c->moe_bwd_s, &c->moe_recompute_s,
                  &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop);
+    c->moe_recompute_module_flop = mr.flop;
+    c->moe_recompute_tp_colls =
+        m->moe.shared_experts > 0 &&
+                (recomputes (p, SIM_RECOMPUTE_SHARED_EXPERTS) || recomputes (p, SIM_RECOMPUTE_MOE))
+            ? mlp_colls
+            : 0;
     /* the attention's all-gather and reduce-scatter (all-reduce without
      * sequence parallelism), and the shared experts' */
     c->moe_tp_colls_fwd = p->tp > 1 ? (p->sequence_parallel ? 2 : 1) *

@@ -66,6 +66,12 @@ typedef struct {
   int moe_tp_colls_fwd;
   double a2a_bytes;
   double etp_bytes;
+  /* selective recomputation (--recompute-modules): the recomputed
+   * modules' FLOPs beyond the attention core's, and the TP collectives
+   * they run again (a dense MLP's; an MoE layer's shared experts'), per
+   * dense and per MoE layer */
+  double layer_recompute_module_flop, moe_recompute_module_flop;
+  int recompute_tp_colls, moe_recompute_tp_colls;
 } SimLayerCost;
 
 /* fills *out for a resolved plan; never fails; any thread (pure) */

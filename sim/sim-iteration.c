@@ -1202,6 +1202,15 @@ build_recompute (SimIterBuilder *b, const PassCtx *pc, Pass *pass, SimActivityId
                     compute_with_tp (b, pc, t, pc->side_s,
                                      nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd,
                                      pass->recompute_span, after));
+  /* selective: the recomputed modules' TP collectives (a dense MLP's,
+   * the shared experts'), and a whole MoE layer's all-to-alls */
+  {
+    int colls = nd * c->recompute_tp_colls + pc->nm * c->moe_recompute_tp_colls;
+    int moe = (b->plan->recompute_modules & SIM_RECOMPUTE_MOE) ? pc->nm : 0;
+    if (colls > 0 || moe > 0)
+      return then_ep (b, pc, moe,
+                      compute_with_tp (b, pc, t, pc->side_s, colls, pass->recompute_span, after));
+  }
   r = pass_compute (b, pc, t, pc->side_s, 0, pass->recompute_span);
   dep (b, r, after);
   return r;
@@ -2137,8 +2146,20 @@ throughput (SimIteration *it, const SimModel *model, const SimPlan *plan, const 
    * attention core */
   if (plan->recompute == SIM_RECOMPUTE_FULL)
     it->hardware_flop += it->model_flop / 3 - 2.0 * h * (double) model->vocab * gbs * S;
-  else if (plan->recompute == SIM_RECOMPUTE_SELECTIVE)
-    it->hardware_flop += sim_cost_attention_core_flop (model, plan);
+  else if (plan->recompute == SIM_RECOMPUTE_SELECTIVE) {
+    /* the attention core, and the other modules' forward again: per
+     * layer and micro-batch on each of a stage's tp x cp x dp GPUs */
+    if (plan->recompute_modules & SIM_RECOMPUTE_CORE_ATTN)
+      it->hardware_flop += sim_cost_attention_core_flop (model, plan);
+    if (plan->recompute_modules & ~(guint) SIM_RECOMPUTE_CORE_ATTN) {
+      SimLayerCost c;
+      double moe_layers = (double) sim_model_moe_layers (model);
+      sim_cost_layer (model, plan, gpu, &c);
+      it->hardware_flop += (((double) model->layers - moe_layers) * c.layer_recompute_module_flop +
+                            moe_layers * c.moe_recompute_module_flop) *
+                           (double) plan->micro_batches * plan->dp * plan->tp * plan->cp;
+    }
+  }
   it->tokens_per_s = gbs * S / it->step_s;
   it->model_tflops_per_gpu = it->model_flop / it->step_s / world / 1e12;
   it->hardware_tflops_per_gpu = it->hardware_flop / it->step_s / world / 1e12;

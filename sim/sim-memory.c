@@ -461,7 +461,23 @@ static void cp2_pp (SimPlan *p) { p->cp *= 2; p->pp /= 2; }
 static void mb1 (SimPlan *p) { p->micro_batch = 1; }
 static void one_f1b (SimPlan *p) { p->schedule = SIM_SCHEDULE_1F1B; p->schedule_given = TRUE; }
 static void sel (SimPlan *p) { p->recompute = SIM_RECOMPUTE_SELECTIVE; }
-static void full (SimPlan *p) { p->recompute = SIM_RECOMPUTE_FULL; }
+static void full (SimPlan *p) { p->recompute = SIM_RECOMPUTE_FULL; p->recompute_modules = 0; }
+/* the modules that drop the most for the least recomputation, as
+ * Megatron-Bridge's DeepSeek-V3 and Qwen3 recipes name them: latent
+ * attention's up projections, the experts' activation, the norms that are
+ * modules of their own; what selective already recomputed stays */
+static void
+fine (SimPlan *p, guint modules)
+{
+  p->recompute_modules = (p->recompute == SIM_RECOMPUTE_SELECTIVE ? p->recompute_modules : 0) | modules;
+  p->recompute = SIM_RECOMPUTE_SELECTIVE;
+}
+static void fine_mla_moe (SimPlan *p)
+{
+  fine (p, SIM_RECOMPUTE_MLA_UP_PROJ | SIM_RECOMPUTE_MOE_ACT | SIM_RECOMPUTE_LAYERNORM);
+}
+static void fine_moe (SimPlan *p) { fine (p, SIM_RECOMPUTE_MOE_ACT | SIM_RECOMPUTE_LAYERNORM); }
+static void fine_mla (SimPlan *p) { fine (p, SIM_RECOMPUTE_MLA_UP_PROJ | SIM_RECOMPUTE_LAYERNORM); }
 static void sp_on (SimPlan *p) { p->sequence_parallel = 1; }
 static void flash_on (SimPlan *p) { p->flash_attention = 1; }
 static void lora (SimPlan *p) { p->lora_rank = 16; }
@@ -504,8 +520,9 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
    * knobs to stack, and selective recomputation and ZeRO 1/2 are subsumed
    * by full recomputation and ZeRO 3: only the others join the combination */
   gboolean combinable = change != tp2 && change != ep2 && change != pp2 && change != cp2 && change != tp2_pp &&
-                        change != cp2_pp && change != lora &&
-                        change != qlora && change != sel && change != zero1 && change != zero2;
+                        change != cp2_pp && change != lora && change != qlora && change != sel &&
+                        change != fine_mla_moe && change != fine_moe && change != fine_mla &&
+                        change != zero1 && change != zero2;
   g_autoptr (SimPlan) p = sim_plan_copy (plan);
   g_autoptr (SimMemory) m = NULL;
   change (p);
@@ -567,6 +584,7 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
   /* routed experts over twice the GPUs: fewer expert states per GPU (the
    * plan's checks drop a degree that does not divide) */
   gboolean experts = sim_model_is_moe (model) && mem->stages->len > 0;
+  gboolean mla = model->mla.kv_lora_rank > 0;
 
   if (mem->fits)
     goto done;
@@ -603,6 +621,20 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
       try_remedy (&r, topo, model, plan, mem, "--flash-attention", "never store the s*s scores", flash_on);
     if (plan->recompute == SIM_RECOMPUTE_NONE && !plan->flash_attention)
       try_remedy (&r, topo, model, plan, mem, "--recompute selective", "recompute the attention core", sel);
+    if (plan->recompute != SIM_RECOMPUTE_FULL && (mla || experts)) {
+      guint want = mla && experts ? SIM_RECOMPUTE_MLA_UP_PROJ | SIM_RECOMPUTE_MOE_ACT
+                   : mla          ? SIM_RECOMPUTE_MLA_UP_PROJ
+                                  : SIM_RECOMPUTE_MOE_ACT;
+      guint had = plan->recompute == SIM_RECOMPUTE_SELECTIVE ? plan->recompute_modules : 0;
+      g_autofree char *mods = sim_recompute_modules_string (had | want | SIM_RECOMPUTE_LAYERNORM, ",");
+      g_autofree char *flag = g_strdup_printf ("--recompute-modules %s", mods);
+      if ((had & want) != want)
+        try_remedy (&r, topo, model, plan, mem, flag,
+                    mla && experts ? "recompute the up projections, the experts' activation and the norms"
+                    : mla          ? "recompute the up projections and the norms"
+                                   : "recompute the experts' activation and the norms",
+                    mla && experts ? fine_mla_moe : mla ? fine_mla : fine_moe);
+    }
     if (plan->recompute != SIM_RECOMPUTE_FULL)
       try_remedy (&r, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
     if (plan->tp > 1 && !plan->sequence_parallel)

@@ -17,6 +17,7 @@ typedef enum {
   KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_FP8_ATTENTION, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
   KEY_MOE_IMBALANCE, KEY_MOE_A2A_OVERLAP, KEY_FIRST_STAGE_LAYERS, KEY_LAST_STAGE_LAYERS,
   KEY_EMBEDDING_IN_SPLIT, KEY_LOSS_IN_SPLIT, KEY_FP4, KEY_FP4_RECIPE, KEY_TP_ONLY_AMAX_RED,
+  KEY_RECOMPUTE_MODULES,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -53,6 +54,10 @@ static const Option options[] = {
     "model chunks per pipeline rank for the interleaved schedule" },
   { "recompute", NULL, KEY_RECOMPUTE, ARG_CHOICE, "none|selective|full",
     "activation recomputation (default none)" },
+  { "recompute-modules", NULL, KEY_RECOMPUTE_MODULES, ARG_STRING, NULL,
+    "what selective recomputation recomputes, joined by , or +: core_attn, moe_act, layernorm, "
+    "mla_up_proj, mlp, moe, shared_experts (Megatron-Core's names; default core_attn; sets "
+    "--recompute selective)" },
   { "sequence-parallel", "sp", KEY_SEQUENCE_PARALLEL, ARG_BOOL, NULL,
     "Megatron sequence parallelism (default: on when tp > 1)" },
   { "flash-attention", "flash", KEY_FLASH_ATTENTION, ARG_BOOL, NULL,
@@ -412,6 +417,34 @@ parse_fragmentation (SimPlan *plan, const char *value, GError **error)
   return TRUE;
 }
 
+static const char *const recompute_module_names[SIM_RECOMPUTE_MODULE_COUNT] = {
+  "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
+};
+
+/* Megatron-Core's recompute_modules, joined by ',' (a command-line flag) or
+ * '+' (inside a plan string, whose items ',' separates) */
+static gboolean
+parse_recompute_modules (SimPlan *plan, const char *value, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit_set (value, ",+", -1);
+  guint modules = 0;
+  for (guint i = 0; parts[i] != NULL; i++) {
+    const char *name = g_strstrip (parts[i]);
+    int k = 0;
+    while (k < SIM_RECOMPUTE_MODULE_COUNT && !g_str_equal (name, recompute_module_names[k]))
+      k++;
+    if (k == SIM_RECOMPUTE_MODULE_COUNT) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--recompute-modules: expected core_attn, moe_act, layernorm, mla_up_proj, mlp, "
+                   "moe or shared_experts joined by , or +, got '%.40s'", name);
+      return FALSE;
+    }
+    modules |= 1u << k;
+  }
+  plan->recompute_modules = modules;
+  return TRUE;
+}
+
 static gboolean
 parse_moe_imbalance (SimPlan *plan, const char *value, GError **error)
 {
@@ -468,6 +501,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_CONTEXT_RESERVE: return parse_context_reserve (plan, value, error);
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
   case KEY_MOE_IMBALANCE: return parse_moe_imbalance (plan, value, error);
+  case KEY_RECOMPUTE_MODULES: return parse_recompute_modules (plan, value, error);
   case KEY_MOE_A2A_OVERLAP: plan->moe_a2a_overlap = b; break;
   case KEY_FIRST_STAGE_LAYERS: plan->first_stage_layers = (int) u; break;
   case KEY_LAST_STAGE_LAYERS: plan->last_stage_layers = (int) u; break;
@@ -953,11 +987,68 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
   return TRUE;
 }
 
+/* Selective recomputation's modules, each where the model has it, as
+ * Megatron-Core applies them (transformer_layer.py @0014f137: "layernorm"
+ * only to a norm that is its own module, not fused into the next linear:
+ * latent attention's input norm and an MoE layer's pre-MLP norm, as
+ * Transformer Engine's layer specs build them; "mlp" only to dense
+ * layers).  A module the model lacks is refused, never ignored. */
+static gboolean
+resolve_recompute_modules (SimPlan *plan, const SimModel *model, GError **error)
+{
+  gboolean mla = model->mla.kv_lora_rank > 0, moe = sim_model_is_moe (model);
+  guint64 moe_layers = sim_model_moe_layers (model);
+  struct { guint bit; gboolean has; const char *lacks; } need[] = {
+    { SIM_RECOMPUTE_MOE_ACT, moe, "mixture-of-experts layers" },
+    { SIM_RECOMPUTE_MOE, moe, "mixture-of-experts layers" },
+    { SIM_RECOMPUTE_SHARED_EXPERTS, moe && model->moe.shared_experts > 0, "shared experts" },
+    { SIM_RECOMPUTE_MLA_UP_PROJ, mla, "latent attention (MLA)" },
+    { SIM_RECOMPUTE_MLP, moe_layers < model->layers, "dense MLP layers" },
+    { SIM_RECOMPUTE_LAYERNORM, mla || moe,
+      "norm outside a linear layer (only latent attention's input norm and an MoE layer's "
+      "pre-MLP norm are; the others are fused into their linear, as Transformer Engine runs them)" },
+  };
+  if (plan->recompute_modules != 0 && !given (plan, KEY_RECOMPUTE)) {
+    plan->recompute = SIM_RECOMPUTE_SELECTIVE;
+    note_default (plan, "--recompute selective (--recompute-modules given)");
+  }
+  if (plan->recompute != SIM_RECOMPUTE_SELECTIVE) {
+    if (plan->recompute_modules != 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--recompute-modules: expected --recompute selective, got --recompute %s",
+                   sim_recompute_name (plan->recompute));
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if (plan->recompute_modules == 0) {
+    plan->recompute_modules = SIM_RECOMPUTE_CORE_ATTN;
+    note_default (plan, "--recompute-modules core_attn (Megatron-Core's default)");
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (need); i++)
+    if ((plan->recompute_modules & need[i].bit) && !need[i].has) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--recompute-modules %s: expected a model with %s, and %s has none",
+                   sim_recompute_module_name (g_bit_nth_lsf (need[i].bit, -1)), need[i].lacks,
+                   model->name);
+      return FALSE;
+    }
+  /* one checkpoint around the whole MoE layer holds its parts' too */
+  if ((plan->recompute_modules & SIM_RECOMPUTE_MOE) &&
+      (plan->recompute_modules & (SIM_RECOMPUTE_MOE_ACT | SIM_RECOMPUTE_SHARED_EXPERTS))) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--recompute-modules: moe recomputes the whole MoE layer; expected it without "
+                 "moe_act and shared_experts");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* recomputation, flash attention, sequence parallelism and the ZeRO stage */
 static gboolean
 resolve_memory_savers (SimPlan *plan, GError **error)
 {
-  if (!given (plan, KEY_RECOMPUTE))
+  if (!given (plan, KEY_RECOMPUTE) && plan->recompute_modules == 0)
     note_default (plan, "--recompute none");
   if (plan->flash_attention < 0) {
     plan->flash_attention = 1;
@@ -1339,7 +1430,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
     return FALSE;
   if (!resolve_layout (plan, topo, model, error) || !resolve_batch (plan, model, error) ||
       !resolve_schedule (plan, model, error) || !resolve_split (plan, model, error) ||
-      !resolve_memory_savers (plan, error) ||
+      !resolve_memory_savers (plan, error) || !resolve_recompute_modules (plan, model, error) ||
       !resolve_experts (plan, topo, model, error))
     return FALSE;
   resolve_framework (plan);
@@ -1446,6 +1537,22 @@ sim_recompute_name (SimRecompute r)
 {
   static const char *names[] = { "none", "selective", "full" };
   return names[r];
+}
+
+const char *
+sim_recompute_module_name (int i)
+{
+  return recompute_module_names[i];
+}
+
+char *
+sim_recompute_modules_string (guint modules, const char *sep)
+{
+  GString *s = g_string_new (NULL);
+  for (int i = 0; i < SIM_RECOMPUTE_MODULE_COUNT; i++)
+    if (modules & (1u << i))
+      g_string_append_printf (s, "%s%s", s->len > 0 ? sep : "", recompute_module_names[i]);
+  return g_string_free (s, FALSE);
 }
 
 const char *

@@ -25,6 +25,19 @@ G_BEGIN_DECLS
 
 typedef enum { SIM_SCHEDULE_GPIPE, SIM_SCHEDULE_1F1B, SIM_SCHEDULE_INTERLEAVED } SimSchedule;
 typedef enum { SIM_RECOMPUTE_NONE, SIM_RECOMPUTE_SELECTIVE, SIM_RECOMPUTE_FULL } SimRecompute;
+/* What selective recomputation recomputes: Megatron-Core's
+ * recompute_modules (megatron/core/transformer/transformer_config.py
+ * @0014f137, default ["core_attn"]), a bit each */
+typedef enum {
+  SIM_RECOMPUTE_CORE_ATTN = 1 << 0,      /* the attention core */
+  SIM_RECOMPUTE_MOE_ACT = 1 << 1,        /* the routed experts' activation */
+  SIM_RECOMPUTE_LAYERNORM = 1 << 2,      /* the norms not fused into a linear */
+  SIM_RECOMPUTE_MLA_UP_PROJ = 1 << 3,    /* latent attention's up projections and RoPE */
+  SIM_RECOMPUTE_MLP = 1 << 4,            /* the dense MLP */
+  SIM_RECOMPUTE_MOE = 1 << 5,            /* the whole MoE layer, all-to-alls included */
+  SIM_RECOMPUTE_SHARED_EXPERTS = 1 << 6, /* an MoE layer's shared experts */
+} SimRecomputeModules;
+#define SIM_RECOMPUTE_MODULE_COUNT 7
 typedef enum {
   SIM_RECIPE_BF16_ADAM,
   SIM_RECIPE_BF16_ADAM_FP32_ACCUM,
@@ -105,6 +118,9 @@ typedef struct {
   SimSchedule schedule;
   int virtual_stages;
   SimRecompute recompute;
+  /* SimRecomputeModules under selective recomputation (0 otherwise;
+   * sim_plan_resolve sets core_attn when none are given) */
+  guint recompute_modules;
   int sequence_parallel;   /* -1 unset, 0 off, 1 on */
   int flash_attention;     /* -1 unset, 0 off, 1 on */
   int zero;                /* -1 unset, else 0..3 */
@@ -236,6 +252,11 @@ int sim_plan_world_size (const SimPlan *plan);
 
 const char *sim_schedule_name (SimSchedule s);
 const char *sim_recompute_name (SimRecompute r);
+/* Megatron-Core's name of module bit i (0 .. SIM_RECOMPUTE_MODULE_COUNT-1):
+ * "core_attn", "moe_act", ...; static; any thread */
+const char *sim_recompute_module_name (int i);
+/* the modules joined by sep ("core_attn,mla_up_proj"); new string */
+char *sim_recompute_modules_string (guint modules, const char *sep);
 const char *sim_recipe_name (SimRecipe r);
 /* "off", "hybrid" or "e4m3"; static; any thread */
 const char *sim_fp8_name (SimFp8 f);

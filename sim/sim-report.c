@@ -209,8 +209,12 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
                               p->embedding_in_split && p->loss_in_split ? "embedding and loss each"
                               : p->embedding_in_split                  ? "embedding"
                                                                        : "loss");
-    g_string_append_printf (line, ", recompute %s, flash attention %s, sequence parallel %s, ZeRO %d, recipe %s",
-                            sim_recompute_name (p->recompute),
+    {
+      g_autofree char *mods = sim_recompute_modules_string (p->recompute_modules, ", ");
+      g_string_append_printf (line, ", recompute %s%s%s%s", sim_recompute_name (p->recompute),
+                              *mods ? " (" : "", mods, *mods ? ")" : "");
+    }
+    g_string_append_printf (line, ", flash attention %s, sequence parallel %s, ZeRO %d, recipe %s",
                             !p->flash_attention                                ? "off"
                             : p->attention_kernel == SIM_ATTENTION_CUDNN  ? "on (cuDNN's kernel)"
                             : p->attention_kernel == SIM_ATTENTION_FLASH2 ? "on (FlashAttention-2)"
@@ -700,6 +704,11 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_bool (j, "embedding_in_pipeline_split", p->embedding_in_split);
   sim_json_bool (j, "loss_in_pipeline_split", p->loss_in_split);
   sim_json_string (j, "recompute", sim_recompute_name (p->recompute));
+  sim_json_begin_array (j, "recompute_modules");
+  for (int i = 0; i < SIM_RECOMPUTE_MODULE_COUNT; i++)
+    if (p->recompute_modules & (1u << i))
+      sim_json_string (j, NULL, sim_recompute_module_name (i));
+  sim_json_end_array (j);
   sim_json_bool (j, "sequence_parallel", p->sequence_parallel > 0);
   sim_json_bool (j, "flash_attention", p->flash_attention > 0);
   sim_json_string (j, "attention_kernel", p->attention_kernel == SIM_ATTENTION_TRITON   ? "triton"

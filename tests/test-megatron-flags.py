@@ -10,7 +10,9 @@ usage: test-megatron-flags.py SIM_BINARY SOURCE_ROOT
   layers / (pp x N), and is refused when that does not divide;
 - flags that describe the model, or features sim does not simulate, exit 2
   with one line saying why (never ignored in silence);
-- a bare Megatron switch given a value is refused.
+- a bare Megatron switch given a value is refused;
+- --recompute-modules takes its modules as Megatron-LM does, one word each,
+  and refuses one the model lacks.
 """
 import sys
 
@@ -51,6 +53,9 @@ same("--flag=value as pasted from a launch script",
       "--global-batch-size=256", "--recompute-activations", "--use-flash-attn", "--bf16"],
      ["--tp", "8", "--pp", "2", "--micro-batch", "1", "--global-batch", "256",
       "--recompute", "selective", "--flash-attention", "--recipe", "bf16-adam"])
+same("--recompute-modules as Megatron-LM takes it, one word per module",
+     ["--recompute-granularity", "selective", "--recompute-modules", "core_attn", "mlp", "--tp", "8"],
+     ["--recompute", "selective", "--recompute-modules", "core_attn,mlp", "--tp", "8"])
 same("--num-layers-per-virtual-pipeline-stage 2 on 32 layers and pp 4 is 4 virtual stages",
      ["--tp", "8", "--pp", "4", "--num-layers-per-virtual-pipeline-stage", "2"],
      ["--tp", "8", "--pp", "4", "--virtual-stages", "4"])
@@ -127,6 +132,12 @@ refused("--recompute-method block", ["--recompute-method", "block"],
         "--recompute-method: expected uniform, got 'block': block recomputes only some layers")
 refused("--recompute-num-layers 4", ["--recompute-num-layers", "4"],
         "--recompute-num-layers: expected 1, got '4'")
+refused("--recompute-modules names a module the model lacks", ["--recompute-granularity", "selective",
+        "--recompute-modules", "core_attn", "mla_up_proj"],
+        "--recompute-modules mla_up_proj: expected a model with latent attention (MLA)")
+refused("--recompute-modules names an unknown module", ["--recompute-modules", "core_attn", "attn"],
+        "--recompute-modules: expected core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or "
+        "shared_experts joined by , or +, got 'attn'")
 refused("a value on a bare switch", ["--use-distributed-optimizer=true"],
         "--use-distributed-optimizer: expected no value (it sets --zero 1)")
 refused("a bad value names the Megatron flag", ["--tensor-model-parallel-size", "x"],

@@ -24,19 +24,6 @@ resolved (const SimTopology *t, const SimModel *m, const char *text)
   return p;
 }
 
-/* a plan string that must be refused with SIM_ERROR_PLAN and this message start */
-static void
-refused (const SimTopology *t, const SimModel *m, const char *text, const char *start)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SimPlan) p = sim_plan_new ();
-  g_assert_true (sim_plan_parse_string (p, text, &error));
-  g_assert_false (sim_plan_resolve (p, t, m, &error));
-  g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
-  if (!g_str_has_prefix (error->message, start))
-    g_error ("%s: expected '%s...', got '%s'", text, start, error->message);
-}
-
 static gboolean
 noted (const SimPlan *p, const char *text)
 {
@@ -212,12 +199,12 @@ test_refusals (void)
   g_autoptr (SimModel) llama = test_load_model ("llama3-8b.xml");
   g_autoptr (SimPlan) dense = NULL;
 
-  refused (t, mx, "ep=3", "--ep 3 must divide the 8 routed experts of mixtral-8x7b");
+  test_refused_plan (t, mx, "ep=3", "--ep 3 must divide the 8 routed experts of mixtral-8x7b");
   /* tp 2 x dp 8 = 16 GPUs per stage, etp 4 x ep 8 = 32 */
-  refused (t, mx, "tp=2,pp=4,ep=8,etp=4", "etp 4 x ep 8 = 32 must divide the tp 2 x cp 1 x dp 8 = 16");
-  refused (t, mx, "tp=2,pp=4,ep=8,sp=false", "--no-sequence-parallel: mixture-of-experts layers");
-  refused (t, llama, "ep=2", "--ep 2: llama3-8b has no mixture-of-experts layers");
-  refused (t, llama, "tp=8,etp=8", "--etp 8: llama3-8b has no mixture-of-experts layers");
+  test_refused_plan (t, mx, "tp=2,pp=4,ep=8,etp=4", "etp 4 x ep 8 = 32 must divide the tp 2 x cp 1 x dp 8 = 16");
+  test_refused_plan (t, mx, "tp=2,pp=4,ep=8,sp=false", "--no-sequence-parallel: mixture-of-experts layers");
+  test_refused_plan (t, llama, "ep=2", "--ep 2: llama3-8b has no mixture-of-experts layers");
+  test_refused_plan (t, llama, "tp=8,etp=8", "--etp 8: llama3-8b has no mixture-of-experts layers");
   /* a dense model resolves to ep = etp = 1 and its report says nothing of experts */
   dense = resolved (t, llama, "tp=8,ep=1");
   g_assert_cmpint (dense->ep, ==, 1);

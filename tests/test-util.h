@@ -3,6 +3,7 @@
 
 #include <glib.h>
 
+#include "sim-error.h"
 #include "sim-model.h"
 #include "sim-plan.h"
 #include "sim-topology.h"
@@ -46,4 +47,18 @@ test_resolve_plan (const SimTopology *t, const SimModel *m, const char *plan)
   sim_plan_resolve (p, t, m, &error);
   g_assert_no_error (error);
   return p;
+}
+
+/* a plan string that parses but that sim_plan_resolve refuses on t and m
+ * with SIM_ERROR_PLAN and a message starting with start */
+static inline void
+test_refused_plan (const SimTopology *t, const SimModel *m, const char *text, const char *start)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_assert_true (sim_plan_parse_string (p, text, &error));
+  g_assert_false (sim_plan_resolve (p, t, m, &error));
+  g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
+  if (!g_str_has_prefix (error->message, start))
+    g_error ("%s: expected '%s...', got '%s'", text, start, error->message);
 }

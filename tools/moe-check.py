@@ -13,7 +13,9 @@ tools/blackwell-check.py places them), and the row's layout:
   (NVIDIA's Megatron-Bridge MoE recipes keep the experts unsplit; Megatron-
   Core's own default, etp = tp, would not fold for the tp 2 rows), the
   interleaved schedule for virtual stages, --micro-batch, --global-batch,
-  --seq-len, --recompute none (no row publishes a full recomputation),
+  --seq-len, --recompute none (no row publishes a full recomputation) or,
+  where the recompute column names Megatron-Core's recompute_modules,
+  --recompute-modules with them,
   ZeRO 1 (Megatron-Core's distributed optimizer; ZeRO 3 and --framework fsdp
   for the FSDP2 rows of NeMo AutoModel), --fp8 hybrid with the row's scaling
   recipe (FP8-CS: current, FP8-MX: mxfp8) for FP8 rows.
@@ -24,7 +26,7 @@ routing; moe_training.md).  Rows sim cannot express are listed with the
 reason and kept out of the summary: a GPU without a cluster file (H800),
 layouts whose pp x vp does not divide the layers, FSDP2 runs that fit only
 with a memory saving their source does not state, runs predicted out of memory
-whose recipe recomputes modules sim cannot express (the recompute column),
+whose recipe recomputes what sim cannot express (a recompute column in words),
 token-dropping runs (sim routes every token), runs published without a step
 time.  Exit status: 0 when every expressible row was
 predicted (whatever the error) and predicted to fit in memory (each run
@@ -59,14 +61,25 @@ def is_fsdp(r):
     return "FSDP" in r["framework"] or "AutoModel" in r["framework"]
 
 
+# Megatron-Core's recompute_modules (transformer_config.py); a recompute
+# column that names only these is the recipe's list, which replaces the
+# default ["core_attn"]
+MEGATRON_MODULES = {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"}
+
+
+def modules(r):
+    names = [x.strip() for x in (r.get("recompute") or "").replace("+", ",").split(",") if x.strip()]
+    return names if names and all(x in MEGATRON_MODULES for x in names) else []
+
+
 def command(sim, r, topo, nodes):
     tp, pp, cp = int(r["tp"]), int(r["pp"]), int(r["cp"] or 1)
     dp = int(r["dp"]) if r["dp"] else int(r["num_gpus"]) // (tp * pp * cp)
     prec = r["precision"] or ""
     cmd = [sim, "--topology", topo, "--nodes", str(nodes), "--model", r["model"], "--tp", str(tp), "--pp", str(pp),
            "--dp", str(dp), "--ep", r["ep"] or "1", "--etp", r["etp"] or "1", "--micro-batch", r["micro_batch"] or "1",
-           "--global-batch", r["global_batch"], "--seq-len", r["seq_len"], "--recompute", "none",
-           "--moe-imbalance", "1"]
+           "--global-batch", r["global_batch"], "--seq-len", r["seq_len"], "--moe-imbalance", "1"]
+    cmd += ["--recompute-modules", "+".join(modules(r))] if modules(r) else ["--recompute", "none"]
     # PyTorch FSDP2 (NeMo AutoModel) shards every state: ZeRO-3 and sim's
     # FSDP preset; Megatron-Core's distributed optimizer otherwise
     cmd += ["--zero", "3", "--framework", "fsdp"] if is_fsdp(r) else ["--zero", "1"]
@@ -111,10 +124,10 @@ def main():
                     print("%-44s not expressible in sim: %s" % (r["row_id"][:44], msg[5:110])); continue
                 print("%-44s failed: %s" % (r["row_id"][:44], msg[:110])); failed += 1; continue
             want = float(r["step_time_s_published"] or r["step_time_s_derived"])
-            if not j["memory"]["fits"] and r.get("recompute"):
-                # the run recomputed the modules its recipe names (Megatron-Core's
-                # recompute_modules), which sim cannot express: as run with
-                # --recompute none it is another run
+            if not j["memory"]["fits"] and r.get("recompute") and not modules(r):
+                # the run recomputed what its source describes in words, which
+                # sim cannot express: as run with --recompute none it is
+                # another run
                 print("%-44s not predicted: its recipe recomputes %s, which sim cannot express; without it "
                       "sim needs %.0f GB per GPU" % (r["row_id"][:44], r["recompute"], j["memory"]["peak_bytes"] / 1e9))
                 continue
