@@ -228,7 +228,7 @@ resolved_key (const SimPlan *p, int nodes)
 {
   g_autofree char *order = sim_plan_order_string (p);
   return g_strdup_printf ("%d:%d,%d,%d,%d,%d,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%d,%d,%d,%d,%d,%d,%d,%s,"
-                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d",
+                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%u",
                           nodes, p->tp, p->cp, p->pp, p->dp, p->micro_batch, p->global_batch, p->seq_len,
                           (int) p->schedule, p->virtual_stages, (int) p->recompute, p->sequence_parallel,
                           p->flash_attention, p->zero, (int) p->recipe, order, p->lora_rank,
@@ -236,7 +236,7 @@ resolved_key (const SimPlan *p, int nodes)
                           p->overlap, (int) p->framework, p->tp_comm_overlap, p->overlap_param_gather,
                           p->attention_kernel, (int) p->fp8, p->fp8_params, p->ep, p->etp,
                           p->first_stage_layers, p->last_stage_layers, p->embedding_in_split,
-                          p->loss_in_split, (int) p->fp4);
+                          p->loss_in_split, (int) p->fp4, p->recompute_modules);
 }
 
 /* the rows not yet pruned that resolve to the plan of an earlier row are
@@ -306,6 +306,15 @@ sim_sweep_enumerate (SimSweep *sw)
   int zero_max = 3;
   guint64 seq = sw->seq_len > 0 ? sw->seq_len : m->seq_len;
   g_autofree char *seqs = sw->seq_len > 0 ? g_strdup_printf (",seq=%" G_GUINT64_FORMAT, sw->seq_len) : g_strdup ("");
+  /* a mixture-of-experts or latent-attention model also tries the
+   * recomputation between none and full that Megatron-Bridge's recipes
+   * for them use: the modules whose saved tensors are large and whose
+   * forward is cheap (the OOM remedies' choice, sim-memory.c) */
+  gboolean mla = m->mla.kv_lora_rank > 0, moe = sim_model_is_moe (m);
+  const char *fine = mla && moe ? "selective,recompute-modules=moe_act+layernorm+mla_up_proj"
+                     : mla      ? "selective,recompute-modules=layernorm+mla_up_proj"
+                     : moe      ? "selective,recompute-modules=moe_act+layernorm"
+                                : NULL;
   for (guint ni = 0; ni < sw->node_counts->len; ni++) {
     int nodes = g_array_index (sw->node_counts, int, ni);
     const SimTopology *t = g_ptr_array_index (sw->topos, ni);
@@ -336,7 +345,7 @@ sim_sweep_enumerate (SimSweep *sw)
               const char *sched = v == 1 ? "1f1b" : "interleaved";
               if (v > 1 && (pp < 2 || m->layers % (guint64) (pp * v) || (gb / (guint64) (mb * dp)) % (guint64) pp))
                 continue;
-              for (int rc = 0; rc < 2; rc++)
+              for (int rc = 0; rc < (fine != NULL ? 3 : 2); rc++)
                 for (int z = 0; z <= zero_max; z++)
                   for (guint x = 0; x < splits->len; x++)
                     for (int f = 0; f < 3; f++) {
@@ -354,7 +363,7 @@ sim_sweep_enumerate (SimSweep *sw)
                       add (sw, nodes, tpn,
                            "tp=%d,cp=%d,pp=%d,dp=%d%s,mb=%d,gb=%" G_GUINT64_FORMAT "%s,schedule=%s%s,recompute=%s,zero=%d%s",
                            tp, cp, pp, dp, (const char *) g_ptr_array_index (splits, x), mb, gb, seqs, sched,
-                           vs, rc ? "full" : "none", z, fs);
+                           vs, rc == 0 ? "none" : rc == 1 ? "full" : fine, z, fs);
                     }
             }
             /* the dominated choices, counted so the user sees them go */
