@@ -574,6 +574,35 @@ k_mem_n (Acc *a, int n, double bytes)
     k_mem (a, bytes / n);
 }
 
+/* The FP8 or NVFP4 casts of a grouped linear's `elements` input (or
+ * output gradient) rows, split over its `groups` local experts: Transformer
+ * Engine's GroupedLinear quantizes them with split_quantize, whose
+ * multi_tensor_quantize_impl has one fused kernel for delayed scaling only
+ * and otherwise launches each expert's quantization on its own
+ * (transformer_engine/pytorch/csrc/extensions/cast.cpp: "Currently only
+ * have fused kernel for FP8 delayed scaling", "Quantize kernels
+ * individually"); under current scaling each expert's rows are first read
+ * for their amax (the pass fp8_recipe_kernels charges a dense linear) */
+static void
+expert_casts (const SimPlan *p, Acc *a, double groups, double elements)
+{
+  int n = (int) MAX (groups, 1.0);
+  if (p->fp4 != SIM_FP4_OFF) {
+    for (int i = 0; i < n; i++)
+      nvfp4_kernels (a, elements / n);
+    return;
+  }
+  if (p->fp8 == SIM_FP8_OFF)
+    return;
+  if (p->fp8_recipe == SIM_FP8_DELAYED) {
+    k_mem (a, 4 * elements);
+    return;
+  }
+  if (p->fp8_recipe == SIM_FP8_CURRENT)
+    k_mem_n (a, n, 2 * elements);
+  k_mem_n (a, n, 4 * elements);
+}
+
 /* The MLP of a mixture-of-experts layer as Megatron-Core runs it with the
  * all-to-all token dispatcher, per GPU and micro-batch, on the Tn tokens
  * it holds after the norm (s*b, /t under sequence parallelism), kernel by
@@ -608,8 +637,8 @@ k_mem_n (Acc *a, int n, double bytes)
  *             activation fused into one kernel (four backward);
  *   shared    S always-on experts as one dense MLP of width S*fe split
  *             over TP (SharedExpertMLP), on all T tokens.
- * Not charged: FP8 scaling of the experts beyond their GEMMs' rate and
- * casts. */
+ * Charged beside the GEMMs under FP8 or NVFP4: each expert's casts of its
+ * inputs and output gradients (expert_casts). */
 static void
 moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec)
 {
@@ -651,23 +680,13 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec)
   /* experts */
   k_grouped_linear (p, fwd, bwd, local, per_expert, up, h);
   k_grouped_linear (p, fwd, bwd, local, per_expert, h, fe);
-  if (p->fp8 != SIM_FP8_OFF) {
-    /* the casts of a dense MLP's linears (layer_kernels), on the routed
-     * rows: FC1's input (the dispatched tokens arrive in BF16) and FC2's,
-     * and the two output gradients */
-    k_mem (fwd, 4 * rows * h);
-    k_mem (fwd, 4 * rows * fe);
-    k_mem (bwd, 4 * rows * up);
-    k_mem (bwd, 4 * rows * h);
-  }
-  if (p->fp4 != SIM_FP4_OFF) {
-    /* NVFP4 on the routed rows: FC1's and FC2's inputs, and the two
-     * output gradients */
-    nvfp4_kernels (fwd, rows * h);
-    nvfp4_kernels (fwd, rows * fe);
-    nvfp4_kernels (bwd, rows * up);
-    nvfp4_kernels (bwd, rows * h);
-  }
+  /* the casts of a dense MLP's linears (layer_kernels), on the routed
+   * rows: FC1's input (the dispatched tokens arrive in BF16) and FC2's,
+   * and the two output gradients, each split by local expert */
+  expert_casts (p, fwd, local, rows * h);
+  expert_casts (p, fwd, local, rows * fe);
+  expert_casts (p, bwd, local, rows * up);
+  expert_casts (p, bwd, local, rows * h);
   mark = *fwd;
   if (m->mlp == SIM_MLP_SWIGLU) {
     k_mem (fwd, 6 * rows * fe);
@@ -680,10 +699,7 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec)
     again (rec, fwd, &mark);
     /* FC2 saved the original input (set_save_original_input), so its
      * weight gradient quantizes the recomputed one again */
-    if (p->fp8 != SIM_FP8_OFF)
-      k_mem (rec, 4 * rows * fe);
-    if (p->fp4 != SIM_FP4_OFF)
-      nvfp4_kernels (rec, rows * fe);
+    expert_casts (p, rec, local, rows * fe);
   }
   if (e->shared_experts > 0) {
     double fs = (double) (e->shared_experts * e->ffn_hidden);

@@ -15,6 +15,7 @@
 #include "sim-network.h"
 #include "sim-plan.h"
 #include "sim-topology.h"
+#include "test-util.h"
 
 typedef struct {
   SimTopology *topo; /* dgx8x4.xml, one node of 8 H100s */
@@ -298,6 +299,37 @@ test_shapes_imbalance (void)
   g_assert_cmpfloat (expert_up_rows ("tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8,moe-imbalance=1.5"), ==, 12288.0);
 }
 
+/* The experts' FP8 casts are one kernel per local expert except under
+ * delayed scaling (Transformer Engine's split_quantize: one fused kernel
+ * for delayed scaling only), and current scaling reads each expert's rows
+ * for its amax first: one more kernel per expert.  Qwen3-30B-A3B's MoE
+ * layer forward casts FC1's and FC2's inputs: under current scaling with
+ * 32 local experts (ep 4) that is 2 x (32 + 32) kernels, with 16 (ep 8)
+ * 2 x (16 + 16); under delayed scaling 2 either way; the bytes are the
+ * same (every GPU casts the same routed rows).  So the current-minus-
+ * delayed difference of the forward grows by 64 kernels' fixed cost from
+ * ep 8 to ep 4, all else (the attention's casts, the GEMMs) cancelling.
+ * Micro-batch 8 keeps the forward longer than the host's launches. */
+static void
+test_expert_casts (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  g_autoptr (SimModel) q = test_load_model ("qwen3-30b-a3b.xml");
+  const SimGpuType *g = sim_topology_gpu_type (t, 0);
+  double f[2][2];
+  for (int e = 0; e < 2; e++)
+    for (int r = 0; r < 2; r++) {
+      g_autofree char *plan = g_strdup_printf ("tp=1,pp=1,dp=8,ep=%d,mb=8,seq=4096,gb=64,fp8=hybrid,fp8-recipe=%s",
+                                               e == 0 ? 4 : 8, r == 0 ? "current" : "delayed");
+      g_autoptr (SimPlan) p = test_resolve_plan (t, q, plan);
+      SimLayerCost c;
+      sim_cost_layer (q, p, g, &c);
+      f[e][r] = c.moe_fwd_s;
+    }
+  g_test_message ("current - delayed: ep 4 %.9f s, ep 8 %.9f s", f[0][0] - f[0][1], f[1][0] - f[1][1]);
+  g_assert_cmpfloat_with_epsilon ((f[0][0] - f[0][1]) - (f[1][0] - f[1][1]), 64 * g->eff.kernel_fixed_s, 1e-12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -309,5 +341,6 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-time/shapes-imbalance", test_shapes_imbalance);
   g_test_add_func ("/moe-time/a2a-overlap", test_a2a_overlap);
   g_test_add_func ("/moe-time/zero3-experts", test_zero3_experts);
+  g_test_add_func ("/moe-time/expert-casts", test_expert_casts);
   return g_test_run ();
 }
