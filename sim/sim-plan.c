@@ -166,6 +166,16 @@ static const Alias aliases[] = {
     "block recomputes only some layers; sim recomputes every layer or none (uniform)", "uniform" },
   { "recompute-num-layers", NULL, NULL,
     "groups layers per checkpoint; sim checkpoints every layer (1)", "1" },
+  /* CUDA graphs replay captured kernels without the host launching each:
+   * sim charges every kernel its host launch (the host-launch floor of
+   * sim-cost.c), so a captured step would read slower than it runs */
+  { "cuda-graph-impl", NULL, NULL,
+    "captures kernels in CUDA graphs, which sim does not model: it charges every kernel its host launch",
+    "none" },
+  { "cuda-graph-scope", NULL, NULL,
+    "captures kernels in CUDA graphs, which sim does not model: it charges every kernel its host launch" },
+  { "enable-cuda-graph", NULL, NULL,
+    "captures kernels in CUDA graphs, which sim does not model: it charges every kernel its host launch" },
   { "expert-model-parallel-size", "ep", NULL, NULL },
   { "expert-tensor-parallel-size", "etp", NULL, NULL },
   { "num-experts", NULL, NULL, "is for mixture-of-experts layers and " DESCRIBES_MODEL },

@@ -56,6 +56,7 @@ same("--flag=value as pasted from a launch script",
 same("--recompute-modules as Megatron-LM takes it, one word per module",
      ["--recompute-granularity", "selective", "--recompute-modules", "core_attn", "mlp", "--tp", "8"],
      ["--recompute", "selective", "--recompute-modules", "core_attn,mlp", "--tp", "8"])
+same("--cuda-graph-impl none is what sim does", ["--cuda-graph-impl", "none", "--tp", "8"], ["--tp", "8"])
 same("--num-layers-per-virtual-pipeline-stage 2 on 32 layers and pp 4 is 4 virtual stages",
      ["--tp", "8", "--pp", "4", "--num-layers-per-virtual-pipeline-stage", "2"],
      ["--tp", "8", "--pp", "4", "--virtual-stages", "4"])
@@ -138,6 +139,11 @@ refused("--recompute-modules names a module the model lacks", ["--recompute-gran
 refused("--recompute-modules names an unknown module", ["--recompute-modules", "core_attn", "attn"],
         "--recompute-modules: expected core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or "
         "shared_experts joined by , or +, got 'attn'")
+refused("CUDA graphs", ["--cuda-graph-impl", "transformer_engine"],
+        "--cuda-graph-impl: expected none, got 'transformer_engine': captures kernels in CUDA graphs, "
+        "which sim does not model")
+refused("a CUDA graph scope", ["--cuda-graph-scope", "attn"],
+        "--cuda-graph-scope captures kernels in CUDA graphs, which sim does not model")
 refused("a value on a bare switch", ["--use-distributed-optimizer=true"],
         "--use-distributed-optimizer: expected no value (it sets --zero 1)")
 refused("a bad value names the Megatron flag", ["--tensor-model-parallel-size", "x"],
