@@ -1288,7 +1288,7 @@ build_backward (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
   const SimLayerCost *c = &b->cost;
   const SimPlan *p = b->plan;
   SimActivityId y = pass->gate;
-  if (c->layer_recompute_s > 0)
+  if (c->layer_recompute_s > 0 || c->moe_recompute_s > 0)
     y = build_recompute (b, pc, pass, y);
   pass->compute_span = new_span (b, SIM_SPAN_BACKWARD, pc->stage, pc->replica, pc->mb, pc->chunk);
   if (grads != NULL) {
@@ -2839,7 +2839,7 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
       /* as build_forward, build_recompute and build_backward charge them */
       f = nd * c.layer_fwd_s + nm * c.moe_fwd_s + (first ? c.embed_fwd_s : 0) +
           (last ? c.head_fwd_s : 0);
-      if (c.layer_recompute_s > 0)
+      if (c.layer_recompute_s > 0 || c.moe_recompute_s > 0)
         r = nd * c.layer_recompute_s + nm * c.moe_recompute_s;
       bw = r + nd * c.layer_bwd_s + nm * c.moe_bwd_s + (first ? c.embed_bwd_s : 0) +
            (last ? c.head_bwd_s : 0);

@@ -205,6 +205,35 @@ test_iteration (void)
   sim_iteration_free (it);
 }
 
+/* The same where only the MoE layers recompute: Qwen3-30B-A3B's 48 layers
+ * are all MoE, and moe_act recomputes the experts' activation alone (a
+ * dense layer of the model would recompute nothing); on 8 GPUs, ep 8, 8
+ * micro-batches per replica the stage's recompute time is 8 x 48 x the
+ * MoE layer's recomputation */
+static void
+test_iteration_moe (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("qwen3-30b-a3b.xml");
+  g_autoptr (SimPlan) p =
+      test_resolve_plan (t, m, "tp=1,pp=1,dp=8,ep=8,mb=1,seq=4096,gb=64,no-overlap-grad-reduce,recompute-modules=moe_act");
+  g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);
+  g_autoptr (GError) error = NULL;
+  SimIteration *it;
+  SimLayerCost c;
+  double want, got;
+  sim_cost_layer (m, p, sim_topology_gpu_type (t, 0), &c);
+  g_assert_cmpfloat (c.layer_recompute_s, ==, 0);
+  g_assert_cmpfloat (c.moe_recompute_s, >, 0);
+  want = 8.0 * 48.0 * c.moe_recompute_s;
+  it = sim_iteration_run (t, m, p, mem, FALSE, &error);
+  g_assert_no_error (error);
+  got = g_array_index (it->stages, SimStageTime, 0).recompute_s;
+  g_test_message ("recompute %.9f s, want %.9f s", got, want);
+  g_assert_cmpfloat (fabs (got - want), <, 1e-9 * want);
+  sim_iteration_free (it);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -215,5 +244,6 @@ main (int argc, char **argv)
   g_test_add_func ("/recompute-modules/cost", test_cost);
   g_test_add_func ("/recompute-modules/refusals", test_refusals);
   g_test_add_func ("/recompute-modules/iteration", test_iteration);
+  g_test_add_func ("/recompute-modules/iteration-moe", test_iteration_moe);
   return g_test_run ();
 }
