@@ -720,11 +720,13 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec)
 static void
 layer_times (const SimPlan *p, const Acc *fwd, const Acc *bwd, const Acc *core_fwd,
              const Acc *core_bwd, const Acc *rec, double *fwd_s, double *bwd_s, double *rec_s,
-             double *fwd_flop, double *bwd_flop, double *rec_flop)
+             double *fwd_flop, double *bwd_flop, double *rec_flop, double gpu_s[2], double host_s[2])
 {
   Acc lf = *fwd, lb = *bwd;
   lf.s += core_fwd->s, lf.kernels += core_fwd->kernels, lf.flop += core_fwd->flop;
   lb.s += core_bwd->s, lb.kernels += core_bwd->kernels, lb.flop += core_bwd->flop;
+  gpu_s[0] = lf.s, host_s[0] = lf.kernels * lf.g->eff.host_launch_s;
+  gpu_s[1] = lb.s, host_s[1] = lb.kernels * lb.g->eff.host_launch_s;
   *fwd_s = wall (&lf);
   *bwd_s = wall (&lb);
   *fwd_flop = lf.flop;
@@ -777,7 +779,7 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   c->attn_core_fwd_s = core_fwd.s;
   layer_times (p, &fwd, &bwd, &core_fwd, &core_bwd, &rec, &c->layer_fwd_s, &c->layer_bwd_s,
                &c->layer_recompute_s, &c->layer_fwd_flop, &c->layer_bwd_flop,
-               &c->layer_recompute_flop);
+               &c->layer_recompute_flop, c->gpu_s, c->host_s);
   c->layer_recompute_module_flop = rec.flop;
   c->recompute_tp_colls = recomputes (p, SIM_RECOMPUTE_MLP) ? mlp_colls : 0;
   if (sim_model_is_moe (m)) {
@@ -787,7 +789,8 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
     layer_kernels (m, p, FALSE, &mf, &mb, &mcf, &mcb, &mr);
     moe_kernels (m, p, &mf, &mb, &mr);
     layer_times (p, &mf, &mb, &mcf, &mcb, &mr, &c->moe_fwd_s, &c->moe_bwd_s, &c->moe_recompute_s,
-                 &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop);
+                 &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop, c->gpu_s + 2,
+                 c->host_s + 2);
     c->moe_recompute_module_flop = mr.flop;
     c->moe_recompute_tp_colls =
         m->moe.shared_experts > 0 &&

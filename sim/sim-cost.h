@@ -72,6 +72,11 @@ typedef struct {
    * dense and per MoE layer */
   double layer_recompute_module_flop, moe_recompute_module_flop;
   int recompute_tp_colls, moe_recompute_tp_colls;
+  /* the GPU's time and the host's time to launch the kernels of a dense
+   * layer's forward and backward and of an MoE layer's ([0] [1] and [2]
+   * [3]; the pass takes the longer, sim-cost.c wall()); MoE entries 0 for
+   * a dense model */
+  double gpu_s[4], host_s[4];
 } SimLayerCost;
 
 /* fills *out for a resolved plan; never fails; any thread (pure) */

@@ -85,6 +85,36 @@ sim_run_wall (const SimRun *run)
   return comm >= COMM_COMPARABLE * it->compute_s ? "communication" : "compute";
 }
 
+/* A layer pass whose kernels the host launches more slowly than the GPU
+ * runs them (sim-cost.c wall(): the CPU runs ahead of the GPU only while
+ * it is faster) is named: its time rests on the host-launch constant
+ * (fitted on dense runs, <efficiency host-launch>) rather than on the
+ * GPU's rates, and the frameworks' cure, CUDA graphs, is not modelled */
+static void
+launch_bound (GPtrArray *out, const SimRun *run)
+{
+  static const char *const what[] = { "a dense layer's forward", "a dense layer's backward",
+                                      "an MoE layer's forward", "an MoE layer's backward" };
+  const SimGpuType *g = sim_topology_gpu_type (run->topo, 0);
+  guint64 moe = sim_model_moe_layers (run->model);
+  SimLayerCost c;
+  int worst = -1;
+  sim_cost_layer (run->model, run->plan, g, &c);
+  for (int i = 0; i < 4; i++) {
+    gboolean present = i < 2 ? moe < run->model->layers : moe > 0;
+    if (present && c.host_s[i] > c.gpu_s[i] &&
+        (worst < 0 || c.host_s[i] / c.gpu_s[i] > c.host_s[worst] / c.gpu_s[worst]))
+      worst = i;
+  }
+  if (worst < 0)
+    return;
+  g_ptr_array_add (out, g_strdup_printf (
+      "launch-bound: the host launches %s kernels in %.2f ms, the GPU runs them in %.2f ms "
+      "(per micro-batch; %.1f us per launch, fitted on dense runs): a larger micro-batch "
+      "fills the GPU; CUDA graphs, which sim does not model, would cut the launches",
+      what[worst], 1e3 * c.host_s[worst], 1e3 * c.gpu_s[worst], 1e6 * g->eff.host_launch_s));
+}
+
 GPtrArray *
 sim_run_diagnose (const SimRun *run, const SimRun *ref)
 {
@@ -136,6 +166,7 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
                                              100 * it->compute_s / it->step_s, 100 * it->mfu,
                                              100 * comm / it->step_s));
     }
+    launch_bound (out, run);
     if (it->bubble_fraction >= BUBBLE_NOTABLE)
       g_ptr_array_add (out, g_strdup_printf ("pipeline bubble %.0f%% of the step: more micro-batches per replica (%" G_GUINT64_FORMAT " now), %s",
                                              100 * it->bubble_fraction, p->micro_batches,

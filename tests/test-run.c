@@ -1,5 +1,6 @@
 /* Unit tests of sim-run.h: evaluating a layout and ranking layouts. */
 #include <glib.h>
+#include <stdio.h>
 
 #include "sim-run.h"
 #include "test-util.h"
@@ -44,10 +45,48 @@ test_rank (void)
   g_assert_cmpuint (c->memory->peak_bytes, <=, d->memory->peak_bytes);
 }
 
+/* a diagnosis line that starts with prefix, or NULL */
+static const char *
+line_with (GPtrArray *lines, const char *prefix)
+{
+  for (guint i = 0; i < lines->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (lines, i), prefix))
+      return g_ptr_array_index (lines, i);
+  return NULL;
+}
+
+/* The diagnosis names a layer pass whose kernels the host launches more
+ * slowly than the GPU runs them.  Qwen3-30B-A3B at micro-batch 1 on 8 B200s
+ * (ep 8, FP8): 16 local experts' grouped GEMMs and casts make the MoE
+ * layer's forward launch-bound, and the line's host time is above its GPU
+ * time; Llama-3-70B's headline layout on 32 H100s (4,096-token micro-
+ * batches of large GEMMs) is not. */
+static void
+test_launch_bound (void)
+{
+  g_autoptr (SimTopology) b200 = test_load_topology ("dgx-b200.xml", 1);
+  g_autoptr (SimTopology) h100 = test_load_topology ("dgx8x4.xml", 0);
+  g_autoptr (SimModel) q = test_load_model ("qwen3-30b-a3b.xml");
+  g_autoptr (SimModel) l = test_load_model ("llama3-70b.xml");
+  g_autoptr (SimRun) a = evaluate (b200, q, "tp=1,pp=1,dp=8,ep=8,mb=1,gb=64,seq=4096,fp8=hybrid", SIM_RUN_TIME);
+  g_autoptr (SimRun) b = evaluate (h100, l, "tp=8,pp=4,dp=2", SIM_RUN_TIME);
+  g_autoptr (GPtrArray) da = sim_run_diagnose (a, NULL);
+  g_autoptr (GPtrArray) db = sim_run_diagnose (b, NULL);
+  const char *x = line_with (da, "launch-bound: the host launches an MoE layer's forward kernels in ");
+  double host = 0, gpu = 0;
+  g_assert_nonnull (x);
+  g_test_message ("%s", x);
+  g_assert_cmpint (sscanf (x, "launch-bound: the host launches an MoE layer's forward kernels in %lf ms, "
+                              "the GPU runs them in %lf ms", &host, &gpu), ==, 2);
+  g_assert_cmpfloat (host, >, gpu);
+  g_assert_null (line_with (db, "launch-bound"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/run/rank", test_rank);
+  g_test_add_func ("/run/launch-bound", test_launch_bound);
   return g_test_run ();
 }
