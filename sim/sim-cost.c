@@ -248,23 +248,29 @@ static void
 fp8_recipe_kernels (const SimPlan *p, Acc *fwd, Acc *bwd, double T, double Tn, double h,
                     double qd, double kvd, double ft, double up_n)
 {
-  /* elements of the four GEMM inputs and of the four output gradients */
-  const double x[4] = { Tn * h, T * qd / p->tp, Tn * h, T * ft };
-  const double dy[4] = { T * (qd + 2 * kvd) / p->tp, T * h, T * up_n, T * h };
+  /* elements of the four GEMM inputs and of the four output gradients;
+   * an MoE layer (ft 0) has no dense FC1 and FC2, its experts' casts are
+   * moe_kernels' (expert_casts) */
+  gboolean mlp = ft > 0;
+  int n = mlp ? 4 : 2;
+  const double x[4] = { Tn * h, T * qd / p->tp, mlp ? Tn * h : 0, T * ft };
+  const double dy[4] = { T * (qd + 2 * kvd) / p->tp, T * h, T * up_n, mlp ? T * h : 0 };
   double in_x = x[0] + x[1] + x[2] + x[3], in_dy = dy[0] + dy[1] + dy[2] + dy[3];
   double bw = fwd->g->hbm_bw_bytes_per_s * fwd->g->eff.hbm;
   switch (p->fp8_recipe) {
   case SIM_FP8_CURRENT:
     k_mem (fwd, 4 * Tn * h);    /* the QKV input's cast, out of the norm */
-    k_mem (fwd, 4 * Tn * h);    /* the FC1 input's */
-    for (int i = 0; i < 4; i++) { /* the amax passes: 2 bytes per element read */
+    if (mlp)
+      k_mem (fwd, 4 * Tn * h);  /* the FC1 input's */
+    for (int i = 0; i < n; i++) { /* the amax passes: 2 bytes per element read */
       k_mem (fwd, 2 * x[i]);
       k_mem (bwd, 2 * dy[i]);
     }
     break;
   case SIM_FP8_BLOCKWISE:
     k_mem (fwd, 4 * Tn * h + 2 * (4.0 / 128) * Tn * h);
-    k_mem (fwd, 4 * Tn * h + 2 * (4.0 / 128) * Tn * h);
+    if (mlp)
+      k_mem (fwd, 4 * Tn * h + 2 * (4.0 / 128) * Tn * h);
     /* every cast also writes its copies' scales */
     fwd->s += 2 * (4.0 / 128) * in_x / bw;
     bwd->s += 2 * (4.0 / 128) * in_dy / bw;
