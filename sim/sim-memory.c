@@ -462,10 +462,10 @@ static void mb1 (SimPlan *p) { p->micro_batch = 1; }
 static void one_f1b (SimPlan *p) { p->schedule = SIM_SCHEDULE_1F1B; p->schedule_given = TRUE; }
 static void sel (SimPlan *p) { p->recompute = SIM_RECOMPUTE_SELECTIVE; }
 static void full (SimPlan *p) { p->recompute = SIM_RECOMPUTE_FULL; p->recompute_modules = 0; }
-/* the modules that drop the most for the least recomputation, as
- * Megatron-Bridge's DeepSeek-V3 and Qwen3 recipes name them: latent
- * attention's up projections, the experts' activation, the norms that are
- * modules of their own; what selective already recomputed stays */
+/* selective recomputation of sim_plan_cheap_recompute_modules' set for a
+ * model with latent attention and MoE layers, one of them, or the other
+ * (the change cannot see the model; sim_memory_remedies picks the one
+ * whose set matches); what selective already recomputed stays */
 static void
 fine (SimPlan *p, guint modules)
 {
@@ -622,13 +622,11 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
     if (plan->recompute == SIM_RECOMPUTE_NONE && !plan->flash_attention)
       try_remedy (&r, topo, model, plan, mem, "--recompute selective", "recompute the attention core", sel);
     if (plan->recompute != SIM_RECOMPUTE_FULL && (mla || experts)) {
-      guint want = mla && experts ? SIM_RECOMPUTE_MLA_UP_PROJ | SIM_RECOMPUTE_MOE_ACT
-                   : mla          ? SIM_RECOMPUTE_MLA_UP_PROJ
-                                  : SIM_RECOMPUTE_MOE_ACT;
+      guint want = sim_plan_cheap_recompute_modules (model);
       guint had = plan->recompute == SIM_RECOMPUTE_SELECTIVE ? plan->recompute_modules : 0;
-      g_autofree char *mods = sim_recompute_modules_string (had | want | SIM_RECOMPUTE_LAYERNORM, ",");
+      g_autofree char *mods = sim_recompute_modules_string (had | want, ",");
       g_autofree char *flag = g_strdup_printf ("--recompute-modules %s", mods);
-      if ((had & want) != want)
+      if ((had & want & ~(guint) SIM_RECOMPUTE_LAYERNORM) != (want & ~(guint) SIM_RECOMPUTE_LAYERNORM))
         try_remedy (&r, topo, model, plan, mem, flag,
                     mla && experts ? "recompute the up projections, the experts' activation and the norms"
                     : mla          ? "recompute the up projections and the norms"

@@ -1555,6 +1555,16 @@ sim_recompute_module_name (int i)
   return recompute_module_names[i];
 }
 
+guint
+sim_plan_cheap_recompute_modules (const SimModel *model)
+{
+  gboolean mla = model->mla.kv_lora_rank > 0, moe = sim_model_is_moe (model);
+  if (!mla && !moe)
+    return 0;
+  return (mla ? SIM_RECOMPUTE_MLA_UP_PROJ : 0) | (moe ? SIM_RECOMPUTE_MOE_ACT : 0) |
+         SIM_RECOMPUTE_LAYERNORM;
+}
+
 char *
 sim_recompute_modules_string (guint modules, const char *sep)
 {

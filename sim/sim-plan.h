@@ -255,6 +255,12 @@ const char *sim_recompute_name (SimRecompute r);
 /* Megatron-Core's name of module bit i (0 .. SIM_RECOMPUTE_MODULE_COUNT-1):
  * "core_attn", "moe_act", ...; static; any thread */
 const char *sim_recompute_module_name (int i);
+/* the modules a model's recipes recompute when memory is short, cheap to
+ * recompute for what they free (Megatron-Bridge's DeepSeek-V3 and Qwen3
+ * presets): latent attention's up projections, the experts' activation,
+ * and the norms that are modules of their own; 0 for a dense model
+ * without latent attention.  Pure; any thread. */
+guint sim_plan_cheap_recompute_modules (const SimModel *model);
 /* the modules joined by sep ("core_attn,mla_up_proj"); new string */
 char *sim_recompute_modules_string (guint modules, const char *sep);
 const char *sim_recipe_name (SimRecipe r);

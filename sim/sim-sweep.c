@@ -310,11 +310,9 @@ sim_sweep_enumerate (SimSweep *sw)
    * recomputation between none and full that Megatron-Bridge's recipes
    * for them use: the modules whose saved tensors are large and whose
    * forward is cheap (the OOM remedies' choice, sim-memory.c) */
-  gboolean mla = m->mla.kv_lora_rank > 0, moe = sim_model_is_moe (m);
-  const char *fine = mla && moe ? "selective,recompute-modules=moe_act+layernorm+mla_up_proj"
-                     : mla      ? "selective,recompute-modules=layernorm+mla_up_proj"
-                     : moe      ? "selective,recompute-modules=moe_act+layernorm"
-                                : NULL;
+  guint cheap = sim_plan_cheap_recompute_modules (m);
+  g_autofree char *mods = sim_recompute_modules_string (cheap, "+");
+  g_autofree char *fine = cheap != 0 ? g_strdup_printf ("selective,recompute-modules=%s", mods) : NULL;
   for (guint ni = 0; ni < sw->node_counts->len; ni++) {
     int nodes = g_array_index (sw->node_counts, int, ni);
     const SimTopology *t = g_ptr_array_index (sw->topos, ni);
@@ -363,7 +361,7 @@ sim_sweep_enumerate (SimSweep *sw)
                       add (sw, nodes, tpn,
                            "tp=%d,cp=%d,pp=%d,dp=%d%s,mb=%d,gb=%" G_GUINT64_FORMAT "%s,schedule=%s%s,recompute=%s,zero=%d%s",
                            tp, cp, pp, dp, (const char *) g_ptr_array_index (splits, x), mb, gb, seqs, sched,
-                           vs, rc == 0 ? "none" : rc == 1 ? "full" : fine, z, fs);
+                           vs, rc == 0 ? "none" : rc == 1 ? "full" : (const char *) fine, z, fs);
                     }
             }
             /* the dominated choices, counted so the user sees them go */
