@@ -290,6 +290,22 @@ sim_activations_embedding (const SimModel *m, const SimActivationConfig *c)
 }
 
 SimActivations *
+sim_activations_mtp (const SimModel *m, const SimActivationConfig *c)
+{
+  SimActivations *a = activations_new ();
+  guint64 sb = (c->seq / c->cp) * c->micro_batch;
+  if (m->dropout)
+    save (a, "mtp.embedding.dropout", "mask", rep (c, MASK * sb * m->hidden));
+  save (a, "mtp.enorm", "input (the next token's embedding)", rep (c, ACT * sb * m->hidden));
+  save (a, "mtp.hnorm", "input (the hidden state)", rep (c, ACT * sb * m->hidden));
+  save (a, "mtp.eh_proj", "input (both normed, concatenated)", rep (c, ACT * sb * 2 * m->hidden));
+  save (a, "mtp.final.norm", "input", rep (c, ACT * sb * m->hidden));
+  save (a, "mtp.output.gemm", "input (norm output)", rep (c, ACT * sb * m->hidden));
+  save (a, "mtp.loss", "logits (fp32)", shard (c, FP32 * sb * m->vocab));
+  return a;
+}
+
+SimActivations *
 sim_activations_output (const SimModel *m, const SimActivationConfig *c)
 {
   SimActivations *a = activations_new ();

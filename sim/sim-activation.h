@@ -131,6 +131,13 @@ SimActivations *sim_activations_moe_layer (const SimModel *m, const SimActivatio
 SimActivations *sim_activations_embedding (const SimModel *m, const SimActivationConfig *cfg);
 /* what the last stage keeps for the final norm, output layer and loss */
 SimActivations *sim_activations_output (const SimModel *m, const SimActivationConfig *cfg);
+/* one multi-token-prediction module beyond its transformer layer
+ * (Megatron-Core's MultiTokenPredictionLayer): the inputs of its two norms
+ * (the next token's embedding and the hidden state, h each), eh_proj's
+ * input (the two normed, concatenated: 2h; sequence-parallel like a
+ * layer's), the embedding's dropout mask, and its own output layer and
+ * loss (the tensors of sim_activations_output) */
+SimActivations *sim_activations_mtp (const SimModel *m, const SimActivationConfig *cfg);
 
 /* NULL is ignored */
 void sim_activations_free (SimActivations *a);

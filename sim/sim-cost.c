@@ -766,6 +766,34 @@ layer_times (const SimPlan *p, const Acc *fwd, const Acc *bwd, const Acc *core_f
   }
 }
 
+/* the embedding of T tokens: gather rows (and add positions); backward:
+ * PyTorch's embedding_dense_backward sorts the token ids and scatter-adds
+ * rows (sort, count, segment-sum, copy: four kernels), the gradient rows
+ * read and the weight gradient's touched rows written in fp32 */
+static void
+embedding_kernels (const SimModel *m, Acc *fwd, Acc *bwd, double T)
+{
+  double h = m->hidden;
+  k_mem (fwd, 4.0 * T * h);
+  if (m->position == SIM_POSITION_LEARNED)
+    k_mem (fwd, 6.0 * T * h);
+  k_mem (bwd, 16.0 * T);
+  k_mem (bwd, 16.0 * T);
+  k_mem (bwd, 6.0 * T * h);
+  k_mem (bwd, 4.0 * T * h);
+}
+
+/* a norm outside a linear layer over n bf16 values: read and write
+ * forward; backward read the input and the gradient, write the input's
+ * gradient, then reduce the weight's */
+static void
+norm_kernels (Acc *fwd, Acc *bwd, double n)
+{
+  k_mem (fwd, 4 * n);
+  k_mem (bwd, 6 * n);
+  k_mem (bwd, 2 * n);
+}
+
 void
 sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c)
 {
@@ -814,21 +842,36 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
     c->etp_bytes = p->etp > 1 ? 2.0 * Tn * h * (double) m->moe.top_k * p->etp * load : 0;
   }
 
-  /* embedding: gather rows (and add positions); backward: PyTorch's
-   * embedding_dense_backward sorts the token ids and scatter-adds rows
-   * (sort, count, segment-sum, copy: four kernels), the gradient rows
-   * read and the weight gradient's touched rows written in fp32 */
   {
     Acc ef = { g, 0, 0, 0 }, eb = { g, 0, 0, 0 };
-    k_mem (&ef, 4.0 * T * h);
-    if (m->position == SIM_POSITION_LEARNED)
-      k_mem (&ef, 6.0 * T * h);
-    k_mem (&eb, 16.0 * T);
-    k_mem (&eb, 16.0 * T);
-    k_mem (&eb, 6.0 * T * h);
-    k_mem (&eb, 4.0 * T * h);
+    embedding_kernels (m, &ef, &eb, T);
     c->embed_fwd_s = wall (&ef);
     c->embed_bwd_s = wall (&eb);
+  }
+  /* a multi-token-prediction module beyond its layer (Megatron-Core's
+   * MultiTokenPredictionLayer, megatron/core/transformer/
+   * multi_token_prediction.py): the next token's embedding (as above), enorm
+   * and hnorm (as the final norm below), torch.cat of the two (read and
+   * write 2h), eh_proj (column-parallel, 2h -> h/t, in the FP8 context),
+   * then its final norm, output layer and loss (the head, below).  Its TP
+   * collectives, in units of a layer's (s b h): with sequence parallelism
+   * eh_proj all-gathers its 2h input and the output is gathered over the
+   * hidden dimension (gather_from_tensor_model_parallel_region), 3 forward;
+   * backward the input's reduce-scatter (2) and the sequence scatter's
+   * all-gather (1); without, the gather (1) forward and the input
+   * gradient's all-reduce (2) backward, counted as 2 each way */
+  if (p->mtp_layers > 0) {
+    Acc f = { g, 0, 0, 0 }, bw = { g, 0, 0, 0 };
+    embedding_kernels (m, &f, &bw, T);
+    norm_kernels (&f, &bw, Tn * h);
+    norm_kernels (&f, &bw, Tn * h);
+    k_mem (&f, 8 * Tn * h);
+    k_linear (p, &f, &bw, T, h / t, 2 * h);
+    c->mtp_fwd_s = wall (&f);
+    c->mtp_bwd_s = wall (&bw);
+    c->mtp_fwd_flop = f.flop;
+    c->mtp_bwd_flop = bw.flop;
+    c->mtp_tp_colls = p->tp > 1 ? (p->sequence_parallel ? 3 : 2) : 0;
   }
   /* output layer (vocabulary-parallel) and Megatron's vocab-parallel
    * cross-entropy in fp32 over V/t (core/tensor_parallel/cross_entropy.py:
@@ -840,9 +883,7 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
     /* the output layer stays BF16 under FP8 (Megatron-Core keeps it out of
      * Transformer Engine's FP8 autocast) */
     k_linear (NULL, &hf, &hb, T, V / t, h);
-    k_mem (&hf, 4 * Tn * h);                  /* final norm */
-    k_mem (&hb, 6 * Tn * h);
-    k_mem (&hb, 2 * Tn * h);
+    norm_kernels (&hf, &hb, Tn * h);          /* final norm */
     k_mem (&hf, 6.0 * TV);                    /* bf16 -> fp32 */
     k_mem (&hf, 4.0 * TV);                    /* max */
     k_mem (&hf, 8.0 * TV);                    /* exp in place, sum */
@@ -853,6 +894,12 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
     c->head_bwd_s = wall (&hb);
     c->head_fwd_flop = hf.flop;
     c->head_bwd_flop = hb.flop;
+    if (p->mtp_layers > 0) {
+      c->mtp_fwd_s += c->head_fwd_s;
+      c->mtp_bwd_s += c->head_bwd_s;
+      c->mtp_fwd_flop += hf.flop;
+      c->mtp_bwd_flop += hb.flop;
+    }
   }
 
   /* the optimizer step, memory-bound: zero the gradient buffer, read it
@@ -913,7 +960,8 @@ sim_cost_attention_core_flop (const SimModel *m, const SimPlan *p)
 {
   double S = (double) p->seq_len, dqk, dv;
   core_head_dims (m, &dqk, &dv);
-  return 2.0 * S * (double) m->heads * (dqk + dv) * (double) m->layers * (double) p->global_batch * S;
+  return 2.0 * S * (double) m->heads * (dqk + dv) * ((double) m->layers + MAX (p->mtp_layers, 0)) *
+         (double) p->global_batch * S;
 }
 
 double
@@ -936,6 +984,18 @@ sim_cost_model_flop (const SimModel *m, const SimPlan *p)
   per_token = 2.0 * attention_matmul_weights (m) * L +
                      2.0 * (per_mlp * h * (double) m->ffn_hidden * (L - Lm) + moe_mlp * Lm) +
                      2.0 * S * H * (dqk + dv) * L + 2.0 * h * V;
+  /* each multi-token-prediction module: one more layer of the last
+   * layer's kind, eh_proj (2h x h) and its output layer.  Megatron-Bridge
+   * counts the same: its DeepSeek-V3 runs "w/ MTP" publish 0.2600 TFLOP
+   * per token, those "w/o MTP" 0.2491-0.2497 (tests/validation/data/
+   * moe_training.md), a difference of 10.3-10.9 GFLOP, and this adds 10.2
+   * with the causal half of the attention Megatron-Bridge counts */
+  if (p->mtp_layers > 0)
+    per_token += (double) p->mtp_layers *
+                 (2.0 * attention_matmul_weights (m) +
+                  2.0 * (sim_model_layer_is_moe (m, m->layers) ? moe_mlp
+                                                               : per_mlp * h * (double) m->ffn_hidden) +
+                  2.0 * S * H * (dqk + dv) + 2.0 * 2.0 * h * h + 2.0 * h * V);
   return 3.0 * per_token * B * S;
 }
 

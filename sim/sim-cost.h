@@ -46,6 +46,14 @@ typedef struct {
   double embed_fwd_s, embed_bwd_s;
   double head_fwd_s, head_bwd_s;  /* output layer and cross-entropy */
   double head_fwd_flop, head_bwd_flop;
+  /* one multi-token-prediction module beyond its transformer layer (the
+   * last stage, --mtp-num-layers): the next token's embedding, the two
+   * norms, the concatenation, eh_proj, and its own final norm, output layer
+   * and loss; with the executed FLOPs, and the TP collectives eh_proj adds
+   * (sim-cost.c) in units of a layer's */
+  double mtp_fwd_s, mtp_bwd_s;
+  double mtp_fwd_flop, mtp_bwd_flop;
+  int mtp_tp_colls;
   /* optimizer step of one stage's local parameters */
   double optimizer_s_per_param;
   /* tensor-parallel collectives per layer and their buffer (bytes) */

@@ -358,7 +358,8 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   b->lc_of = g_new (int, p * v);
   for (int s = 0; s < p; s++)
     for (int c = 0; c < v; c++)
-      b->lc_of[s * v + c] = (int) sim_plan_chunk_layers (plan, model, s, c);
+      b->lc_of[s * v + c] = (int) (sim_plan_chunk_layers (plan, model, s, c) +
+                                   sim_plan_chunk_mtp_layers (plan, s, c));
   b->layer_params = (double) sim_model_layer_params_sharded (model) / plan->tp +
                     (double) sim_model_layer_params_replicated (model);
   if (cost != NULL)
@@ -1153,14 +1154,31 @@ amax_reduce (SimIterBuilder *b, const PassCtx *pc, SimActivityId after, SimActiv
   dep (b, end, x);
 }
 
+/* the last chunk's work beyond its layers: the output layer and loss, and
+ * each multi-token-prediction module's own (its layer is one of the
+ * chunk's); and the TP collectives those modules add */
+static double
+tail_s (const SimIterBuilder *b, gboolean backward)
+{
+  const SimLayerCost *c = &b->cost;
+  double mtp = MAX (b->plan->mtp_layers, 0);
+  return backward ? c->head_bwd_s + mtp * c->mtp_bwd_s : c->head_fwd_s + mtp * c->mtp_fwd_s;
+}
+
+static int
+tail_tp_colls (const SimIterBuilder *b, const PassCtx *pc)
+{
+  return pc->last_chunk ? MAX (b->plan->mtp_layers, 0) * b->cost.mtp_tp_colls : 0;
+}
+
 static void
 build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
 {
   const SimLayerCost *c = &b->cost;
   int nd = pc->lc - pc->nm;
-  int tp_count = nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd;
+  int tp_count = nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd + tail_tp_colls (b, pc);
   double t = nd * c->layer_fwd_s + pc->nm * c->moe_fwd_s +
-             (pc->first_chunk ? c->embed_fwd_s : 0) + (pc->last_chunk ? c->head_fwd_s : 0);
+             (pc->first_chunk ? c->embed_fwd_s : 0) + (pc->last_chunk ? tail_s (b, FALSE) : 0);
   double beside = pc->ep_beside ? pc->nm * b->ep_layer_s[pc->stage] : 0;
   SimActivityId a, y, x;
   pass->compute_span = new_span (b, SIM_SPAN_FORWARD, pc->stage, pc->replica, pc->mb, pc->chunk);
@@ -1231,6 +1249,15 @@ edge_grad_params (const SimIterBuilder *b, gboolean last, gboolean first)
               (double) (m->tied_embeddings && b->plan->pp == 1 ? 0
                                                                : sim_model_embedding_params (m)) /
                   b->plan->tp;
+  /* multi-token prediction: the modules' norms and eh_proj, and the last
+   * stage's own copy of an untied input embedding (the ledger's) */
+  if (last && b->plan->mtp_layers > 0) {
+    double sharded = (double) sim_model_mtp_extra_sharded (m);
+    params += b->plan->mtp_layers *
+              (sharded / b->plan->tp + (double) sim_model_mtp_extra_params (m) - sharded);
+    if (b->plan->pp > 1 && !m->tied_embeddings)
+      params += (double) sim_model_embedding_params (m) / b->plan->tp;
+  }
   if (first)
     params += (double) sim_model_embedding_params (m) / b->plan->tp +
               (double) sim_model_position_params (m);
@@ -1256,7 +1283,7 @@ backward_by_layer (SimIterBuilder *b, const PassCtx *pc, guint32 span, SimActivi
      * account-for-embedding/loss split with one counted layer per chunk):
      * its backward finalises those weights' gradients */
     GradEntry ge;
-    after = compute_with_ep (b, pc, (pc->last_chunk ? c->head_bwd_s : 0) + (pc->first_chunk ? c->embed_bwd_s : 0),
+    after = compute_with_ep (b, pc, (pc->last_chunk ? tail_s (b, TRUE) : 0) + (pc->first_chunk ? c->embed_bwd_s : 0),
                              pc->side_s, 0, span, after, 0);
     ge.ready = after;
     ge.params = edge_grad_params (b, pc->last_chunk, pc->first_chunk);
@@ -1266,12 +1293,13 @@ backward_by_layer (SimIterBuilder *b, const PassCtx *pc, guint32 span, SimActivi
   }
   for (int l = pc->lc - 1; l >= 0; l--) {
     gboolean moe = pc->nm > 0 && sim_model_layer_is_moe (b->model, (guint64) (pc->first_layer + l));
-    double t = (moe ? c->moe_bwd_s : c->layer_bwd_s) +
-               (pc->last_chunk && l == pc->lc - 1 ? c->head_bwd_s : 0) +
+    gboolean tail = pc->last_chunk && l == pc->lc - 1;
+    double t = (moe ? c->moe_bwd_s : c->layer_bwd_s) + (tail ? tail_s (b, TRUE) : 0) +
                (pc->first_chunk && l == 0 ? c->embed_bwd_s : 0);
     GradEntry ge;
     after = compute_with_ep (b, pc, t, pc->side_s / pc->lc,
-                             moe ? c->moe_tp_colls_fwd : c->tp_colls_fwd, span, after, moe ? 1 : 0);
+                             (moe ? c->moe_tp_colls_fwd : c->tp_colls_fwd) + (tail ? tail_tp_colls (b, pc) : 0),
+                             span, after, moe ? 1 : 0);
     ge.ready = after;
     ge.params = layer_grad_params (b, pc, l, moe);
     ge.expert_params = moe ? b->expert_layer_params : 0;
@@ -1296,8 +1324,9 @@ build_backward (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
   } else {
     int nd = pc->lc - pc->nm;
     double t = nd * c->layer_bwd_s + pc->nm * c->moe_bwd_s + (pc->first_chunk ? c->embed_bwd_s : 0) +
-               (pc->last_chunk ? c->head_bwd_s : 0);
-    y = compute_with_ep (b, pc, t, pc->side_s, nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd,
+               (pc->last_chunk ? tail_s (b, TRUE) : 0);
+    y = compute_with_ep (b, pc, t, pc->side_s,
+                         nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd + tail_tp_colls (b, pc),
                          pass->compute_span, y, pc->nm);
   }
   cp_flows (b, pc->replica, pc->stage, 2 * pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
@@ -2144,8 +2173,12 @@ throughput (SimIteration *it, const SimModel *model, const SimPlan *plan, const 
   /* recomputation repeats the layers' forward (model FLOPs are 3x the
    * forward, the output layer's 2hV per token included), or only the
    * attention core */
+  double mtp = MAX (plan->mtp_layers, 0);
+  /* (multi-token prediction: its modules' layers are recomputed, not their
+   * eh_proj and output layer) */
   if (plan->recompute == SIM_RECOMPUTE_FULL)
-    it->hardware_flop += it->model_flop / 3 - 2.0 * h * (double) model->vocab * gbs * S;
+    it->hardware_flop += it->model_flop / 3 - (1 + mtp) * 2.0 * h * (double) model->vocab * gbs * S -
+                         mtp * 4.0 * h * h * gbs * S;
   else if (plan->recompute == SIM_RECOMPUTE_SELECTIVE) {
     /* the attention core, and the other modules' forward again: per
      * layer and micro-batch on each of a stage's tp x cp x dp GPUs */
@@ -2153,9 +2186,11 @@ throughput (SimIteration *it, const SimModel *model, const SimPlan *plan, const 
       it->hardware_flop += sim_cost_attention_core_flop (model, plan);
     if (plan->recompute_modules & ~(guint) SIM_RECOMPUTE_CORE_ATTN) {
       SimLayerCost c;
-      double moe_layers = (double) sim_model_moe_layers (model);
+      gboolean mtp_moe = sim_model_layer_is_moe (model, model->layers);
+      double moe_layers = (double) sim_model_moe_layers (model) + (mtp_moe ? mtp : 0);
+      double layers = (double) model->layers + mtp;
       sim_cost_layer (model, plan, gpu, &c);
-      it->hardware_flop += (((double) model->layers - moe_layers) * c.layer_recompute_module_flop +
+      it->hardware_flop += ((layers - moe_layers) * c.layer_recompute_module_flop +
                             moe_layers * c.moe_recompute_module_flop) *
                            (double) plan->micro_batches * plan->dp * plan->tp * plan->cp;
     }
@@ -2187,6 +2222,12 @@ analyse (SimIteration *it, SimIterBuilder *b)
   layer_act = sim_activations_layer (b->model, &cfg);
   emb_act = sim_activations_embedding (b->model, &cfg);
   out_act = sim_activations_output (b->model, &cfg);
+  /* the last chunk's multi-token-prediction modules keep theirs beside the
+   * output layer's, for as long (the ledger's mtp_act_bytes) */
+  if (plan->mtp_layers > 0) {
+    g_autoptr (SimActivations) mtp_act = sim_activations_mtp (b->model, &cfg);
+    out_act->saved_bytes += (guint64) plan->mtp_layers * mtp_act->saved_bytes;
+  }
   if (sim_model_is_moe (b->model))
     moe_act = sim_activations_moe_layer (b->model, &cfg);
   stage_index_build (&x, b);
@@ -2828,7 +2869,9 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
     const SimStageMemory *sm = &g_array_index (ledger->stages, SimStageMemory, s);
     double local = (double) sm->params, work = 0, fmin = G_MAXDOUBLE, bmin = G_MAXDOUBLE, opt;
     for (int k = 0; k < v; k++) {
-      int lc = (int) sim_plan_chunk_layers (plan, model, s, k), nm = 0, nd;
+      int lc = (int) (sim_plan_chunk_layers (plan, model, s, k) + sim_plan_chunk_mtp_layers (plan, s, k));
+      int nm = 0, nd;
+      double mtp = MAX (plan->mtp_layers, 0);
       gboolean first = s == 0 && k == 0, last = s == p - 1 && k == v - 1;
       guint64 layer = sim_plan_chunk_first_layer (plan, model, s, k);
       double f, r = 0, bw;
@@ -2838,11 +2881,11 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
       nd = lc - nm;
       /* as build_forward, build_recompute and build_backward charge them */
       f = nd * c.layer_fwd_s + nm * c.moe_fwd_s + (first ? c.embed_fwd_s : 0) +
-          (last ? c.head_fwd_s : 0);
+          (last ? c.head_fwd_s + mtp * c.mtp_fwd_s : 0);
       if (c.layer_recompute_s > 0 || c.moe_recompute_s > 0)
         r = nd * c.layer_recompute_s + nm * c.moe_recompute_s;
       bw = r + nd * c.layer_bwd_s + nm * c.moe_bwd_s + (first ? c.embed_bwd_s : 0) +
-           (last ? c.head_bwd_s : 0);
+           (last ? c.head_bwd_s + mtp * c.mtp_bwd_s : 0);
       work += m * (f + bw);
       fmin = MIN (fmin, f);
       bmin = MIN (bmin, bw);

@@ -130,6 +130,9 @@ typedef struct {
   guint64 moe_dense_gpu, expert_gpu;
   int pb, gb, mb, ob, ab;
   const SimActivations *layer_act, *moe_act, *emb_act, *out_act;
+  /* the last chunk's multi-token-prediction modules beyond their layers:
+   * saved bytes per micro-batch (sim_activations_mtp, times the modules) */
+  guint64 mtp_act_bytes;
 } Ledger;
 
 /* a state's bytes on one GPU: the dense part sharded over dp x cp and the
@@ -205,6 +208,18 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
      * embedding on the last stage, kept in sync by an all-reduce */
     if (!model->tied_embeddings || plan->pp > 1)
       params += l->vocab_gpu;
+    /* multi-token prediction: each module's norms and eh_proj (its layer is
+     * counted with the stage's layers), and the input embedding, which
+     * Megatron-Core builds on the last stage too (GPTModel: embedding when
+     * pre_process or mtp_process) unless that stage has it already (the
+     * first, or a tied output layer's copy) */
+    if (plan->mtp_layers > 0) {
+      params += (guint64) plan->mtp_layers *
+                (div_up (sim_model_mtp_extra_sharded (model), l->tp) +
+                 sim_model_mtp_extra_params (model) - sim_model_mtp_extra_sharded (model));
+      if (plan->pp > 1 && !model->tied_embeddings)
+        params += l->vocab_gpu;
+    }
   }
 
   if (plan->lora_rank > 0) {
@@ -273,7 +288,8 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
    * or MoE, with their own saved tensors */
   for (int c = 0; c < v; c++)
     for (guint64 i = 0, layer = sim_plan_chunk_first_layer (plan, l->model, st->stage, c),
-                 lpc = sim_plan_chunk_layers (plan, l->model, st->stage, c);
+                 lpc = sim_plan_chunk_layers (plan, l->model, st->stage, c) +
+                       sim_plan_chunk_mtp_layers (plan, st->stage, c);
          i < lpc; i++) {
       const SimActivations *a = layer_activations (l, sim_model_layer_is_moe (l->model, layer + i));
       chunk_bytes[c] += a->saved_bytes;
@@ -284,7 +300,7 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
     const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
     guint64 bytes = chunk_bytes[op->chunk] +
                     (first && op->chunk == 0 ? l->emb_act->saved_bytes : 0) +
-                    (last && op->chunk == v - 1 ? l->out_act->saved_bytes : 0);
+                    (last && op->chunk == v - 1 ? l->out_act->saved_bytes + l->mtp_act_bytes : 0);
     if (!op->backward) {
       level += bytes;
       chunks++;
@@ -363,6 +379,7 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
   g_autoptr (SimActivations) moe_act = NULL;
   g_autoptr (SimActivations) emb_act = NULL;
   g_autoptr (SimActivations) out_act = NULL;
+  g_autoptr (SimActivations) mtp_act = NULL;
   Ledger l = { .model = model, .plan = plan };
 
   l.tp = (guint64) plan->tp;
@@ -391,7 +408,8 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
                                                                            plan->lora_targets);
     mem->frozen_params = sim_model_param_count (model);
   } else {
-    mem->trainable_params = sim_model_param_count (model);
+    mem->trainable_params = sim_model_param_count (model) +
+                            (guint64) MAX (plan->mtp_layers, 0) * sim_model_mtp_params (model);
   }
 
   sim_activation_config_from_plan (&cfg, plan);
@@ -403,16 +421,20 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
   l.moe_act = moe_act;
   l.emb_act = emb_act;
   l.out_act = out_act;
+  mtp_act = sim_activations_mtp (model, &cfg);
+  l.mtp_act_bytes = (guint64) MAX (plan->mtp_layers, 0) * mtp_act->saved_bytes;
 
   for (int s = 0; s < plan->pp; s++) {
     SimStageMemory st = { 0 };
     gboolean first = s == 0, last = s == plan->pp - 1;
 
     st.stage = s;
-    st.layers = sim_plan_stage_layers (plan, model, s);
+    /* the last stage's multi-token-prediction layers count as its layers */
+    st.layers = sim_plan_stage_layers (plan, model, s) +
+                sim_plan_chunk_mtp_layers (plan, s, plan->virtual_stages - 1);
     for (int c = 0; c < plan->virtual_stages; c++)
       for (guint64 i = 0, f = sim_plan_chunk_first_layer (plan, model, s, c),
-                   n = sim_plan_chunk_layers (plan, model, s, c);
+                   n = sim_plan_chunk_layers (plan, model, s, c) + sim_plan_chunk_mtp_layers (plan, s, c);
            i < n; i++)
         st.moe_layers += sim_model_layer_is_moe (model, f + i);
     stage_states (&l, &st, first, last);

@@ -173,6 +173,10 @@ load_xml (const char *path, GError **error)
       return NULL;
     }
   }
+  /* <mtp layers/>: Megatron-Core's mtp_num_layers, at most 64 */
+  if ((e = sim_xml_first_element (root, "mtp")) != NULL &&
+      !sim_xml_get_uint (path, e, "layers", 1, 64, &m->mtp_layers, error))
+    return NULL;
   training = sim_xml_first_element (root, "training");
   if (training != NULL &&
       !sim_xml_get_uint (path, training, "global-batch", 1, G_GUINT64_CONSTANT (1) << 32,
@@ -214,7 +218,7 @@ static const char *const hf_deepseek_v3_fields[] = {
   /* routing details and training settings that change no shape */
   "norm_topk_prob", "scoring_func", "topk_method", "seq_aux", "aux_loss_alpha", "ep_size",
   "rope_interleave",
-  /* the multi-token-prediction module, not part of the main model sim counts */
+  /* the multi-token-prediction modules (SimModel.mtp_layers) */
   "num_nextn_predict_layers",
   /* the repository's own modelling code, which transformers' deepseek_v3 replaces
    * with the same weights, and the FP8 block scaling of the released weights
@@ -551,7 +555,8 @@ hf_deepseek_v3 (const SimJsonValue *doc, const char *path, SimModel *m, GError *
       !hf_uint (doc, path, "kv_lora_rank", TRUE, 1, MAX_MLA, &m->mla.kv_lora_rank, error) ||
       !hf_uint (doc, path, "qk_nope_head_dim", TRUE, 1, MAX_MLA, &m->mla.qk_nope_head_dim, error) ||
       !hf_uint (doc, path, "qk_rope_head_dim", TRUE, 0, MAX_MLA, &m->mla.qk_rope_head_dim, error) ||
-      !hf_uint (doc, path, "v_head_dim", TRUE, 1, MAX_MLA, &m->mla.v_head_dim, error))
+      !hf_uint (doc, path, "v_head_dim", TRUE, 1, MAX_MLA, &m->mla.v_head_dim, error) ||
+      !hf_uint (doc, path, "num_nextn_predict_layers", FALSE, 0, 64, &m->mtp_layers, error))
     return FALSE;
   if (m->moe.first_dense % freq != 0)
     return hf_fail (error, path, sim_json_get (doc, "moe_layer_freq")->line,
@@ -884,8 +889,30 @@ sim_model_is_moe (const SimModel *m)
 gboolean
 sim_model_layer_is_moe (const SimModel *m, guint64 layer)
 {
-  return sim_model_is_moe (m) && layer < m->layers && layer >= m->moe.first_dense &&
+  if (layer >= m->layers) /* a multi-token-prediction layer */
+    layer = m->layers - 1;
+  return sim_model_is_moe (m) && layer >= m->moe.first_dense &&
          (layer - m->moe.first_dense) % m->moe.every == 0;
+}
+
+guint64
+sim_model_mtp_extra_sharded (const SimModel *m)
+{
+  return 2 * m->hidden * m->hidden;
+}
+
+guint64
+sim_model_mtp_extra_params (const SimModel *m)
+{
+  return sim_model_mtp_extra_sharded (m) + 3 * norm_params (m);
+}
+
+guint64
+sim_model_mtp_params (const SimModel *m)
+{
+  return sim_model_mtp_extra_params (m) + (sim_model_layer_is_moe (m, m->layers)
+                                               ? sim_model_moe_layer_params (m)
+                                               : sim_model_layer_params (m));
 }
 
 guint64

@@ -116,6 +116,11 @@ typedef struct {
   guint64 head_dim;
   SimMoe moe;
   SimMla mla;
+  /* multi-token prediction (<mtp layers>, DeepSeek-V3's
+   * num_nextn_predict_layers): how many MTP modules the model was trained
+   * with, each one transformer layer of the last layer's kind; 0 when none.
+   * The plan chooses how many to train (--mtp-num-layers, sim-plan.h) */
+  guint64 mtp_layers;
 } SimModel;
 
 /* LoRA adapter targets, as a bit set */
@@ -178,8 +183,27 @@ guint64 sim_model_param_count_active (const SimModel *m);
 
 /* TRUE when the model has mixture-of-experts layers */
 gboolean sim_model_is_moe (const SimModel *m);
-/* TRUE when layer i (from 0) is an MoE layer */
+/* TRUE when layer i (from 0) is an MoE layer; layers from m->layers on are
+ * multi-token-prediction layers, of the last layer's kind (Megatron-Core
+ * builds the MTP block from the decoder's last layer spec:
+ * megatron/core/models/gpt/gpt_layer_specs.py, get_gpt_mtp_block_spec) */
 gboolean sim_model_layer_is_moe (const SimModel *m, guint64 layer);
+/* one multi-token-prediction module beyond its transformer layer, as
+ * Megatron-Core builds it (megatron/core/transformer/
+ * multi_token_prediction.py, MultiTokenPredictionLayer): the norms of the
+ * hidden state and of the next token's embedding (enorm, hnorm), the
+ * projection of the two concatenated, 2h -> h (eh_proj, column-parallel,
+ * no bias), and the module's final norm; the embedding and output layer
+ * are the main model's, shared.  DeepSeek-V3: 2 x 7,168 x 7,168 + 3 x 7,168
+ * = 102,781,952 (tests/test-model-moe.c) */
+guint64 sim_model_mtp_extra_params (const SimModel *m);
+/* eh_proj's weights, what tensor parallelism shards of the above */
+guint64 sim_model_mtp_extra_sharded (const SimModel *m);
+/* one whole MTP module: its layer and the above.  DeepSeek-V3 (an MoE
+ * layer of 11,507,286,016): 11,610,067,968; README_WEIGHTS.md of
+ * deepseek-ai/DeepSeek-V3 gives "11.5B unique parameters" (with the
+ * shared embedding and head, 14B of the published 685B) */
+guint64 sim_model_mtp_params (const SimModel *m);
 /* how many layers are MoE layers (0 when dense) */
 guint64 sim_model_moe_layers (const SimModel *m);
 /* attention weights of one layer (standard or latent), biases included */

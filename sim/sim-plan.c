@@ -17,7 +17,7 @@ typedef enum {
   KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_FP8_ATTENTION, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
   KEY_MOE_IMBALANCE, KEY_MOE_A2A_OVERLAP, KEY_FIRST_STAGE_LAYERS, KEY_LAST_STAGE_LAYERS,
   KEY_EMBEDDING_IN_SPLIT, KEY_LOSS_IN_SPLIT, KEY_FP4, KEY_FP4_RECIPE, KEY_TP_ONLY_AMAX_RED,
-  KEY_RECOMPUTE_MODULES,
+  KEY_RECOMPUTE_MODULES, KEY_MTP_LAYERS, KEY_PIPELINE_LAYOUT,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -117,6 +117,13 @@ static const Option options[] = {
     "(Megatron's --decoder-first-pipeline-num-layers)" },
   { "last-stage-layers", NULL, KEY_LAST_STAGE_LAYERS, ARG_INT, NULL,
     "transformer layers on the last pipeline stage (Megatron's --decoder-last-pipeline-num-layers)" },
+  { "pipeline-model-parallel-layout", "layout", KEY_PIPELINE_LAYOUT, ARG_STRING, NULL,
+    "the layers of each virtual pipeline stage, as Megatron-Core writes them: E embedding, t "
+    "layer, m MTP layer, L loss, | between stages, X*N and (...)*N repeat (e.g. "
+    "Et*4|(t*4|)*14tmL); sets --virtual-stages and --mtp-num-layers" },
+  { "mtp-num-layers", NULL, KEY_MTP_LAYERS, ARG_STRING, NULL,
+    "multi-token-prediction layers to train, 0 to 64, on the last pipeline stage (Megatron-Core's "
+    "MTP; default: the model's, as DeepSeek-V3 trained; 0 with LoRA)" },
   { "account-for-embedding-in-pipeline-split", NULL, KEY_EMBEDDING_IN_SPLIT, ARG_BOOL, NULL,
     "count the embedding as a layer when splitting the layers over the stages: the first "
     "chunk holds one layer fewer (default off)" },
@@ -212,6 +219,14 @@ find_alias (const char *key)
   return NULL;
 }
 
+static void
+plan_layout_free (gpointer data)
+{
+  SimPlanLayout *l = data;
+  sim_layout_clear (&l->layout);
+  g_free (l->text);
+}
+
 SimPlan *
 sim_plan_new (void)
 {
@@ -238,6 +253,7 @@ sim_plan_new (void)
   p->fp8 = SIM_FP8_OFF;
   p->fp8_params = -1;
   p->fp8_recipe = -1;
+  p->mtp_layers = -1;
   p->defaults = g_ptr_array_new_with_free_func (g_free);
   return p;
 }
@@ -248,6 +264,8 @@ sim_plan_copy (const SimPlan *plan)
   SimPlan *p = g_new0 (SimPlan, 1);
   *p = *plan;
   p->defaults = g_ptr_array_new_with_free_func (g_free);
+  if (p->layout != NULL)
+    g_rc_box_acquire (p->layout);
   return p;
 }
 
@@ -257,6 +275,8 @@ sim_plan_free (SimPlan *plan)
   if (plan == NULL)
     return;
   g_clear_pointer (&plan->defaults, g_ptr_array_unref);
+  if (plan->layout != NULL)
+    g_rc_box_release_full (plan->layout, plan_layout_free);
   g_free (plan);
 }
 
@@ -456,6 +476,34 @@ parse_recompute_modules (SimPlan *plan, const char *value, GError **error)
 }
 
 static gboolean
+parse_pipeline_layout (SimPlan *plan, const char *value, GError **error)
+{
+  SimPlanLayout *l = g_rc_box_new0 (SimPlanLayout);
+  if (!sim_layout_parse (value, &l->layout, error)) {
+    g_rc_box_release_full (l, plan_layout_free);
+    return FALSE;
+  }
+  l->text = g_strdup (value);
+  if (plan->layout != NULL)
+    g_rc_box_release_full (plan->layout, plan_layout_free);
+  plan->layout = l;
+  return TRUE;
+}
+
+static gboolean
+parse_mtp_layers (SimPlan *plan, const char *value, GError **error)
+{
+  guint64 n = 0;
+  if (!g_ascii_string_to_unsigned (value, 10, 0, 64, &n, NULL)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--mtp-num-layers: expected a whole number from 0 to 64, got '%.40s'", value);
+    return FALSE;
+  }
+  plan->mtp_layers = (int) n;
+  return TRUE;
+}
+
+static gboolean
 parse_moe_imbalance (SimPlan *plan, const char *value, GError **error)
 {
   char *end = NULL;
@@ -512,6 +560,8 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
   case KEY_MOE_IMBALANCE: return parse_moe_imbalance (plan, value, error);
   case KEY_RECOMPUTE_MODULES: return parse_recompute_modules (plan, value, error);
+  case KEY_MTP_LAYERS: return parse_mtp_layers (plan, value, error);
+  case KEY_PIPELINE_LAYOUT: return parse_pipeline_layout (plan, value, error);
   case KEY_MOE_A2A_OVERLAP: plan->moe_a2a_overlap = b; break;
   case KEY_FIRST_STAGE_LAYERS: plan->first_stage_layers = (int) u; break;
   case KEY_LAST_STAGE_LAYERS: plan->last_stage_layers = (int) u; break;
@@ -830,6 +880,61 @@ middle_stages (const SimPlan *plan, const SimModel *model, guint64 *layers, guin
   *layers = left > 0 ? rest / left : 0;
 }
 
+/* Megatron-Core's pipeline layout (PipelineParallelLayerLayout in
+ * megatron/core/transformer/pipeline_parallel_layer_layout.py): pp x v
+ * virtual stages, v the chunks per rank (its __init__ divides by pp), the
+ * model's layers all placed (validate_layer_layout), the MTP layers
+ * mtp_num_layers of them (get_mtp_num_layers_to_build asserts the count);
+ * it replaces the other ways of splitting the layers */
+static gboolean
+resolve_pipeline_layout (SimPlan *plan, const SimModel *model, GError **error)
+{
+  const SimLayout *l = plan->layout != NULL ? &plan->layout->layout : NULL;
+  guint64 sum = 0;
+  if (l == NULL)
+    return TRUE;
+  if (l->n % (guint) plan->pp != 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--pipeline-model-parallel-layout: expected a multiple of pp %d virtual stages, got %u",
+                 plan->pp, l->n);
+    return FALSE;
+  }
+  if ((given (plan, KEY_VIRTUAL_STAGES) && (guint) plan->virtual_stages != l->n / (guint) plan->pp) ||
+      plan->layers_per_virtual_stage > 0 || explicit_split (plan)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--pipeline-model-parallel-layout: expected it alone to split the layers (its %u "
+                 "virtual stages are %u per rank of pp %d), without --virtual-stages %d, "
+                 "--layers-per-virtual-stage or an uneven split", l->n, l->n / (guint) plan->pp,
+                 plan->pp, plan->virtual_stages);
+    return FALSE;
+  }
+  for (guint k = 0; k < l->n; k++)
+    sum += l->layers[k];
+  if (sum != model->layers) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--pipeline-model-parallel-layout: expected the %" G_GUINT64_FORMAT
+                 " layers of %s, got %" G_GUINT64_FORMAT, model->layers, model->name, sum);
+    return FALSE;
+  }
+  if (given (plan, KEY_MTP_LAYERS) && (guint64) plan->mtp_layers != l->mtp) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--mtp-num-layers %d: expected as many m in --pipeline-model-parallel-layout, got %"
+                 G_GUINT64_FORMAT, plan->mtp_layers, l->mtp);
+    return FALSE;
+  }
+  if (l->mtp > 64) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--pipeline-model-parallel-layout: expected at most 64 m (MTP layers), got %"
+                 G_GUINT64_FORMAT, l->mtp);
+    return FALSE;
+  }
+  plan->mtp_layers = (int) l->mtp;
+  plan->virtual_stages = (int) (l->n / (guint) plan->pp);
+  plan->given |= G_GUINT64_CONSTANT (1) << KEY_VIRTUAL_STAGES;
+  plan->given |= G_GUINT64_CONSTANT (1) << KEY_MTP_LAYERS;
+  return TRUE;
+}
+
 /* Megatron-Core's uneven pipeline split, refused where its
  * get_num_layers_to_build asserts (transformer_block.py) */
 static gboolean
@@ -943,7 +1048,7 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
     note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));
   }
   if (model->layers % (guint64) plan->pp != 0 && plan->schedule != SIM_SCHEDULE_INTERLEAVED &&
-      !explicit_split (plan)) {
+      !explicit_split (plan) && plan->layout == NULL) {
     note_default (plan, "uneven stages: %" G_GUINT64_FORMAT " of %d hold %" G_GUINT64_FORMAT
                         " layers, the others %" G_GUINT64_FORMAT " (the first and last stages give one up first, as Llama 3)",
                   (guint64) plan->pp * ((model->layers + plan->pp - 1) / plan->pp) - model->layers, plan->pp,
@@ -969,9 +1074,11 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
     plan->virtual_stages = per_stage % 2 == 0 ? 2 : (int) per_stage;
     note_default (plan, "--virtual-stages %d", plan->virtual_stages);
   }
+  /* (a layout may leave a chunk without layers, as Megatron-Core's) */
   if (plan->virtual_stages < 2 ||
-      model->layers + (plan->embedding_in_split ? 1 : 0) + (plan->loss_in_split ? 1 : 0) <
-          (guint64) plan->pp * (guint64) plan->virtual_stages) {
+      (plan->layout == NULL &&
+       model->layers + (plan->embedding_in_split ? 1 : 0) + (plan->loss_in_split ? 1 : 0) <
+           (guint64) plan->pp * (guint64) plan->virtual_stages)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "the interleaved schedule needs at least 2 virtual stages and a layer in each of the "
                  "pp %d x virtual stages %d model chunks; %s has %" G_GUINT64_FORMAT " layers",
@@ -988,7 +1095,7 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
   {
     guint64 n = (guint64) plan->pp * (guint64) plan->virtual_stages;
     guint64 full = (model->layers + n - 1) / n;
-    if (model->layers % n != 0 && !explicit_split (plan))
+    if (model->layers % n != 0 && !explicit_split (plan) && plan->layout == NULL)
       note_default (plan, "uneven chunks: %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
                           " model chunks hold %" G_GUINT64_FORMAT " layers, the others %" G_GUINT64_FORMAT
                           " (the first and last chunks give one up first, as Llama 3's stages)",
@@ -1420,6 +1527,22 @@ resolve_adapters_and_reserves (SimPlan *plan, const SimModel *model, GError **er
                  " of %s", plan->lora_rank, model->hidden, model->name);
     return FALSE;
   }
+  /* multi-token prediction is a pre-training objective: a LoRA fine-tune
+   * trains adapters on the main model only */
+  if (plan->mtp_layers > 0 && plan->lora_rank > 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--mtp-num-layers %d: expected 0 with --lora-rank (LoRA adapts the main model; "
+                 "multi-token prediction is a pre-training objective)", plan->mtp_layers);
+    return FALSE;
+  }
+  if (plan->mtp_layers < 0) {
+    plan->mtp_layers = plan->lora_rank > 0 ? 0 : (int) model->mtp_layers;
+    if (model->mtp_layers > 0 && plan->lora_rank > 0)
+      note_default (plan, "--mtp-num-layers 0 (LoRA fine-tunes the main model only)");
+    else if (model->mtp_layers > 0)
+      note_default (plan, "--mtp-num-layers %d (the model's multi-token prediction, as it was "
+                          "trained)", plan->mtp_layers);
+  }
   if (plan->context_reserve_bytes < 0) {
     plan->context_reserve_bytes = SIM_CONTEXT_RESERVE_BYTES;
     note_default (plan, "--context-reserve 1.5GB (CUDA context and library workspaces)");
@@ -1439,7 +1562,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
   if (!sim_topology_check_one_gpu_type (topo, error))
     return FALSE;
   if (!resolve_layout (plan, topo, model, error) || !resolve_batch (plan, model, error) ||
-      !resolve_schedule (plan, model, error) || !resolve_split (plan, model, error) ||
+      !resolve_pipeline_layout (plan, model, error) || !resolve_schedule (plan, model, error) || !resolve_split (plan, model, error) ||
       !resolve_memory_savers (plan, error) || !resolve_recompute_modules (plan, model, error) ||
       !resolve_experts (plan, topo, model, error))
     return FALSE;
@@ -1455,6 +1578,8 @@ sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, in
   guint64 v = (guint64) MAX (plan->virtual_stages, 1), n = (guint64) plan->pp * v;
   guint64 k = (guint64) chunk * (guint64) plan->pp + (guint64) stage; /* in model order */
   guint64 full = (model->layers + n - 1) / n, deficit = n * full - model->layers;
+  if (plan->layout != NULL)
+    return plan->layout->layout.layers[k];
   if (plan->first_stage_layers > 0 || plan->last_stage_layers > 0) {
     guint64 per, left;
     middle_stages (plan, model, &per, &left);
@@ -1471,6 +1596,13 @@ sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, in
   /* the order in which chunks give up a layer: 0, n-1, 1, n-2, ... */
   guint64 rank = k < (n + 1) / 2 ? 2 * k : 2 * (n - 1 - k) + 1;
   return rank < deficit ? full - 1 : full;
+}
+
+guint64
+sim_plan_chunk_mtp_layers (const SimPlan *plan, int stage, int chunk)
+{
+  gboolean last = stage == plan->pp - 1 && chunk == MAX (plan->virtual_stages, 1) - 1;
+  return last ? (guint64) MAX (plan->mtp_layers, 0) : 0;
 }
 
 guint64

@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "sim-layout.h"
 #include "sim-model.h"
 #include "sim-topology.h"
 
@@ -103,6 +104,13 @@ typedef enum { SIM_ATTENTION_FLASH, SIM_ATTENTION_TRITON, SIM_ATTENTION_CUDNN, S
 
 typedef enum { SIM_DIM_TP, SIM_DIM_CP, SIM_DIM_DP, SIM_DIM_PP, SIM_DIM_COUNT } SimDim;
 
+/* a parsed --pipeline-model-parallel-layout and its text as given
+ * (sim-layout.h); reference-counted (g_rc_box), read-only once made */
+typedef struct {
+  SimLayout layout;
+  char *text;
+} SimPlanLayout;
+
 typedef struct {
   /* layout; 0 means "not given" until resolved */
   int tp, cp, pp, dp;
@@ -161,6 +169,16 @@ typedef struct {
   /* -1 unset; Megatron-Core's combined 1F1B: a pass's all-to-alls beside
    * the compute of the adjacent pass of the other direction */
   int moe_a2a_overlap;
+  /* -1 unset; multi-token-prediction layers trained (Megatron-Core's
+   * mtp_num_layers), on the last virtual stage after its decoder layers:
+   * resolved to the model's (SimModel.mtp_layers), 0 under LoRA, or to
+   * the layout's */
+  int mtp_layers;
+  /* NULL, or Megatron-Core's pipeline layout (--pipeline-model-parallel-
+   * layout): each virtual stage's decoder layers in model order, shared by
+   * reference between copies (sim_plan_copy); sim_plan_resolve takes the
+   * virtual stages and the MTP layers from it */
+  SimPlanLayout *layout;
 
   /* which options the user gave (bit per SimPlanKey) */
   guint64 given;
@@ -240,6 +258,12 @@ guint64 sim_plan_stage_layers (const SimPlan *plan, const SimModel *model, int s
  * A stage holds the sum of its chunks; chunk_first_layer is the chunk's
  * first layer in the model. */
 guint64 sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, int chunk);
+/* the multi-token-prediction layers of model chunk `chunk` of pipeline
+ * stage `stage`: all of plan->mtp_layers on the last virtual stage (where
+ * Megatron-Core places the MTP block, after the decoder's layers), none
+ * elsewhere; they are model layers model->layers, model->layers + 1, ...
+ * (sim_model_layer_is_moe) */
+guint64 sim_plan_chunk_mtp_layers (const SimPlan *plan, int stage, int chunk);
 guint64 sim_plan_chunk_first_layer (const SimPlan *plan, const SimModel *model, int stage,
                                     int chunk);
 /* the first layer of a stage */

@@ -204,6 +204,11 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
       g_string_append_printf (line, ", first stage %d layers", p->first_stage_layers);
     if (p->last_stage_layers > 0)
       g_string_append_printf (line, ", last stage %d layers", p->last_stage_layers);
+    if (p->layout != NULL)
+      g_string_append_printf (line, ", pipeline layout %s", p->layout->text);
+    if (p->mtp_layers > 0)
+      g_string_append_printf (line, ", multi-token prediction %d layer%s (+m) on the last stage",
+                              p->mtp_layers, p->mtp_layers > 1 ? "s" : "");
     if (p->embedding_in_split || p->loss_in_split)
       g_string_append_printf (line, ", %s counted as a layer in the pipeline split",
                               p->embedding_in_split && p->loss_in_split ? "embedding and loss each"
@@ -412,8 +417,19 @@ text_memory_table (GString *s, const SimModel *m, const SimPlan *p, const SimMem
     guint64 first = sim_plan_stage_first_layer (p, m, st->stage);
     if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
       range = g_strdup_printf ("%" G_GUINT64_FORMAT " in %d", st->layers, p->virtual_stages);
-    else
-      range = g_strdup_printf ("%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT, first, first + st->layers - 1);
+    else {
+      /* the last stage's multi-token-prediction layers: "+m" (Megatron's
+       * letter for them), each a layer of st->layers */
+      guint64 mtp = sim_plan_chunk_mtp_layers (p, st->stage, p->virtual_stages - 1);
+      guint64 n = st->layers - mtp;
+      if (n == 0)
+        range = g_strdup (mtp > 0 ? "m" : "-");
+      else if (n == 1)
+        range = g_strdup_printf ("%" G_GUINT64_FORMAT "%s", first, mtp > 0 ? "+m" : "");
+      else
+        range = g_strdup_printf ("%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT "%s", first, first + n - 1,
+                                 mtp > 0 ? "+m" : "");
+    }
     if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
       flight = g_strdup_printf ("%.2f mb", st->in_flight_micro_batches);
     else
@@ -701,6 +717,8 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_int (j, "virtual_stages", p->virtual_stages);
   sim_json_int (j, "first_stage_layers", p->first_stage_layers);
   sim_json_int (j, "last_stage_layers", p->last_stage_layers);
+  sim_json_int (j, "mtp_num_layers", p->mtp_layers);
+  sim_json_string (j, "pipeline_layout", p->layout != NULL ? p->layout->text : NULL);
   sim_json_bool (j, "embedding_in_pipeline_split", p->embedding_in_split);
   sim_json_bool (j, "loss_in_pipeline_split", p->loss_in_split);
   sim_json_string (j, "recompute", sim_recompute_name (p->recompute));

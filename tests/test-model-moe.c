@@ -153,7 +153,8 @@ test_layers (void)
   g_assert_false (sim_model_layer_is_moe (ds, 2));
   g_assert_true (sim_model_layer_is_moe (ds, 3));
   g_assert_true (sim_model_layer_is_moe (ds, 60));
-  g_assert_false (sim_model_layer_is_moe (ds, 61));
+  /* layer 61 is the multi-token-prediction layer, of layer 60's kind */
+  g_assert_true (sim_model_layer_is_moe (ds, 61));
   g_assert_cmpuint (sim_model_moe_layers (mx), ==, 32);
   g_assert_true (sim_model_layer_is_moe (mx, 0));
   /* a dense model: no MoE layer, active = total, the dense layer unchanged

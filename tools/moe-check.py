@@ -86,6 +86,10 @@ def command(sim, r, topo, nodes):
     if cp > 1: cmd += ["--cp", str(cp)]
     if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
         cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
+    # DeepSeek-V3's multi-token prediction and the recipe's pipeline layout,
+    # where the row records them (moe_training.md)
+    if r.get("mtp_layers"): cmd += ["--mtp-num-layers", r["mtp_layers"]]
+    if r.get("pipeline_layout"): cmd += ["--pipeline-model-parallel-layout", r["pipeline_layout"]]
     if prec.startswith("fp8"):
         cmd += ["--fp8", "hybrid"]
         if "FP8-CS" in prec: cmd += ["--fp8-recipe", "current"]
