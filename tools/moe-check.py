@@ -90,6 +90,8 @@ def command(sim, r, topo, nodes):
     # where the row records them (moe_training.md)
     if r.get("mtp_layers"): cmd += ["--mtp-num-layers", r["mtp_layers"]]
     if r.get("pipeline_layout"): cmd += ["--pipeline-model-parallel-layout", r["pipeline_layout"]]
+    # what the row's recipe sets beyond the layout (overlaps), as sim options
+    cmd += shlex.split(r.get("recipe_flags") or "")
     if prec.startswith("fp8"):
         cmd += ["--fp8", "hybrid"]
         if "FP8-CS" in prec: cmd += ["--fp8-recipe", "current"]
