@@ -820,11 +820,18 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
     Acc mf = { g, 0, 0, 0 }, mb = { g, 0, 0, 0 };
     Acc mcf = { g, 0, 0, 0 }, mcb = { g, 0, 0, 0 }, mr = { g, 0, 0, 0 };
     double load = moe_load (m, p);
+    double attn_fwd_gpu_s, attn_bwd_gpu_s;
     layer_kernels (m, p, FALSE, &mf, &mb, &mcf, &mcb, &mr);
+    attn_fwd_gpu_s = mf.s + mcf.s;
+    attn_bwd_gpu_s = mb.s + mcb.s;
     moe_kernels (m, p, &mf, &mb, &mr);
     layer_times (p, &mf, &mb, &mcf, &mcb, &mr, &c->moe_fwd_s, &c->moe_bwd_s, &c->moe_recompute_s,
                  &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop, c->gpu_s + 2,
                  c->host_s + 2);
+    /* the attention side's share of the layer's time, by GPU time (the
+     * router, its top-k and the permutation are counted with the experts) */
+    c->moe_attn_fwd_s = c->gpu_s[2] > 0 ? c->moe_fwd_s * attn_fwd_gpu_s / c->gpu_s[2] : 0;
+    c->moe_attn_bwd_s = c->gpu_s[3] > 0 ? c->moe_bwd_s * attn_bwd_gpu_s / c->gpu_s[3] : 0;
     c->moe_recompute_module_flop = mr.flop;
     c->moe_recompute_tp_colls =
         m->moe.shared_experts > 0 &&

@@ -70,6 +70,9 @@ typedef struct {
    * routed tokens of the expert tensor-parallel all-gather (and of the
    * reduce-scatter after the experts), bytes */
   double moe_fwd_s, moe_bwd_s, moe_recompute_s;
+  /* of moe_fwd_s and moe_bwd_s, the attention side's (Megatron-Core's "attn"
+   * node of the combined 1F1B schedule); the rest is the experts' ("mlp") */
+  double moe_attn_fwd_s, moe_attn_bwd_s;
   double moe_fwd_flop, moe_bwd_flop, moe_recompute_flop;
   int moe_tp_colls_fwd;
   double a2a_bytes;

@@ -1033,23 +1033,67 @@ then_ep (SimIterBuilder *b, const PassCtx *pc, int layers, SimActivityId after)
   return x == G_MAXUINT32 ? after : x;
 }
 
+/* What one MoE layer's all-to-alls leave exposed under Megatron-Core's
+ * combined 1F1B, which pairs a layer's forward with another micro-batch's
+ * backward of a layer and runs (TransformerLayerSchedulePlan.run in
+ * megatron/core/models/common/model_chunk_schedule_plan.py):
+ *   communication: combine bwd | dispatch fwd, dispatch bwd | combine fwd
+ *   compute:       attn fwd    | mlp bwd,      mlp fwd      | attn bwd
+ * so each all-to-all hides behind one compute node of the other direction:
+ * a forward's dispatch behind the backward's experts, its combine behind
+ * the backward's attention; a backward's combine behind the forward's
+ * attention, its dispatch behind the forward's experts.  Each phase takes
+ * the longer of the two, so what a pass adds to its own compute is, per
+ * layer, the all-to-all time beyond the compute it hides behind; the pair
+ * of passes then takes the sum of the four phases' maxima.  One all-to-all
+ * is half of ep_layer_s (a dispatch and a combine, with etp > 1 their
+ * gather and reduce-scatter). */
+static double
+ep_exposed_s (const SimIterBuilder *b, const PassCtx *pc)
+{
+  const SimLayerCost *c = &b->cost;
+  double one = b->ep_layer_s[pc->stage] / 2;
+  gboolean bwd = pc->op->backward;
+  /* the other direction's attention and experts */
+  double attn = bwd ? c->moe_attn_fwd_s : c->moe_attn_bwd_s;
+  double mlp = bwd ? c->moe_fwd_s - c->moe_attn_fwd_s : c->moe_bwd_s - c->moe_attn_bwd_s;
+  return MAX (0.0, one - attn) + MAX (0.0, one - mlp);
+}
+
+/* what `layers` MoE layers' all-to-alls leave exposed beside the paired
+ * pass (ep_exposed_s), a delay after `after`; G_MAXUINT32 when nothing is */
+static SimActivityId
+ep_exposed (SimIterBuilder *b, const PassCtx *pc, int layers, SimActivityId after)
+{
+  double exposed = layers * ep_exposed_s (b, pc);
+  guint32 first, span;
+  SimActivityId x;
+  if (layers == 0 || exposed <= 0)
+    return G_MAXUINT32;
+  span = new_span (b, SIM_SPAN_EP, pc->stage, pc->replica, pc->mb, pc->chunk);
+  first = sim_engine_n_activities (b->e);
+  x = sim_engine_add_delay (b->e, sim_time_from_s (exposed), span);
+  mark_from (b, first, span);
+  dep (b, x, after);
+  return x;
+}
+
 /* compute_with_tp after `after`, and the all-to-alls of `layers` MoE
- * layers: after it, or with pc->ep_beside beside it from `after` on (their
- * kernels slowing it as any collective's do); returns what joins them */
+ * layers: after it, or with pc->ep_beside beside it (their kernels
+ * slowing it as any collective's do), what the compute of the pass
+ * paired with it cannot hide following it (ep_exposed_s); returns what
+ * joins them */
 static SimActivityId
 compute_with_ep (SimIterBuilder *b, const PassCtx *pc, double seconds, double side_s, int tp_count,
                  guint32 span, SimActivityId after, int layers)
 {
-  SimActivityId j, x, g;
+  SimActivityId j, x;
   if (!pc->ep_beside || layers == 0 || b->ep_layer_s[pc->stage] <= 0)
     return then_ep (b, pc, layers, compute_with_tp (b, pc, seconds, side_s, tp_count, span, after));
   j = compute_with_tp (b, pc, seconds, side_s + layers * b->ep_layer_s[pc->stage], tp_count, span,
                        after);
-  x = ep_comm (b, pc, layers, after, after);
-  g = gate (b, pc->gspan);
-  dep (b, g, j);
-  dep (b, g, x);
-  return g;
+  x = ep_exposed (b, pc, layers, j);
+  return x == G_MAXUINT32 ? j : x;
 }
 
 /* ZeRO-3: the chunk's parameters are gathered before each pass, at most
@@ -1189,7 +1233,9 @@ build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
   cp_flows (b, pc->replica, pc->stage, pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
   dep (b, pass->end, y);
   dep (b, pass->end, a);
-  x = pc->ep_beside ? ep_comm (b, pc, pc->nm, pass->gate, pass->gate) : ep_comm (b, pc, pc->nm, a, y);
+  x = pc->ep_beside ? ep_exposed (b, pc, pc->nm, a) : ep_comm (b, pc, pc->nm, a, y);
+  if (x != G_MAXUINT32 && pc->ep_beside)
+    dep (b, x, y);
   if (x != G_MAXUINT32)
     dep (b, pass->end, x);
   /* after the compute and what the pass waits for beside it */

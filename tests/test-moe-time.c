@@ -219,6 +219,44 @@ test_a2a_overlap (void)
   teardown (&f);
 }
 
+/* The same with --moe-imbalance 64: the busiest GPU receives 64 times the
+ * mean, so each all-to-all moves 64 x 67,108,864 bytes and outlasts the
+ * compute it hides behind.  Under Megatron-Core's combined 1F1B a
+ * forward's dispatch hides behind the backward's experts, its combine
+ * behind the backward's attention, and the backward's combine and dispatch
+ * behind the forward's attention and experts (model_chunk_schedule_plan.py,
+ * TransformerLayerSchedulePlan.run).  With a the time of one all-to-all
+ * alone, A and M the attention's and the experts' share of a layer pass
+ * (sim_cost_layer's moe_attn_*_s, the rest of moe_*_s), the one forward
+ * and one backward expose, over 32 layers:
+ *   32 x (max(0, a - A_bwd) + max(0, a - M_bwd) + max(0, a - A_fwd) + max(0, a - M_fwd)) */
+static void
+test_a2a_overlap_exposed (void)
+{
+  Fixture f;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimMemory) mem = NULL;
+  g_autoptr (SimIteration) it = NULL;
+  SimLayerCost c;
+  double a, want;
+
+  setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8,moe-imbalance=64,overlap-moe-expert-parallel-comm");
+  a = alone_s (f.topo, SIM_OP_ALLTOALL, 64 * 67108864.0);
+  sim_cost_layer (f.model, f.plan, sim_topology_gpu_type (f.topo, 0), &c);
+  want = 32 * (MAX (0, a - c.moe_attn_bwd_s) + MAX (0, a - (c.moe_bwd_s - c.moe_attn_bwd_s)) +
+               MAX (0, a - c.moe_attn_fwd_s) + MAX (0, a - (c.moe_fwd_s - c.moe_attn_fwd_s)));
+  mem = sim_memory_compute (f.topo, f.model, f.plan);
+  it = sim_iteration_run (f.topo, f.model, f.plan, mem, FALSE, &error);
+  g_assert_no_error (error);
+  g_printerr ("# one all-to-all %.3f ms; attention %.3f/%.3f ms, experts %.3f/%.3f ms (fwd/bwd); "
+              "exposed EP %.6f s, want %.6f s\n", 1e3 * a, 1e3 * c.moe_attn_fwd_s,
+              1e3 * c.moe_attn_bwd_s, 1e3 * (c.moe_fwd_s - c.moe_attn_fwd_s),
+              1e3 * (c.moe_bwd_s - c.moe_attn_bwd_s), it->exposed_ep_s, want);
+  g_assert_cmpfloat (want, >, 0);
+  g_assert_cmpfloat_with_epsilon (it->exposed_ep_s, want, 1e-8);
+  teardown (&f);
+}
+
 /* sim shapes lists one routed expert's GEMM at the busiest GPU's rows:
  * Tn k etp / (E / ep) = 4096 x 2 x 1 / (8 / 8) = 8,192 rows balanced, and
  * 1.5 times that, 12,288, at --moe-imbalance 1.5 */
@@ -340,6 +378,7 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-time/one-stage", test_one_stage);
   g_test_add_func ("/moe-time/shapes-imbalance", test_shapes_imbalance);
   g_test_add_func ("/moe-time/a2a-overlap", test_a2a_overlap);
+  g_test_add_func ("/moe-time/a2a-overlap-exposed", test_a2a_overlap_exposed);
   g_test_add_func ("/moe-time/zero3-experts", test_zero3_experts);
   g_test_add_func ("/moe-time/expert-casts", test_expert_casts);
   return g_test_run ();
