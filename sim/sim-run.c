@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim-balance.h"
 #include "sim-error.h"
 
 void
@@ -115,6 +116,51 @@ launch_bound (GPtrArray *out, const SimRun *run)
       what[worst], 1e3 * c.host_s[worst], 1e3 * c.gpu_s[worst], 1e6 * g->eff.host_launch_s));
 }
 
+/* A stage that computes well above the others sets the pipeline's pace
+ * (sim-balance.h): named from 10 % above the stages' mean, with the layout
+ * that evens the virtual stages when one gains 5 % or more; returns the
+ * stage named, or -1 */
+#define IMBALANCE_NOTABLE 0.10
+
+static int
+pipeline_imbalance (GPtrArray *out, const SimRun *run)
+{
+  const SimPlan *p = run->plan;
+  SimLayerCost c;
+  g_autofree double *st = NULL;
+  g_autofree char *layout = NULL;
+  double mean = 0, now = 0, best = 0;
+  int worst = 0;
+  if (p->pp < 2)
+    return -1;
+  sim_cost_layer (run->model, p, sim_topology_gpu_type (run->topo, 0), &c);
+  st = g_new (double, p->pp);
+  sim_balance_stage_s (run->model, p, &c, st);
+  for (int s = 0; s < p->pp; s++) {
+    mean += st[s] / p->pp;
+    if (st[s] > st[worst])
+      worst = s;
+  }
+  if (!(st[worst] >= (1 + IMBALANCE_NOTABLE) * mean))
+    return -1;
+  g_ptr_array_add (out, g_strdup_printf (
+      "pipeline imbalance: stage %d computes %.1f ms per micro-batch, %.0f%% above the stages' "
+      "mean of %.1f ms%s; the others wait for it", worst, 1e3 * st[worst],
+      100 * (st[worst] / mean - 1), 1e3 * mean,
+      worst == p->pp - 1 && p->mtp_layers > 0 ? " (it holds the output layer and the "
+                                                 "multi-token-prediction layers)"
+      : worst == p->pp - 1 ? " (it holds the output layer and loss)"
+      : worst == 0         ? " (it holds the embedding)"
+                           : ""));
+  layout = sim_balance_layout (run->model, p, &c, 0.05, &now, &best);
+  if (layout != NULL)
+    g_ptr_array_add (out, g_strdup_printf (
+        "remedy: --pipeline-model-parallel-layout '%s' places the layers so that no virtual "
+        "stage computes more than %.1f ms per micro-batch (%.1f ms now)", layout, 1e3 * best,
+        1e3 * now));
+  return worst;
+}
+
 GPtrArray *
 sim_run_diagnose (const SimRun *run, const SimRun *ref)
 {
@@ -122,6 +168,7 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
   const SimIteration *it = run->time;
   const SimPlan *p = run->plan;
   const SimMemory *mem = run->memory;
+  int slowest;
 
   if (!mem->fits) {
     static const char *why[] = { "", "model states alone exceed the usable memory",
@@ -167,7 +214,11 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
                                              100 * comm / it->step_s));
     }
     launch_bound (out, run);
-    if (it->bubble_fraction >= BUBBLE_NOTABLE)
+    slowest = pipeline_imbalance (out, run);
+    if (it->bubble_fraction >= BUBBLE_NOTABLE && slowest >= 0)
+      g_ptr_array_add (out, g_strdup_printf ("pipeline bubble %.0f%% of the step, much of it the other stages waiting for stage %d (above)",
+                                             100 * it->bubble_fraction, slowest));
+    else if (it->bubble_fraction >= BUBBLE_NOTABLE)
       g_ptr_array_add (out, g_strdup_printf ("pipeline bubble %.0f%% of the step: more micro-batches per replica (%" G_GUINT64_FORMAT " now), %s",
                                              100 * it->bubble_fraction, p->micro_batches,
                                              p->schedule == SIM_SCHEDULE_INTERLEAVED ? "more virtual stages" : "or the interleaved schedule"));
