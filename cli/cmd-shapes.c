@@ -44,7 +44,8 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
           "for a mixture-of-experts model also the router's, one routed expert's (expert_up,\n"
           "expert_down: a grouped GEMM runs one per local expert, experts/ep of them) at --ep\n"
           "(default 1) and --etp (default tp), its rows for the busiest GPU at --moe-imbalance\n"
-          "(default 1), and the shared experts' (shared_up, shared_down)");
+          "(default 1), and the shared experts' (shared_up, shared_down); with multi-token\n"
+          "prediction (DeepSeek-V3) its projection (mtp_eh_proj)");
     return 0;
   }
   if ((tp_s != NULL && !sim_cli_int ("tp", tp_s, 1, 1 << 20, &tp, error)) ||
@@ -66,8 +67,10 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
   }
   p->tp = tp, p->cp = cp, p->micro_batch = mb;
   p->seq_len = seq > 0 ? (guint64) seq : m->seq_len;
-  /* the defaults of sim_plan_resolve: ep 1, etp = tp for experts */
+  /* the defaults of sim_plan_resolve: ep 1, etp = tp for experts, the
+   * model's multi-token-prediction layers */
   p->ep = ep, p->etp = etp > 0 ? etp : sim_model_is_moe (m) ? tp : 1;
+  p->mtp_layers = (int) m->mtp_layers;
   experts.ep[0] = ep, experts.n_ep = ep > 1;
   experts.etp[0] = p->etp, experts.n_etp = p->etp > 1;
   if (!sim_plan_check_model_split (p, m, error) || !sim_sweep_check_experts (m, &experts, error))

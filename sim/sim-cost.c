@@ -1130,6 +1130,13 @@ sim_cost_gemm_shapes (const SimModel *m, const SimPlan *p)
     shapes_append (a, &mlp[i]);
   if (sim_model_is_moe (m))
     shapes_moe (a, m, p, T, Tn);
+  /* a multi-token-prediction module's projection of the hidden state and
+   * the next token's embedding, 2h -> h/t (its layer and output layer are
+   * the rows above) */
+  if (p->mtp_layers > 0) {
+    const ShapeRow eh = { "mtp_eh_proj", "mtp_eh_proj_dgrad", "mtp_eh_proj_wgrad", T, h / t, 2 * h };
+    shapes_append (a, &eh);
+  }
   shapes_append (a, &output);
   return a;
 }
