@@ -16,7 +16,7 @@ set -u
 cd "$(dirname "$0")/../.."
 secs=${1:-60}
 shift || true
-targets=${*:-units topology model calibration nccl microbench json plan sweep merge}
+targets=${*:-units topology model calibration nccl microbench json plan sweep merge layout}
 
 if [ ! -f build-fuzz/build.ninja ]; then
   CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
@@ -36,6 +36,7 @@ seeds() {
     plan) echo tests/fuzz/seeds/plan ;;
     sweep) echo tests/fuzz/seeds/merge tests/fuzz/seeds/json ;;
     merge) echo tests/fuzz/seeds/merge ;;
+    layout) echo tests/fuzz/seeds/layout ;;
   esac
 }
 dict() {
