@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim-balance.h"
 #include "sim-cost.h"
 #include "sim-error.h"
 #include "sim-input.h"
@@ -404,6 +405,43 @@ short_of_headroom (const Sweep *sw, guint64 peak_bytes, guint64 usable_bytes)
   return h > 0 && (double) usable_bytes - (double) peak_bytes < h * (double) usable_bytes;
 }
 
+/* A pipeline whose stages compute unevenly (the last holds the output
+ * layer and loss, and any multi-token-prediction layers) is swept with the
+ * layout that evens its virtual stages where that lowers the slowest by
+ * 5 % or more and still fits (sim-balance.h): the row's label gains it, as
+ * a team would set --pipeline-model-parallel-layout for that split.  Rows
+ * that split the layers themselves keep their split; a row prepared again
+ * (the leaders' exact re-simulation) has its layout already. */
+static void
+balance (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem)
+{
+  const SimPlan *p = *plan;
+  SimLayerCost c;
+  g_autofree char *layout = NULL, *label = NULL;
+  g_autoptr (SimPlan) q = NULL;
+  g_autoptr (SimMemory) m = NULL;
+  if (p->pp < 2 || p->layout != NULL || p->first_stage_layers > 0 || p->last_stage_layers > 0 ||
+      p->embedding_in_split || p->loss_in_split)
+    return;
+  sim_cost_layer (sw->model, p, sim_topology_gpu_type (t, 0), &c);
+  layout = sim_balance_layout (sw->model, p, &c, 0.05, NULL, NULL);
+  if (layout == NULL)
+    return;
+  label = g_strdup_printf ("%s,layout=%s", r->label, layout);
+  q = sim_plan_new ();
+  if (!sim_plan_parse_string (q, label, NULL) || !sim_plan_resolve (q, t, sw->model, NULL))
+    return;
+  m = sim_memory_compute (t, sw->model, q);
+  if (!m->fits || short_of_headroom (sw, m->peak_bytes, m->usable_bytes))
+    return;
+  g_free (r->label);
+  r->label = g_steal_pointer (&label);
+  sim_plan_free (*plan);
+  *plan = g_steal_pointer (&q);
+  sim_memory_free (*mem);
+  *mem = g_steal_pointer (&m);
+}
+
 /* a row's first look: prune by validity and memory; returns whether it
  * is still to be simulated, with its compute-alone bound in r->bound_s */
 static gboolean
@@ -434,8 +472,10 @@ prepare (Sweep *sw, Row *r)
     r->pruned = g_strdup (sw->headroom_reason);
     return FALSE;
   }
+  balance (sw, r, t, &plan, &mem);
   r->fits = TRUE;
   r->tight = mem->tight;
+  r->peak_bytes = mem->peak_bytes;
   /* once: the leaders' full re-simulation prepares them again */
   if (sw->keep > 0 && r->bound_s == 0) {
     r->bound_s = sim_iteration_bound_s (t, sw->model, plan, mem);
