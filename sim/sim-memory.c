@@ -524,6 +524,7 @@ remedy_new (const char *flags, const char *why, gboolean together, const SimMemo
   r->peak_bytes = m->peak_bytes;
   r->peak_stage = m->peak_stage;
   r->fits = m->fits;
+  r->tight = m->tight;
   return r;
 }
 

@@ -160,6 +160,7 @@ typedef struct {
   guint64 peak_bytes;
   int peak_stage;
   gboolean fits;
+  gboolean tight;      /* it fits only without the fragmentation allowance (SimMemory) */
 } SimRemedy;
 void sim_remedy_free (gpointer remedy);
 

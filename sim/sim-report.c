@@ -72,7 +72,9 @@ sim_report_remedy_text (const SimRemedy *r)
   g_autofree char *gb = sim_format_gb (r->peak_bytes);
   g_autofree char *gib = sim_format_gib (r->peak_bytes);
   g_autofree char *outcome = g_strdup_printf ("peak %s (%s) on stage %d, %s", gb, gib, r->peak_stage,
-                                              r->fits ? "fits" : "still out of memory");
+                                              !r->fits   ? "still out of memory"
+                                              : r->tight ? "fits only without the fragmentation allowance"
+                                                         : "fits");
   if (r->together)
     return g_strdup_printf ("together: %s: %s", r->flags, outcome);
   return g_strdup_printf ("%-24s %s: %s", r->flags, r->why, outcome);
@@ -866,6 +868,7 @@ json_remedies (SimJson *j, const GPtrArray *remedies)
       sim_json_uint (j, "peak_bytes", r->peak_bytes);
       sim_json_int (j, "peak_stage", r->peak_stage);
       sim_json_bool (j, "fits", r->fits);
+      sim_json_bool (j, "tight", r->tight);
       sim_json_string (j, "text", text);
       sim_json_end_object (j);
     }

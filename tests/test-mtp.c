@@ -4,12 +4,14 @@
  * Every expected value is worked out by hand in the comment beside it. */
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 
 #include "sim-cost.h"
 #include "sim-iteration.h"
 #include "sim-memory.h"
 #include "sim-model.h"
 #include "sim-plan.h"
+#include "sim-report.h"
 #include "test-util.h"
 
 static const SimStageMemory *
@@ -225,6 +227,35 @@ test_layout (void)
                      "--pipeline-model-parallel-layout: expected it alone to split the layers");
 }
 
+/* a remedy that fits only without the fragmentation allowance says so:
+ * DeepSeek-V3 at pp 4, ep 64 on 256 H100s, with full recomputation,
+ * peaks at 76.41 GB on stage 3 (its 16 layers, the MTP layer and two
+ * output layers), above the 75.62 GB usable (85.52 GB the driver exposes
+ * less 1.5 GB of context, less the 10 % allowance of the rest) and below
+ * the 84.02 GB the context leaves */
+static void
+test_tight_remedy (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 32);
+  g_autoptr (SimModel) m = test_load_model ("deepseek-v3.xml");
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "pp=4,ep=64");
+  g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);
+  g_autoptr (GPtrArray) rem = sim_memory_remedies (t, m, p, mem);
+  gboolean seen = FALSE;
+  g_assert_false (mem->fits);
+  for (guint i = 0; i < rem->len; i++) {
+    const SimRemedy *r = g_ptr_array_index (rem, i);
+    if (!r->together && g_str_equal (r->flags, "--recompute full")) {
+      g_autofree char *text = sim_report_remedy_text (r);
+      g_assert_true (r->fits && r->tight);
+      g_assert_cmpuint (r->peak_bytes, >, mem->usable_bytes);
+      g_assert_nonnull (strstr (text, "fits only without the fragmentation allowance"));
+      seen = TRUE;
+    }
+  }
+  g_assert_true (seen);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -235,5 +266,6 @@ main (int argc, char **argv)
   g_test_add_func ("/mtp/memory", test_memory);
   g_test_add_func ("/mtp/iteration", test_iteration);
   g_test_add_func ("/mtp/layout", test_layout);
+  g_test_add_func ("/mtp/tight-remedy", test_tight_remedy);
   return g_test_run ();
 }
