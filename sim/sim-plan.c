@@ -1201,8 +1201,8 @@ resolve_memory_savers (SimPlan *plan, GError **error)
  * expert RankGenerator takes the same order with cp folded away;
  * NVIDIA/Megatron-LM @00caa53), so group g of a stage is its GPUs g*n ..
  * (g+1)*n - 1 counted in that order, n = etp x ep. */
-static int
-expert_group_nodes (const SimPlan *plan, const SimTopology *topo)
+int
+sim_plan_expert_group_nodes (const SimPlan *plan, const SimTopology *topo)
 {
   int n = plan->etp * plan->ep, per_stage = plan->tp * plan->cp * plan->dp, most = 1;
   g_autoptr (GHashTable) nodes = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -1345,7 +1345,7 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
     return FALSE;
   }
   if (group > 1) {
-    nodes = expert_group_nodes (plan, topo);
+    nodes = sim_plan_expert_group_nodes (plan, topo);
     if (nodes == 1)
       note_default (plan, "expert groups (etp x ep = %" G_GUINT64_FORMAT " GPUs) each inside one "
                           "node's NVLink domain", group);

@@ -264,6 +264,10 @@ guint64 sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int s
  * elsewhere; they are model layers model->layers, model->layers + 1, ...
  * (sim_model_layer_is_moe) */
 guint64 sim_plan_chunk_mtp_layers (const SimPlan *plan, int stage, int chunk);
+/* the most nodes one expert group (etp x ep GPUs of a stage, as
+ * Megatron-Core's expert rank generator orders them) spans on topo; 1 when
+ * every group stays inside one node's NVLink domain */
+int sim_plan_expert_group_nodes (const SimPlan *plan, const SimTopology *topo);
 guint64 sim_plan_chunk_first_layer (const SimPlan *plan, const SimModel *model, int stage,
                                     int chunk);
 /* the first layer of a stage */

@@ -203,7 +203,23 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
       else if (g_str_equal (kind, "DP"))
         g_ptr_array_add (out, g_strdup ("remedy: the gradient reduction is exposed: keep --overlap on, use fewer, larger replicas, or ZeRO 1 instead of 2/3"));
       else if (g_str_equal (kind, "EP"))
-        g_ptr_array_add (out, g_strdup_printf ("remedy: the token all-to-all of the mixture-of-experts layers is exposed (expert groups of etp %d x ep %d GPUs): keep the expert group inside a node's NVLink domain (a smaller --ep, or --etp 1), or fewer tokens per all-to-all", p->etp, p->ep));
+      {
+        /* what applies: the network between nodes, then the combined 1F1B */
+        gboolean spans = sim_plan_expert_group_nodes (p, run->topo) > 1;
+        g_ptr_array_add (out, g_strdup_printf (
+            "remedy: the token all-to-all of the mixture-of-experts layers is exposed (expert "
+            "groups of etp %d x ep %d GPUs%s): %s%sfewer tokens per all-to-all",
+            p->etp, p->ep, spans ? ", across nodes" : ", inside one NVLink domain",
+            !spans        ? ""
+            : p->etp > 1  ? "keep the expert group inside a node's NVLink domain (a smaller --ep, or "
+                            "--etp 1), "
+                          : "keep the expert group inside a node's NVLink domain (a smaller --ep), ",
+            /* (Megatron-Core's combined 1F1B refuses full recomputation) */
+            p->moe_a2a_overlap > 0 || p->recompute == SIM_RECOMPUTE_FULL
+                ? "or "
+                : "hide it behind the adjacent micro-batch's compute "
+                  "(--overlap-moe-expert-parallel-comm, Megatron-Core's combined 1F1B), or "));
+      }
       else if (g_str_equal (kind, "PP"))
         g_ptr_array_add (out, g_strdup ("remedy: pipeline sends are exposed: fewer stages, or stages on NVLink neighbours (--order)"));
       else

@@ -1,5 +1,6 @@
 /* Unit tests of sim-run.h: evaluating a layout and ranking layouts. */
 #include <glib.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "sim-run.h"
@@ -82,11 +83,42 @@ test_launch_bound (void)
   g_assert_null (line_with (db, "launch-bound"));
 }
 
+/* The exposed all-to-all's remedy names what applies: Qwen3-30B-A3B with
+ * ep 16 on 2 DGX H100 nodes has expert groups of 16 GPUs over both nodes,
+ * so a smaller ep first (etp is 1 already, so not --etp 1), then the
+ * combined 1F1B; not that where it is on already, nor under full
+ * recomputation, which Megatron-Core's combined 1F1B refuses */
+static void
+test_ep_remedy (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 2);
+  g_autoptr (SimModel) m = test_load_model ("qwen3-30b-a3b.xml");
+  g_autoptr (SimRun) a = evaluate (t, m, "ep=16,gb=64", SIM_RUN_TIME);
+  g_autoptr (SimRun) b = evaluate (t, m, "ep=16,gb=64,overlap-moe-expert-parallel-comm", SIM_RUN_TIME);
+  g_autoptr (SimRun) c = evaluate (t, m, "ep=16,gb=64,recompute=full", SIM_RUN_TIME);
+  g_autoptr (GPtrArray) da = sim_run_diagnose (a, NULL);
+  g_autoptr (GPtrArray) db = sim_run_diagnose (b, NULL);
+  g_autoptr (GPtrArray) dc = sim_run_diagnose (c, NULL);
+  const char *x = line_with (da, "remedy: the token all-to-all");
+  const char *y = line_with (db, "remedy: the token all-to-all");
+  const char *z = line_with (dc, "remedy: the token all-to-all");
+  g_assert_nonnull (x);
+  g_test_message ("%s", x);
+  g_assert_nonnull (strstr (x, "etp 1 x ep 16 GPUs, across nodes"));
+  g_assert_nonnull (strstr (x, "(a smaller --ep)"));
+  g_assert_null (strstr (x, "--etp 1"));
+  g_assert_nonnull (strstr (x, "--overlap-moe-expert-parallel-comm"));
+  g_assert_true (y == NULL || strstr (y, "--overlap-moe-expert-parallel-comm") == NULL);
+  g_assert_nonnull (z);
+  g_assert_null (strstr (z, "--overlap-moe-expert-parallel-comm"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/run/rank", test_rank);
   g_test_add_func ("/run/launch-bound", test_launch_bound);
+  g_test_add_func ("/run/ep-remedy", test_ep_remedy);
   return g_test_run ();
 }
