@@ -229,7 +229,7 @@ resolved_key (const SimPlan *p, int nodes)
 {
   g_autofree char *order = sim_plan_order_string (p);
   return g_strdup_printf ("%d:%d,%d,%d,%d,%d,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%d,%d,%d,%d,%d,%d,%d,%s,"
-                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%u,%d,%s",
+                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%u,%d,%s,%d,%g",
                           nodes, p->tp, p->cp, p->pp, p->dp, p->micro_batch, p->global_batch, p->seq_len,
                           (int) p->schedule, p->virtual_stages, (int) p->recompute, p->sequence_parallel,
                           p->flash_attention, p->zero, (int) p->recipe, order, p->lora_rank,
@@ -238,7 +238,7 @@ resolved_key (const SimPlan *p, int nodes)
                           p->attention_kernel, (int) p->fp8, p->fp8_params, p->ep, p->etp,
                           p->first_stage_layers, p->last_stage_layers, p->embedding_in_split,
                           p->loss_in_split, (int) p->fp4, p->recompute_modules, p->mtp_layers,
-                          p->layout != NULL ? p->layout->text : "");
+                          p->layout != NULL ? p->layout->text : "", p->moe_a2a_overlap, p->moe_imbalance);
 }
 
 /* the rows not yet pruned that resolve to the plan of an earlier row are
@@ -293,8 +293,15 @@ expert_splits (const Sweep *sw, int tp, int cp, int dp)
       continue;
     for (int ep = first_choice (c->ep, c->n_ep); (guint64) ep <= e->experts;
          ep = next_choice (c->ep, c->n_ep, ep, FALSE)) {
-      if (divides ((guint64) ep, e->experts) && divides (etp * (guint64) ep, stage))
-        g_ptr_array_add (splits, g_strdup_printf (",ep=%d,etp=%d", ep, (int) etp));
+      if (!divides ((guint64) ep, e->experts) || !divides (etp * (guint64) ep, stage))
+        continue;
+      g_ptr_array_add (splits, g_strdup_printf (",ep=%d,etp=%d", ep, (int) etp));
+      /* with an all-to-all, also Megatron-Core's combined 1F1B, which hides
+       * it behind the adjacent micro-batch's compute (the recipes' choice on
+       * H100: moe_training.md) */
+      if (ep > 1)
+        g_ptr_array_add (splits, g_strdup_printf (",ep=%d,etp=%d,overlap-moe-expert-parallel-comm", ep,
+                                                  (int) etp));
     }
   }
   return splits;
@@ -359,6 +366,9 @@ sim_sweep_enumerate (SimSweep *sw)
                            : sw->fp8_modes[f] != SIM_FP8_OFF ? g_strdup_printf (",fp8=%s", sim_fp8_name (sw->fp8_modes[f]))
                                                              : g_strdup ("");
                       if (z > 0 && dp * cp == 1)
+                        continue;
+                      /* the combined 1F1B refuses full recomputation */
+                      if (rc == 1 && strstr (g_ptr_array_index (splits, x), "overlap-moe") != NULL)
                         continue;
                       add (sw, nodes, tpn,
                            "tp=%d,cp=%d,pp=%d,dp=%d%s,mb=%d,gb=%" G_GUINT64_FORMAT "%s,schedule=%s%s,recompute=%s,zero=%d%s",
