@@ -23,9 +23,8 @@ head_s (const SimLayerCost *c)
 static double
 tail_s (const SimModel *m, const SimPlan *p, const SimLayerCost *c)
 {
-  double mtp = MAX (p->mtp_layers, 0);
-  return c->head_fwd_s + c->head_bwd_s +
-         mtp * (c->mtp_fwd_s + c->mtp_bwd_s + layer_s (m, c, m->layers));
+  return sim_cost_tail_s (c, p, FALSE) + sim_cost_tail_s (c, p, TRUE) +
+         MAX (p->mtp_layers, 0) * layer_s (m, c, m->layers);
 }
 
 /* virtual stage k's compute (k = chunk x pp + stage) under the plan */

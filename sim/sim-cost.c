@@ -934,6 +934,13 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   c->cp_kv_bytes = 2.0 * 2.0 * T * kvd / t;
 }
 
+double
+sim_cost_tail_s (const SimLayerCost *c, const SimPlan *plan, gboolean backward)
+{
+  double mtp = MAX (plan->mtp_layers, 0);
+  return backward ? c->head_bwd_s + mtp * c->mtp_bwd_s : c->head_fwd_s + mtp * c->mtp_fwd_s;
+}
+
 /* weights one token's forward multiplies by in a layer's attention
  * projections (biases and norms aside) */
 static double

@@ -93,6 +93,11 @@ typedef struct {
 /* fills *out for a resolved plan; never fails; any thread (pure) */
 void sim_cost_layer (const SimModel *m, const SimPlan *plan, const SimGpuType *gpu,
                      SimLayerCost *out);
+/* the last chunk's work beyond its layers, per micro-batch, forward or
+ * backward: the output layer and loss, and each multi-token-prediction
+ * module's own kernels (plan->mtp_layers of them; their layers are the
+ * chunk's) */
+double sim_cost_tail_s (const SimLayerCost *c, const SimPlan *plan, gboolean backward);
 
 /* the GEMM shapes one TP rank runs per layer and micro-batch (forward, and
  * the data- and weight-gradient GEMMs of the backward), and the output

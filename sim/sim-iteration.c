@@ -1003,6 +1003,20 @@ compute_with_tp (SimIterBuilder *b, const PassCtx *pc, double seconds, double si
   return join;
 }
 
+/* an expert-parallel span of `seconds` of the pass, after a and y */
+static SimActivityId
+ep_delay (SimIterBuilder *b, const PassCtx *pc, double seconds, SimActivityId a, SimActivityId y)
+{
+  guint32 span = new_span (b, SIM_SPAN_EP, pc->stage, pc->replica, pc->mb, pc->chunk);
+  guint32 first = sim_engine_n_activities (b->e);
+  SimActivityId x = sim_engine_add_delay (b->e, sim_time_from_s (seconds), span);
+  mark_from (b, first, span);
+  dep (b, x, a);
+  if (y != a)
+    dep (b, x, y);
+  return x;
+}
+
 /* the token all-to-alls of `layers` MoE layers of the pass, after both
  * `a` and `y` (its compute and its TP collectives), for their time alone
  * on the network: Megatron-Core's all-to-all dispatcher runs them between
@@ -1011,18 +1025,9 @@ compute_with_tp (SimIterBuilder *b, const PassCtx *pc, double seconds, double si
 static SimActivityId
 ep_comm (SimIterBuilder *b, const PassCtx *pc, int layers, SimActivityId a, SimActivityId y)
 {
-  guint32 first, span;
-  SimActivityId x;
   if (layers == 0 || b->ep_layer_s[pc->stage] <= 0)
     return G_MAXUINT32;
-  span = new_span (b, SIM_SPAN_EP, pc->stage, pc->replica, pc->mb, pc->chunk);
-  first = sim_engine_n_activities (b->e);
-  x = sim_engine_add_delay (b->e, sim_time_from_s (layers * b->ep_layer_s[pc->stage]), span);
-  mark_from (b, first, span);
-  dep (b, x, a);
-  if (y != a)
-    dep (b, x, y);
-  return x;
+  return ep_delay (b, pc, layers * b->ep_layer_s[pc->stage], a, y);
 }
 
 /* ep_comm after `after`, joined into one gate with it */
@@ -1061,21 +1066,14 @@ ep_exposed_s (const SimIterBuilder *b, const PassCtx *pc)
 }
 
 /* what `layers` MoE layers' all-to-alls leave exposed beside the paired
- * pass (ep_exposed_s), a delay after `after`; G_MAXUINT32 when nothing is */
+ * pass (ep_exposed_s), after a and y; G_MAXUINT32 when nothing is */
 static SimActivityId
-ep_exposed (SimIterBuilder *b, const PassCtx *pc, int layers, SimActivityId after)
+ep_exposed (SimIterBuilder *b, const PassCtx *pc, int layers, SimActivityId a, SimActivityId y)
 {
   double exposed = layers * ep_exposed_s (b, pc);
-  guint32 first, span;
-  SimActivityId x;
   if (layers == 0 || exposed <= 0)
     return G_MAXUINT32;
-  span = new_span (b, SIM_SPAN_EP, pc->stage, pc->replica, pc->mb, pc->chunk);
-  first = sim_engine_n_activities (b->e);
-  x = sim_engine_add_delay (b->e, sim_time_from_s (exposed), span);
-  mark_from (b, first, span);
-  dep (b, x, after);
-  return x;
+  return ep_delay (b, pc, exposed, a, y);
 }
 
 /* compute_with_tp after `after`, and the all-to-alls of `layers` MoE
@@ -1092,7 +1090,7 @@ compute_with_ep (SimIterBuilder *b, const PassCtx *pc, double seconds, double si
     return then_ep (b, pc, layers, compute_with_tp (b, pc, seconds, side_s, tp_count, span, after));
   j = compute_with_tp (b, pc, seconds, side_s + layers * b->ep_layer_s[pc->stage], tp_count, span,
                        after);
-  x = ep_exposed (b, pc, layers, j);
+  x = ep_exposed (b, pc, layers, j, j);
   return x == G_MAXUINT32 ? j : x;
 }
 
@@ -1198,15 +1196,12 @@ amax_reduce (SimIterBuilder *b, const PassCtx *pc, SimActivityId after, SimActiv
   dep (b, end, x);
 }
 
-/* the last chunk's work beyond its layers: the output layer and loss, and
- * each multi-token-prediction module's own (its layer is one of the
- * chunk's); and the TP collectives those modules add */
+/* the last chunk's work beyond its layers (sim_cost_tail_s); and the TP
+ * collectives its multi-token-prediction modules add */
 static double
 tail_s (const SimIterBuilder *b, gboolean backward)
 {
-  const SimLayerCost *c = &b->cost;
-  double mtp = MAX (b->plan->mtp_layers, 0);
-  return backward ? c->head_bwd_s + mtp * c->mtp_bwd_s : c->head_fwd_s + mtp * c->mtp_fwd_s;
+  return sim_cost_tail_s (&b->cost, b->plan, backward);
 }
 
 static int
@@ -1233,9 +1228,7 @@ build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
   cp_flows (b, pc->replica, pc->stage, pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
   dep (b, pass->end, y);
   dep (b, pass->end, a);
-  x = pc->ep_beside ? ep_exposed (b, pc, pc->nm, a) : ep_comm (b, pc, pc->nm, a, y);
-  if (x != G_MAXUINT32 && pc->ep_beside)
-    dep (b, x, y);
+  x = pc->ep_beside ? ep_exposed (b, pc, pc->nm, a, y) : ep_comm (b, pc, pc->nm, a, y);
   if (x != G_MAXUINT32)
     dep (b, pass->end, x);
   /* after the compute and what the pass waits for beside it */
@@ -2917,7 +2910,6 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
     for (int k = 0; k < v; k++) {
       int lc = (int) (sim_plan_chunk_layers (plan, model, s, k) + sim_plan_chunk_mtp_layers (plan, s, k));
       int nm = 0, nd;
-      double mtp = MAX (plan->mtp_layers, 0);
       gboolean first = s == 0 && k == 0, last = s == p - 1 && k == v - 1;
       guint64 layer = sim_plan_chunk_first_layer (plan, model, s, k);
       double f, r = 0, bw;
@@ -2927,11 +2919,11 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
       nd = lc - nm;
       /* as build_forward, build_recompute and build_backward charge them */
       f = nd * c.layer_fwd_s + nm * c.moe_fwd_s + (first ? c.embed_fwd_s : 0) +
-          (last ? c.head_fwd_s + mtp * c.mtp_fwd_s : 0);
+          (last ? sim_cost_tail_s (&c, plan, FALSE) : 0);
       if (c.layer_recompute_s > 0 || c.moe_recompute_s > 0)
         r = nd * c.layer_recompute_s + nm * c.moe_recompute_s;
       bw = r + nd * c.layer_bwd_s + nm * c.moe_bwd_s + (first ? c.embed_bwd_s : 0) +
-           (last ? c.head_bwd_s + mtp * c.mtp_bwd_s : 0);
+           (last ? sim_cost_tail_s (&c, plan, TRUE) : 0);
       work += m * (f + bw);
       fmin = MIN (fmin, f);
       bmin = MIN (bmin, bw);

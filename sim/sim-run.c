@@ -92,19 +92,17 @@ sim_run_wall (const SimRun *run)
  * (fitted on dense runs, <efficiency host-launch>) rather than on the
  * GPU's rates, and the frameworks' cure, CUDA graphs, is not modelled */
 static void
-launch_bound (GPtrArray *out, const SimRun *run)
+launch_bound (GPtrArray *out, const SimRun *run, const SimLayerCost *cost)
 {
   static const char *const what[] = { "a dense layer's forward", "a dense layer's backward",
                                       "an MoE layer's forward", "an MoE layer's backward" };
   const SimGpuType *g = sim_topology_gpu_type (run->topo, 0);
   guint64 moe = sim_model_moe_layers (run->model);
-  SimLayerCost c;
   int worst = -1;
-  sim_cost_layer (run->model, run->plan, g, &c);
   for (int i = 0; i < 4; i++) {
     gboolean present = i < 2 ? moe < run->model->layers : moe > 0;
-    if (present && c.host_s[i] > c.gpu_s[i] &&
-        (worst < 0 || c.host_s[i] / c.gpu_s[i] > c.host_s[worst] / c.gpu_s[worst]))
+    if (present && cost->host_s[i] > cost->gpu_s[i] &&
+        (worst < 0 || cost->host_s[i] / cost->gpu_s[i] > cost->host_s[worst] / cost->gpu_s[worst]))
       worst = i;
   }
   if (worst < 0)
@@ -113,7 +111,7 @@ launch_bound (GPtrArray *out, const SimRun *run)
       "launch-bound: the host launches %s kernels in %.2f ms, the GPU runs them in %.2f ms "
       "(per micro-batch; %.1f us per launch, fitted on dense runs): a larger micro-batch "
       "fills the GPU; CUDA graphs, which sim does not model, would cut the launches",
-      what[worst], 1e3 * c.host_s[worst], 1e3 * c.gpu_s[worst], 1e6 * g->eff.host_launch_s));
+      what[worst], 1e3 * cost->host_s[worst], 1e3 * cost->gpu_s[worst], 1e6 * g->eff.host_launch_s));
 }
 
 /* A stage that computes well above the others sets the pipeline's pace
@@ -123,19 +121,17 @@ launch_bound (GPtrArray *out, const SimRun *run)
 #define IMBALANCE_NOTABLE 0.10
 
 static int
-pipeline_imbalance (GPtrArray *out, const SimRun *run)
+pipeline_imbalance (GPtrArray *out, const SimRun *run, const SimLayerCost *c)
 {
   const SimPlan *p = run->plan;
-  SimLayerCost c;
   g_autofree double *st = NULL;
   g_autofree char *layout = NULL;
   double mean = 0, now = 0, best = 0;
   int worst = 0;
   if (p->pp < 2)
     return -1;
-  sim_cost_layer (run->model, p, sim_topology_gpu_type (run->topo, 0), &c);
   st = g_new (double, p->pp);
-  sim_balance_stage_s (run->model, p, &c, st);
+  sim_balance_stage_s (run->model, p, c, st);
   for (int s = 0; s < p->pp; s++) {
     mean += st[s] / p->pp;
     if (st[s] > st[worst])
@@ -152,7 +148,7 @@ pipeline_imbalance (GPtrArray *out, const SimRun *run)
       : worst == p->pp - 1 ? " (it holds the output layer and loss)"
       : worst == 0         ? " (it holds the embedding)"
                            : ""));
-  layout = sim_balance_layout (run->model, p, &c, 0.05, &now, &best);
+  layout = sim_balance_layout (run->model, p, c, 0.05, &now, &best);
   if (layout != NULL)
     g_ptr_array_add (out, g_strdup_printf (
         "remedy: --pipeline-model-parallel-layout '%s' places the layers so that no virtual "
@@ -168,6 +164,7 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
   const SimIteration *it = run->time;
   const SimPlan *p = run->plan;
   const SimMemory *mem = run->memory;
+  SimLayerCost cost;
   int slowest;
 
   if (!mem->fits) {
@@ -229,8 +226,10 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
                                              100 * it->compute_s / it->step_s, 100 * it->mfu,
                                              100 * comm / it->step_s));
     }
-    launch_bound (out, run);
-    slowest = pipeline_imbalance (out, run);
+    /* the layer costs both lines read */
+    sim_cost_layer (run->model, p, sim_topology_gpu_type (run->topo, 0), &cost);
+    launch_bound (out, run, &cost);
+    slowest = pipeline_imbalance (out, run, &cost);
     if (it->bubble_fraction >= BUBBLE_NOTABLE && slowest >= 0)
       g_ptr_array_add (out, g_strdup_printf ("pipeline bubble %.0f%% of the step, much of it the other stages waiting for stage %d (above)",
                                              100 * it->bubble_fraction, slowest));
