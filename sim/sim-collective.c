@@ -581,11 +581,13 @@ sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, dou
   /* the links of its flows, from the flows (the network may have many
    * more links than a collective crosses) */
   if (links != NULL) {
-    for (guint32 a = 0; a < sim_engine_n_activities (e); a++)
+    for (guint32 f = 0; f < sim_engine_n_flows (e); f++) {
+      SimActivityId a = sim_engine_flow_activity (e, f);
       for (int i = 0; i < sim_engine_flow_n_links (e, a); i++) {
         int l = sim_engine_flow_link (e, a, i);
         g_array_append_val (links, l);
       }
+    }
     g_array_sort (links, int_cmp);
     for (guint i = 1; i < links->len; i++)
       if (g_array_index (links, int, i) == g_array_index (links, int, i - 1))

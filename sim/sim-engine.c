@@ -659,6 +659,19 @@ sim_engine_flow_n_links (const SimEngine *e, SimActivityId a)
   return x->kind == KIND_FLOW ? (int) e->flows.data[x->index].path_len : 0;
 }
 
+guint32
+sim_engine_n_flows (const SimEngine *e)
+{
+  return e->flows.len;
+}
+
+SimActivityId
+sim_engine_flow_activity (const SimEngine *e, guint32 i)
+{
+  g_return_val_if_fail (i < e->flows.len, G_MAXUINT32);
+  return e->flows.data[i].activity;
+}
+
 int
 sim_engine_flow_link (const SimEngine *e, SimActivityId a, int i)
 {

@@ -78,6 +78,10 @@ guint32 sim_engine_tag (const SimEngine *e, SimActivityId a);
  * delay) and the i-th; never fail */
 int sim_engine_flow_n_links (const SimEngine *e, SimActivityId a);
 int sim_engine_flow_link (const SimEngine *e, SimActivityId a, int i);
+/* the flows alone, in the order they were added (their activities
+ * ascending): how many, and the i-th's activity; never fail */
+guint32 sim_engine_n_flows (const SimEngine *e);
+SimActivityId sim_engine_flow_activity (const SimEngine *e, guint32 i);
 SimTime sim_engine_now (const SimEngine *e);
 guint64 sim_engine_events (const SimEngine *e);       /* events processed */
 guint64 sim_engine_reshares (const SimEngine *e);     /* flows whose rate was recomputed */

@@ -2476,7 +2476,8 @@ alone_drop (const SimIterBuilder *b)
         drop |= ALONE_DP;
     }
   }
-  for (guint32 a = 0; flows && a < sim_engine_n_activities (b->e); a++) {
+  for (guint32 f = 0; flows && f < sim_engine_n_flows (b->e); f++) {
+    SimActivityId a = sim_engine_flow_activity (b->e, f);
     int n = sim_engine_flow_n_links (b->e, a);
     SimSpanKind kind = n > 0 ? span_of ((SimIterBuilder *) b, a)->kind : SIM_SPAN_GATE;
     for (int i = 0; i < n; i++) {
@@ -2528,7 +2529,8 @@ alone_exact (SimIterBuilder *b, GArray *culprits)
       groups_overlap (b, gx, g_ptr_array_index (b->alone_delays, gx), gy,
                       g_ptr_array_index (b->alone_delays, gy), culprits);
   }
-  for (guint32 a = 0; flows && a < sim_engine_n_activities (b->e); a++) {
+  for (guint32 f = 0; flows && f < sim_engine_n_flows (b->e); f++) {
+    SimActivityId a = sim_engine_flow_activity (b->e, f);
     int n = sim_engine_flow_n_links (b->e, a);
     for (int i = 0; i < n; i++) {
       int l = sim_engine_flow_link (b->e, a, i);

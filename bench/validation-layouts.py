@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Every published run in tests/validation/data as a bench-estimate layout,
+built as the tool that checks it builds its command:
+
+  training_calibration.csv   tools/fit-efficiency.py (and the equivalence
+                             test, tests/test-steady-rows.py)
+  mosaic_h100_heldout.csv    the same (tests/test-training-calibration.py)
+  published_runs.csv         its flags column (tests/test-validation-training.c)
+  h100_dense_heldout.csv     tools/heldout-check.py
+  moe_training.csv           tools/moe-check.py (the rows it predicts)
+
+One line per run: row, topology path, nodes, model path, plan (sim's
+plan-string form of the command's options), tab-separated.  Issue 16's
+per-estimate target is the median over them.
+
+usage: validation-layouts.py SOURCE_ROOT OUTDIR   (writes OUTDIR/layouts.tsv)"""
+import csv, importlib.util, os, shlex, sys
+
+root, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+data = os.path.join(root, "tests", "validation", "data")
+
+
+def tool(name):
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), os.path.join(root, "tools", name + ".py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def rows_of(name, fields=None):
+    return list(csv.DictReader((line for line in open(os.path.join(data, name)) if not line.startswith("#")),
+                               fieldnames=fields))
+
+
+def plan_string(args):
+    """--key value / --flag / --no-flag as key=value,... (sim_plan_parse_string)"""
+    items, i = [], 0
+    while i < len(args):
+        key = args[i][2:]
+        if i + 1 < len(args) and not args[i + 1].startswith("--"):
+            items.append("%s=%s" % (key, args[i + 1])); i += 2
+        elif key.startswith("no-"):
+            items.append("%s=false" % key[3:]); i += 1
+        else:
+            items.append("%s=true" % key); i += 1
+    return ",".join(items)
+
+
+def split(cmd):
+    """(topology, nodes, model, plan) of a sim command whose first options
+    are --topology, --nodes and --model"""
+    opts = dict(zip(cmd[1:7:2], cmd[2:7:2]))
+    assert list(opts) == ["--topology", "--nodes", "--model"], cmd[:7]
+    topo = opts["--topology"]
+    if os.sep not in topo:
+        topo = os.path.join(root, "topologies", topo)
+    model = opts["--model"]
+    if not model.endswith(".xml"):
+        model = os.path.join(root, "models", model + ".xml")
+    return topo, opts["--nodes"], model, plan_string(cmd[7:])
+
+
+os.makedirs(out, exist_ok=True)
+lines = []
+fit = tool("fit-efficiency")
+for r in [r for gpu in ("h100", "a100") for fp8 in (False, True) for bad in (False, True)
+          for r in fit.select_rows(os.path.join(data, "training_calibration.csv"), gpu, inconsistent=bad, fp8=fp8)]:
+    mx = os.path.join(out, r["row_id"] + ".xml")
+    fit.model_xml(r, mx)
+    lines.append((r["row_id"],) + split(fit.command("sim", r, mx)))
+for r in rows_of("mosaic_h100_heldout.csv"):
+    mx = os.path.join(out, r["row_id"] + ".xml")
+    fit.model_xml(r, mx)
+    lines.append((r["row_id"],) + split(fit.command("sim", r, mx)))
+# its header is a comment
+for r in rows_of("published_runs.csv", ["row_id", "topology", "nodes", "model", "flags", "metric", "published"]):
+    lines.append((r["row_id"], os.path.join(root, "topologies", r["topology"] + ".xml"), r["nodes"],
+                  os.path.join(root, "models", r["model"] + ".xml"), plan_string(shlex.split(r["flags"]))))
+held = tool("heldout-check")
+for r in rows_of("h100_dense_heldout.csv"):
+    if r["row_id"] in held.INCONSISTENT or not r["pp"] or not r["global_batch"]:
+        continue
+    mx = os.path.join(out, r["row_id"] + ".xml")
+    held.model_xml(r, mx)
+    try:
+        lines.append((r["row_id"],) + split(held.command("sim", root, r, mx)))
+    except Exception as e:  # a row the tool leaves out (another framework)
+        print("%s: left out (%s)" % (r["row_id"], e), file=sys.stderr)
+moe = tool("moe-check")
+bw = moe.blackwell(root)
+for r in rows_of("moe_training.csv"):
+    if moe.skip_reason(r) or moe.is_fsdp(r):
+        continue
+    topo, nodes, _ = moe.cluster(bw, root, r, out)
+    if topo is None:
+        continue
+    lines.append((r["row_id"],) + split(moe.command("sim", r, topo, nodes)))
+with open(os.path.join(out, "layouts.tsv"), "w") as f:
+    for line in lines:
+        f.write("\t".join(str(x) for x in line) + "\n")
+print("%d layouts in %s" % (len(lines), os.path.join(out, "layouts.tsv")))
