@@ -74,7 +74,8 @@ struct _SimEngine {
   SIM_VEC (Link) links; /* one direction each */
   SIM_VEC (Stream) streams;
   SIM_VEC (guint32) deps; /* pairs: after, before */
-  guint32 *succ;      /* CSR successors, built by run */
+  SIM_VEC (guint32) succ; /* CSR successors, built by run */
+  SIM_VEC (guint32) fill; /* run's scratch: successors placed per activity */
   Event *heap;
   gsize heap_len;
   gsize heap_cap;
@@ -84,8 +85,8 @@ struct _SimEngine {
   guint64 reshares;
   guint32 generation;
   /* scratch for resharing, sized once per run */
-  gint32 *comp_links;
-  gint32 *comp_flows;
+  SIM_VEC (gint32) comp_links;
+  SIM_VEC (gint32) comp_flows;
   SIM_VEC (gint32) touched; /* the links flows were added on since the last reset */
   /* flows started or finished at the current instant, whose components
    * are reshared once when the instant is over (reshare_pending) */
@@ -93,15 +94,27 @@ struct _SimEngine {
   gboolean ran;
 };
 
+/* The last engine freed on a thread, emptied, for the next one made
+ * there: a sweep's or a steady state's estimates one after another reuse
+ * its allocations instead of growing them from nothing (page faults and
+ * copies were two fifths of an estimate's time, bench-estimate under
+ * perf); one per thread, freed with the thread */
+static void engine_release (SimEngine *e);
+static GPrivate spare_engine = G_PRIVATE_INIT ((GDestroyNotify) engine_release);
+
 SimEngine *
 sim_engine_new (void)
 {
-  SimEngine *e = g_new0 (SimEngine, 1);
-  return e;
+  SimEngine *e = g_private_get (&spare_engine);
+  if (e != NULL) {
+    g_private_set (&spare_engine, NULL);
+    return e;
+  }
+  return g_new0 (SimEngine, 1);
 }
 
-void
-sim_engine_free (SimEngine *e)
+static void
+engine_release (SimEngine *e)
 {
   if (e == NULL)
     return;
@@ -112,12 +125,31 @@ sim_engine_free (SimEngine *e)
   sim_vec_clear (&e->streams);
   sim_vec_clear (&e->deps);
   sim_vec_clear (&e->touched);
-  g_free (e->succ);
+  sim_vec_clear (&e->succ);
+  sim_vec_clear (&e->fill);
   g_free (e->heap);
-  g_free (e->comp_links);
-  g_free (e->comp_flows);
+  sim_vec_clear (&e->comp_links);
+  sim_vec_clear (&e->comp_flows);
   sim_vec_clear (&e->pending);
   g_free (e);
+}
+
+void
+sim_engine_free (SimEngine *e)
+{
+  if (e == NULL)
+    return;
+  SimEngine *spare = g_private_get (&spare_engine);
+  /* the larger kept (a network's idle copy has a small one) */
+  if (spare != NULL && spare->activities.cap >= e->activities.cap) {
+    engine_release (e);
+    return;
+  }
+  engine_release (spare);
+  /* kept as new: no link, no stream, nothing added */
+  sim_engine_reset (e);
+  sim_vec_truncate (&e->links);
+  g_private_set (&spare_engine, e);
 }
 
 int
@@ -161,9 +193,6 @@ sim_engine_reset (SimEngine *e)
     l->n_flows = 0;
   }
   sim_vec_truncate (&e->touched);
-  g_clear_pointer (&e->succ, g_free);
-  g_clear_pointer (&e->comp_links, g_free);
-  g_clear_pointer (&e->comp_flows, g_free);
   sim_vec_truncate (&e->pending);
   e->heap_len = 0;
   e->seq = 0;
@@ -334,40 +363,40 @@ reshare (SimEngine *e, gint32 seed)
     Link *l = LINK (e, HOP (e, sf->path_off + k)->link);
     if (l->mark != gen) {
       l->mark = gen;
-      e->comp_links[nl++] = HOP (e, sf->path_off + k)->link;
+      e->comp_links.data[nl++] = HOP (e, sf->path_off + k)->link;
     }
   }
   if (sf->active && sf->mark != gen) {
     sf->mark = gen;
-    e->comp_flows[nf++] = seed;
+    e->comp_flows.data[nf++] = seed;
   }
   /* breadth first over links, then the flows on them, then their links */
   while (qh < nl) {
-    Link *l = LINK (e, e->comp_links[qh++]);
+    Link *l = LINK (e, e->comp_links.data[qh++]);
     for (gint32 hi = l->head; hi >= 0; hi = HOP (e, hi)->next) {
       gint32 fi = HOP (e, hi)->flow;
       Flow *f = FLOW (e, fi);
       if (f->mark == gen)
         continue;
       f->mark = gen;
-      e->comp_flows[nf++] = fi;
+      e->comp_flows.data[nf++] = fi;
       for (guint32 k = 0; k < f->path_len; k++) {
         gint32 li = HOP (e, f->path_off + k)->link;
         if (LINK (e, li)->mark != gen) {
           LINK (e, li)->mark = gen;
-          e->comp_links[nl++] = li;
+          e->comp_links.data[nl++] = li;
         }
       }
     }
   }
 
   for (gsize i = 0; i < nl; i++) {
-    Link *l = LINK (e, e->comp_links[i]);
+    Link *l = LINK (e, e->comp_links.data[i]);
     l->cap_left = l->bw;
     l->n_unfrozen = 0;
   }
   for (gsize i = 0; i < nf; i++) {
-    Flow *f = FLOW (e, e->comp_flows[i]);
+    Flow *f = FLOW (e, e->comp_flows.data[i]);
     f->bytes_left -= f->rate * sim_time_to_s (e->now - f->last);
     if (f->bytes_left < 0)
       f->bytes_left = 0;
@@ -383,25 +412,25 @@ reshare (SimEngine *e, gint32 seed)
     double best = G_MAXDOUBLE;
     gint32 best_link = -1, best_flow = -1;
     for (gsize i = 0; i < nl; i++) {
-      Link *l = LINK (e, e->comp_links[i]);
+      Link *l = LINK (e, e->comp_links.data[i]);
       if (l->n_unfrozen > 0) {
         double share = MAX (l->cap_left, 0.0) / l->n_unfrozen;
         if (share < best) {
           best = share;
-          best_link = e->comp_links[i];
+          best_link = e->comp_links.data[i];
         }
       }
     }
     for (gsize i = 0; i < nf; i++) {
-      Flow *f = FLOW (e, e->comp_flows[i]);
+      Flow *f = FLOW (e, e->comp_flows.data[i]);
       if (!f->frozen && (f->max_rate > 0 && f->max_rate < best)) {
         best = f->max_rate;
-        best_flow = e->comp_flows[i];
+        best_flow = e->comp_flows.data[i];
         best_link = -1;
       }
     }
     for (gsize i = 0; i < nf; i++) {
-      gint32 fi = e->comp_flows[i];
+      gint32 fi = e->comp_flows.data[i];
       Flow *f = FLOW (e, fi);
       gboolean hit = FALSE;
       if (f->frozen)
@@ -465,7 +494,7 @@ finish (SimEngine *e, guint32 id)
     stream_kick (e, a->index);
   }
   for (guint32 k = 0; k < a->succ_len; k++) {
-    guint32 s = e->succ[a->succ_off + k];
+    guint32 s = e->succ.data[a->succ_off + k];
     Activity *sa = ACT (e, s);
     if (--sa->pending == 0)
       make_ready (e, s);
@@ -566,7 +595,6 @@ sim_engine_run (SimEngine *e, GError **error)
   guint32 n = e->activities.len;
   guint32 n_deps = e->deps.len / 2;
   const guint32 *d = e->deps.data;
-  g_autofree guint32 *fill = NULL;
   guint32 done = 0;
 
   g_return_val_if_fail (!e->ran, FALSE);
@@ -584,14 +612,15 @@ sim_engine_run (SimEngine *e, GError **error)
       off += ACT (e, i)->succ_len;
     }
   }
-  e->succ = g_new (guint32, MAX (n_deps, 1));
-  fill = g_new0 (guint32, MAX (n, 1));
+  sim_vec_room (&e->succ, n_deps);
+  sim_vec_room (&e->fill, n);
+  memset (e->fill.data, 0, (gsize) n * sizeof *e->fill.data);
   for (guint32 k = 0; k < n_deps; k++) {
     Activity *b = ACT (e, d[2 * k + 1]);
-    e->succ[b->succ_off + fill[d[2 * k + 1]]++] = d[2 * k];
+    e->succ.data[b->succ_off + e->fill.data[d[2 * k + 1]]++] = d[2 * k];
   }
-  e->comp_links = g_new (gint32, MAX (e->links.len, 1));
-  e->comp_flows = g_new (gint32, MAX (e->flows.len, 1));
+  sim_vec_room (&e->comp_links, e->links.len);
+  sim_vec_room (&e->comp_flows, e->flows.len);
 
   sim_vec_truncate (&e->pending);
   e->now = 0;

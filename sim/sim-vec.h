@@ -53,6 +53,19 @@ sim_vec_grow (gpointer data, guint *cap, gsize elt, guint want)
   }                                                                                                \
   G_STMT_END
 
+/* room for at least n elements (and one), the contents not kept: for
+ * scratch that is filled anew */
+#define sim_vec_room(v, n)                                                                         \
+  G_STMT_START {                                                                                   \
+    if ((v)->cap < MAX ((guint) (n), 1u)) {                                                        \
+      g_free ((v)->data);                                                                          \
+      (v)->data = NULL;                                                                            \
+      (v)->cap = 0;                                                                                \
+      (v)->data = sim_vec_grow ((v)->data, &(v)->cap, sizeof *(v)->data, MAX ((guint) (n), 1u));   \
+    }                                                                                              \
+  }                                                                                                \
+  G_STMT_END
+
 /* the length to 0, the room kept */
 #define sim_vec_truncate(v) ((v)->len = 0)
 
