@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Issue 16's figures as one table, measured on this machine:
 
-  per estimate      median in-process time over bench-estimate's layouts:
-                    steady state (the default), every micro-batch (--whole,
-                    as for charts) and the reference (--exact: every
-                    micro-batch and every collective's flows)
+  per estimate      median in-process time over every published run of
+                    tests/validation (bench/validation-layouts.py, the
+                    issue's measure), steady state; then over bench-
+                    estimate's stress set (the GPT-3 175B dgxc layouts and
+                    the README's): steady state (the default), every
+                    micro-batch (--whole, as for charts) and the reference
+                    (--exact: every micro-batch and every collective's
+                    flows)
   sweep             Llama-3-70B on dgx8x4 (64 GPUs): every enumerated
                     layout, with 1 and 2 threads, the top 10 exact (the
                     default: layouts whose compute alone cannot reach the
@@ -36,17 +40,21 @@ def timed(cmd):
         return wall, usage.ru_maxrss * 1024, out.read()  # ru_maxrss: KiB on Linux
 
 
-def estimate(mode):
-    out = subprocess.run([bench, root] + ([mode] if mode else []), capture_output=True,
-                         text=True, check=True).stdout
-    m = re.search(r"layouts.*?: ([0-9.]+) ms per estimate \(slowest ([0-9.]+) ms", out)
-    return float(m.group(1)), float(m.group(2))
+def estimate(args):
+    out = subprocess.run([bench, root] + args, capture_output=True, text=True, check=True).stdout
+    m = re.search(r"(\d+) layouts.*?: ([0-9.]+) ms per estimate \(slowest ([0-9.]+) ms", out)
+    return int(m.group(1)), float(m.group(2)), float(m.group(3))
 
 
 rows = []
+with tempfile.TemporaryDirectory() as tmp:
+    subprocess.run([sys.executable, os.path.join(root, "bench", "validation-layouts.py"), root, tmp],
+                   check=True, capture_output=True)
+    n, med, worst = estimate(["--layouts", os.path.join(tmp, "layouts.tsv")])
+    rows.append(("per estimate, %d published runs" % n, "%.2f ms median, %.0f ms slowest" % (med, worst), "2 ms"))
 for mode in (None, "--whole", "--exact"):
-    med, worst = estimate(mode)
-    rows.append(("per estimate, %s" % (mode or "steady state"),
+    n, med, worst = estimate([mode] if mode else [])
+    rows.append(("per estimate, stress set, %s" % (mode or "steady"),
                  "%.1f ms median, %.1f ms slowest" % (med, worst), "2 ms"))
 
 sweep = [sim, "sweep", "--topology", "dgx8x4", "--model", "llama3-70b", "--quiet"]

@@ -311,6 +311,58 @@ test_alltoall_latency (void)
   g_assert_cmpstr (sim_coll_op_name (SIM_OP_ALLTOALL), ==, "all_to_all");
 }
 
+/* auto is the fastest of every (algorithm, protocol) the group supports,
+ * each asked for explicitly, the first of equals in sim's order (ring,
+ * tree, hier, nvls; LL, LL128, Simple): sim_collective_choose skips
+ * simulating LL where its floor (bytes over its cap) is above the fastest
+ * other, which must never change the answer.  Over 4 B .. 4 GiB, one node
+ * and four (where LL's cap binds on large messages, and is the fastest on
+ * small ones), all_reduce (every algorithm) and all_gather (ring only). */
+static void
+test_auto_is_fastest (void)
+{
+  static const SimAlgo algos[] = { SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_HIER, SIM_ALGO_NVLS };
+  static const SimProto protos[] = { SIM_PROTO_LL, SIM_PROTO_LL128, SIM_PROTO_SIMPLE };
+  static const SimCollOp ops[] = { SIM_OP_ALL_REDUCE, SIM_OP_ALL_GATHER };
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 4);
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (t, e);
+  int one[8], four[32];
+  int ll_won = 0, ll_lost = 0;
+  for (int i = 0; i < 32; i++)
+    four[i] = i, one[i % 8] = i % 8;
+  for (guint o = 0; o < G_N_ELEMENTS (ops); o++)
+    for (int w = 0; w < 2; w++)
+      for (double bytes = 4; bytes <= 4.0 * (1 << 30); bytes *= 32) {
+        const int *g = w ? four : one;
+        int n = w ? 32 : 8;
+        SimCollChoice a, best = { 0 }, c;
+        gboolean any = FALSE;
+        g_assert_true (sim_collective_choose (net, ops[o], g, n, bytes, SIM_ALGO_AUTO, SIM_PROTO_AUTO, &a, NULL));
+        for (guint i = 0; i < G_N_ELEMENTS (algos); i++)
+          for (guint j = 0; j < G_N_ELEMENTS (protos); j++) {
+            if (!sim_collective_supported (net, ops[o], g, n, algos[i], protos[j]))
+              continue;
+            g_assert_true (sim_collective_choose (net, ops[o], g, n, bytes, algos[i], protos[j], &c, NULL));
+            if (!any || c.predicted_s < best.predicted_s)
+              best = c;
+            any = TRUE;
+          }
+        g_assert_true (any);
+        g_assert_cmpint (a.algo, ==, best.algo);
+        g_assert_cmpint (a.proto, ==, best.proto);
+        g_assert_cmpfloat (a.predicted_s, ==, best.predicted_s);
+        if (a.proto == SIM_PROTO_LL)
+          ll_won++;
+        else
+          ll_lost++;
+      }
+  /* both branches were taken: LL the fastest on small messages, skipped
+   * or beaten on large ones */
+  g_assert_cmpint (ll_won, >, 0);
+  g_assert_cmpint (ll_lost, >, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -322,6 +374,7 @@ main (int argc, char **argv)
   g_test_add_func ("/collective/hier", test_hier);
   g_test_add_func ("/collective/nvls", test_nvls);
   g_test_add_func ("/collective/small", test_small);
+  g_test_add_func ("/collective/auto-is-fastest", test_auto_is_fastest);
   g_test_add_func ("/collective/latency-scale", test_latency_scale);
   g_test_add_func ("/collective/busbw", test_busbw);
   g_test_add_func ("/collective/sendrecv", test_sendrecv);
