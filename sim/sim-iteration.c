@@ -324,6 +324,29 @@ dp_mirrored (const SimIterBuilder *b, gboolean full)
   return TRUE;
 }
 
+/* whether context parallelism's blocks leave the TP groups' links alone:
+ * every TP group inside one node (its collectives on NVLink) and every CP
+ * group's ranks each on a node of their own (its blocks over the NICs).
+ * Then the TP collectives can be delays of their time alone beside the
+ * blocks' flows (alone_exact checks that nothing met them) */
+static gboolean
+cp_apart (const SimIterBuilder *b)
+{
+  const SimPlan *p = b->plan;
+  for (int r = 0; r < b->replicas; r++)
+    for (int s = 0; s < p->pp; s++)
+      for (int t = 0; t < p->tp; t++)
+        for (int c = 0; c < p->cp; c++) {
+          int node = sim_topology_gpu (b->topo, gpu_of (b, t, c, r, s))->node;
+          if (node != sim_topology_gpu (b->topo, gpu_of (b, 0, c, r, s))->node)
+            return FALSE; /* a TP group across nodes */
+          for (int k = 0; k < c; k++)
+            if (node == sim_topology_gpu (b->topo, gpu_of (b, t, k, r, s))->node)
+              return FALSE; /* two CP ranks in one node */
+        }
+  return TRUE;
+}
+
 static void
 builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
               const SimPlan *plan, const SimMemory *ledger, gboolean full, const SimLayerCost *cost,
@@ -396,9 +419,10 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   b->sends = g_new0 (SendGroup, b->n_sends);
   b->grads = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   /* not where other collectives run beside every pass (context
-   * parallelism's blocks, ZeRO-2/3's per-pass gathers and reductions) */
+   * parallelism's blocks on the TP groups' NVLink, ZeRO-2/3's per-pass
+   * gathers and reductions) */
   b->alone = 0;
-  if ((alone & ALONE_TP) && plan->tp > 1 && plan->cp == 1 &&
+  if ((alone & ALONE_TP) && plan->tp > 1 && (plan->cp == 1 || cp_apart (b)) &&
       (plan->zero < 2 || (plan->dp == 1 && !experts_sharded (b))))
     b->alone |= ALONE_TP;
   /* the sends: not with every replica of many simulated, whose sends share

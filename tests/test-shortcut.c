@@ -5,8 +5,9 @@
  * critical path, per-stage sums, spans and memory timelines, bit for bit,
  * on layouts that take the shortcut whole, in part (sends met by sends,
  * taken as flows in a second run), for the gradient buckets (no
- * pipeline), for the sends only (context parallelism) and not at all (a
- * pipeline inside a node); prints the table. */
+ * pipeline), for the sends only (context parallelism inside a node), for
+ * the TP collectives beside context parallelism across nodes, and not at
+ * all (a pipeline inside a node); prints the table. */
 #include <glib.h>
 
 #include "sim-iteration.h"
@@ -45,9 +46,15 @@ static const Layout layouts[] = {
    * the routed experts' over their expert data-parallel group beside the
    * TP collectives: no shortcut */
   { "dgx8x4.xml", 2, "mixtral-8x7b.xml", "tp=2,pp=2,dp=4,ep=4,gb=32,zero=3", FALSE, SAME },
-  /* context parallelism: K/V blocks beside every pass keep the TP
-   * collectives' flows; the sends between nodes are alone */
+  /* context parallelism: K/V blocks beside every pass on the TP groups'
+   * NVLink (a CP group inside a node) keep the TP collectives' flows; the
+   * sends between nodes are alone */
   { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,cp=2,pp=2,dp=8,gb=64", FALSE, FEWER },
+  /* a CP group across nodes (TP 8 fills a node): the blocks cross the
+   * NICs, the TP collectives stay on NVLink and are alone beside them
+   * (cp_apart); without a pipeline or data parallelism beyond CP, only
+   * they (and the CP ranks' gradient buckets) can be */
+  { "dgx8x4.xml", 2, "llama3-8b.xml", "tp=8,cp=2,pp=1,dp=1,gb=8", FALSE, FEWER },
 };
 
 static void
