@@ -248,20 +248,13 @@ protocol_costs (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, doub
   }
 }
 
-gboolean
-sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpus, int n, SimAlgo algo,
-                          SimProto proto)
+/* sim_collective_supported on g, the group of gpus (group_init) */
+static gboolean
+supported (SimNetwork *net, const Group *g, SimCollOp op, const int *gpus, SimAlgo algo,
+           SimProto proto)
 {
-  Group g;
   gboolean ok = TRUE;
-
-  if (n < 1 || (op == SIM_OP_SENDRECV && n != 2))
-    return FALSE;
-  /* NCCL's alltoall is grouped send/recv: one way to run it */
-  if (op == SIM_OP_ALLTOALL)
-    return algo == SIM_ALGO_RING && proto == SIM_PROTO_SIMPLE;
-  group_init (&g, net, gpus, n);
-  if (proto == SIM_PROTO_LL128 && g.hw_intra != HW_NVLINK)
+  if (proto == SIM_PROTO_LL128 && g->hw_intra != HW_NVLINK)
     ok = FALSE; /* NCCL enables LL128 only over NVLink */
   switch (algo) {
   case SIM_ALGO_RING:
@@ -271,11 +264,11 @@ sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpus, int n,
     ok = ok && op == SIM_OP_ALL_REDUCE;
     break;
   case SIM_ALGO_HIER:
-    ok = ok && op == SIM_OP_ALL_REDUCE && g.n_nodes > 1 && g.per_node > 1;
+    ok = ok && op == SIM_OP_ALL_REDUCE && g->n_nodes > 1 && g->per_node > 1;
     break;
   case SIM_ALGO_NVLS: {
     const SimVertex *sw = sim_network_gpu_switch (net, gpus[0]);
-    ok = ok && op == SIM_OP_ALL_REDUCE && proto == SIM_PROTO_SIMPLE && g.n_nodes == 1 &&
+    ok = ok && op == SIM_OP_ALL_REDUCE && proto == SIM_PROTO_SIMPLE && g->n_nodes == 1 &&
          sw != NULL && sw->sharp && sw->sharp_bw_bytes_per_s > 0;
     break;
   }
@@ -283,6 +276,23 @@ sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpus, int n,
     ok = FALSE;
     break;
   }
+  return ok;
+}
+
+gboolean
+sim_collective_supported (SimNetwork *net, SimCollOp op, const int *gpus, int n, SimAlgo algo,
+                          SimProto proto)
+{
+  Group g;
+  gboolean ok;
+
+  if (n < 1 || (op == SIM_OP_SENDRECV && n != 2))
+    return FALSE;
+  /* NCCL's alltoall is grouped send/recv: one way to run it */
+  if (op == SIM_OP_ALLTOALL)
+    return algo == SIM_ALGO_RING && proto == SIM_PROTO_SIMPLE;
+  group_init (&g, net, gpus, n);
+  ok = supported (net, &g, op, gpus, algo, proto);
   group_clear (&g);
   return ok;
 }
@@ -507,9 +517,11 @@ build_hier (Builder *b, const Group *g, double bytes, SimProto proto)
   }
 }
 
-SimActivityId
-sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
-                    const SimCollChoice *choice, guint32 tag, SimActivityId *start)
+/* sim_collective_add, with the group of gpus when the caller has it
+ * (group_init on any network of the same topology; NULL: made here) */
+static SimActivityId
+collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                const SimCollChoice *choice, guint32 tag, SimActivityId *start, const Group *given)
 {
   SimEngine *e = sim_network_engine (net);
   Builder b = { net, e, 0, g_array_new (FALSE, FALSE, sizeof (SimActivityId)), tag };
@@ -526,17 +538,22 @@ sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, doubl
   } else if (op == SIM_OP_ALLTOALL) {
     build_alltoall (&b, gpus, n, bytes);
   } else if (n > 1) {
-    group_init (&g, net, gpus, n);
-    protocol_costs (&g, op, choice->algo, choice->proto, &wire, &cap);
+    const Group *gp = given;
+    if (gp == NULL) {
+      group_init (&g, net, gpus, n);
+      gp = &g;
+    }
+    protocol_costs (gp, op, choice->algo, choice->proto, &wire, &cap);
     if (choice->algo == SIM_ALGO_TREE)
-      build_tree (&b, &g, bytes, wire, cap);
+      build_tree (&b, gp, bytes, wire, cap);
     else if (choice->algo == SIM_ALGO_NVLS)
-      build_nvls (&b, &g, bytes);
+      build_nvls (&b, gp, bytes);
     else if (choice->algo == SIM_ALGO_HIER)
-      build_hier (&b, &g, bytes, choice->proto);
+      build_hier (&b, gp, bytes, choice->proto);
     else
-      build_ring (&b, &g, gpus, op, bytes, wire, cap);
-    group_clear (&g);
+      build_ring (&b, gp, gpus, op, bytes, wire, cap);
+    if (given == NULL)
+      group_clear (&g);
   }
   join = sim_engine_add_delay (e, 0, tag);
   sim_engine_add_dep (e, join, b.start);
@@ -546,6 +563,13 @@ sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, doubl
   if (start != NULL)
     *start = b.start;
   return join;
+}
+
+SimActivityId
+sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                    const SimCollChoice *choice, guint32 tag, SimActivityId *start)
+{
+  return collective_add (net, op, gpus, n, bytes, choice, tag, start, NULL);
 }
 
 /* one ring phase of a composite algorithm, after `after` */
@@ -571,13 +595,14 @@ int_cmp (gconstpointer pa, gconstpointer pb)
   return (x > y) - (x < y);
 }
 
-SimTime
-sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
-                      const SimCollChoice *choice, GArray *links)
+/* sim_collective_alone with the group when the caller has it */
+static SimTime
+alone_on (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+          const SimCollChoice *choice, GArray *links, const Group *g)
 {
   SimNetwork *idle = sim_network_idle (net);
   SimEngine *e = sim_network_engine (idle);
-  SimActivityId end = sim_collective_add (idle, op, gpus, n, bytes, choice, 0, NULL);
+  SimActivityId end = collective_add (idle, op, gpus, n, bytes, choice, 0, NULL, g);
   /* the links of its flows, from the flows (the network may have many
    * more links than a collective crosses) */
   if (links != NULL) {
@@ -598,12 +623,19 @@ sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, dou
   return sim_engine_end (e, end);
 }
 
+SimTime
+sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                      const SimCollChoice *choice, GArray *links)
+{
+  return alone_on (net, op, gpus, n, bytes, choice, links, NULL);
+}
+
 /* the collective alone on an idle copy of the network */
 static double
 simulate_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
-                const SimCollChoice *choice)
+                const SimCollChoice *choice, const Group *g)
 {
-  SimTime t = sim_collective_alone (net, op, gpus, n, bytes, choice, NULL);
+  SimTime t = alone_on (net, op, gpus, n, bytes, choice, NULL, g);
   return t == SIM_TIME_MAX ? G_MAXDOUBLE : sim_time_to_s (t);
 }
 
@@ -654,7 +686,9 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
       if (want != SIM_PROTO_AUTO && want != protos[j])
         continue;
       if (op == SIM_OP_SENDRECV ? algos[i] != SIM_ALGO_RING
-                                : !sim_collective_supported (net, op, gpus, n, algos[i], protos[j]))
+          : op == SIM_OP_ALLTOALL   ? algos[i] != SIM_ALGO_RING || protos[j] != SIM_PROTO_SIMPLE
+          : n < 1                   ? TRUE
+                                    : !supported (net, &g, op, gpus, algos[i], protos[j]))
         continue;
       c.latency_s = latency_s (&g, op, c.algo, c.proto);
       floor_s[nc] = c.latency_s + ll_floor_s (&g, op, c.algo, c.proto, n, bytes);
@@ -674,7 +708,7 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
         cand[i].predicted_s = G_MAXDOUBLE;
         continue;
       }
-      cand[i].predicted_s = simulate_alone (net, op, gpus, n, bytes, &cand[i]);
+      cand[i].predicted_s = simulate_alone (net, op, gpus, n, bytes, &cand[i], &g);
       best = MIN (best, cand[i].predicted_s);
     }
   /* the fastest, the first of equals in the order above */
