@@ -13,11 +13,15 @@ One line per run: row, topology path, nodes, model path, plan (sim's
 plan-string form of the command's options), tab-separated.  Issue 16's
 per-estimate target is the median over them.
 
-usage: validation-layouts.py SOURCE_ROOT OUTDIR   (writes OUTDIR/layouts.tsv)"""
+usage: validation-layouts.py SOURCE_ROOT OUTDIR   (writes OUTDIR/layouts.tsv)
+(tests/test-steady-rows.py imports it: layouts(), sim_args())"""
 import csv, importlib.util, os, shlex, sys
 
-root, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-data = os.path.join(root, "tests", "validation", "data")
+# as a script: SOURCE_ROOT OUTDIR; as a module (tests/test-steady-rows.py),
+# set root (and data) before calling layouts()
+root = os.path.abspath(sys.argv[1]) if __name__ == "__main__" else None
+out = os.path.abspath(sys.argv[2]) if __name__ == "__main__" else None
+data = os.path.join(root, "tests", "validation", "data") if root else None
 
 
 def tool(name):
@@ -60,42 +64,57 @@ def split(cmd):
     return topo, opts["--nodes"], model, plan_string(cmd[7:])
 
 
-os.makedirs(out, exist_ok=True)
-lines = []
-fit = tool("fit-efficiency")
-for r in [r for gpu in ("h100", "a100") for fp8 in (False, True) for bad in (False, True)
-          for r in fit.select_rows(os.path.join(data, "training_calibration.csv"), gpu, inconsistent=bad, fp8=fp8)]:
-    mx = os.path.join(out, r["row_id"] + ".xml")
-    fit.model_xml(r, mx)
-    lines.append((r["row_id"],) + split(fit.command("sim", r, mx)))
-for r in rows_of("mosaic_h100_heldout.csv"):
-    mx = os.path.join(out, r["row_id"] + ".xml")
-    fit.model_xml(r, mx)
-    lines.append((r["row_id"],) + split(fit.command("sim", r, mx)))
-# its header is a comment
-for r in rows_of("published_runs.csv", ["row_id", "topology", "nodes", "model", "flags", "metric", "published"]):
-    lines.append((r["row_id"], os.path.join(root, "topologies", r["topology"] + ".xml"), r["nodes"],
-                  os.path.join(root, "models", r["model"] + ".xml"), plan_string(shlex.split(r["flags"]))))
-held = tool("heldout-check")
-for r in rows_of("h100_dense_heldout.csv"):
-    if r["row_id"] in held.INCONSISTENT or not r["pp"] or not r["global_batch"]:
-        continue
-    mx = os.path.join(out, r["row_id"] + ".xml")
-    held.model_xml(r, mx)
-    try:
+def layouts(out):
+    """every published run as (row, topology path, nodes, model path, plan),
+    its model file (where the row describes one) written under out"""
+    os.makedirs(out, exist_ok=True)
+    lines = []
+    fit = tool("fit-efficiency")
+    for r in [r for gpu in ("h100", "a100") for fp8 in (False, True) for bad in (False, True)
+              for r in fit.select_rows(os.path.join(data, "training_calibration.csv"), gpu, inconsistent=bad,
+                                       fp8=fp8)]:
+        mx = os.path.join(out, r["row_id"] + ".xml")
+        fit.model_xml(r, mx)
+        lines.append((r["row_id"],) + split(fit.command("sim", r, mx)))
+    for r in rows_of("mosaic_h100_heldout.csv"):
+        mx = os.path.join(out, r["row_id"] + ".xml")
+        fit.model_xml(r, mx)
+        lines.append((r["row_id"],) + split(fit.command("sim", r, mx)))
+    # its header is a comment
+    for r in rows_of("published_runs.csv", ["row_id", "topology", "nodes", "model", "flags", "metric", "published"]):
+        lines.append((r["row_id"], os.path.join(root, "topologies", r["topology"] + ".xml"), r["nodes"],
+                      os.path.join(root, "models", r["model"] + ".xml"), plan_string(shlex.split(r["flags"]))))
+    held = tool("heldout-check")
+    for r in rows_of("h100_dense_heldout.csv"):
+        if r["row_id"] in held.INCONSISTENT or not r["pp"] or not r["global_batch"]:
+            continue
+        mx = os.path.join(out, r["row_id"] + ".xml")
+        held.model_xml(r, mx)
         lines.append((r["row_id"],) + split(held.command("sim", root, r, mx)))
-    except Exception as e:  # a row the tool leaves out (another framework)
-        print("%s: left out (%s)" % (r["row_id"], e), file=sys.stderr)
-moe = tool("moe-check")
-bw = moe.blackwell(root)
-for r in rows_of("moe_training.csv"):
-    if moe.skip_reason(r) or moe.is_fsdp(r):
-        continue
-    topo, nodes, _ = moe.cluster(bw, root, r, out)
-    if topo is None:
-        continue
-    lines.append((r["row_id"],) + split(moe.command("sim", r, topo, nodes)))
-with open(os.path.join(out, "layouts.tsv"), "w") as f:
-    for line in lines:
-        f.write("\t".join(str(x) for x in line) + "\n")
-print("%d layouts in %s" % (len(lines), os.path.join(out, "layouts.tsv")))
+    moe = tool("moe-check")
+    bw = moe.blackwell(root)
+    for r in rows_of("moe_training.csv"):
+        if moe.skip_reason(r) or moe.is_fsdp(r):
+            continue
+        topo, nodes, _ = moe.cluster(bw, root, r, out)
+        if topo is None:
+            continue
+        lines.append((r["row_id"],) + split(moe.command("sim", r, topo, nodes)))
+    return lines
+
+
+def sim_args(plan):
+    """a plan string back as sim's options"""
+    args = []
+    for kv in plan.split(","):
+        k, v = kv.split("=", 1)
+        args += ["--" + k] if v == "true" else ["--no-" + k] if v == "false" else ["--" + k, v]
+    return args
+
+
+if __name__ == "__main__":
+    lines = layouts(out)
+    with open(os.path.join(out, "layouts.tsv"), "w") as f:
+        for line in lines:
+            f.write("\t".join(str(x) for x in line) + "\n")
+    print("%d layouts in %s" % (len(lines), os.path.join(out, "layouts.tsv")))

@@ -4,22 +4,21 @@ interleaved runs, TP collectives as their time alone where no flow meets
 them, TP rank 0's data-parallel collectives standing for every rank's where
 they mirror) against the reference (--exact: every micro-batch, every
 collective's flows, every TP rank's) on every published run of
-tests/validation/data/training_calibration.csv, as the fit builds them
-(tools/fit-efficiency.py): the step time, each kind of exposed
-communication and the bubble within 0.1 % of the step, the activation peak
-equal (issue 16).  Prints the comparison table.
+tests/validation/data (bench/validation-layouts.py: the calibration,
+held-out, published and mixture-of-experts runs, each built as its checking
+tool builds it): the step time, each kind of exposed communication and the
+bubble within 0.1 % of the step, the activation peak equal (issue 16).
+Prints the comparison table.
 
 usage: test-steady-rows.py SIM SOURCE_ROOT"""
 import concurrent.futures, importlib.util, json, os, subprocess, sys, tempfile
 
-sim, root = sys.argv[1], sys.argv[2]
-spec = importlib.util.spec_from_file_location("fit", os.path.join(root, "tools", "fit-efficiency.py"))
-fit = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fit)
-data = os.path.join(root, "tests", "validation", "data", "training_calibration.csv")
-rows = [r for gpu in ("h100", "a100") for fp8 in (False, True) for bad in (False, True)
-        for r in fit.select_rows(data, gpu, inconsistent=bad, fp8=fp8)]
-KINDS = ("exposed_tp_s", "exposed_cp_s", "exposed_pp_s", "exposed_dp_s")
+sim, root = sys.argv[1], os.path.abspath(sys.argv[2])
+spec = importlib.util.spec_from_file_location("validation_layouts", os.path.join(root, "bench", "validation-layouts.py"))
+vl = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(vl)
+vl.root, vl.data = root, os.path.join(root, "tests", "validation", "data")
+KINDS = ("exposed_tp_s", "exposed_cp_s", "exposed_pp_s", "exposed_dp_s", "exposed_ep_s")
 
 
 def result(cmd):
@@ -27,33 +26,32 @@ def result(cmd):
     return json.loads(p.stdout) if p.returncode in (0, 1) else None
 
 
-def compare(tmp, r):
-    mx = os.path.join(tmp, r["row_id"] + ".xml")
-    fit.model_xml(r, mx)
-    cmd = fit.command(sim, r, mx)
+def compare(row):
+    rid, topo, nodes, model, plan = row
+    cmd = [sim, "--topology", topo, "--nodes", nodes, "--model", model] + vl.sim_args(plan)
     fast, whole = result(cmd), result(cmd + ["--exact"])
     if fast is None or whole is None or "time" not in whole:
-        return r["row_id"], None, "no result"
+        return rid, None, "no result"
     f, w = fast["time"], whole["time"]
     step = w["step_s"]
     errs = [abs(f["step_s"] - step) / step, abs(f["bubble_fraction"] - w["bubble_fraction"])]
     for a, b in zip(f["stages"], w["stages"]):
-        errs += [abs(a[k] - b[k]) / step for k in KINDS]
+        errs += [abs(a[k] - b[k]) / step for k in KINDS if k in b]
     # the activation peak of each stage, from the timeline (memory.stages)
     for a, b in zip(fast["memory"]["stages"], whole["memory"]["stages"]):
         if a["activations_peak_bytes"] != b["activations_peak_bytes"]:
-            return r["row_id"], f, "activation peak %d != %d" % (a["activations_peak_bytes"],
-                                                                b["activations_peak_bytes"])
+            return rid, f, "activation peak %d != %d" % (a["activations_peak_bytes"], b["activations_peak_bytes"])
     if whole["time"]["steady_micro_batches"]:
-        return r["row_id"], f, "--exact was extrapolated"
-    return r["row_id"], f, max(errs)
+        return rid, f, "--exact was extrapolated"
+    return rid, f, max(errs)
 
 
 failed = 0
 extrapolated = 0
 with tempfile.TemporaryDirectory() as tmp:
+    rows = vl.layouts(tmp)
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        results = list(pool.map(lambda r: compare(tmp, r), rows))
+        results = list(pool.map(compare, rows))
 print("%-48s %-12s %s" % ("row", "runs", "largest difference (fraction of the step)"))
 for rid, f, err in results:
     runs = ",".join(str(m) for m in f["steady_micro_batches"]) if f else "-"
