@@ -64,7 +64,7 @@ typedef struct {
   GPtrArray *alone_links; /* GArray of int per group, NULL until its first delay */
 } Scratch;
 
-enum { ALONE_TP = 1, ALONE_PP = 2, ALONE_DP = 4 };
+enum { ALONE_TP = 1, ALONE_PP = 2, ALONE_DP = 4, ALONE_CP = 16 };
 /* with the shortcuts (not the reference, --exact): TP rank 0's
  * data-parallel collectives stand for every rank's where dp_mirrored */
 enum { MIRROR_DP = 8 };
@@ -153,12 +153,14 @@ typedef struct {
    * the gradient buckets and parameter gathers of stage s over the
    * data-parallel group of TP rank t are [dp_groups + s * tp + t], and
    * over expert data-parallel group x [dp_groups + pp * tp + s * etp * ep
-   * + x].
+   * + x]; the context-parallel blocks of replica r's stage s and TP rank t
+   * [cp_groups + (r * pp + s) * tp + t].
    * Each group's links are in sc->alone_links, its delays (in program
    * order) here. */
-  int alone;                /* ALONE_TP | ALONE_PP */
+  int alone;                /* ALONE_TP | ALONE_PP | ALONE_DP | ALONE_CP */
   gboolean tail;            /* the current pass is a tail one: flows all the same */
   int tp_groups, dp_groups; /* where the sends' groups begin, and the buckets' */
+  int cp_groups;            /* and the context-parallel blocks' */
   GPtrArray *alone_delays;  /* GArray of AloneDelay */
   guint32 *alone_seq;       /* per group: its collectives or sends so far */
   GHashTable *alone_off;    /* borrowed: (group << 32 | seq) of those taken as flows */
@@ -422,6 +424,13 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
    * parallelism's blocks on the TP groups' NVLink, ZeRO-2/3's per-pass
    * gathers and reductions) */
   b->alone = 0;
+  /* the context-parallel blocks: without a pipeline, whose sends would
+   * share their NICs, and where they leave the TP groups' links alone
+   * (the gradient buckets, which meet them only as the last backward
+   * runs, alone_exact sees) */
+  if ((alone & ALONE_CP) && plan->cp > 1 && p == 1 && (plan->tp == 1 || cp_apart (b)) &&
+      (plan->zero < 2 || (plan->dp == 1 && !experts_sharded (b))))
+    b->alone |= ALONE_CP;
   if ((alone & ALONE_TP) && plan->tp > 1 && (plan->cp == 1 || cp_apart (b)) &&
       (plan->zero < 2 || (plan->dp == 1 && !experts_sharded (b))))
     b->alone |= ALONE_TP;
@@ -439,7 +448,8 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
     guint groups;
     b->tp_groups = replicas * p * plan->cp;
     b->dp_groups = b->tp_groups + replicas * p * 2;
-    groups = (guint) (b->dp_groups + p * plan->tp + p * plan->etp * plan->ep);
+    b->cp_groups = b->dp_groups + p * plan->tp + p * plan->etp * plan->ep;
+    groups = (guint) (b->cp_groups + replicas * p * plan->tp);
     b->alone_delays = g_ptr_array_new_full (groups, (GDestroyNotify) g_array_unref);
     if (sc->alone_links->len < groups)
       g_ptr_array_set_size (sc->alone_links, (gint) groups);
@@ -738,7 +748,14 @@ cp_flows (SimIterBuilder *b, int replica, int stage, double bytes, SimActivityId
     SimActivityId s, j;
     for (int c = 0; c < p->cp; c++)
       g[c] = gpu_of (b, t, c, replica, stage);
-    /* (cp - 1) steps of one block each: the ring of an all_gather */
+    /* (cp - 1) steps of one block each: the ring of an all_gather; with
+     * ALONE_CP outside the tail one delay of its time alone */
+    if ((b->alone & ALONE_CP) && !b->tail &&
+        (j = alone_delay (b, b->cp_groups + (replica * p->pp + stage) * p->tp + t, SIM_OP_ALL_GATHER, g,
+                          p->cp, bytes * p->cp / (p->cp - 1.0), 1, span, after)) != G_MAXUINT32) {
+      dep (b, end, j);
+      continue;
+    }
     coll (b, SIM_OP_ALL_GATHER, g, p->cp, bytes * p->cp / (p->cp - 1.0), 1, span, &s, &j);
     dep (b, s, after);
     dep (b, end, j);
@@ -2404,11 +2421,14 @@ flow_meets (const SimIterBuilder *b, guint gi, const GArray *d, SimTime fs, SimT
     culprit (out, gi, x);
 }
 
-/* what group gi's delays are: SIM_SPAN_TP, _PP or _DP */
+/* what group gi's delays are: SIM_SPAN_TP, _PP, _DP or _CP */
 static SimSpanKind
 group_kind (const SimIterBuilder *b, int gi)
 {
-  return gi < b->tp_groups ? SIM_SPAN_TP : gi < b->dp_groups ? SIM_SPAN_PP : SIM_SPAN_DP;
+  return gi < b->tp_groups   ? SIM_SPAN_TP
+         : gi < b->dp_groups ? SIM_SPAN_PP
+         : gi < b->cp_groups ? SIM_SPAN_DP
+                             : SIM_SPAN_CP;
 }
 
 /* how many delays the build took */
@@ -2439,7 +2459,10 @@ link_group_cmp (gconstpointer pa, gconstpointer pb)
 static int
 kind_flag (SimSpanKind kind)
 {
-  return kind == SIM_SPAN_TP ? ALONE_TP : kind == SIM_SPAN_PP ? ALONE_PP : ALONE_DP;
+  return kind == SIM_SPAN_TP   ? ALONE_TP
+         : kind == SIM_SPAN_PP ? ALONE_PP
+         : kind == SIM_SPAN_CP ? ALONE_CP
+                               : ALONE_DP;
 }
 
 /* The groups' links: lg gets (link, group) pairs sorted by link, off[l]
@@ -2610,7 +2633,8 @@ run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
    * the run before, as flows (alone_exact); when that does not settle, the
    * same without the buckets', then without the sends' shortcut, then
    * without any; at most ALONE_RUNS runs in all before the last */
-  static const int masks[] = { ALONE_TP | ALONE_PP | ALONE_DP, ALONE_TP | ALONE_PP, ALONE_TP, 0 };
+  static const int masks[] = { ALONE_TP | ALONE_PP | ALONE_DP | ALONE_CP, ALONE_TP | ALONE_PP | ALONE_CP,
+                                ALONE_TP | ALONE_CP, 0 };
   int level = shortcut ? 0 : 3, drop = 0, rounds = 0, runs = 0;
   for (;;) {
     gboolean exact = FALSE;
@@ -2793,11 +2817,20 @@ steady_probe (const SimTopology *topo, const SimModel *model, const SimPlan *pla
   g_auto (SimIterBuilder) b = { 0 };
   SimPlan q = *plan; /* shallow: read only, and never freed */
   guint32 once = 0;
+  int alone = ALONE_TP | ALONE_PP | ALONE_DP | ALONE_CP, drop;
   q.micro_batches = m;
   q.global_batch = m * q.micro_batch * (guint64) q.dp;
-  if (!build (&b, topo, model, &q, ledger, full, NULL, ALONE_TP | ALONE_PP | ALONE_DP | MIRROR_DP, sc,
-              error))
+  if (!build (&b, topo, model, &q, ledger, full, NULL, alone | MIRROR_DP, sc, error))
     return FALSE;
+  /* as the runs will be built: without the shortcuts not worth a run
+   * (run_on drops them before running; the gradient buckets' flows, when
+   * dropped, can outweigh every micro-batch's work) */
+  if (b.alone != 0 && (drop = alone_drop (&b)) != 0) {
+    builder_clear (&b);
+    memset (&b, 0, sizeof b);
+    if (!build (&b, topo, model, &q, ledger, full, NULL, (alone & ~drop) | MIRROR_DP, sc, error))
+      return FALSE;
+  }
   for (guint32 a = 0; a < b.act_span->len; a++)
     once += span_of (&b, a)->mb < 0;
   probe[0] = once;

@@ -6,8 +6,9 @@
  * on layouts that take the shortcut whole, in part (sends met by sends,
  * taken as flows in a second run), for the gradient buckets (no
  * pipeline), for the sends only (context parallelism inside a node), for
- * the TP collectives beside context parallelism across nodes, and not at
- * all (a pipeline inside a node); prints the table. */
+ * the TP collectives beside context parallelism across nodes, for the
+ * context-parallel blocks without a pipeline, and not at all (a pipeline
+ * inside a node); prints the table. */
 #include <glib.h>
 
 #include "sim-iteration.h"
@@ -55,6 +56,10 @@ static const Layout layouts[] = {
    * (cp_apart); without a pipeline or data parallelism beyond CP, only
    * they (and the CP ranks' gradient buckets) can be */
   { "dgx8x4.xml", 2, "llama3-8b.xml", "tp=8,cp=2,pp=1,dp=1,gb=8", FALSE, FEWER },
+  /* context parallelism without a pipeline or TP: the blocks alone
+   * (ALONE_CP), the gradient buckets, which the last backward's blocks
+   * would meet, as flows */
+  { "dgx8x4.xml", 2, "llama3-8b.xml", "tp=1,cp=2,pp=1,dp=8,gb=32", FALSE, FEWER },
 };
 
 static void
