@@ -598,11 +598,13 @@ int_cmp (gconstpointer pa, gconstpointer pb)
 /* sim_collective_alone with the group when the caller has it */
 static SimTime
 alone_on (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
-          const SimCollChoice *choice, GArray *links, const Group *g)
+          const SimCollChoice *choice, GArray *links, const Group *g, guint32 *activities)
 {
   SimNetwork *idle = sim_network_idle (net);
   SimEngine *e = sim_network_engine (idle);
   SimActivityId end = collective_add (idle, op, gpus, n, bytes, choice, 0, NULL, g);
+  if (activities != NULL)
+    *activities = sim_engine_n_activities (e);
   /* the links of its flows, from the flows (the network may have many
    * more links than a collective crosses) */
   if (links != NULL) {
@@ -627,7 +629,14 @@ SimTime
 sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                       const SimCollChoice *choice, GArray *links)
 {
-  return alone_on (net, op, gpus, n, bytes, choice, links, NULL);
+  return alone_on (net, op, gpus, n, bytes, choice, links, NULL, NULL);
+}
+
+SimTime
+sim_collective_alone_counted (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                              const SimCollChoice *choice, GArray *links, guint32 *activities)
+{
+  return alone_on (net, op, gpus, n, bytes, choice, links, NULL, activities);
 }
 
 /* the collective alone on an idle copy of the network */
@@ -635,7 +644,7 @@ static double
 simulate_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                 const SimCollChoice *choice, const Group *g)
 {
-  SimTime t = alone_on (net, op, gpus, n, bytes, choice, NULL, g);
+  SimTime t = alone_on (net, op, gpus, n, bytes, choice, NULL, g, NULL);
   return t == SIM_TIME_MAX ? G_MAXDOUBLE : sim_time_to_s (t);
 }
 

@@ -142,6 +142,11 @@ SimActivityId sim_collective_add (SimNetwork *net, SimCollOp op, const int *gpus
  * sim_collective_choose). */
 SimTime sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                               const SimCollChoice *choice, GArray *links);
+/* the same, and into *activities how many activities sim_collective_add
+ * adds for it (its flows, their start and end) */
+SimTime sim_collective_alone_counted (SimNetwork *net, SimCollOp op, const int *gpus, int n,
+                                      double bytes, const SimCollChoice *choice, GArray *links,
+                                      guint32 *activities);
 
 /* names are static strings; a parser returns FALSE for an unknown name and
  * leaves *out untouched; any thread */

@@ -84,11 +84,18 @@ typedef struct {
 
 /* the last collective of a group whose time alone was looked up, and that
  * time: the same key pass after pass spares the hash */
+/* a collective's time alone on the network, and the activities its flows
+ * would have been (sim_collective_alone_counted) */
+typedef struct {
+  SimTime t;
+  guint32 acts;
+} AloneTime;
+
 typedef struct {
   SimCollOp op;
   int count;
   double bytes;
-  const SimTime *x; /* NULL: none yet */
+  const AloneTime *x; /* NULL: none yet */
 } AloneMemo;
 
 /* the sends of one stage in one direction: the GPUs in (from, to) pairs,
@@ -165,6 +172,7 @@ typedef struct {
   guint32 *alone_seq;       /* per group: its collectives or sends so far */
   GHashTable *alone_off;    /* borrowed: (group << 32 | seq) of those taken as flows */
   AloneMemo *alone_memo;    /* per group: its last collective's key and time alone */
+  guint64 alone_saved;      /* the activities the delays stand for, less theirs */
   /* memos of what every pass asks again: per stage, the predicted time of
    * one TP collective (tp_pred_s; < 0: not yet); per (replica r, stage s,
    * direction d) [(r * pp + s) * 2 + d], the GPU pairs of its sends and
@@ -659,7 +667,7 @@ alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, do
   AloneKey key = { gi, op, count, bytes };
   gint64 off = (gint64) gi << 32 | b->alone_seq[gi]++;
   AloneMemo *mm = &b->alone_memo[gi];
-  const SimTime *x;
+  const AloneTime *x;
   guint32 first = sim_engine_n_activities (b->e);
   AloneDelay d;
   if (b->alone_off != NULL && g_hash_table_contains (b->alone_off, &off))
@@ -677,14 +685,15 @@ alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, do
     GArray *links = g_ptr_array_index (b->sc->alone_links, gi);
     if (links == NULL)
       links = g_ptr_array_index (b->sc->alone_links, gi) = g_array_new (FALSE, FALSE, sizeof (int));
-    SimTime *t = g_new (SimTime, 1);
+    AloneTime *t = g_new (AloneTime, 1);
     c.latency_s *= count;
-    *t = sim_collective_alone (b->net, op, gpus, n, bytes * count, &c, links);
+    t->t = sim_collective_alone_counted (b->net, op, gpus, n, bytes * count, &c, links, &t->acts);
     g_hash_table_insert (b->sc->alone_s, g_memdup2 (&key, sizeof key), t);
     x = t;
   }
   mm->op = op, mm->count = count, mm->bytes = bytes, mm->x = x;
-  d.act = sim_engine_add_delay (b->e, *x, span);
+  d.act = sim_engine_add_delay (b->e, x->t, span);
+  b->alone_saved += x->acts > 0 ? x->acts - 1 : 0;
   d.seq = (guint32) (off & 0xffffffff);
   mark_from (b, first, span);
   if (after != G_MAXUINT32)
@@ -2614,6 +2623,20 @@ build (SimIterBuilder *b, const SimTopology *topo, const SimModel *model, const 
   return TRUE;
 }
 
+/* whether b's delays are worth a run: they stand for at least a quarter
+ * as many activities as b has.  Below that they save little, and where
+ * something meets one (sends reaching a stage from both sides, the
+ * gradient buckets' flows) the second run costs nearly twice the one run
+ * without them.  A choice of speed only, never of the answer; over the
+ * 415 published runs of tests/validation (bench/validation-layouts.py)
+ * it spares the second runs of Llama 3.1 70B at CP 2 (0.12) and
+ * DeepSeek-V3 on GB200 (0.23), keeps Llama 3.1 405B's one run (0.28) */
+static gboolean
+shortcut_worth (const SimIterBuilder *b)
+{
+  return 4 * b->alone_saved >= sim_engine_n_activities (b->e);
+}
+
 /* sim_iteration_run_with_cost on sc */
 static SimIteration *
 run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
@@ -2646,6 +2669,15 @@ run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
     if (b.alone == 0)
       break;
     d = alone_drop (&b);
+    /* before the first run: delays that stand for fewer activities than
+     * the run has are not worth the risk of a second run (where something
+     * meets one) that would cost more than one without them */
+    if (d == 0 && runs == 0 && !shortcut_worth (&b)) {
+      level = 3;
+      builder_clear (&b);
+      memset (&b, 0, sizeof b);
+      continue;
+    }
     if (d == 0) {
       if (!sim_engine_run (b.e, error))
         return NULL;
@@ -2829,6 +2861,12 @@ steady_probe (const SimTopology *topo, const SimModel *model, const SimPlan *pla
     builder_clear (&b);
     memset (&b, 0, sizeof b);
     if (!build (&b, topo, model, &q, ledger, full, NULL, (alone & ~drop) | MIRROR_DP, sc, error))
+      return FALSE;
+  }
+  if (b.alone != 0 && !shortcut_worth (&b)) {
+    builder_clear (&b);
+    memset (&b, 0, sizeof b);
+    if (!build (&b, topo, model, &q, ledger, full, NULL, MIRROR_DP, sc, error))
       return FALSE;
   }
   for (guint32 a = 0; a < b.act_span->len; a++)
