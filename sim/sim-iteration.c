@@ -82,8 +82,6 @@ typedef struct {
   guint32 seq;
 } AloneDelay;
 
-/* the last collective of a group whose time alone was looked up, and that
- * time: the same key pass after pass spares the hash */
 /* a collective's time alone on the network, and the activities its flows
  * would have been (sim_collective_alone_counted) */
 typedef struct {
@@ -91,6 +89,8 @@ typedef struct {
   guint32 acts;
 } AloneTime;
 
+/* the last collective of a group whose time alone was looked up, and that
+ * time: the same key pass after pass spares the hash */
 typedef struct {
   SimCollOp op;
   int count;
@@ -2669,9 +2669,10 @@ run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
     if (b.alone == 0)
       break;
     d = alone_drop (&b);
-    /* before the first run: delays that stand for fewer activities than
-     * the run has are not worth the risk of a second run (where something
-     * meets one) that would cost more than one without them */
+    /* before the first run: delays that stand for less than a quarter of
+     * the run's activities are not worth the risk of a second run (where
+     * something meets one) that would cost more than one without them
+     * (shortcut_worth) */
     if (d == 0 && runs == 0 && !shortcut_worth (&b)) {
       level = 3;
       builder_clear (&b);
