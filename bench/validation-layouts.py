@@ -14,26 +14,19 @@ plan-string form of the command's options), tab-separated.  Issue 16's
 per-estimate target is the median over them.
 
 usage: validation-layouts.py SOURCE_ROOT OUTDIR   (writes OUTDIR/layouts.tsv)
-(tests/test-steady-rows.py imports it: layouts(), sim_args())"""
+(tests/test-steady-rows.py imports it: layouts(root, out), sim_args())"""
 import csv, importlib.util, os, shlex, sys
 
-# as a script: SOURCE_ROOT OUTDIR; as a module (tests/test-steady-rows.py),
-# set root (and data) before calling layouts()
-root = os.path.abspath(sys.argv[1]) if __name__ == "__main__" else None
-out = os.path.abspath(sys.argv[2]) if __name__ == "__main__" else None
-data = os.path.join(root, "tests", "validation", "data") if root else None
-
-
-def tool(name):
+def tool(root, name):
     spec = importlib.util.spec_from_file_location(name.replace("-", "_"), os.path.join(root, "tools", name + ".py"))
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     return m
 
 
-def rows_of(name, fields=None):
-    return list(csv.DictReader((line for line in open(os.path.join(data, name)) if not line.startswith("#")),
-                               fieldnames=fields))
+def rows_of(root, name, fields=None):
+    path = os.path.join(root, "tests", "validation", "data", name)
+    return list(csv.DictReader((line for line in open(path) if not line.startswith("#")), fieldnames=fields))
 
 
 def plan_string(args):
@@ -50,7 +43,7 @@ def plan_string(args):
     return ",".join(items)
 
 
-def split(cmd):
+def split(root, cmd):
     """(topology, nodes, model, plan) of a sim command whose first options
     are --topology, --nodes and --model"""
     opts = dict(zip(cmd[1:7:2], cmd[2:7:2]))
@@ -64,42 +57,42 @@ def split(cmd):
     return topo, opts["--nodes"], model, plan_string(cmd[7:])
 
 
-def layouts(out):
+def layouts(root, out):
     """every published run as (row, topology path, nodes, model path, plan),
     its model file (where the row describes one) written under out"""
     os.makedirs(out, exist_ok=True)
     lines = []
-    fit = tool("fit-efficiency")
+    fit = tool(root, "fit-efficiency")
+    calibration = os.path.join(root, "tests", "validation", "data", "training_calibration.csv")
     for r in [r for gpu in ("h100", "a100") for fp8 in (False, True) for bad in (False, True)
-              for r in fit.select_rows(os.path.join(data, "training_calibration.csv"), gpu, inconsistent=bad,
-                                       fp8=fp8)]:
+              for r in fit.select_rows(calibration, gpu, inconsistent=bad, fp8=fp8)]:
         mx = os.path.join(out, r["row_id"] + ".xml")
         fit.model_xml(r, mx)
-        lines.append((r["row_id"],) + split(fit.command("sim", r, mx)))
-    for r in rows_of("mosaic_h100_heldout.csv"):
+        lines.append((r["row_id"],) + split(root, fit.command("sim", r, mx)))
+    for r in rows_of(root, "mosaic_h100_heldout.csv"):
         mx = os.path.join(out, r["row_id"] + ".xml")
         fit.model_xml(r, mx)
-        lines.append((r["row_id"],) + split(fit.command("sim", r, mx)))
+        lines.append((r["row_id"],) + split(root, fit.command("sim", r, mx)))
     # its header is a comment
-    for r in rows_of("published_runs.csv", ["row_id", "topology", "nodes", "model", "flags", "metric", "published"]):
+    for r in rows_of(root, "published_runs.csv", ["row_id", "topology", "nodes", "model", "flags", "metric", "published"]):
         lines.append((r["row_id"], os.path.join(root, "topologies", r["topology"] + ".xml"), r["nodes"],
                       os.path.join(root, "models", r["model"] + ".xml"), plan_string(shlex.split(r["flags"]))))
-    held = tool("heldout-check")
-    for r in rows_of("h100_dense_heldout.csv"):
+    held = tool(root, "heldout-check")
+    for r in rows_of(root, "h100_dense_heldout.csv"):
         if r["row_id"] in held.INCONSISTENT or not r["pp"] or not r["global_batch"]:
             continue
         mx = os.path.join(out, r["row_id"] + ".xml")
         held.model_xml(r, mx)
-        lines.append((r["row_id"],) + split(held.command("sim", root, r, mx)))
-    moe = tool("moe-check")
+        lines.append((r["row_id"],) + split(root, held.command("sim", root, r, mx)))
+    moe = tool(root, "moe-check")
     bw = moe.blackwell(root)
-    for r in rows_of("moe_training.csv"):
+    for r in rows_of(root, "moe_training.csv"):
         if moe.skip_reason(r) or moe.is_fsdp(r):
             continue
         topo, nodes, _ = moe.cluster(bw, root, r, out)
         if topo is None:
             continue
-        lines.append((r["row_id"],) + split(moe.command("sim", r, topo, nodes)))
+        lines.append((r["row_id"],) + split(root, moe.command("sim", r, topo, nodes)))
     return lines
 
 
@@ -113,7 +106,8 @@ def sim_args(plan):
 
 
 if __name__ == "__main__":
-    lines = layouts(out)
+    root, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    lines = layouts(root, out)
     with open(os.path.join(out, "layouts.tsv"), "w") as f:
         for line in lines:
             f.write("\t".join(str(x) for x in line) + "\n")

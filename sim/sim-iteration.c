@@ -364,6 +364,7 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
 {
   int p = plan->pp, v = plan->virtual_stages;
   int replicas = full ? plan->dp : 1;
+  gboolean apart; /* cp_apart, once */
 
   b->topo = topo, b->model = model, b->plan = plan, b->ledger = ledger;
   if (sc->e == NULL) {
@@ -432,14 +433,15 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
    * parallelism's blocks on the TP groups' NVLink, ZeRO-2/3's per-pass
    * gathers and reductions) */
   b->alone = 0;
+  apart = plan->cp > 1 && (alone & (ALONE_CP | ALONE_TP)) && cp_apart (b);
   /* the context-parallel blocks: without a pipeline, whose sends would
    * share their NICs, and where they leave the TP groups' links alone
    * (the gradient buckets, which meet them only as the last backward
    * runs, alone_exact sees) */
-  if ((alone & ALONE_CP) && plan->cp > 1 && p == 1 && (plan->tp == 1 || cp_apart (b)) &&
+  if ((alone & ALONE_CP) && plan->cp > 1 && p == 1 && (plan->tp == 1 || apart) &&
       (plan->zero < 2 || (plan->dp == 1 && !experts_sharded (b))))
     b->alone |= ALONE_CP;
-  if ((alone & ALONE_TP) && plan->tp > 1 && (plan->cp == 1 || cp_apart (b)) &&
+  if ((alone & ALONE_TP) && plan->tp > 1 && (plan->cp == 1 || apart) &&
       (plan->zero < 2 || (plan->dp == 1 && !experts_sharded (b))))
     b->alone |= ALONE_TP;
   /* the sends: not with every replica of many simulated, whose sends share

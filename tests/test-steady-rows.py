@@ -17,7 +17,6 @@ sim, root = sys.argv[1], os.path.abspath(sys.argv[2])
 spec = importlib.util.spec_from_file_location("validation_layouts", os.path.join(root, "bench", "validation-layouts.py"))
 vl = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(vl)
-vl.root, vl.data = root, os.path.join(root, "tests", "validation", "data")
 KINDS = ("exposed_tp_s", "exposed_cp_s", "exposed_pp_s", "exposed_dp_s", "exposed_ep_s")
 
 
@@ -49,7 +48,7 @@ def compare(row):
 failed = 0
 extrapolated = 0
 with tempfile.TemporaryDirectory() as tmp:
-    rows = vl.layouts(tmp)
+    rows = vl.layouts(root, tmp)
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         results = list(pool.map(compare, rows))
 print("%-48s %-12s %s" % ("row", "runs", "largest difference (fraction of the step)"))
