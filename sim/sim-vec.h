@@ -18,6 +18,9 @@
 
 G_BEGIN_DECLS
 
+/* arrays from this size on are placed for huge pages (sim-vec.c) */
+#define SIM_VEC_HUGE_BYTES ((gsize) 2 << 20)
+
 #define SIM_VEC(T)                                                                                 \
   struct {                                                                                         \
     T *data;                                                                                       \
@@ -26,23 +29,11 @@ G_BEGIN_DECLS
   }
 
 /* room for at least `want` elements of `elt` bytes: the capacity doubles
- * (from 64), so n pushes cost O(n) copies in all; g_realloc_n aborts
- * rather than overflow */
-static inline gpointer
-sim_vec_grow (gpointer data, guint *cap, gsize elt, guint want)
-{
-  guint n = MAX (*cap, 64u);
-  while (n < want) {
-    if (n > G_MAXUINT / 2)
-      g_error ("sim_vec_grow: more than %u elements", G_MAXUINT / 2);
-    n *= 2;
-  }
-  if (n != *cap) {
-    data = g_realloc_n (data, n, elt);
-    *cap = n;
-  }
-  return data;
-}
+ * (from 64), so n pushes cost O(n) copies in all; aborts rather than
+ * overflow.  Arrays of SIM_VEC_HUGE_BYTES and more go on huge pages where
+ * the kernel offers them (sim-vec.c).  Returns the new data, which replaces
+ * `data` (freed or moved) */
+gpointer sim_vec_grow (gpointer data, guint *cap, gsize elt, guint want);
 
 /* append x (an expression of the element type) */
 #define sim_vec_push(v, x)                                                                         \
