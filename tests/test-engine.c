@@ -3,6 +3,7 @@
 
 #include "sim-engine.h"
 #include "sim-error.h"
+#include "sim-vec.h"
 
 #define MS(x) ((SimTime) ((x) * 1e9)) /* milliseconds in picoseconds */
 
@@ -143,6 +144,41 @@ test_time (void)
   g_assert_cmpint (sim_time_from_s (-1.0), ==, 0);
 }
 
+/* sim-vec's growth keeps every element, on either side of the huge-page
+ * placement: 3 MiB of guint64 (393,216) pushed one at a time; the
+ * capacity doubles from 64, and the doubling from 131,072 elements (1 MiB,
+ * an ordinary allocation) to 262,144 (2 MiB = SIM_VEC_HUGE_BYTES) is the
+ * first placed on a 2 MiB boundary, as is the next, 524,288 (4 MiB);
+ * sim_vec_room then replaces it with an empty one of the room asked, and
+ * sim_vec_clear frees it */
+static void
+test_vec_growth (void)
+{
+  SIM_VEC (guint64) v = { 0 };
+  const guint n = 3u << 17; /* 393,216 x 8 bytes = 3 MiB */
+  const guintptr huge = (guintptr) 2 << 20;
+  for (guint i = 0; i < n; i++) {
+    sim_vec_push (&v, (guint64) i * 2654435761u);
+    if (i == 131072 || i == 262144) {
+      g_assert_cmpuint (v.cap, ==, 2 * i);
+      g_assert_cmpuint ((guintptr) v.data % huge, ==, 0);
+    }
+  }
+  g_assert_cmpuint (v.len, ==, n);
+  g_assert_cmpuint (v.cap, ==, 524288);
+  for (guint i = 0; i < n; i++)
+    if (v.data[i] != (guint64) i * 2654435761u)
+      g_assert_cmpuint (v.data[i], ==, (guint64) i * 2654435761u);
+  sim_vec_truncate (&v);
+  sim_vec_room (&v, 1u << 20);
+  g_assert_cmpuint (v.len, ==, 0);
+  g_assert_cmpuint (v.cap, ==, 1u << 20);
+  v.data[(1u << 20) - 1] = 7; /* the room is there */
+  sim_vec_clear (&v);
+  g_assert_null (v.data);
+  g_assert_cmpuint (v.cap, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -155,5 +191,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/late-start", test_late_start);
   g_test_add_func ("/engine/locality", test_locality);
   g_test_add_func ("/engine/cycle", test_cycle);
+  g_test_add_func ("/engine/vec-growth", test_vec_growth);
   return g_test_run ();
 }
