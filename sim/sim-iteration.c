@@ -173,6 +173,8 @@ typedef struct {
   GHashTable *alone_off;    /* borrowed: (group << 32 | seq) of those taken as flows */
   AloneMemo *alone_memo;    /* per group: its last collective's key and time alone */
   guint64 alone_saved;      /* the activities the delays stand for, less theirs */
+  guint64 alone_saved_by[5][2]; /* the same by kind (the bit of its flag, ALONE_TP 0 ..
+                                 * ALONE_CP 4), of no micro-batch [0] or of one [1] */
   /* memos of what every pass asks again: per stage, the predicted time of
    * one TP collective (tp_pred_s; < 0: not yet); per (replica r, stage s,
    * direction d) [(r * pp + s) * 2 + d], the GPU pairs of its sends and
@@ -662,6 +664,15 @@ coll (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes, int
  * collectives.  The choice and the time are worked out once per group,
  * operation, count and bytes.  G_MAXUINT32, adding nothing, where this one
  * of the group is to run as flows (b->alone_off) */
+static SimSpanKind group_kind (const SimIterBuilder *b, int gi);
+
+/* the bit of a kind's ALONE_ flag */
+static int
+kind_bit (SimSpanKind kind)
+{
+  return kind == SIM_SPAN_TP ? 0 : kind == SIM_SPAN_PP ? 1 : kind == SIM_SPAN_CP ? 4 : 2;
+}
+
 static SimActivityId
 alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, double bytes,
              int count, guint32 span, SimActivityId after)
@@ -696,6 +707,8 @@ alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, do
   mm->op = op, mm->count = count, mm->bytes = bytes, mm->x = x;
   d.act = sim_engine_add_delay (b->e, x->t, span);
   b->alone_saved += x->acts > 0 ? x->acts - 1 : 0;
+  b->alone_saved_by[kind_bit (group_kind (b, gi))][g_array_index (b->spans, Span, span).mb >= 0] +=
+    x->acts > 0 ? x->acts - 1 : 0;
   d.seq = (guint32) (off & 0xffffffff);
   mark_from (b, first, span);
   if (after != G_MAXUINT32)
@@ -2639,6 +2652,32 @@ shortcut_worth (const SimIterBuilder *b)
   return 4 * b->alone_saved >= sim_engine_n_activities (b->e);
 }
 
+/* What b would count built again with only the delays of `keep` (ALONE_
+ * flags) and the rest as flows, before any run (nothing taken off as a
+ * culprit): each delay given up becomes the activities its flows are
+ * (sim_collective_alone_counted), in its own span, which alone_saved_by
+ * holds by kind and by micro-batch.  Gives the activities of no
+ * micro-batch (`once`) and of the micro-batches (`rest`), and returns
+ * whether the delays kept would be worth a run (shortcut_worth) */
+static gboolean
+rebuilt_counts (const SimIterBuilder *b, int keep, guint64 *once, guint64 *rest)
+{
+  guint64 saved = 0;
+  *once = *rest = 0;
+  for (guint32 a = 0; a < b->act_span->len; a++)
+    *once += span_of ((SimIterBuilder *) b, a)->mb < 0;
+  *rest = b->act_span->len - *once;
+  for (int k = 0; k < 5; k++) {
+    if (keep & (1 << k)) {
+      saved += b->alone_saved_by[k][0] + b->alone_saved_by[k][1];
+    } else {
+      *once += b->alone_saved_by[k][0];
+      *rest += b->alone_saved_by[k][1];
+    }
+  }
+  return 4 * saved >= *once + *rest;
+}
+
 /* sim_iteration_run_with_cost on sc */
 static SimIteration *
 run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
@@ -2661,6 +2700,7 @@ run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
   static const int masks[] = { ALONE_TP | ALONE_PP | ALONE_DP | ALONE_CP, ALONE_TP | ALONE_PP | ALONE_CP,
                                 ALONE_TP | ALONE_CP, 0 };
   int level = shortcut ? 0 : 3, drop = 0, rounds = 0, runs = 0;
+  guint64 once, rest;
   for (;;) {
     gboolean exact = FALSE;
     int d;
@@ -2674,8 +2714,10 @@ run_on (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
     /* before the first run: delays that stand for less than a quarter of
      * the run's activities are not worth the risk of a second run (where
      * something meets one) that would cost more than one without them
-     * (shortcut_worth) */
-    if (d == 0 && runs == 0 && !shortcut_worth (&b)) {
+     * (shortcut_worth); where some are dropped, what the build without
+     * them would count says so without making it (rebuilt_counts: were
+     * more dropped there, fewer still would be left) */
+    if (runs == 0 && (d == 0 ? !shortcut_worth (&b) : !rebuilt_counts (&b, b.alone & ~d, &once, &rest))) {
       level = 3;
       builder_clear (&b);
       memset (&b, 0, sizeof b);
@@ -2851,31 +2893,23 @@ steady_probe (const SimTopology *topo, const SimModel *model, const SimPlan *pla
 {
   g_auto (SimIterBuilder) b = { 0 };
   SimPlan q = *plan; /* shallow: read only, and never freed */
-  guint32 once = 0;
-  int alone = ALONE_TP | ALONE_PP | ALONE_DP | ALONE_CP, drop;
+  guint64 once, rest;
+  int alone = ALONE_TP | ALONE_PP | ALONE_DP | ALONE_CP, keep;
   q.micro_batches = m;
   q.global_batch = m * q.micro_batch * (guint64) q.dp;
   if (!build (&b, topo, model, &q, ledger, full, NULL, alone | MIRROR_DP, sc, error))
     return FALSE;
   /* as the runs will be built: without the shortcuts not worth a run
    * (run_on drops them before running; the gradient buckets' flows, when
-   * dropped, can outweigh every micro-batch's work) */
-  if (b.alone != 0 && (drop = alone_drop (&b)) != 0) {
-    builder_clear (&b);
-    memset (&b, 0, sizeof b);
-    if (!build (&b, topo, model, &q, ledger, full, NULL, (alone & ~drop) | MIRROR_DP, sc, error))
-      return FALSE;
-  }
-  if (b.alone != 0 && !shortcut_worth (&b)) {
-    builder_clear (&b);
-    memset (&b, 0, sizeof b);
-    if (!build (&b, topo, model, &q, ledger, full, NULL, MIRROR_DP, sc, error))
-      return FALSE;
-  }
-  for (guint32 a = 0; a < b.act_span->len; a++)
-    once += span_of (&b, a)->mb < 0;
-  probe[0] = once;
-  probe[1] = (double) (b.act_span->len - once) / (double) m;
+   * dropped, can outweigh every micro-batch's work), counted from this
+   * build (rebuilt_counts) */
+  keep = b.alone;
+  if (keep != 0)
+    keep &= ~alone_drop (&b);
+  if (!rebuilt_counts (&b, keep, &once, &rest))
+    rebuilt_counts (&b, 0, &once, &rest);
+  probe[0] = (double) once;
+  probe[1] = (double) rest / (double) m;
   return TRUE;
 }
 
