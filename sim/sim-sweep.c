@@ -534,18 +534,31 @@ progress_one (Sweep *sw)
     sw->progress (done, sw->total, sw->progress_data);
 }
 
-/* the pool's two jobs: a first look at every row (with keep, the
- * simulation waits for the waves), or a simulation */
+/* rows [first, last) of the sweep: one task of the first pool */
+typedef struct {
+  guint first, last;
+} Slice;
+
+/* rows prepared per task where nothing is simulated yet: a row's first
+ * look (validity, ledger, bound) takes tens of microseconds, about what
+ * handing a task to a thread costs */
+#define PREPARE_SLICE 32
+
+/* the pool's two jobs: a first look at every row of a slice (with keep,
+ * the simulation waits for the waves), or a simulation */
 static void
 work (gpointer data, gpointer user)
 {
   Sweep *sw = user;
-  Row *r = data;
-  if (sw->keep <= 0)
-    evaluate (sw, r, FALSE);
-  else if (prepare (sw, r))
-    return; /* counted when simulated or bounded */
-  progress_one (sw);
+  const Slice *sl = data;
+  for (guint i = sl->first; i < sl->last; i++) {
+    Row *r = g_ptr_array_index (sw->rows, i);
+    if (sw->keep <= 0)
+      evaluate (sw, r, FALSE);
+    else if (prepare (sw, r))
+      continue; /* counted when simulated or bounded */
+    progress_one (sw);
+  }
 }
 
 void
@@ -646,6 +659,9 @@ void
 sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer data)
 {
   GThreadPool *pool = g_thread_pool_new (work, sw, MAX (threads, 1), TRUE, NULL);
+  /* one row a task where each is simulated (their costs differ widely) */
+  guint per = sw->keep > 0 ? PREPARE_SLICE : 1;
+  g_autofree Slice *slices = g_new (Slice, sw->rows->len / per + 1);
   g_autoptr (GPtrArray) order = NULL;
   g_autoptr (GHashTable) best = NULL;
   g_autofree char *reason = NULL;
@@ -660,8 +676,10 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   sw->done = 0;
   sw->progress = progress;
   sw->progress_data = data;
-  for (guint i = 0; i < sw->rows->len; i++)
-    g_thread_pool_push (pool, g_ptr_array_index (sw->rows, i), NULL);
+  for (guint i = 0, k = 0; i < sw->rows->len; i += per, k++) {
+    slices[k] = (Slice) { i, MIN (i + per, sw->rows->len) };
+    g_thread_pool_push (pool, &slices[k], NULL);
+  }
   g_thread_pool_free (pool, FALSE, TRUE);
   if (sw->keep <= 0)
     return;
