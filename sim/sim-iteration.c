@@ -657,13 +657,6 @@ coll (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes, int
   mark_from (b, first, span);
 }
 
-/* the collective (as sim_collective_add adds it with choose()'s choice,
- * `count` merged into one as coll() merges them) of group gi as one delay
- * of its time alone on the network, after `after` (G_MAXUINT32: none),
- * recorded for alone_exact; the group's links are those of all its
- * collectives.  The choice and the time are worked out once per group,
- * operation, count and bytes.  G_MAXUINT32, adding nothing, where this one
- * of the group is to run as flows (b->alone_off) */
 static SimSpanKind group_kind (const SimIterBuilder *b, int gi);
 
 /* the bit of a kind's ALONE_ flag */
@@ -673,6 +666,13 @@ kind_bit (SimSpanKind kind)
   return kind == SIM_SPAN_TP ? 0 : kind == SIM_SPAN_PP ? 1 : kind == SIM_SPAN_CP ? 4 : 2;
 }
 
+/* the collective (as sim_collective_add adds it with choose()'s choice,
+ * `count` merged into one as coll() merges them) of group gi as one delay
+ * of its time alone on the network, after `after` (G_MAXUINT32: none),
+ * recorded for alone_exact; the group's links are those of all its
+ * collectives.  The choice and the time are worked out once per group,
+ * operation, count and bytes.  G_MAXUINT32, adding nothing, where this one
+ * of the group is to run as flows (b->alone_off) */
 static SimActivityId
 alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, double bytes,
              int count, guint32 span, SimActivityId after)
