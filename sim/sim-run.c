@@ -317,6 +317,7 @@ sim_run_summary_fill (SimRunSummary *s, const SimRun *run)
                          it->steady_micro_batches[2]);
     s->whole_activities = it->activities * (m > 0 ? (double) run->plan->micro_batches / m : 1.0);
   }
+  s->passes = (double) run->plan->micro_batches * MAX (run->plan->virtual_stages, 1) * run->plan->pp;
 }
 
 int

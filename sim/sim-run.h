@@ -94,6 +94,8 @@ typedef struct {
   double bound_tokens_per_s; /* and the throughput's upper bound that follows */
   double whole_activities; /* the activities of simulating it whole, estimated from a
                             * steady state's runs (for scheduling); not saved */
+  double passes;         /* forward-backward pairs of one replica: micro-batches x
+                          * virtual stages x stages (for scheduling); not saved */
 } SimRunSummary;
 
 /* a new summary (free with sim_run_summary_free) of label, index and nodes,
