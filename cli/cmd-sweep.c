@@ -348,14 +348,22 @@ merge (GPtrArray *files, int top, const char *csv, const char *chart, GError **e
 }
 
 /* the progress line on a terminal, from the worker threads: the layouts
- * done, the rate so far and the time left at that rate */
+ * done, the rate so far and the time left at that rate; redrawn at most
+ * every PROGRESS_US (a sweep finishes thousands of rows a second, and a
+ * write per row would hold the other threads at the lock) and at the end */
+#define PROGRESS_US 100000
 static GMutex progress_lock;
-static gint64 progress_start_us;
+static gint64 progress_start_us, progress_drawn_us;
 
 static void
 progress (int done, int total, gpointer data)
 {
   g_mutex_lock (&progress_lock);
+  if (done < total && g_get_monotonic_time () - progress_drawn_us < PROGRESS_US) {
+    g_mutex_unlock (&progress_lock);
+    return;
+  }
+  progress_drawn_us = g_get_monotonic_time ();
   {
     int width = 30, fill = total > 0 ? width * done / total : width;
     gint64 now = g_get_monotonic_time ();
