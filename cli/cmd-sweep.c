@@ -644,7 +644,7 @@ write_outputs (const char *json, const char *json_text, const char *csv, const c
   return sim_output_set_commit (set, error);
 }
 
-/* the diagnosis of the best, simulated again for its full report */
+/* the diagnosis of the best, from its full run */
 static void
 print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked, gboolean scale,
             gboolean wide, double tokens, double price)
@@ -656,8 +656,11 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
 
   if (best == NULL || !best->has_time)
     return;
-  run = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), model, plan_of (best->label), best->label,
-                          SIM_RUN_TIME, &local);
+  /* the full run the ranking made, where it made one */
+  run = sim_sweep_take_run (sw, best);
+  if (run == NULL)
+    run = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), model, plan_of (best->label), best->label,
+                            SIM_RUN_TIME, &local);
   if (run == NULL)
     return;
   d = sim_run_diagnose (run, NULL);

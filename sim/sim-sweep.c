@@ -37,6 +37,9 @@ struct _SimSweep {
   gpointer progress_data;
   int keep;              /* sim_sweep_set_keep: 0 simulates every layout that fits */
   int threads;           /* sim_sweep_run's, for sim_sweep_rank */
+  GHashTable *want_runs; /* Row*: the leaders whose full run sim_sweep_rank keeps */
+  GHashTable *runs;      /* Row* -> SimRun*: those runs, then the best's alone */
+  GMutex runs_lock;
 };
 
 typedef SimSweep Sweep;
@@ -52,6 +55,9 @@ sim_sweep_new (const SimModel *model, guint64 global_batch)
   sw->fp8_modes[0] = SIM_FP8_OFF;
   sw->fp8_modes[1] = -1;
   sw->rows = g_ptr_array_new_with_free_func (sim_run_summary_free);
+  sw->want_runs = g_hash_table_new (g_direct_hash, g_direct_equal);
+  sw->runs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) sim_run_free);
+  g_mutex_init (&sw->runs_lock);
   return sw;
 }
 
@@ -174,6 +180,9 @@ sim_sweep_free (SimSweep *sw)
   g_ptr_array_unref (sw->topos);
   g_free (sw->headroom_reason);
   g_array_unref (sw->node_counts);
+  g_hash_table_unref (sw->want_runs);
+  g_hash_table_unref (sw->runs);
+  g_mutex_clear (&sw->runs_lock);
   g_free (sw);
 }
 
@@ -495,9 +504,10 @@ prepare (Sweep *sw, Row *r)
   return TRUE;
 }
 
-/* simulate a prepared row, a long run from its steady state unless exact */
+/* simulate a prepared row, a long run from its steady state unless exact;
+ * kept (may be NULL) gets the run where the row keeps its time */
 static void
-simulate_row (Sweep *sw, Row *r, gboolean exact)
+simulate_row (Sweep *sw, Row *r, gboolean exact, SimRun **kept)
 {
   const SimTopology *t = sim_sweep_cluster (sw, r->nodes);
   g_autoptr (GError) error = NULL;
@@ -515,7 +525,10 @@ simulate_row (Sweep *sw, Row *r, gboolean exact)
   if (short_of_headroom (sw, r->peak_bytes, r->usable_bytes)) {
     r->pruned = g_strdup (sw->headroom_reason);
     r->fits = r->has_time = r->simulated = r->screened = FALSE;
+    return;
   }
+  if (kept != NULL)
+    *kept = g_steal_pointer (&run);
 }
 
 /* evaluate one row: prune by validity and memory, then simulate */
@@ -523,7 +536,7 @@ static void
 evaluate (Sweep *sw, Row *r, gboolean exact)
 {
   if (prepare (sw, r))
-    simulate_row (sw, r, exact);
+    simulate_row (sw, r, exact, NULL);
 }
 
 static void
@@ -647,7 +660,7 @@ work_wave (gpointer data, gpointer user)
 {
   Task *t = data;
   Waves *w = user;
-  simulate_row (w->sw, t->row, FALSE);
+  simulate_row (w->sw, t->row, FALSE, NULL);
   progress_one (w->sw);
   g_mutex_lock (&w->lock);
   if (--w->left[t->wave] == 0)
@@ -754,11 +767,26 @@ sim_sweep_rank_rows (GPtrArray *rows)
   sim_run_summaries_efficiency (rows);
 }
 
+/* a leader simulated in full; the run kept where sim_sweep_rank wants it */
 static void
 work_exact (gpointer data, gpointer user)
 {
-  evaluate (user, data, TRUE);
+  Sweep *sw = user;
+  Row *r = data;
+  SimRun *run = NULL;
+  if (!prepare (sw, r))
+    return;
+  simulate_row (sw, r, TRUE, g_hash_table_contains (sw->want_runs, r) ? &run : NULL);
+  if (run != NULL) {
+    g_mutex_lock (&sw->runs_lock);
+    g_hash_table_insert (sw->runs, r, run);
+    g_mutex_unlock (&sw->runs_lock);
+  }
 }
+
+/* the leaders whose full runs sim_sweep_rank keeps until it knows the
+ * best (a full run holds its spans and memory timelines) */
+#define SWEEP_KEEP_RUNS 4
 
 /* the costliest first, so that no thread is left with a long one at the
  * end: the most pipeline passes (each adds its own sends, gates and
@@ -790,12 +818,18 @@ sim_sweep_rank (SimSweep *sw, int exact)
   /* the leaders, simulated in full where they were screened, each in its
    * own row: the ranking after is the same for any thread count */
   g_autoptr (GPtrArray) redo = g_ptr_array_new ();
+  g_hash_table_remove_all (sw->want_runs);
+  g_hash_table_remove_all (sw->runs);
   for (guint i = 0; i < ranked->len && redone < exact; i++) {
     Row *r = g_ptr_array_index (ranked, i);
     if (!r->has_time)
       break;
-    if (r->screened)
+    if (r->screened) {
       g_ptr_array_add (redo, r);
+      /* the first few keep their runs: the best's is sim_sweep_take_run's */
+      if (redone < SWEEP_KEEP_RUNS)
+        g_hash_table_add (sw->want_runs, r);
+    }
     redone++;
   }
   g_ptr_array_sort (redo, by_work);
@@ -803,7 +837,23 @@ sim_sweep_rank (SimSweep *sw, int exact)
     g_thread_pool_push (pool, g_ptr_array_index (redo, i), NULL);
   g_thread_pool_free (pool, FALSE, TRUE);
   sim_sweep_rank_rows (ranked);
+  /* only the best's run is asked for */
+  if (ranked->len > 0) {
+    SimRun *best = NULL;
+    g_hash_table_steal_extended (sw->runs, g_ptr_array_index (ranked, 0), NULL, (gpointer *) &best);
+    g_hash_table_remove_all (sw->runs);
+    if (best != NULL)
+      g_hash_table_insert (sw->runs, g_ptr_array_index (ranked, 0), best);
+  }
   return ranked;
+}
+
+SimRun *
+sim_sweep_take_run (SimSweep *sw, const SimSweepRow *row)
+{
+  SimRun *run = NULL;
+  g_hash_table_steal_extended (sw->runs, row, NULL, (gpointer *) &run);
+  return run;
 }
 
 /* ---- CSV ---- */

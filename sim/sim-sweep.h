@@ -129,6 +129,12 @@ void sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpoint
  * array of borrowed rows. */
 GPtrArray *sim_sweep_rank (SimSweep *sw, int exact);
 
+/* the run of row, the best that sim_sweep_rank ranked, where it simulated
+ * that row in full (SIM_RUN_TIME, as sim_run_evaluate gives it for the
+ * row's label on its cluster), taken over by the caller (free with
+ * sim_run_free); NULL otherwise, or when taken already */
+SimRun *sim_sweep_take_run (SimSweep *sw, const SimSweepRow *row);
+
 /* rank rows read back from shard files the same way (no simulation) */
 void sim_sweep_rank_rows (GPtrArray *rows);
 

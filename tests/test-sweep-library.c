@@ -9,6 +9,7 @@
 
 #include "sim-error.h"
 #include "sim-plan.h"
+#include "sim-run.h"
 #include "sim-sweep.h"
 #include "test-util.h"
 
@@ -573,6 +574,50 @@ test_keep (void)
   }
 }
 
+/* The best layout's full run, as the ranking simulated it: where the best
+ * was screened (its time from a steady state) sim_sweep_rank simulates it
+ * in full and sim_sweep_take_run hands that run over once; its step is
+ * the row's and the same, to the bit, as sim_run_evaluate's of the row's
+ * label (both are the one deterministic computation).  Llama-3-8B on one
+ * node, global batch 512, top 3: the best, tp 1 dp 8 (64 micro-batches),
+ * is screened. */
+static void
+test_take_run (void)
+{
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimSweep) sw = sim_sweep_new (m, 512);
+  g_autoptr (GHashTable) screened = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GPtrArray) ranked = NULL;
+  g_autoptr (SimRun) run = NULL, again = NULL;
+  g_autoptr (GError) error = NULL;
+  GPtrArray *rows;
+  const SimSweepRow *best;
+  SimPlan *plan = sim_plan_new ();
+  sim_sweep_add_cluster (sw, test_load_topology ("dgx8x4.xml", 1), 1);
+  sim_sweep_enumerate (sw);
+  sim_sweep_set_keep (sw, 3);
+  sim_sweep_run (sw, 2, NULL, NULL);
+  rows = sim_sweep_rows (sw);
+  for (guint i = 0; i < rows->len; i++)
+    if (((const SimSweepRow *) g_ptr_array_index (rows, i))->screened)
+      g_hash_table_add (screened, g_ptr_array_index (rows, i));
+  ranked = sim_sweep_rank (sw, 3);
+  best = g_ptr_array_index (ranked, 0);
+  g_assert_true (best->has_time);
+  g_assert_true (g_hash_table_contains (screened, best));
+  g_assert_false (best->screened);
+  run = sim_sweep_take_run (sw, best);
+  g_assert_nonnull (run);
+  g_assert_null (sim_sweep_take_run (sw, best));
+  g_assert_cmpfloat (run->time->step_s, ==, best->step_s);
+  g_assert_true (sim_plan_parse_string (plan, best->label, &error));
+  again = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), m, plan, best->label, SIM_RUN_TIME, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (again->time->step_s, ==, run->time->step_s);
+  g_assert_cmpuint (again->time->activities, ==, run->time->activities);
+  g_assert_cmpuint (again->memory->peak_bytes, ==, run->memory->peak_bytes);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -589,5 +634,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep/min-headroom", test_min_headroom);
   g_test_add_func ("/sweep/csv", test_csv);
   g_test_add_func ("/sweep/experts", test_experts);
+  g_test_add_func ("/sweep/take-run", test_take_run);
   return g_test_run ();
 }
