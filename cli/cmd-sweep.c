@@ -815,6 +815,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     }
     sim_sweep_set_fp4 (sw, g_str_equal (fp4_s, "both"));
   }
+  sim_sweep_set_threads (sw, job.threads);
   sim_sweep_enumerate (sw);
   /* this shard's rows, evaluated on the pool; the leaders simulated in full */
   sim_sweep_keep_shard (sw, job.shard, job.shards);

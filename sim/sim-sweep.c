@@ -36,7 +36,7 @@ struct _SimSweep {
   SimSweepProgress progress;
   gpointer progress_data;
   int keep;              /* sim_sweep_set_keep: 0 simulates every layout that fits */
-  int threads;           /* sim_sweep_run's, for sim_sweep_rank */
+  int threads;           /* sim_sweep_set_threads' or sim_sweep_run's */
   GHashTable *want_runs; /* Row*: the leaders whose full run sim_sweep_rank keeps */
   GHashTable *runs;      /* Row* -> SimRun*: those runs, then the best's alone */
   GMutex runs_lock;
@@ -250,28 +250,64 @@ resolved_key (const SimPlan *p, int nodes)
                           p->layout != NULL ? p->layout->text : "", p->moe_a2a_overlap, p->moe_imbalance);
 }
 
+/* rows [first, last) of the sweep: one task of a pool */
+typedef struct {
+  guint first, last;
+} Slice;
+
+/* rows handed to a thread at a time where each takes tens of microseconds
+ * (a label resolved, a row's first look), about what a hand-over costs */
+#define ROW_SLICE 32
+
+/* the resolved keys of a slice of rows (dedupe) */
+typedef struct {
+  Sweep *sw;
+  char **keys;
+} Keys;
+
+static void
+work_keys (gpointer data, gpointer user)
+{
+  const Slice *sl = data;
+  Keys *k = user;
+  for (guint i = sl->first; i < sl->last; i++) {
+    Row *r = g_ptr_array_index (k->sw->rows, i);
+    g_autoptr (SimPlan) plan = sim_plan_new ();
+    if (r->pruned == NULL && sim_plan_parse_string (plan, r->label, NULL) &&
+        sim_plan_resolve (plan, sim_sweep_cluster (k->sw, r->nodes), k->sw->model, NULL))
+      k->keys[i] = resolved_key (plan, r->nodes);
+  }
+}
+
 /* the rows not yet pruned that resolve to the plan of an earlier row are
  * pruned, so that no layout is listed (or simulated) twice; done at
- * enumeration, so that every shard agrees */
+ * enumeration, so that every shard agrees.  The keys are worked out on
+ * sw->threads threads, compared in row order */
 static void
 dedupe (Sweep *sw)
 {
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  for (guint i = 0; i < sw->rows->len; i++) {
+  guint n = sw->rows->len;
+  Keys k = { sw, g_new0 (char *, n + 1) };
+  g_autofree Slice *slices = g_new (Slice, n / ROW_SLICE + 1);
+  GThreadPool *pool = g_thread_pool_new (work_keys, &k, MAX (sw->threads, 1), TRUE, NULL);
+  for (guint i = 0, j = 0; i < n; i += ROW_SLICE, j++) {
+    slices[j] = (Slice) { i, MIN (i + ROW_SLICE, n) };
+    g_thread_pool_push (pool, &slices[j], NULL);
+  }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  for (guint i = 0; i < n; i++) {
     Row *r = g_ptr_array_index (sw->rows, i);
-    g_autoptr (SimPlan) plan = sim_plan_new ();
-    char *key;
-    if (r->pruned != NULL || !sim_plan_parse_string (plan, r->label, NULL) ||
-        !sim_plan_resolve (plan, sim_sweep_cluster (sw, r->nodes), sw->model, NULL))
+    if (k.keys[i] == NULL)
       continue;
-    key = resolved_key (plan, r->nodes);
-    if (g_hash_table_contains (seen, key)) {
-      g_free (key);
+    if (g_hash_table_contains (seen, k.keys[i])) {
+      g_free (k.keys[i]);
       r->pruned = g_strdup ("the same layout as one listed before it, spelt differently");
       continue;
     }
-    g_hash_table_add (seen, key);
+    g_hash_table_add (seen, k.keys[i]);
   }
+  g_free (k.keys);
 }
 
 /* the expert splits of a tp x cp x dp stage, as plan text ",ep=E,etp=T"
@@ -547,16 +583,6 @@ progress_one (Sweep *sw)
     sw->progress (done, sw->total, sw->progress_data);
 }
 
-/* rows [first, last) of the sweep: one task of the first pool */
-typedef struct {
-  guint first, last;
-} Slice;
-
-/* rows prepared per task where nothing is simulated yet: a row's first
- * look (validity, ledger, bound) takes tens of microseconds, about what
- * handing a task to a thread costs */
-#define PREPARE_SLICE 32
-
 /* the pool's two jobs: a first look at every row of a slice (with keep,
  * the simulation waits for the waves), or a simulation */
 static void
@@ -596,6 +622,12 @@ void
 sim_sweep_set_keep (SimSweep *sw, int keep)
 {
   sw->keep = MAX (keep, 0);
+}
+
+void
+sim_sweep_set_threads (SimSweep *sw, int threads)
+{
+  sw->threads = MAX (threads, 1);
 }
 
 /* prepared rows by bound, then enumeration order */
@@ -673,7 +705,7 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
 {
   GThreadPool *pool = g_thread_pool_new (work, sw, MAX (threads, 1), TRUE, NULL);
   /* one row a task where each is simulated (their costs differ widely) */
-  guint per = sw->keep > 0 ? PREPARE_SLICE : 1;
+  guint per = sw->keep > 0 ? ROW_SLICE : 1;
   g_autofree Slice *slices = g_new (Slice, sw->rows->len / per + 1);
   g_autoptr (GPtrArray) order = NULL;
   g_autoptr (GHashTable) best = NULL;

@@ -94,6 +94,10 @@ gboolean sim_sweep_check_experts (const SimModel *m, const SimSweepConstraints *
 /* the constraints in force, lists sorted (borrowed) */
 const SimSweepConstraints *sim_sweep_constraints (const SimSweep *sw);
 
+/* the threads that sim_sweep_enumerate resolves the layouts on (1 by
+ * default; sim_sweep_run sets its own) */
+void sim_sweep_set_threads (SimSweep *sw, int threads);
+
 /* enumerate every layout on every cluster added; the rows, in order
  * (SimSweepRow*, owned by the sweep) */
 void sim_sweep_enumerate (SimSweep *sw);

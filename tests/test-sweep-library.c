@@ -509,7 +509,8 @@ test_experts (void)
  * the same layouts with the same times, bit for bit, and every layout the
  * bound pruned is, simulated, no faster than the third best of its GPU
  * count, with its bound at most its step; the bound prunes some.  With
- * keep 3, one thread and two prune and simulate the same rows. */
+ * keep 3, one thread and two enumerate (the same layouts spelt twice
+ * pruned), prune and simulate the same rows. */
 static void
 test_keep (void)
 {
@@ -521,6 +522,7 @@ test_keep (void)
     sw[k] = sim_sweep_new (m, 16);
     sim_sweep_add_cluster (sw[k], test_load_topology ("dgx8x4.xml", 1), 1);
     sim_sweep_add_cluster (sw[k], test_load_topology ("dgx8x4.xml", 2), 2);
+    sim_sweep_set_threads (sw[k], k == 2 ? 1 : 2);
     sim_sweep_enumerate (sw[k]);
     sim_sweep_set_keep (sw[k], k == 0 ? 0 : 3);
     sim_sweep_run (sw[k], k == 2 ? 1 : 2, NULL, NULL);
