@@ -259,6 +259,16 @@ typedef struct {
  * (a label resolved, a row's first look), about what a hand-over costs */
 #define ROW_SLICE 32
 
+/* rows [0, n) to pool in slices of `per`; slices: room for n / per + 1 */
+static void
+push_slices (GThreadPool *pool, Slice *slices, guint n, guint per)
+{
+  for (guint i = 0, k = 0; i < n; i += per, k++) {
+    slices[k] = (Slice) { i, MIN (i + per, n) };
+    g_thread_pool_push (pool, &slices[k], NULL);
+  }
+}
+
 /* the resolved keys of a slice of rows (dedupe) */
 typedef struct {
   Sweep *sw;
@@ -291,10 +301,7 @@ dedupe (Sweep *sw)
   Keys k = { sw, g_new0 (char *, n + 1) };
   g_autofree Slice *slices = g_new (Slice, n / ROW_SLICE + 1);
   GThreadPool *pool = g_thread_pool_new (work_keys, &k, MAX (sw->threads, 1), TRUE, NULL);
-  for (guint i = 0, j = 0; i < n; i += ROW_SLICE, j++) {
-    slices[j] = (Slice) { i, MIN (i + ROW_SLICE, n) };
-    g_thread_pool_push (pool, &slices[j], NULL);
-  }
+  push_slices (pool, slices, n, ROW_SLICE);
   g_thread_pool_free (pool, FALSE, TRUE);
   for (guint i = 0; i < n; i++) {
     Row *r = g_ptr_array_index (sw->rows, i);
@@ -721,10 +728,7 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   sw->done = 0;
   sw->progress = progress;
   sw->progress_data = data;
-  for (guint i = 0, k = 0; i < sw->rows->len; i += per, k++) {
-    slices[k] = (Slice) { i, MIN (i + per, sw->rows->len) };
-    g_thread_pool_push (pool, &slices[k], NULL);
-  }
+  push_slices (pool, slices, sw->rows->len, per);
   g_thread_pool_free (pool, FALSE, TRUE);
   if (sw->keep <= 0)
     return;
