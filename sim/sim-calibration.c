@@ -81,7 +81,7 @@ sim_calibration_load (const char *path, GError **error)
     c->link_bw[k] = bw;
     c->link_latency_scale[k] = scale;
   }
-  if (!sim_xml_validate (doc, path, "/sim/calibration.rng", error))
+  if (!sim_xml_validate (doc, path, "calibration.rng", error))
     return NULL;
   return g_steal_pointer (&c);
 }

@@ -182,7 +182,7 @@ load_xml (const char *path, GError **error)
       !sim_xml_get_uint (path, training, "global-batch", 1, G_GUINT64_CONSTANT (1) << 32,
                          &m->default_global_batch, error))
     return NULL;
-  if (!sim_xml_validate (doc, path, "/sim/model.rng", error))
+  if (!sim_xml_validate (doc, path, "model.rng", error))
     return NULL;
   if (!counts_fit (m)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_MODEL,

@@ -953,7 +953,7 @@ sim_topology_load_part (const char *path, int nodes_override, int gpus_override,
   }
   if (!check_connected (topo, error))
     return NULL;
-  if (!sim_xml_validate (doc, path, "/sim/topology.rng", error))
+  if (!sim_xml_validate (doc, path, "topology.rng", error))
     return NULL;
   /* a gpu-type may name the calibration of its measured rates: recorded
    * here, loaded and applied by sim_calibration_load_topology */

@@ -1,7 +1,6 @@
 /* sim-xml.c — see sim-xml.h */
 #include "sim-xml.h"
 
-#include <gio/gio.h>
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/relaxng.h>
@@ -11,6 +10,7 @@
 
 #include "sim-error.h"
 #include "sim-input.h"
+#include "sim-schemas.h"
 #include "sim-units.h"
 
 /* messages stay one bounded line: a million-digit value must not make a
@@ -458,21 +458,17 @@ on_start_element (void *ctx, const xmlChar *localname, const xmlChar *prefix, co
 static xmlRelaxNG *
 load_schema (const char *schema_path, GError **error)
 {
-  g_autoptr (GBytes) bytes = NULL;
-  g_autoptr (GError) local = NULL;
+  const SimSchemaText *text = sim_schemas;
   xmlRelaxNGParserCtxt *pctx = NULL;
   xmlRelaxNG *schema = NULL;
-  gsize size = 0;
-  const char *data = NULL;
 
-  bytes = g_resources_lookup_data (schema_path, G_RESOURCE_LOOKUP_FLAGS_NONE, &local);
-  if (bytes == NULL) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "internal schema %s is missing: %s",
-                 schema_path, local->message);
+  while (text->name != NULL && strcmp (text->name, schema_path) != 0)
+    text++;
+  if (text->name == NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_IO, "internal schema %s is missing", schema_path);
     return NULL;
   }
-  data = g_bytes_get_data (bytes, &size);
-  pctx = xmlRelaxNGNewMemParserCtxt (data, (int) size);
+  pctx = xmlRelaxNGNewMemParserCtxt (text->text, (int) text->size_bytes);
   schema = xmlRelaxNGParse (pctx);
   xmlRelaxNGFreeParserCtxt (pctx);
   if (schema == NULL)

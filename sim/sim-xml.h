@@ -56,9 +56,9 @@ xmlDoc *sim_xml_load (const char *path, GError **error);
 void sim_xml_free (xmlDoc *doc);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, sim_xml_free)
 
-/* Check doc against the schema resource schema_path ("/sim/topology.rng"):
- * FALSE with SIM_ERROR_XML naming the first violation (SIM_ERROR_IO if the
- * resource is missing: a build bug). */
+/* Check doc against the schema compiled into sim named schema_path
+ * ("topology.rng", see sim-schemas.h): FALSE with SIM_ERROR_XML naming the
+ * first violation (SIM_ERROR_IO if no such schema: a build bug). */
 gboolean sim_xml_validate (xmlDoc *doc, const char *path, const char *schema_path, GError **error);
 
 /* the line of attribute name (or, for NULL, of the start of the tag);
