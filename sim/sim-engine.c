@@ -289,29 +289,31 @@ push_event (SimEngine *e, SimTime time, guint32 activity, guint32 version, Event
   e->heap[i] = ev;
 }
 
+/* the earliest event, out of the heap: the hole at the root goes down to
+ * a leaf by the earlier child (one comparison a level), and the last
+ * event comes up from there (seldom far: it came from the bottom) */
 static Event
 pop_event (SimEngine *e)
 {
   Event top = e->heap[0];
   Event last = e->heap[--e->heap_len];
-  gsize i = 0;
-  gsize n = e->heap_len;
-  while (TRUE) {
-    gsize l = 2 * i + 1, r = l + 1, m = i;
-    const Event *best = &last;
-    if (l < n && event_less (&e->heap[l], best)) {
-      m = l;
-      best = &e->heap[l];
-    }
-    if (r < n && event_less (&e->heap[r], best))
-      m = r;
-    if (m == i)
-      break;
-    e->heap[i] = e->heap[m];
-    i = m;
+  gsize n = e->heap_len, i = 0, l;
+  if (n == 0)
+    return top;
+  while ((l = 2 * i + 1) < n) {
+    if (l + 1 < n && event_less (&e->heap[l + 1], &e->heap[l]))
+      l++;
+    e->heap[i] = e->heap[l];
+    i = l;
   }
-  if (n > 0)
-    e->heap[i] = last;
+  while (i > 0) {
+    gsize parent = (i - 1) / 2;
+    if (!event_less (&last, &e->heap[parent]))
+      break;
+    e->heap[i] = e->heap[parent];
+    i = parent;
+  }
+  e->heap[i] = last;
   return top;
 }
 
