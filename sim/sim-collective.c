@@ -578,7 +578,7 @@ add_phase (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes, 
            guint32 tag, SimActivityId after)
 {
   Group g;
-  SimCollChoice c = { SIM_ALGO_RING, proto, 0, 0 };
+  SimCollChoice c = { SIM_ALGO_RING, proto, 0, 0, SIM_TIME_MAX };
   SimActivityId start, end;
   group_init (&g, net, gpus, n);
   c.latency_s = latency_s (&g, op, SIM_ALGO_RING, proto);
@@ -598,7 +598,8 @@ int_cmp (gconstpointer pa, gconstpointer pb)
 /* sim_collective_alone with the group when the caller has it */
 static SimTime
 alone_on (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
-          const SimCollChoice *choice, GArray *links, const Group *g, guint32 *activities)
+          const SimCollChoice *choice, GArray *links, const Group *g, guint32 *activities,
+          SimTime known)
 {
   SimNetwork *idle = sim_network_idle (net);
   SimEngine *e = sim_network_engine (idle);
@@ -606,20 +607,22 @@ alone_on (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
   if (activities != NULL)
     *activities = sim_engine_n_activities (e);
   /* the links of its flows, from the flows (the network may have many
-   * more links than a collective crosses) */
+   * more links than a collective crosses), with the group's, sorted and
+   * each once */
   if (links != NULL) {
-    for (guint32 f = 0; f < sim_engine_n_flows (e); f++) {
-      SimActivityId a = sim_engine_flow_activity (e, f);
-      for (int i = 0; i < sim_engine_flow_n_links (e, a); i++) {
-        int l = sim_engine_flow_link (e, a, i);
-        g_array_append_val (links, l);
-      }
-    }
+    sim_engine_flow_links (e, links);
     g_array_sort (links, int_cmp);
-    for (guint i = 1; i < links->len; i++)
-      if (g_array_index (links, int, i) == g_array_index (links, int, i - 1))
-        g_array_remove_index (links, i--);
+    if (links->len > 1) {
+      int *l = (int *) (void *) links->data;
+      guint kept = 1;
+      for (guint i = 1; i < links->len; i++)
+        if (l[i] != l[kept - 1])
+          l[kept++] = l[i];
+      g_array_set_size (links, kept);
+    }
   }
+  if (known != SIM_TIME_MAX)
+    return known;
   if (!sim_engine_run (e, NULL))
     return SIM_TIME_MAX;
   return sim_engine_end (e, end);
@@ -629,23 +632,33 @@ SimTime
 sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                       const SimCollChoice *choice, GArray *links)
 {
-  return alone_on (net, op, gpus, n, bytes, choice, links, NULL, NULL);
+  return alone_on (net, op, gpus, n, bytes, choice, links, NULL, NULL, SIM_TIME_MAX);
 }
 
 SimTime
 sim_collective_alone_counted (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                               const SimCollChoice *choice, GArray *links, guint32 *activities)
 {
-  return alone_on (net, op, gpus, n, bytes, choice, links, NULL, activities);
+  return alone_on (net, op, gpus, n, bytes, choice, links, NULL, activities, SIM_TIME_MAX);
 }
 
-/* the collective alone on an idle copy of the network */
-static double
-simulate_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
-                const SimCollChoice *choice, const Group *g)
+SimTime
+sim_collective_alone_chosen (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                             const SimCollChoice *choice, GArray *links, guint32 *activities)
 {
-  SimTime t = alone_on (net, op, gpus, n, bytes, choice, NULL, g, NULL);
-  return t == SIM_TIME_MAX ? G_MAXDOUBLE : sim_time_to_s (t);
+  g_return_val_if_fail (choice->alone_t != SIM_TIME_MAX, SIM_TIME_MAX);
+  return alone_on (net, op, gpus, n, bytes, choice, links, NULL, activities, choice->alone_t);
+}
+
+/* the collective alone on an idle copy of the network, into
+ * choice->alone_t and (seconds) ->predicted_s */
+static void
+simulate_alone (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
+                SimCollChoice *choice, const Group *g)
+{
+  SimTime t = alone_on (net, op, gpus, n, bytes, choice, NULL, g, NULL, SIM_TIME_MAX);
+  choice->alone_t = t;
+  choice->predicted_s = t == SIM_TIME_MAX ? G_MAXDOUBLE : sim_time_to_s (t);
 }
 
 /* A lower bound on the time of a candidate with LL, whose every flow is
@@ -689,7 +702,7 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
     if (algo != SIM_ALGO_AUTO && algo != algos[i])
       continue;
     for (guint j = 0; j < G_N_ELEMENTS (protos); j++) {
-      SimCollChoice c = { algos[i], protos[j], 0, 0 };
+      SimCollChoice c = { algos[i], protos[j], 0, 0, SIM_TIME_MAX };
       /* point-to-point operations run Simple whatever was asked */
       SimProto want = op == SIM_OP_SENDRECV || op == SIM_OP_ALLTOALL ? SIM_PROTO_SIMPLE : proto;
       if (want != SIM_PROTO_AUTO && want != protos[j])
@@ -717,7 +730,7 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
         cand[i].predicted_s = G_MAXDOUBLE;
         continue;
       }
-      cand[i].predicted_s = simulate_alone (net, op, gpus, n, bytes, &cand[i], &g);
+      simulate_alone (net, op, gpus, n, bytes, &cand[i], &g);
       best = MIN (best, cand[i].predicted_s);
     }
   /* the fastest, the first of equals in the order above */

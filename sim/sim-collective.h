@@ -98,6 +98,7 @@ typedef struct {
   SimProto proto;
   double latency_s;
   double predicted_s;  /* alone on an idle network */
+  SimTime alone_t;     /* the same, exactly (SIM_TIME_MAX: not simulated) */
 } SimCollChoice;
 
 /* Is algo usable for op on this group?  (tree: all_reduce; nvls: all_reduce
@@ -147,6 +148,13 @@ SimTime sim_collective_alone (SimNetwork *net, SimCollOp op, const int *gpus, in
 SimTime sim_collective_alone_counted (SimNetwork *net, SimCollOp op, const int *gpus, int n,
                                       double bytes, const SimCollChoice *choice, GArray *links,
                                       guint32 *activities);
+/* the same for the choice sim_collective_choose made for these very gpus
+ * and bytes: its time is the choice's alone_t, exactly what the run would
+ * give, so the collective is built on the idle copy (for its links and
+ * activities) but not run */
+SimTime sim_collective_alone_chosen (SimNetwork *net, SimCollOp op, const int *gpus, int n,
+                                     double bytes, const SimCollChoice *choice, GArray *links,
+                                     guint32 *activities);
 
 /* names are static strings; a parser returns FALSE for an unknown name and
  * leaves *out untouched; any thread */

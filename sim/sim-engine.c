@@ -690,6 +690,23 @@ sim_engine_flow_n_links (const SimEngine *e, SimActivityId a)
   return x->kind == KIND_FLOW ? (int) e->flows.data[x->index].path_len : 0;
 }
 
+void
+sim_engine_flow_links (SimEngine *e, GArray *links)
+{
+  /* a generation of its own: reshare's marks compare against later ones */
+  guint32 gen = ++e->generation;
+  for (guint32 f = 0; f < e->flows.len; f++) {
+    const Flow *x = FLOW (e, f);
+    for (guint32 k = 0; k < x->path_len; k++) {
+      gint32 l = HOP (e, x->path_off + k)->link;
+      if (LINK (e, l)->mark != gen) {
+        LINK (e, l)->mark = gen;
+        g_array_append_val (links, l);
+      }
+    }
+  }
+}
+
 guint32
 sim_engine_n_flows (const SimEngine *e)
 {

@@ -78,6 +78,9 @@ guint32 sim_engine_tag (const SimEngine *e, SimActivityId a);
  * delay) and the i-th; never fail */
 int sim_engine_flow_n_links (const SimEngine *e, SimActivityId a);
 int sim_engine_flow_link (const SimEngine *e, SimActivityId a, int i);
+/* Append to links (a GArray of int) every link that some flow crosses,
+ * each once, in the order the flows first cross them; never fails */
+void sim_engine_flow_links (SimEngine *e, GArray *links);
 /* the flows alone, in the order they were added (their activities
  * ascending): how many, and the i-th's activity; never fail */
 guint32 sim_engine_n_flows (const SimEngine *e);

@@ -126,6 +126,9 @@ typedef struct {
   U32Vec *edges;
   GHashTable *choices;
   GHashTable *nodes_seen;
+  /* the choice choose() just made by simulating, NULL when it came from
+   * choices: the candidates ran on that call's gpus */
+  const SimCollChoice *fresh_choice;
   SimLayerCost cost; /* owned, as is everything below */
   int replicas;
   int *lc_of;          /* layers of each chunk [s * v + c] (sim_plan_chunk_layers) */
@@ -631,6 +634,7 @@ choose (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes)
         key.nodes++;
   }
   /* groups of one shape behave alike on a regular cluster */
+  b->fresh_choice = NULL;
   c = g_hash_table_lookup (b->choices, &key);
   if (c != NULL)
     return c;
@@ -639,8 +643,11 @@ choose (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes)
                               b->error != NULL ? NULL : &b->error)) {
     c->algo = SIM_ALGO_RING;
     c->proto = SIM_PROTO_SIMPLE;
+    c->alone_t = SIM_TIME_MAX;
   }
   g_hash_table_insert (b->choices, g_memdup2 (&key, sizeof key), c);
+  /* made for these very gpus: its alone_t is theirs (alone_delay) */
+  b->fresh_choice = c;
   return c;
 }
 
@@ -694,13 +701,20 @@ alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, do
      * added to the group's */
     /* choose() as coll() and pp_send() call it (a send's on its first
      * pair: the pairs are alike) */
-    SimCollChoice c = *choose (b, op, gpus, op == SIM_OP_SENDRECV ? 2 : n, bytes);
+    const SimCollChoice *chosen = choose (b, op, gpus, op == SIM_OP_SENDRECV ? 2 : n, bytes);
+    SimCollChoice c = *chosen;
     GArray *links = g_ptr_array_index (b->sc->alone_links, gi);
     if (links == NULL)
       links = g_ptr_array_index (b->sc->alone_links, gi) = g_array_new (FALSE, FALSE, sizeof (int));
     AloneTime *t = g_new (AloneTime, 1);
     c.latency_s *= count;
-    t->t = sim_collective_alone_counted (b->net, op, gpus, n, bytes * count, &c, links, &t->acts);
+    /* one collective whose choice was just simulated on these gpus: that
+     * simulation's time is this one's (the same collective on the same
+     * idle network), so it is only built, for its links */
+    if (count == 1 && op != SIM_OP_SENDRECV && chosen == b->fresh_choice && c.alone_t != SIM_TIME_MAX)
+      t->t = sim_collective_alone_chosen (b->net, op, gpus, n, bytes, &c, links, &t->acts);
+    else
+      t->t = sim_collective_alone_counted (b->net, op, gpus, n, bytes * count, &c, links, &t->acts);
     g_hash_table_insert (b->sc->alone_s, g_memdup2 (&key, sizeof key), t);
     x = t;
   }

@@ -189,6 +189,51 @@ test_small (void)
   g_assert_cmpfloat_with_epsilon (c.predicted_s, 15.0e-6, 1e-9);
 }
 
+/* sim_collective_alone_chosen gives what sim_collective_alone_counted
+ * runs for the choice just made on the same GPUs (16 across 2 nodes, an
+ * all_reduce of 64 MiB): the choice's own picoseconds, the same activities,
+ * and the same links added to the group's (here a -1 already there: the
+ * union stays sorted, each once, and a second collective over the same
+ * links adds none) */
+static void
+test_alone_chosen (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 2);
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (t, e);
+  g_autoptr (GArray) ran = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr (GArray) built = g_array_new (FALSE, FALSE, sizeof (int));
+  int g[16], minus = -1;
+  guint32 acts_ran = 0, acts_built = 0;
+  SimTime t_ran, t_built;
+  SimCollChoice c;
+  for (int i = 0; i < 16; i++)
+    g[i] = i;
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 16, 64.0 * (1 << 20), SIM_ALGO_AUTO,
+                                        SIM_PROTO_AUTO, &c, NULL));
+  g_assert_cmpint (c.alone_t, !=, SIM_TIME_MAX);
+  g_assert_cmpfloat (c.predicted_s, ==, sim_time_to_s (c.alone_t));
+  g_array_append_val (ran, minus);
+  g_array_append_val (built, minus);
+  t_ran = sim_collective_alone_counted (net, SIM_OP_ALL_REDUCE, g, 16, 64.0 * (1 << 20), &c, ran, &acts_ran);
+  t_built = sim_collective_alone_chosen (net, SIM_OP_ALL_REDUCE, g, 16, 64.0 * (1 << 20), &c, built, &acts_built);
+  g_assert_cmpint (t_ran, ==, c.alone_t);
+  g_assert_cmpint (t_built, ==, c.alone_t);
+  g_assert_cmpuint (acts_built, ==, acts_ran);
+  g_assert_cmpuint (acts_ran, >, 16);
+  g_assert_cmpuint (built->len, ==, ran->len);
+  g_assert_cmpuint (ran->len, >, 16);
+  g_assert_cmpint (memcmp (built->data, ran->data, ran->len * sizeof (int)), ==, 0);
+  g_assert_cmpint (g_array_index (ran, int, 0), ==, -1);
+  for (guint i = 1; i < ran->len; i++)
+    g_assert_cmpint (g_array_index (ran, int, i - 1), <, g_array_index (ran, int, i));
+  {
+    guint len = ran->len;
+    sim_collective_alone_counted (net, SIM_OP_ALL_REDUCE, g, 16, 1 << 20, &c, ran, NULL);
+    g_assert_cmpuint (ran->len, ==, len);
+  }
+}
+
 /* a calibrated latency scale multiplies NCCL's per-hop latency, not its
  * base: 6.6 + 14 x 0.6 x 1.5 = 19.2 us; a scale on InfiniBand leaves a
  * one-node ring as it was */
@@ -374,6 +419,7 @@ main (int argc, char **argv)
   g_test_add_func ("/collective/hier", test_hier);
   g_test_add_func ("/collective/nvls", test_nvls);
   g_test_add_func ("/collective/small", test_small);
+  g_test_add_func ("/collective/alone-chosen", test_alone_chosen);
   g_test_add_func ("/collective/auto-is-fastest", test_auto_is_fastest);
   g_test_add_func ("/collective/latency-scale", test_latency_scale);
   g_test_add_func ("/collective/busbw", test_busbw);

@@ -51,6 +51,32 @@ test_two_flows_halve (void)
   g_assert_cmpint (sim_engine_end (e, b), ==, MS (20));
 }
 
+/* the links the flows cross, each once, in the order first crossed: A over
+ * L2 then L0, B over L0, L1, L2 give L2 L0 L1 (L3 is crossed by none);
+ * the marks this leaves do not change the run that follows: A (2 GB) and B
+ * (1 GB) share L0 and L2 (100 GB/s each) at 50 GB/s until B ends at 20 ms,
+ * then A has 1 GB left alone at 100 GB/s: 30 ms */
+static void
+test_flow_links (void)
+{
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (GArray) links = g_array_new (FALSE, FALSE, sizeof (int));
+  int l[4];
+  for (int i = 0; i < 4; i++)
+    l[i] = sim_engine_add_link (e, 100e9);
+  int pa[2] = { l[2], l[0] }, pb[3] = { l[0], l[1], l[2] };
+  SimActivityId a = sim_engine_add_flow (e, pa, 2, 2e9, 0, 0, 0);
+  SimActivityId b = sim_engine_add_flow (e, pb, 3, 1e9, 0, 0, 0);
+  sim_engine_flow_links (e, links);
+  g_assert_cmpuint (links->len, ==, 3);
+  g_assert_cmpint (g_array_index (links, int, 0), ==, l[2]);
+  g_assert_cmpint (g_array_index (links, int, 1), ==, l[0]);
+  g_assert_cmpint (g_array_index (links, int, 2), ==, l[1]);
+  run (e);
+  g_assert_cmpint (sim_engine_end (e, b), ==, MS (20));
+  g_assert_cmpint (sim_engine_end (e, a), ==, MS (30));
+}
+
 /* A crosses L1 (100 GB/s) and L2 (20 GB/s), B only L1: A is held to 20 by
  * L2 and leaves 80 to B (max-min fairness, not an even split):
  * A 2 GB / 20 GB/s = 100 ms, B 8 GB / 80 GB/s = 100 ms */
@@ -187,6 +213,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/streams", test_streams);
   g_test_add_func ("/engine/two-flows-halve", test_two_flows_halve);
   g_test_add_func ("/engine/unused-share", test_unused_share);
+  g_test_add_func ("/engine/flow-links", test_flow_links);
   g_test_add_func ("/engine/reshare-and-cap", test_reshare_and_cap);
   g_test_add_func ("/engine/late-start", test_late_start);
   g_test_add_func ("/engine/locality", test_locality);
