@@ -37,6 +37,7 @@ struct _SimSweep {
   gpointer progress_data;
   int keep;              /* sim_sweep_set_keep: 0 simulates every layout that fits */
   int threads;           /* sim_sweep_set_threads' or sim_sweep_run's */
+  GThreadPool *pool;     /* its threads, NULL until the first job (job_push) */
   GHashTable *want_runs; /* Row*: the leaders whose full run sim_sweep_rank keeps */
   GHashTable *runs;      /* Row* -> SimRun*: those runs, then the best's alone */
   GMutex runs_lock;
@@ -183,6 +184,8 @@ sim_sweep_free (SimSweep *sw)
   g_hash_table_unref (sw->want_runs);
   g_hash_table_unref (sw->runs);
   g_mutex_clear (&sw->runs_lock);
+  if (sw->pool != NULL)
+    g_thread_pool_free (sw->pool, FALSE, TRUE);
   g_free (sw);
 }
 
@@ -259,14 +262,82 @@ typedef struct {
  * (a label resolved, a row's first look), about what a hand-over costs */
 #define ROW_SLICE 32
 
-/* rows [0, n) to pool in slices of `per`; slices: room for n / per + 1 */
+/* The sweep's threads live as long as the sweep, across its phases (the
+ * duplicate check, the first look, the waves, the leaders), so that each
+ * keeps its warm engine (sim-engine.c's spare per thread), routes and
+ * memory from one phase to the next: a thread's first whole simulation
+ * of a leader took about twice as long as the same one again.  A phase
+ * pushes jobs and waits for its batch of them. */
+typedef struct {
+  GMutex lock;
+  GCond done;
+  int left; /* jobs pushed and not yet done */
+} Batch;
+
+typedef struct {
+  GFunc fn;
+  gpointer data, user;
+  Batch *batch;
+} Job;
+
 static void
-push_slices (GThreadPool *pool, Slice *slices, guint n, guint per)
+run_job (gpointer data, gpointer unused)
 {
+  Job *j = data;
+  j->fn (j->data, j->user);
+  g_mutex_lock (&j->batch->lock);
+  if (--j->batch->left == 0)
+    g_cond_broadcast (&j->batch->done);
+  g_mutex_unlock (&j->batch->lock);
+}
+
+static void
+batch_init (Batch *b)
+{
+  g_mutex_init (&b->lock);
+  g_cond_init (&b->done);
+  b->left = 0;
+}
+
+/* fn (data, user) on one of sw->threads threads, as job j of batch b */
+static void
+job_push (Sweep *sw, Batch *b, Job *j, GFunc fn, gpointer data, gpointer user)
+{
+  if (sw->pool == NULL)
+    sw->pool = g_thread_pool_new (run_job, NULL, MAX (sw->threads, 1), TRUE, NULL);
+  else if (g_thread_pool_get_max_threads (sw->pool) != MAX (sw->threads, 1))
+    g_thread_pool_set_max_threads (sw->pool, MAX (sw->threads, 1), NULL);
+  *j = (Job) { fn, data, user, b };
+  g_mutex_lock (&b->lock);
+  b->left++;
+  g_mutex_unlock (&b->lock);
+  g_thread_pool_push (sw->pool, j, NULL);
+}
+
+/* until every job of b is done; then b is cleared */
+static void
+batch_wait (Batch *b)
+{
+  g_mutex_lock (&b->lock);
+  while (b->left > 0)
+    g_cond_wait (&b->done, &b->lock);
+  g_mutex_unlock (&b->lock);
+  g_mutex_clear (&b->lock);
+  g_cond_clear (&b->done);
+}
+
+/* fn (slice, user) for rows [0, n) in slices of `per`, and wait;
+ * slices and jobs: room for n / per + 1 */
+static void
+run_slices (Sweep *sw, GFunc fn, gpointer user, Slice *slices, Job *jobs, guint n, guint per)
+{
+  Batch b;
+  batch_init (&b);
   for (guint i = 0, k = 0; i < n; i += per, k++) {
     slices[k] = (Slice) { i, MIN (i + per, n) };
-    g_thread_pool_push (pool, &slices[k], NULL);
+    job_push (sw, &b, &jobs[k], fn, &slices[k], user);
   }
+  batch_wait (&b);
 }
 
 /* the resolved keys of a slice of rows (dedupe) */
@@ -300,9 +371,8 @@ dedupe (Sweep *sw)
   guint n = sw->rows->len;
   Keys k = { sw, g_new0 (char *, n + 1) };
   g_autofree Slice *slices = g_new (Slice, n / ROW_SLICE + 1);
-  GThreadPool *pool = g_thread_pool_new (work_keys, &k, MAX (sw->threads, 1), TRUE, NULL);
-  push_slices (pool, slices, n, ROW_SLICE);
-  g_thread_pool_free (pool, FALSE, TRUE);
+  g_autofree Job *jobs = g_new (Job, n / ROW_SLICE + 1);
+  run_slices (sw, work_keys, &k, slices, jobs, n, ROW_SLICE);
   for (guint i = 0; i < n; i++) {
     Row *r = g_ptr_array_index (sw->rows, i);
     if (k.keys[i] == NULL)
@@ -710,10 +780,11 @@ work_wave (gpointer data, gpointer user)
 void
 sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer data)
 {
-  GThreadPool *pool = g_thread_pool_new (work, sw, MAX (threads, 1), TRUE, NULL);
   /* one row a task where each is simulated (their costs differ widely) */
   guint per = sw->keep > 0 ? ROW_SLICE : 1;
   g_autofree Slice *slices = g_new (Slice, sw->rows->len / per + 1);
+  g_autofree Job *jobs = g_new (Job, sw->rows->len / per + 1);
+  Batch batch;
   g_autoptr (GPtrArray) order = NULL;
   g_autoptr (GHashTable) best = NULL;
   g_autofree char *reason = NULL;
@@ -728,8 +799,7 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   sw->done = 0;
   sw->progress = progress;
   sw->progress_data = data;
-  push_slices (pool, slices, sw->rows->len, per);
-  g_thread_pool_free (pool, FALSE, TRUE);
+  run_slices (sw, work, sw, slices, jobs, sw->rows->len, per);
   if (sw->keep <= 0)
     return;
 
@@ -751,7 +821,9 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   w.left = g_new0 (int, order->len + 2);
   g_mutex_init (&w.lock);
   g_cond_init (&w.done);
-  pool = g_thread_pool_new (work_wave, &w, MAX (threads, 1), TRUE, NULL);
+  g_free (jobs);
+  jobs = g_new (Job, order->len + 1);
+  batch_init (&batch);
   for (;;) {
     /* compose waves up to two ahead of the last one noted */
     while (composed < waves + 2 && next < order->len) {
@@ -775,7 +847,7 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
       g_mutex_unlock (&w.lock);
       for (int i = first[composed]; i < first[composed + 1]; i++)
         if (tasks[i].wave == composed)
-          g_thread_pool_push (pool, &tasks[i], NULL);
+          job_push (sw, &batch, &jobs[i], work_wave, &tasks[i], &w);
       composed++;
     }
     if (waves == composed)
@@ -790,7 +862,7 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
         note_best (best, sw->keep, tasks[i].row);
     waves++;
   }
-  g_thread_pool_free (pool, FALSE, TRUE);
+  batch_wait (&batch);
   g_free (w.left);
   g_mutex_clear (&w.lock);
   g_cond_clear (&w.done);
@@ -846,8 +918,9 @@ GPtrArray *
 sim_sweep_rank (SimSweep *sw, int exact)
 {
   GPtrArray *ranked = g_ptr_array_new ();
-  GThreadPool *pool = g_thread_pool_new (work_exact, sw, MAX (sw->threads, 1), TRUE, NULL);
   int redone = 0;
+  g_autofree Job *jobs = NULL;
+  Batch batch;
   for (guint i = 0; i < sw->rows->len; i++)
     g_ptr_array_add (ranked, g_ptr_array_index (sw->rows, i));
   sim_run_summaries_rank (ranked);
@@ -869,9 +942,11 @@ sim_sweep_rank (SimSweep *sw, int exact)
     redone++;
   }
   g_ptr_array_sort (redo, by_work);
+  jobs = g_new (Job, redo->len + 1);
+  batch_init (&batch);
   for (guint i = 0; i < redo->len; i++)
-    g_thread_pool_push (pool, g_ptr_array_index (redo, i), NULL);
-  g_thread_pool_free (pool, FALSE, TRUE);
+    job_push (sw, &batch, &jobs[i], work_exact, g_ptr_array_index (redo, i), sw);
+  batch_wait (&batch);
   sim_sweep_rank_rows (ranked);
   /* only the best's run is asked for */
   if (ranked->len > 0) {
