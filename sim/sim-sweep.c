@@ -751,11 +751,11 @@ beaten (GHashTable *best, int keep, const Row *r)
   return a != NULL && (int) a->len == keep && r->bound_tokens_per_s < g_array_index (a, double, keep - 1);
 }
 
-/* the waves in flight: a wave's rows still being simulated, by wave */
+/* the waves in flight: a wave's rows still being simulated, by wave,
+ * counted under the lock of the batch their jobs belong to */
 typedef struct {
   Sweep *sw;
-  GMutex lock;
-  GCond done;
+  Batch batch;
   int *left;
 } Waves;
 
@@ -771,10 +771,10 @@ work_wave (gpointer data, gpointer user)
   Waves *w = user;
   simulate_row (w->sw, t->row, FALSE, NULL);
   progress_one (w->sw);
-  g_mutex_lock (&w->lock);
+  g_mutex_lock (&w->batch.lock);
   if (--w->left[t->wave] == 0)
-    g_cond_broadcast (&w->done);
-  g_mutex_unlock (&w->lock);
+    g_cond_broadcast (&w->batch.done);
+  g_mutex_unlock (&w->batch.lock);
 }
 
 void
@@ -784,7 +784,6 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   guint per = sw->keep > 0 ? ROW_SLICE : 1;
   g_autofree Slice *slices = g_new (Slice, sw->rows->len / per + 1);
   g_autofree Job *jobs = g_new (Job, sw->rows->len / per + 1);
-  Batch batch;
   g_autoptr (GPtrArray) order = NULL;
   g_autoptr (GHashTable) best = NULL;
   g_autofree char *reason = NULL;
@@ -819,11 +818,9 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   tasks = g_new (Task, order->len + 1);
   first = g_new0 (int, order->len + 2);
   w.left = g_new0 (int, order->len + 2);
-  g_mutex_init (&w.lock);
-  g_cond_init (&w.done);
   g_free (jobs);
   jobs = g_new (Job, order->len + 1);
-  batch_init (&batch);
+  batch_init (&w.batch);
   for (;;) {
     /* compose waves up to two ahead of the last one noted */
     while (composed < waves + 2 && next < order->len) {
@@ -842,30 +839,28 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
         }
       }
       first[composed + 1] = (int) next;
-      g_mutex_lock (&w.lock);
+      g_mutex_lock (&w.batch.lock);
       w.left[composed] = n;
-      g_mutex_unlock (&w.lock);
+      g_mutex_unlock (&w.batch.lock);
       for (int i = first[composed]; i < first[composed + 1]; i++)
         if (tasks[i].wave == composed)
-          job_push (sw, &batch, &jobs[i], work_wave, &tasks[i], &w);
+          job_push (sw, &w.batch, &jobs[i], work_wave, &tasks[i], &w);
       composed++;
     }
     if (waves == composed)
       break;
     /* the oldest wave in flight, whole, then its results */
-    g_mutex_lock (&w.lock);
+    g_mutex_lock (&w.batch.lock);
     while (w.left[waves] > 0)
-      g_cond_wait (&w.done, &w.lock);
-    g_mutex_unlock (&w.lock);
+      g_cond_wait (&w.batch.done, &w.batch.lock);
+    g_mutex_unlock (&w.batch.lock);
     for (int i = first[waves]; i < first[waves + 1]; i++)
       if (tasks[i].wave == waves)
         note_best (best, sw->keep, tasks[i].row);
     waves++;
   }
-  batch_wait (&batch);
+  batch_wait (&w.batch);
   g_free (w.left);
-  g_mutex_clear (&w.lock);
-  g_cond_clear (&w.done);
 }
 
 void
