@@ -30,12 +30,13 @@ def rows_of(root, name, fields=None):
 
 
 def plan_string(args):
-    """--key value / --flag / --no-flag as key=value,... (sim_plan_parse_string)"""
+    """--key value / --flag / --no-flag as key=value,... (sim_plan_parse_string);
+    a list value (--recompute-modules, --cuda-graph-scope) joined by + there"""
     items, i = [], 0
     while i < len(args):
         key = args[i][2:]
         if i + 1 < len(args) and not args[i + 1].startswith("--"):
-            items.append("%s=%s" % (key, args[i + 1])); i += 2
+            items.append("%s=%s" % (key, args[i + 1].replace(",", "+"))); i += 2
         elif key.startswith("no-"):
             items.append("%s=false" % key[3:]); i += 1
         else:

@@ -104,9 +104,11 @@ sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *option
         }
         value = argv[++i];
       }
-      /* Megatron-LM's --recompute-modules takes its modules as separate
-       * words (nargs='*'): the words up to the next flag, joined */
-      if (eq == NULL && g_str_equal (key, "recompute-modules") && i + 1 < argc &&
+      /* Megatron-LM's --recompute-modules and --cuda-graph-scope take
+       * their names as separate words (nargs): the words up to the next
+       * flag, joined */
+      if (eq == NULL && (g_str_equal (key, "recompute-modules") || g_str_equal (key, "cuda-graph-scope")) &&
+          i + 1 < argc &&
           !g_str_has_prefix (argv[i + 1], "-")) {
         g_autoptr (GString) joined = g_string_new (value);
         while (i + 1 < argc && !g_str_has_prefix (argv[i + 1], "-"))

@@ -24,6 +24,8 @@ sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan)
   cfg->fp4 = plan->fp4 != SIM_FP4_OFF;
   cfg->fp8_attention = cfg->fp8 && plan->fp8_attention;
   cfg->etp = (guint64) MAX (plan->etp, 1);
+  cfg->graphs_dense = sim_plan_layer_graphs (plan, FALSE);
+  cfg->graphs_moe = sim_plan_layer_graphs (plan, TRUE);
 }
 
 /* the bytes of `elements` of a linear layer's input as the layer saves it
@@ -232,6 +234,8 @@ layer_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *
     mlp_tensors (a, m, c, m->ffn_hidden, TRUE);
   if (m->dropout)
     save (a, "mlp.dropout", "mask", rep (c, MASK * sbh));
+  for (int i = 0; i < (moe ? c->graphs_moe : c->graphs_dense); i++)
+    save (a, "cuda graph", "static input", rep (c, ACT * sbh));
 }
 
 static SimActivations *

@@ -79,6 +79,15 @@
  *                   router's).
  * The layer whose backward runs holds what it dropped again, briefly: the
  * transient working set.
+ *
+ * Under CUDA graphs each graph a layer replays keeps a static input buffer
+ * per micro-batch in flight: Transformer Engine copies the layer's input
+ * (the s*b*h hidden states, split by sequence parallelism) into it, and
+ * with Megatron-Core's buffer reuse there are as many as forwards wait for
+ * their backward (make_graphed_callables' _reuse_graph_input_output_buffers;
+ * an account of it: "Static Input Buffers: PP x layer x input_size",
+ * magic3007/blog, 2025-12-30-training-cuda-graph.md).  The graphs' other
+ * static outputs are the tensors the layer keeps anyway.
  */
 #pragma once
 
@@ -114,6 +123,7 @@ typedef struct {
   gboolean fp8_attention; /* the fused attention saves Q, K, V and its output in FP8 */
   guint64 etp;          /* expert tensor parallel (MoE layers) */
   guint recompute_modules; /* SimRecomputeModules under selective (0: core_attn) */
+  int graphs_dense, graphs_moe; /* CUDA graphs a dense (MoE) layer replays (sim_plan_layer_graphs) */
 } SimActivationConfig;
 
 /* fills cfg from a resolved plan; never fails; any thread */

@@ -17,6 +17,8 @@ typedef struct {
   double s;       /* GPU seconds */
   double flop;    /* executed FLOPs */
   int kernels;
+  int graphed;    /* of the kernels, those a CUDA graph replays (graph_layer) */
+  int graphs;     /* the graph replays the host launches instead */
 } Acc;
 
 static double
@@ -195,12 +197,20 @@ k_attn (Acc *a, double flop, double efficiency)
   a->kernels++;
 }
 
+/* what the host launches: each kernel a graph does not replay, and each
+ * graph replay, at one host launch apiece */
+static int
+launches (const Acc *a)
+{
+  return a->kernels - a->graphed + a->graphs;
+}
+
 /* GPU time, or the host's time to issue the kernels when that is longer
  * (the CPU runs ahead of the GPU only while it is faster) */
 static double
 wall (const Acc *a)
 {
-  return MAX (a->s, a->kernels * a->g->eff.host_launch_s);
+  return MAX (a->s, launches (a) * a->g->eff.host_launch_s);
 }
 
 /* whether selective recomputation recomputes module m (SimRecomputeModules) */
@@ -562,6 +572,12 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
   }
 }
 
+/* the kernels of an MoE layer's router (forward, backward) and of its
+ * dispatcher's preprocess (forward only), which CUDA graphs may capture */
+typedef struct {
+  int router_fwd, router_bwd, preprocess_fwd;
+} MoeKernels;
+
 /* The busiest GPU's routed tokens over the mean: the plan's
  * --moe-imbalance, but never above a capacity factor, beyond which
  * Megatron-Core drops the tokens (moe_utils.py, topk_softmax_with_capacity) */
@@ -646,7 +662,7 @@ expert_casts (const SimPlan *p, Acc *a, double groups, double elements)
  * Charged beside the GEMMs under FP8 or NVFP4: each expert's casts of its
  * inputs and output gradients (expert_casts). */
 static void
-moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec)
+moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, MoeKernels *n)
 {
   const SimMoe *e = &m->moe;
   double t = p->tp, T = (double) p->seq_len / p->cp * p->micro_batch;
@@ -664,11 +680,15 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec)
   Acc start = *fwd, mark;
 
   /* router */
+  n->router_fwd = fwd->kernels, n->router_bwd = bwd->kernels;
   k_linear (NULL, fwd, bwd, Tn, E, h);
   k_mem_n (fwd, grouped_topk ? 36 : 22, 42 * Tn * E);
   k_mem_n (bwd, grouped_topk ? 20 : 14, 12 * Tn * E);
+  n->router_fwd = fwd->kernels - n->router_fwd, n->router_bwd = bwd->kernels - n->router_bwd;
   /* preprocess, its copies to the host, and the wait for them */
+  n->preprocess_fwd = fwd->kernels;
   k_mem_n (fwd, 12, 4 * Tn * E);
+  n->preprocess_fwd = fwd->kernels - n->preprocess_fwd;
   fwd->s += fwd->g->eff.host_launch_s;
   /* permute and un-permute, and with several local experts the sort by
    * expert and its inverse */
@@ -731,8 +751,8 @@ layer_times (const SimPlan *p, const Acc *fwd, const Acc *bwd, const Acc *core_f
   Acc lf = *fwd, lb = *bwd;
   lf.s += core_fwd->s, lf.kernels += core_fwd->kernels, lf.flop += core_fwd->flop;
   lb.s += core_bwd->s, lb.kernels += core_bwd->kernels, lb.flop += core_bwd->flop;
-  gpu_s[0] = lf.s, host_s[0] = lf.kernels * lf.g->eff.host_launch_s;
-  gpu_s[1] = lb.s, host_s[1] = lb.kernels * lb.g->eff.host_launch_s;
+  gpu_s[0] = lf.s, host_s[0] = launches (&lf) * lf.g->eff.host_launch_s;
+  gpu_s[1] = lb.s, host_s[1] = launches (&lb) * lb.g->eff.host_launch_s;
   *fwd_s = wall (&lf);
   *bwd_s = wall (&lb);
   *fwd_flop = lf.flop;
@@ -794,6 +814,48 @@ norm_kernels (Acc *fwd, Acc *bwd, double n)
   k_mem (bwd, 2 * n);
 }
 
+/* the kernels of a layer's attention sublayer, forward and backward:
+ * layer_kernels without the MLP, less the MLP side's norm (one kernel
+ * forward, two backward) and bias-dropout-add (one each way) that its loop
+ * over the two sublayers also charges */
+static void
+attention_kernels (const SimModel *m, const SimPlan *p, const SimGpuType *g, int *f, int *b)
+{
+  Acc af = { g, 0, 0, 0 }, ab = { g, 0, 0, 0 };
+  Acc cf = { g, 0, 0, 0 }, cb = { g, 0, 0, 0 }, r = { g, 0, 0, 0 };
+  layer_kernels (m, p, FALSE, &af, &ab, &cf, &cb, &r);
+  *f = af.kernels + cf.kernels - 2;
+  *b = ab.kernels + cb.kernels - 3;
+}
+
+/* A layer under CUDA graphs (--cuda-graph-scope): the captured kernels run
+ * as before on the GPU (sim keeps each one's fixed cost: the graph removes
+ * the host's launch, not the kernel's tail), but the host launches one
+ * graph per pass instead of each of them (sim_plan_layer_graphs).
+ * Transformer Engine's graphed callable copies its input into the graph's
+ * static input buffer before the forward replay, and the output gradient
+ * into its static buffer before the backward replay, whenever the tensor
+ * handed in is not already that buffer (transformer_engine/pytorch/
+ * graph.py, make_graphed_callables: Graphed.forward and backward, the
+ * copy_ of each input whose data_ptr differs), as it is not when eager
+ * code made it: one copy of the Tn x h BF16 hidden states (read and
+ * write) each way, charged as eager kernels.  Recomputation (rec) stays
+ * eager.  captured_fwd and captured_bwd count what the scope captures. */
+static void
+graph_layer (Acc *fwd, Acc *bwd, int graphs, int captured_fwd, int captured_bwd, double Tn, double h)
+{
+  if (graphs <= 0)
+    return;
+  fwd->graphed += captured_fwd;
+  bwd->graphed += captured_bwd;
+  fwd->graphs += graphs;
+  bwd->graphs += graphs;
+  for (int i = 0; i < graphs; i++) {
+    k_mem (fwd, 4 * Tn * h);
+    k_mem (bwd, 4 * Tn * h);
+  }
+}
+
 void
 sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c)
 {
@@ -808,8 +870,20 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
    * and a reduce-scatter with sequence parallelism, else an all-reduce */
   int mlp_colls = p->tp > 1 ? (p->sequence_parallel ? 2 : 1) : 0;
 
+  guint scope = p->cuda_graph_impl != SIM_CUDA_GRAPH_NONE ? p->cuda_graph_scope : 0;
+  int attn_f = 0, attn_b = 0;
+
   memset (c, 0, sizeof *c);
+  if (scope != 0)
+    attention_kernels (m, p, g, &attn_f, &attn_b);
   layer_kernels (m, p, TRUE, &fwd, &bwd, &core_fwd, &core_bwd, &rec);
+  if (sim_plan_layer_graphs (p, FALSE) > 0) {
+    /* the MLP sublayer: the rest of the dense layer */
+    int mlp_f = fwd.kernels + core_fwd.kernels - attn_f, mlp_b = bwd.kernels + core_bwd.kernels - attn_b;
+    graph_layer (&fwd, &bwd, sim_plan_layer_graphs (p, FALSE),
+                 ((scope & SIM_GRAPH_ATTN) ? attn_f : 0) + ((scope & SIM_GRAPH_MLP) ? mlp_f : 0),
+                 ((scope & SIM_GRAPH_ATTN) ? attn_b : 0) + ((scope & SIM_GRAPH_MLP) ? mlp_b : 0), Tn, h);
+  }
   c->attn_core_fwd_s = core_fwd.s;
   layer_times (p, &fwd, &bwd, &core_fwd, &core_bwd, &rec, &c->layer_fwd_s, &c->layer_bwd_s,
                &c->layer_recompute_s, &c->layer_fwd_flop, &c->layer_bwd_flop,
@@ -821,10 +895,20 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
     Acc mcf = { g, 0, 0, 0 }, mcb = { g, 0, 0, 0 }, mr = { g, 0, 0, 0 };
     double load = moe_load (m, p);
     double attn_fwd_gpu_s, attn_bwd_gpu_s;
+    MoeKernels n;
     layer_kernels (m, p, FALSE, &mf, &mb, &mcf, &mcb, &mr);
     attn_fwd_gpu_s = mf.s + mcf.s;
     attn_bwd_gpu_s = mb.s + mcb.s;
-    moe_kernels (m, p, &mf, &mb, &mr);
+    moe_kernels (m, p, &mf, &mb, &mr, &n);
+    if (sim_plan_layer_graphs (p, TRUE) > 0) {
+      /* attn and moe_router captured together run through the pre-MLP
+       * norm between them (one kernel forward, two backward) */
+      gboolean a = (scope & SIM_GRAPH_ATTN) != 0, r = (scope & SIM_GRAPH_MOE_ROUTER) != 0;
+      graph_layer (&mf, &mb, sim_plan_layer_graphs (p, TRUE),
+                   (a ? attn_f : 0) + (r ? n.router_fwd : 0) + (a && r ? 1 : 0) +
+                       ((scope & SIM_GRAPH_MOE_PREPROCESS) ? n.preprocess_fwd : 0),
+                   (a ? attn_b : 0) + (r ? n.router_bwd : 0) + (a && r ? 2 : 0), Tn, h);
+    }
     layer_times (p, &mf, &mb, &mcf, &mcb, &mr, &c->moe_fwd_s, &c->moe_bwd_s, &c->moe_recompute_s,
                  &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop, c->gpu_s + 2,
                  c->host_s + 2);

@@ -17,7 +17,8 @@ typedef enum {
   KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_FP8_ATTENTION, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
   KEY_MOE_IMBALANCE, KEY_MOE_A2A_OVERLAP, KEY_FIRST_STAGE_LAYERS, KEY_LAST_STAGE_LAYERS,
   KEY_EMBEDDING_IN_SPLIT, KEY_LOSS_IN_SPLIT, KEY_FP4, KEY_FP4_RECIPE, KEY_TP_ONLY_AMAX_RED,
-  KEY_RECOMPUTE_MODULES, KEY_MTP_LAYERS, KEY_PIPELINE_LAYOUT,
+  KEY_RECOMPUTE_MODULES, KEY_MTP_LAYERS, KEY_PIPELINE_LAYOUT, KEY_CUDA_GRAPH_IMPL,
+  KEY_CUDA_GRAPH_SCOPE,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -124,6 +125,14 @@ static const Option options[] = {
   { "mtp-num-layers", NULL, KEY_MTP_LAYERS, ARG_STRING, NULL,
     "multi-token-prediction layers to train, 0 to 64, on the last pipeline stage (Megatron-Core's "
     "MTP; default: the model's, as DeepSeek-V3 trained; 0 with LoRA)" },
+  { "cuda-graph-impl", NULL, KEY_CUDA_GRAPH_IMPL, ARG_CHOICE, "none|transformer_engine|local",
+    "capture each layer's kernels in CUDA graphs, as Megatron-Core does with Transformer Engine's "
+    "make_graphed_callables or its own graph manager: the host launches a graph instead of each "
+    "kernel (default none)" },
+  { "cuda-graph-scope", NULL, KEY_CUDA_GRAPH_SCOPE, ARG_STRING, NULL,
+    "what the graphs capture, joined by , or +: attn, mlp, moe_router, moe_preprocess, or full "
+    "(every layer whole, Megatron-Core's default; dense models) (sets --cuda-graph-impl "
+    "transformer_engine)" },
   { "account-for-embedding-in-pipeline-split", NULL, KEY_EMBEDDING_IN_SPLIT, ARG_BOOL, NULL,
     "count the embedding as a layer when splitting the layers over the stages: the first "
     "chunk holds one layer fewer (default off)" },
@@ -173,16 +182,11 @@ static const Alias aliases[] = {
     "block recomputes only some layers; sim recomputes every layer or none (uniform)", "uniform" },
   { "recompute-num-layers", NULL, NULL,
     "groups layers per checkpoint; sim checkpoints every layer (1)", "1" },
-  /* CUDA graphs replay captured kernels without the host launching each:
-   * sim charges every kernel its host launch (the host-launch floor of
-   * sim-cost.c), so a captured step would read slower than it runs */
-  { "cuda-graph-impl", NULL, NULL,
-    "captures kernels in CUDA graphs, which sim does not model: it charges every kernel its host launch",
-    "none" },
-  { "cuda-graph-scope", NULL, NULL,
-    "captures kernels in CUDA graphs, which sim does not model: it charges every kernel its host launch" },
-  { "enable-cuda-graph", NULL, NULL,
-    "captures kernels in CUDA graphs, which sim does not model: it charges every kernel its host launch" },
+  /* Megatron-LM's older spellings of --cuda-graph-impl (arguments.py:
+   * --enable-cuda-graph is the local implementation, --external-cuda-graph
+   * Transformer Engine's) */
+  { "enable-cuda-graph", "cuda-graph-impl", "local", NULL },
+  { "external-cuda-graph", "cuda-graph-impl", "transformer_engine", NULL },
   { "expert-model-parallel-size", "ep", NULL, NULL },
   { "expert-tensor-parallel-size", "etp", NULL, NULL },
   { "num-experts", NULL, NULL, "is for mixture-of-experts layers and " DESCRIBES_MODEL },
@@ -451,29 +455,40 @@ static const char *const recompute_module_names[SIM_RECOMPUTE_MODULE_COUNT] = {
   "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
 };
 
-/* Megatron-Core's recompute_modules, joined by ',' (a command-line flag) or
- * '+' (inside a plan string, whose items ',' separates) */
+/* The bits of a list of Megatron-Core names (recompute_modules,
+ * cuda_graph_scope) joined by ',' (a command-line flag) or '+' (inside a
+ * plan string, whose items ',' separates): names[k] is bit k, and `alias`,
+ * when not NULL, stands for alias_bits; a name it does not know is refused
+ * with the flag and the expected names */
 static gboolean
-parse_recompute_modules (SimPlan *plan, const char *value, GError **error)
+parse_names (const char *flag, const char *value, const char *const *names, int count,
+             const char *alias, guint alias_bits, const char *expected, guint *bits, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit_set (value, ",+", -1);
-  guint modules = 0;
+  guint out = 0;
   for (guint i = 0; parts[i] != NULL; i++) {
     const char *name = g_strstrip (parts[i]);
     int k = 0;
-    while (k < SIM_RECOMPUTE_MODULE_COUNT && !g_str_equal (name, recompute_module_names[k]))
+    if (alias != NULL && g_str_equal (name, alias)) {
+      out |= alias_bits;
+      continue;
+    }
+    while (k < count && !g_str_equal (name, names[k]))
       k++;
-    if (k == SIM_RECOMPUTE_MODULE_COUNT) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "--recompute-modules: expected core_attn, moe_act, layernorm, mla_up_proj, mlp, "
-                   "moe or shared_experts joined by , or +, got '%.40s'", name);
+    if (k == count) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected %s joined by , or +, got '%.40s'",
+                   flag, expected, name);
       return FALSE;
     }
-    modules |= 1u << k;
+    out |= 1u << k;
   }
-  plan->recompute_modules = modules;
+  *bits = out;
   return TRUE;
 }
+
+static const char *const graph_scope_names[SIM_GRAPH_SCOPE_COUNT] = {
+  "attn", "mlp", "moe", "moe_router", "moe_preprocess",
+};
 
 static gboolean
 parse_pipeline_layout (SimPlan *plan, const char *value, GError **error)
@@ -559,10 +574,20 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_CONTEXT_RESERVE: return parse_context_reserve (plan, value, error);
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
   case KEY_MOE_IMBALANCE: return parse_moe_imbalance (plan, value, error);
-  case KEY_RECOMPUTE_MODULES: return parse_recompute_modules (plan, value, error);
+  case KEY_RECOMPUTE_MODULES:
+    return parse_names ("recompute-modules", value, recompute_module_names, SIM_RECOMPUTE_MODULE_COUNT,
+                        NULL, 0, "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts",
+                        &plan->recompute_modules, error);
   case KEY_MTP_LAYERS: return parse_mtp_layers (plan, value, error);
   case KEY_PIPELINE_LAYOUT: return parse_pipeline_layout (plan, value, error);
   case KEY_MOE_A2A_OVERLAP: plan->moe_a2a_overlap = b; break;
+  case KEY_CUDA_GRAPH_IMPL: plan->cuda_graph_impl = (SimCudaGraphImpl) u; break;
+  case KEY_CUDA_GRAPH_SCOPE:
+    /* "full", Megatron-Core's default, is every layer whole */
+    return parse_names ("cuda-graph-scope", value, graph_scope_names, SIM_GRAPH_SCOPE_COUNT, "full",
+                        SIM_GRAPH_ATTN | SIM_GRAPH_MLP | SIM_GRAPH_MOE,
+                        "attn, mlp, moe, moe_router, moe_preprocess or full", &plan->cuda_graph_scope,
+                        error);
   case KEY_FIRST_STAGE_LAYERS: plan->first_stage_layers = (int) u; break;
   case KEY_LAST_STAGE_LAYERS: plan->last_stage_layers = (int) u; break;
   case KEY_EMBEDDING_IN_SPLIT: plan->embedding_in_split = b; break;
@@ -1379,6 +1404,69 @@ resolve_framework (SimPlan *plan)
   }
 }
 
+/* CUDA graphs.  A scope without an implementation is Transformer Engine's
+ * (Megatron-Bridge's recipes pair the two), an implementation without a
+ * scope captures every layer whole (Megatron-Core's default, "full").
+ * Capturing an MoE layer whole needs its token counts static, padded to
+ * the experts' capacity (Megatron-Core's moe_pad_expert_input_to_capacity),
+ * which sim does not model: it routes every token (dropless), so moe and
+ * full are refused on MoE models, as the partial scopes the recipes use
+ * (attn, moe_router, moe_preprocess) are not.  Graphs are Megatron-Core's,
+ * not PyTorch FSDP's; sim does not model them beside full recomputation. */
+static gboolean
+resolve_cuda_graphs (SimPlan *plan, const SimModel *model, GError **error)
+{
+  guint s = plan->cuda_graph_scope;
+  g_autofree char *names = NULL;
+  const char *why = NULL;
+
+  if (s != 0 && !given (plan, KEY_CUDA_GRAPH_IMPL)) {
+    plan->cuda_graph_impl = SIM_CUDA_GRAPH_TE;
+    note_default (plan, "--cuda-graph-impl transformer_engine (--cuda-graph-scope given)");
+  }
+  if (plan->cuda_graph_impl == SIM_CUDA_GRAPH_NONE) {
+    if (s != 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--cuda-graph-scope: expected a --cuda-graph-impl other than none");
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if (s == 0) {
+    if (sim_model_is_moe (model)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--cuda-graph-impl %s: expected --cuda-graph-scope for %s, whose MoE layers "
+                   "cannot be captured whole (the default, full) without padding each expert's "
+                   "tokens to its capacity, which sim does not model: attn, moe_router, "
+                   "moe_preprocess, as NVIDIA's recipes", sim_cuda_graph_impl_name (plan->cuda_graph_impl),
+                   model->name);
+      return FALSE;
+    }
+    s = plan->cuda_graph_scope = SIM_GRAPH_ATTN | SIM_GRAPH_MLP;
+    note_default (plan, "--cuda-graph-scope full (every layer whole, Megatron-Core's default)");
+  }
+  names = sim_cuda_graph_scope_string (s, ",");
+  if ((s & SIM_GRAPH_MOE) && sim_model_is_moe (model))
+    why = "capturing MoE layers whole needs each expert's tokens padded to its capacity, which "
+          "sim does not model (it routes every token): expected attn, moe_router, moe_preprocess";
+  else if ((s & (SIM_GRAPH_MOE_ROUTER | SIM_GRAPH_MOE_PREPROCESS)) && !sim_model_is_moe (model))
+    why = "moe_router and moe_preprocess are for mixture-of-experts layers, and the model has none";
+  else if ((s & SIM_GRAPH_MOE_PREPROCESS) && !(s & SIM_GRAPH_MOE_ROUTER))
+    why = "expected moe_router with moe_preprocess (the preprocess continues the router's graph)";
+  else if (plan->framework == SIM_FRAMEWORK_FSDP)
+    why = "Megatron-Core's graphs, not with --framework fsdp";
+  else if (plan->recompute == SIM_RECOMPUTE_FULL)
+    why = "sim does not model CUDA graphs with --recompute full";
+  if (why != NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--cuda-graph-scope %s: %s", names, why);
+    return FALSE;
+  }
+  /* a dense model's scope without the MoE bits full set */
+  if (!sim_model_is_moe (model))
+    plan->cuda_graph_scope &= ~(guint) SIM_GRAPH_MOE;
+  return TRUE;
+}
+
 /* The fused attention's kernel, when not given: llm-foundry's MPT
  * benchmarks, the FSDP runs we validate on, ran FlashAttention's Triton
  * kernel (scripts/train/benchmarking/submit_benchmarks.py @12a63191:
@@ -1567,7 +1655,8 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
       !resolve_experts (plan, topo, model, error))
     return FALSE;
   resolve_framework (plan);
-  return resolve_attention_kernel (plan, topo, error) && resolve_fp8 (plan, topo, error) &&
+  return resolve_cuda_graphs (plan, model, error) && resolve_attention_kernel (plan, topo, error) &&
+         resolve_fp8 (plan, topo, error) &&
          resolve_fp4 (plan, topo, error) &&
          resolve_adapters_and_reserves (plan, model, error);
 }
@@ -1697,14 +1786,42 @@ sim_plan_cheap_recompute_modules (const SimModel *model)
          SIM_RECOMPUTE_LAYERNORM;
 }
 
+/* names[i] of each bit i set, joined by sep; new string */
+static char *
+names_string (guint bits, const char *const *names, int count, const char *sep)
+{
+  GString *s = g_string_new (NULL);
+  for (int i = 0; i < count; i++)
+    if (bits & (1u << i))
+      g_string_append_printf (s, "%s%s", s->len > 0 ? sep : "", names[i]);
+  return g_string_free (s, FALSE);
+}
+
 char *
 sim_recompute_modules_string (guint modules, const char *sep)
 {
-  GString *s = g_string_new (NULL);
-  for (int i = 0; i < SIM_RECOMPUTE_MODULE_COUNT; i++)
-    if (modules & (1u << i))
-      g_string_append_printf (s, "%s%s", s->len > 0 ? sep : "", recompute_module_names[i]);
-  return g_string_free (s, FALSE);
+  return names_string (modules, recompute_module_names, SIM_RECOMPUTE_MODULE_COUNT, sep);
+}
+
+const char *
+sim_cuda_graph_impl_name (SimCudaGraphImpl i)
+{
+  static const char *names[] = { "none", "transformer_engine", "local" };
+  return names[i];
+}
+
+char *
+sim_cuda_graph_scope_string (guint scope, const char *sep)
+{
+  return names_string (scope, graph_scope_names, SIM_GRAPH_SCOPE_COUNT, sep);
+}
+
+int
+sim_plan_layer_graphs (const SimPlan *p, gboolean moe_layer)
+{
+  guint s = p->cuda_graph_impl != SIM_CUDA_GRAPH_NONE ? p->cuda_graph_scope : 0;
+  guint captured = moe_layer ? SIM_GRAPH_ATTN | SIM_GRAPH_MOE_ROUTER : SIM_GRAPH_ATTN | SIM_GRAPH_MLP;
+  return (s & captured) != 0 ? 1 : 0;
 }
 
 const char *

@@ -39,6 +39,21 @@ typedef enum {
   SIM_RECOMPUTE_SHARED_EXPERTS = 1 << 6, /* an MoE layer's shared experts */
 } SimRecomputeModules;
 #define SIM_RECOMPUTE_MODULE_COUNT 7
+/* CUDA graphs as Megatron-Core captures them for training
+ * (megatron/core/transformer/transformer_config.py, cuda_graph_impl and
+ * cuda_graph_scope): Transformer Engine's make_graphed_callables per layer,
+ * or Megatron-Core's own graph manager */
+typedef enum { SIM_CUDA_GRAPH_NONE, SIM_CUDA_GRAPH_TE, SIM_CUDA_GRAPH_LOCAL } SimCudaGraphImpl;
+/* what a layer's graph captures, a bit each (Megatron-Core's scope names;
+ * "full", its default, is attn | mlp | moe) */
+typedef enum {
+  SIM_GRAPH_ATTN = 1 << 0,           /* the attention sublayer */
+  SIM_GRAPH_MLP = 1 << 1,            /* a dense layer's MLP sublayer */
+  SIM_GRAPH_MOE = 1 << 2,            /* an MoE layer whole */
+  SIM_GRAPH_MOE_ROUTER = 1 << 3,     /* the router, its top-k and auxiliary loss */
+  SIM_GRAPH_MOE_PREPROCESS = 1 << 4, /* the dispatcher's token counts */
+} SimGraphScope;
+#define SIM_GRAPH_SCOPE_COUNT 5
 typedef enum {
   SIM_RECIPE_BF16_ADAM,
   SIM_RECIPE_BF16_ADAM_FP32_ACCUM,
@@ -174,6 +189,11 @@ typedef struct {
    * resolved to the model's (SimModel.mtp_layers), 0 under LoRA, or to
    * the layout's */
   int mtp_layers;
+  /* CUDA graphs: SimCudaGraphImpl and its SimGraphScope bits (0 with
+   * SIM_CUDA_GRAPH_NONE; sim_plan_resolve sets full's bits when none are
+   * given) */
+  SimCudaGraphImpl cuda_graph_impl;
+  guint cuda_graph_scope;
   /* NULL, or Megatron-Core's pipeline layout (--pipeline-model-parallel-
    * layout): each virtual stage's decoder layers in model order, shared by
    * reference between copies (sim_plan_copy); sim_plan_resolve takes the
@@ -291,6 +311,17 @@ const char *sim_recompute_module_name (int i);
 guint sim_plan_cheap_recompute_modules (const SimModel *model);
 /* the modules joined by sep ("core_attn,mla_up_proj"); new string */
 char *sim_recompute_modules_string (guint modules, const char *sep);
+/* "none", "transformer_engine" or "local"; static; any thread */
+const char *sim_cuda_graph_impl_name (SimCudaGraphImpl i);
+/* the scope bits joined by sep ("attn,moe_router"); new string */
+char *sim_cuda_graph_scope_string (guint scope, const char *sep);
+/* The graphs a layer's forward (and again its backward) replays under the
+ * plan's CUDA graphs: 1 when its scope captures any of the layer, else 0.
+ * A dense layer's attn and mlp captured together are one run of kernels;
+ * in an MoE layer attn and moe_router are one run when both are captured
+ * (the pre-MLP norm between them with them), and moe_preprocess continues
+ * the router's graph.  Pure; any thread. */
+int sim_plan_layer_graphs (const SimPlan *p, gboolean moe_layer);
 const char *sim_recipe_name (SimRecipe r);
 /* "off", "hybrid" or "e4m3"; static; any thread */
 const char *sim_fp8_name (SimFp8 f);

@@ -235,6 +235,13 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
   if (p->fp4 != SIM_FP4_OFF)
     g_string_append (s, "          NVFP4 linear layers (FP4 E2M1, an E4M3 scale per 16 values), "
                         "weights in BF16\n");
+  if (p->cuda_graph_impl != SIM_CUDA_GRAPH_NONE) {
+    g_autofree char *scope = sim_cuda_graph_scope_string (p->cuda_graph_scope, ", ");
+    g_autofree char *line = g_strdup_printf ("CUDA graphs (%s) capture %s: one host launch per "
+                                             "graph and pass; recomputation runs eager",
+                                             sim_cuda_graph_impl_name (p->cuda_graph_impl), scope);
+    append_line (s, wide, "          ", line);
+  }
   if (p->defaults->len > 0) {
     /* one paragraph, wrapped at about 100 columns */
     gsize line_start = s->len;
@@ -729,6 +736,16 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
     if (p->recompute_modules & (1u << i))
       sim_json_string (j, NULL, sim_recompute_module_name (i));
   sim_json_end_array (j);
+  sim_json_string (j, "cuda_graph_impl", sim_cuda_graph_impl_name (p->cuda_graph_impl));
+  {
+    g_auto (GStrv) scope = NULL;
+    g_autofree char *text = sim_cuda_graph_scope_string (p->cuda_graph_scope, ",");
+    scope = g_strsplit (text, ",", -1);
+    sim_json_begin_array (j, "cuda_graph_scope");
+    for (int i = 0; *text && scope[i] != NULL; i++)
+      sim_json_string (j, NULL, scope[i]);
+    sim_json_end_array (j);
+  }
   sim_json_bool (j, "sequence_parallel", p->sequence_parallel > 0);
   sim_json_bool (j, "flash_attention", p->flash_attention > 0);
   sim_json_string (j, "attention_kernel", p->attention_kernel == SIM_ATTENTION_TRITON   ? "triton"

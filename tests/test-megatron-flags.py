@@ -139,11 +139,21 @@ refused("--recompute-modules names a module the model lacks", ["--recompute-gran
 refused("--recompute-modules names an unknown module", ["--recompute-modules", "core_attn", "attn"],
         "--recompute-modules: expected core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or "
         "shared_experts joined by , or +, got 'attn'")
-refused("CUDA graphs", ["--cuda-graph-impl", "transformer_engine"],
-        "--cuda-graph-impl: expected none, got 'transformer_engine': captures kernels in CUDA graphs, "
-        "which sim does not model")
-refused("a CUDA graph scope", ["--cuda-graph-scope", "attn"],
-        "--cuda-graph-scope captures kernels in CUDA graphs, which sim does not model")
+same("--cuda-graph-scope as Megatron-LM takes it, one word per scope",
+     ["--cuda-graph-impl", "transformer_engine", "--cuda-graph-scope", "attn", "mlp", "--tp", "8"],
+     ["--cuda-graph-impl", "transformer_engine", "--cuda-graph-scope", "attn,mlp", "--tp", "8"])
+same("--enable-cuda-graph is the local implementation", ["--enable-cuda-graph", "--tp", "8"],
+     ["--cuda-graph-impl", "local", "--tp", "8"])
+same("--cuda-graph-scope full on a dense model is attn and mlp",
+     ["--cuda-graph-scope", "full", "--tp", "8"], ["--cuda-graph-scope", "attn+mlp", "--tp", "8"])
+refused("a CUDA graph scope for MoE layers on a dense model", ["--cuda-graph-scope", "attn", "moe_router"],
+        "--cuda-graph-scope attn,moe_router: moe_router and moe_preprocess are for mixture-of-experts "
+        "layers, and the model has none")
+refused("an unknown CUDA graph scope", ["--cuda-graph-scope", "attention"],
+        "--cuda-graph-scope: expected attn, mlp, moe, moe_router, moe_preprocess or full joined by , "
+        "or +, got 'attention'")
+refused("CUDA graphs with full recomputation", ["--cuda-graph-impl", "local", "--recompute", "full"],
+        "--cuda-graph-scope attn,mlp: sim does not model CUDA graphs with --recompute full")
 refused("a value on a bare switch", ["--use-distributed-optimizer=true"],
         "--use-distributed-optimizer: expected no value (it sets --zero 1)")
 refused("a bad value names the Megatron flag", ["--tensor-model-parallel-size", "x"],
