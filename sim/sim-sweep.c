@@ -537,6 +537,26 @@ short_of_headroom (const Sweep *sw, guint64 peak_bytes, guint64 usable_bytes)
   return h > 0 && (double) usable_bytes - (double) peak_bytes < h * (double) usable_bytes;
 }
 
+/* The row becomes label (resolved as q) when q fits with the sweep's
+ * headroom: its label, plan and memory are replaced; otherwise it keeps
+ * them (q and label are freed either way) */
+static void
+adopt (Sweep *sw, Row *r, const SimTopology *t, char *label, SimPlan *q, SimPlan **plan, SimMemory **mem)
+{
+  g_autoptr (SimMemory) m = sim_memory_compute (t, sw->model, q);
+  if (!m->fits || short_of_headroom (sw, m->peak_bytes, m->usable_bytes)) {
+    g_free (label);
+    sim_plan_free (q);
+    return;
+  }
+  g_free (r->label);
+  r->label = label;
+  sim_plan_free (*plan);
+  *plan = q;
+  sim_memory_free (*mem);
+  *mem = g_steal_pointer (&m);
+}
+
 /* A pipeline whose stages compute unevenly (the last holds the output
  * layer and loss, and any multi-token-prediction layers) is swept with the
  * layout that evens its virtual stages where that lowers the slowest by
@@ -545,33 +565,74 @@ short_of_headroom (const Sweep *sw, guint64 peak_bytes, guint64 usable_bytes)
  * that split the layers themselves keep their split; a row prepared again
  * (the leaders' exact re-simulation) has its layout already. */
 static void
-balance (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem)
+balance (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem, SimLayerCost *c,
+         gboolean *costed)
 {
   const SimPlan *p = *plan;
-  SimLayerCost c;
   g_autofree char *layout = NULL, *label = NULL;
   g_autoptr (SimPlan) q = NULL;
-  g_autoptr (SimMemory) m = NULL;
   if (p->pp < 2 || p->layout != NULL || p->first_stage_layers > 0 || p->last_stage_layers > 0 ||
       p->embedding_in_split || p->loss_in_split)
     return;
-  sim_cost_layer (sw->model, p, sim_topology_gpu_type (t, 0), &c);
-  layout = sim_balance_layout (sw->model, p, &c, 0.05, NULL, NULL);
+  sim_cost_layer (sw->model, p, sim_topology_gpu_type (t, 0), c);
+  *costed = TRUE;
+  layout = sim_balance_layout (sw->model, p, c, 0.05, NULL, NULL);
   if (layout == NULL)
     return;
   label = g_strdup_printf ("%s,layout=%s", r->label, layout);
   q = sim_plan_new ();
   if (!sim_plan_parse_string (q, label, NULL) || !sim_plan_resolve (q, t, sw->model, NULL))
     return;
-  m = sim_memory_compute (t, sw->model, q);
-  if (!m->fits || short_of_headroom (sw, m->peak_bytes, m->usable_bytes))
+  adopt (sw, r, t, g_steal_pointer (&label), g_steal_pointer (&q), plan, mem);
+}
+
+/* (the layer costs do not depend on the pipeline layout, so balance's
+ * serve graphs: *costed says whether c holds them) */
+
+/* A row whose layer passes the host launches more slowly than the GPU
+ * runs them (sim-cost.c wall()) is swept under CUDA graphs where they
+ * shorten its layers and it still fits with their static buffers: the
+ * row's label gains the scope NVIDIA's recipes capture (attn and mlp for
+ * a dense layer; attn, moe_router and moe_preprocess for an MoE one), as a
+ * team would set --cuda-graph-scope for that layout.  Only under
+ * Megatron's framework and without full recomputation (sim-plan.c
+ * resolve_cuda_graphs). */
+static void
+graphs (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem, SimLayerCost *eager,
+        gboolean costed)
+{
+  const SimPlan *p = *plan;
+  const SimGpuType *g = sim_topology_gpu_type (t, 0);
+  gboolean moe = sim_model_is_moe (sw->model), bound = FALSE;
+  /* the layers of each kind: passes 0-1 dense, 2-3 MoE */
+  double n_moe = (double) sim_model_moe_layers (sw->model);
+  double n[4] = { sw->model->layers - n_moe, sw->model->layers - n_moe, n_moe, n_moe };
+  SimLayerCost with;
+  g_autofree char *label = NULL;
+  g_autoptr (SimPlan) q = NULL;
+  double before = 0, after = 0;
+  if (p->cuda_graph_impl != SIM_CUDA_GRAPH_NONE || p->framework != SIM_FRAMEWORK_MEGATRON ||
+      p->recompute == SIM_RECOMPUTE_FULL)
     return;
-  g_free (r->label);
-  r->label = g_steal_pointer (&label);
-  sim_plan_free (*plan);
-  *plan = g_steal_pointer (&q);
-  sim_memory_free (*mem);
-  *mem = g_steal_pointer (&m);
+  if (!costed)
+    sim_cost_layer (sw->model, p, g, eager);
+  for (int i = 0; i < 4; i++)
+    bound |= n[i] > 0 && eager->host_s[i] > eager->gpu_s[i];
+  if (!bound)
+    return;
+  label = g_strdup_printf ("%s,cuda-graph-scope=%s", r->label,
+                           moe ? "attn+moe_router+moe_preprocess" : "attn+mlp");
+  q = sim_plan_new ();
+  if (!sim_plan_parse_string (q, label, NULL) || !sim_plan_resolve (q, t, sw->model, NULL))
+    return;
+  sim_cost_layer (sw->model, q, g, &with);
+  /* the layers' forward and backward, each kind by its count */
+  for (int i = 0; i < 4; i++) {
+    before += n[i] * MAX (eager->host_s[i], eager->gpu_s[i]);
+    after += n[i] * MAX (with.host_s[i], with.gpu_s[i]);
+  }
+  if (after < before)
+    adopt (sw, r, t, g_steal_pointer (&label), g_steal_pointer (&q), plan, mem);
 }
 
 /* a row's first look: prune by validity and memory; returns whether it
@@ -583,6 +644,8 @@ prepare (Sweep *sw, Row *r)
   g_autoptr (GError) error = NULL;
   g_autoptr (SimPlan) plan = sim_plan_new ();
   g_autoptr (SimMemory) mem = NULL;
+  SimLayerCost cost;
+  gboolean costed = FALSE;
 
   if (r->pruned != NULL)
     return FALSE;
@@ -604,7 +667,8 @@ prepare (Sweep *sw, Row *r)
     r->pruned = g_strdup (sw->headroom_reason);
     return FALSE;
   }
-  balance (sw, r, t, &plan, &mem);
+  balance (sw, r, t, &plan, &mem, &cost, &costed);
+  graphs (sw, r, t, &plan, &mem, &cost, costed);
   r->fits = TRUE;
   r->tight = mem->tight;
   r->peak_bytes = mem->peak_bytes;
