@@ -19,6 +19,29 @@
 
 typedef SimSweepRow Row;
 
+/* The sweep's threads live as long as the sweep, across its phases (the
+ * duplicate check, the first look, the waves, the leaders), so that each
+ * keeps its warm engine (sim-engine.c's spare per thread), routes and
+ * memory from one phase to the next: a thread's first whole simulation
+ * of a leader took about twice as long as the same one again.  A phase
+ * pushes jobs and waits for its batch of them. */
+typedef struct {
+  GMutex lock;
+  GCond done;
+  int left; /* jobs pushed and not yet done */
+} Batch;
+
+typedef struct {
+  GFunc fn;
+  gpointer data, user;
+  Batch *batch;
+} Job;
+
+static void batch_wait (Batch *b);
+
+/* the leaders a sweep simulates exactly ahead of sim_sweep_rank, at most */
+#define SWEEP_AHEAD_MAX 4
+
 struct _SimSweep {
   GPtrArray *topos;      /* SimTopology*, by node count index */
   GArray *node_counts;   /* int */
@@ -41,6 +64,16 @@ struct _SimSweep {
   GHashTable *want_runs; /* Row*: the leaders whose full run sim_sweep_rank keeps */
   GHashTable *runs;      /* Row* -> SimRun*: those runs, then the best's alone */
   GMutex runs_lock;
+  /* leaders simulated exactly ahead of sim_sweep_rank while the waves run
+   * (ahead_of_rank): Row* -> SimRun* (NULL when it failed), under
+   * runs_lock; their jobs, of ahead_batch while ahead_live */
+  GHashTable *ahead;
+  GPtrArray *leaders;    /* the best rows simulated so far, best first, at most keep */
+  Batch ahead_batch;
+  gboolean ahead_live;
+  Job ahead_jobs[SWEEP_AHEAD_MAX];
+  int n_ahead;
+  int ahead_used;        /* leaders the last sim_sweep_rank took from sw->ahead */
 };
 
 typedef SimSweep Sweep;
@@ -59,6 +92,8 @@ sim_sweep_new (const SimModel *model, guint64 global_batch)
   sw->want_runs = g_hash_table_new (g_direct_hash, g_direct_equal);
   sw->runs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) sim_run_free);
   g_mutex_init (&sw->runs_lock);
+  sw->ahead = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) sim_run_free);
+  sw->leaders = g_ptr_array_new ();
   return sw;
 }
 
@@ -181,8 +216,12 @@ sim_sweep_free (SimSweep *sw)
   g_ptr_array_unref (sw->topos);
   g_free (sw->headroom_reason);
   g_array_unref (sw->node_counts);
+  if (sw->ahead_live)
+    batch_wait (&sw->ahead_batch);
   g_hash_table_unref (sw->want_runs);
   g_hash_table_unref (sw->runs);
+  g_hash_table_unref (sw->ahead);
+  g_ptr_array_unref (sw->leaders);
   g_mutex_clear (&sw->runs_lock);
   if (sw->pool != NULL)
     g_thread_pool_free (sw->pool, FALSE, TRUE);
@@ -261,24 +300,6 @@ typedef struct {
 /* rows handed to a thread at a time where each takes tens of microseconds
  * (a label resolved, a row's first look), about what a hand-over costs */
 #define ROW_SLICE 32
-
-/* The sweep's threads live as long as the sweep, across its phases (the
- * duplicate check, the first look, the waves, the leaders), so that each
- * keeps its warm engine (sim-engine.c's spare per thread), routes and
- * memory from one phase to the next: a thread's first whole simulation
- * of a leader took about twice as long as the same one again.  A phase
- * pushes jobs and waits for its batch of them. */
-typedef struct {
-  GMutex lock;
-  GCond done;
-  int left; /* jobs pushed and not yet done */
-} Batch;
-
-typedef struct {
-  GFunc fn;
-  gpointer data, user;
-  Batch *batch;
-} Job;
 
 static void
 run_job (gpointer data, gpointer unused)
@@ -681,16 +702,25 @@ prepare (Sweep *sw, Row *r)
   return TRUE;
 }
 
+static void row_result (Sweep *sw, Row *r, SimRun *taken, const GError *error, SimRun **kept);
+
 /* simulate a prepared row, a long run from its steady state unless exact;
  * kept (may be NULL) gets the run where the row keeps its time */
 static void
 simulate_row (Sweep *sw, Row *r, gboolean exact, SimRun **kept)
 {
-  const SimTopology *t = sim_sweep_cluster (sw, r->nodes);
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimRun) run = simulate (t, sw->model, r->label, !exact, &error);
+  SimRun *run = simulate (sim_sweep_cluster (sw, r->nodes), sw->model, r->label, !exact, &error);
+  row_result (sw, r, run, error, kept);
+}
+
+/* the row's result from its run (taken; NULL: it failed with error) */
+static void
+row_result (Sweep *sw, Row *r, SimRun *taken, const GError *error, SimRun **kept)
+{
+  g_autoptr (SimRun) run = taken;
   if (run == NULL) {
-    r->pruned = g_strdup_printf ("simulation failed: %s", error->message);
+    r->pruned = g_strdup_printf ("simulation failed: %s", error != NULL ? error->message : "unknown");
     r->fits = FALSE;
     return;
   }
@@ -841,6 +871,87 @@ work_wave (gpointer data, gpointer user)
   g_mutex_unlock (&w->batch.lock);
 }
 
+static int by_work (gconstpointer pa, gconstpointer pb);
+
+/* the rows simulated so far that rank best (tokens/s, then enumeration
+ * order), at most keep, as sim_sweep_rank's leaders will be */
+static void
+note_leader (Sweep *sw, Row *r)
+{
+  GPtrArray *l = sw->leaders;
+  guint i;
+  if (!r->has_time || !r->fits || r->tight)
+    return;
+  for (i = 0; i < l->len; i++) {
+    const Row *o = g_ptr_array_index (l, i);
+    if (r->tokens_per_s > o->tokens_per_s || (r->tokens_per_s == o->tokens_per_s && r->index < o->index))
+      break;
+  }
+  if ((int) i >= sw->keep)
+    return;
+  g_ptr_array_insert (l, (int) i, r);
+  if ((int) l->len > sw->keep)
+    g_ptr_array_set_size (l, (guint) sw->keep);
+}
+
+static void
+work_ahead (gpointer data, gpointer user)
+{
+  Sweep *sw = user;
+  Row *r = data;
+  SimRun *run = simulate (sim_sweep_cluster (sw, r->nodes), sw->model, r->label, FALSE, NULL);
+  g_mutex_lock (&sw->runs_lock);
+  g_hash_table_insert (sw->ahead, r, run);
+  g_mutex_unlock (&sw->runs_lock);
+}
+
+static gboolean
+pushed_ahead (const Sweep *sw, const Row *r)
+{
+  for (int i = 0; i < sw->n_ahead; i++)
+    if (sw->ahead_jobs[i].data == r)
+      return TRUE;
+  return FALSE;
+}
+
+/* sim_sweep_rank re-simulates the leaders exactly, the costliest first
+ * (by_work), and waits for the last: with several threads the costliest
+ * often sets the phase's length alone while the other threads idle (on
+ * Llama-3-70B on dgx8x4, one interleaved layout's exact run took 153 ms of
+ * a 160 ms phase).  So once the waves have filled the leaders, the
+ * costliest screened leaders, one per thread, are simulated exactly while
+ * the waves still run, at most SWEEP_AHEAD_MAX a sweep.  Their runs wait in
+ * sw->ahead and serve only rows that are still leaders at the end: an
+ * exact simulation is the same whenever it runs, so the answer does not
+ * depend on them.  Only once the last wave is composed: earlier, the
+ * waves (lowest bound first) have yet to find the leaders (on that sweep,
+ * four layouts that led halfway lost to later ones).  Not with one
+ * thread, where it would only move work. */
+static void
+ahead_of_rank (Sweep *sw)
+{
+  g_autoptr (GPtrArray) costly = NULL;
+  if (sw->threads < 2 || (int) sw->leaders->len < sw->keep)
+    return;
+  costly = g_ptr_array_new ();
+  for (guint i = 0; i < sw->leaders->len; i++) {
+    Row *r = g_ptr_array_index (sw->leaders, i);
+    if (r->screened)
+      g_ptr_array_add (costly, r);
+  }
+  g_ptr_array_sort (costly, by_work);
+  for (guint i = 0; i < costly->len && (int) i < sw->threads && sw->n_ahead < SWEEP_AHEAD_MAX; i++) {
+    Row *r = g_ptr_array_index (costly, i);
+    if (pushed_ahead (sw, r))
+      continue;
+    if (!sw->ahead_live) {
+      batch_init (&sw->ahead_batch);
+      sw->ahead_live = TRUE;
+    }
+    job_push (sw, &sw->ahead_batch, &sw->ahead_jobs[sw->n_ahead++], work_ahead, r, sw);
+  }
+}
+
 void
 sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer data)
 {
@@ -919,8 +1030,14 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
       g_cond_wait (&w.batch.done, &w.batch.lock);
     g_mutex_unlock (&w.batch.lock);
     for (int i = first[waves]; i < first[waves + 1]; i++)
-      if (tasks[i].wave == waves)
+      if (tasks[i].wave == waves) {
         note_best (best, sw->keep, tasks[i].row);
+        note_leader (sw, tasks[i].row);
+      }
+    /* once every wave is composed, the leaders can change only by the
+     * waves in flight */
+    if (next >= order->len)
+      ahead_of_rank (sw);
     waves++;
   }
   batch_wait (&w.batch);
@@ -988,6 +1105,7 @@ sim_sweep_rank (SimSweep *sw, int exact)
   g_autoptr (GPtrArray) redo = g_ptr_array_new ();
   g_hash_table_remove_all (sw->want_runs);
   g_hash_table_remove_all (sw->runs);
+  sw->ahead_used = 0;
   for (guint i = 0; i < ranked->len && redone < exact; i++) {
     Row *r = g_ptr_array_index (ranked, i);
     if (!r->has_time)
@@ -1004,8 +1122,32 @@ sim_sweep_rank (SimSweep *sw, int exact)
   jobs = g_new (Job, redo->len + 1);
   batch_init (&batch);
   for (guint i = 0; i < redo->len; i++)
-    job_push (sw, &batch, &jobs[i], work_exact, g_ptr_array_index (redo, i), sw);
+    if (!pushed_ahead (sw, g_ptr_array_index (redo, i)))
+      job_push (sw, &batch, &jobs[i], work_exact, g_ptr_array_index (redo, i), sw);
   batch_wait (&batch);
+  /* the leaders simulated ahead (ahead_of_rank): their runs, as
+   * work_exact's; those no longer leaders are dropped */
+  if (sw->ahead_live) {
+    batch_wait (&sw->ahead_batch);
+    sw->ahead_live = FALSE;
+    for (guint i = 0; i < redo->len; i++) {
+      Row *r = g_ptr_array_index (redo, i);
+      SimRun *run = NULL, *kept = NULL;
+      if (!g_hash_table_steal_extended (sw->ahead, r, NULL, (gpointer *) &run))
+        continue;
+      if (run == NULL) {
+        /* it failed: again, for its error */
+        work_exact (r, sw);
+        continue;
+      }
+      row_result (sw, r, run, NULL, g_hash_table_contains (sw->want_runs, r) ? &kept : NULL);
+      if (kept != NULL)
+        g_hash_table_insert (sw->runs, r, kept);
+      sw->ahead_used++;
+    }
+    g_hash_table_remove_all (sw->ahead);
+    sw->n_ahead = 0;
+  }
   sim_sweep_rank_rows (ranked);
   /* only the best's run is asked for */
   if (ranked->len > 0) {
@@ -1587,4 +1729,10 @@ sim_sweep_rows_read (const char *path, const char *text, char **topo, char **mod
   g_ptr_array_set_free_func (sh->rows, NULL);
   g_ptr_array_extend_and_steal (rows, g_steal_pointer (&sh->rows));
   return TRUE;
+}
+
+int
+sim_sweep_ahead_used (const SimSweep *sw)
+{
+  return sw->ahead_used;
 }

@@ -156,6 +156,12 @@ char *sim_sweep_json (const SimSweep *sw, const char *topology, const char *opti
 char *sim_sweep_rows_json (GPtrArray *rows, const char *topology, const char *model, int shard,
                            int shards);
 
+/* how many of the leaders the last sim_sweep_rank re-simulated exactly
+ * were simulated ahead of it, while the last waves ran (with two threads
+ * or more: the costliest leaders, one per thread, once every wave is
+ * composed); their times are those of simulating them in sim_sweep_rank */
+int sim_sweep_ahead_used (const SimSweep *sw);
+
 /* The rows as CSV (RFC 4180, a new string): a header line, then one line
  * per row in the order given (sim_sweep_rank's, for the table's order):
  * rank (1 .. among the rows with a time, else empty), index, plan, nodes,

@@ -629,6 +629,48 @@ test_keep (void)
   }
 }
 
+/* The leaders simulated ahead of the ranking (ahead_of_rank): Llama-3-70B
+ * on dgx8x4 (64 GPUs), top 10, as bench/bench-table.py sweeps it.  On two
+ * threads the costliest leaders (two interleaved layouts at 256
+ * micro-batches) run exactly while the last waves do, and the ranking takes
+ * them; on one thread none does.  Every row, pruned, simulated and timed,
+ * and the ranking are the same, to the bit. */
+static void
+test_ahead (void)
+{
+  g_autoptr (SimModel) m = test_load_model ("llama3-70b.xml");
+  SimSweep *sw[2];
+  GPtrArray *ranked[2];
+  for (int k = 0; k < 2; k++) {
+    sw[k] = sim_sweep_new (m, 0);
+    sim_sweep_add_cluster (sw[k], test_load_topology ("dgx8x4.xml", 0), 8);
+    sim_sweep_set_threads (sw[k], k + 1);
+    sim_sweep_enumerate (sw[k]);
+    sim_sweep_set_keep (sw[k], 10);
+    sim_sweep_run (sw[k], k + 1, NULL, NULL);
+    ranked[k] = sim_sweep_rank (sw[k], 10);
+  }
+  g_assert_cmpint (sim_sweep_ahead_used (sw[0]), ==, 0);
+  g_assert_cmpint (sim_sweep_ahead_used (sw[1]), >, 0);
+  for (guint i = 0; i < sim_sweep_rows (sw[0])->len; i++) {
+    const SimSweepRow *a = g_ptr_array_index (sim_sweep_rows (sw[0]), i);
+    const SimSweepRow *b = g_ptr_array_index (sim_sweep_rows (sw[1]), i);
+    g_assert_cmpstr (a->label, ==, b->label);
+    g_assert_cmpstr (a->pruned, ==, b->pruned);
+    g_assert_cmpint (a->simulated, ==, b->simulated);
+    g_assert_cmpint (a->screened, ==, b->screened);
+    g_assert_cmpfloat (a->step_s, ==, b->step_s);
+    g_assert_cmpuint (a->peak_bytes, ==, b->peak_bytes);
+  }
+  for (guint i = 0; i < 10; i++)
+    g_assert_cmpstr (((SimSweepRow *) g_ptr_array_index (ranked[0], i))->label, ==,
+                     ((SimSweepRow *) g_ptr_array_index (ranked[1], i))->label);
+  for (int k = 0; k < 2; k++) {
+    g_ptr_array_unref (ranked[k]);
+    sim_sweep_free (sw[k]);
+  }
+}
+
 /* The best layout's full run, as the ranking simulated it: where the best
  * was screened (its time from a steady state) sim_sweep_rank simulates it
  * in full and sim_sweep_take_run hands that run over once; its step is
@@ -690,6 +732,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep/csv", test_csv);
   g_test_add_func ("/sweep/experts", test_experts);
   g_test_add_func ("/sweep/graphs", test_graphs);
+  g_test_add_func ("/sweep/ahead", test_ahead);
   g_test_add_func ("/sweep/take-run", test_take_run);
   return g_test_run ();
 }
