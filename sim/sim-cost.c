@@ -831,7 +831,9 @@ attention_kernels (const SimModel *m, const SimPlan *p, const SimGpuType *g, int
 /* A layer under CUDA graphs (--cuda-graph-scope): the captured kernels run
  * as before on the GPU (sim keeps each one's fixed cost: the graph removes
  * the host's launch, not the kernel's tail), but the host launches one
- * graph per pass instead of each of them (sim_plan_layer_graphs).
+ * graph per pass instead of each of them (sim_plan_layer_graphs), charged
+ * as one host launch: the graphed callable's autograd function and its
+ * cudaGraphLaunch, an assumption no measurement in the tree checks.
  * Transformer Engine's graphed callable copies its input into the graph's
  * static input buffer before the forward replay, and the output gradient
  * into its static buffer before the backward replay, whenever the tensor
