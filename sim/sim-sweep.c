@@ -607,9 +607,6 @@ balance (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **me
   adopt (sw, r, t, g_steal_pointer (&label), g_steal_pointer (&q), plan, mem);
 }
 
-/* (the layer costs do not depend on the pipeline layout, so balance's
- * serve graphs: *costed says whether c holds them) */
-
 /* A row whose layer passes the host launches more slowly than the GPU
  * runs them (sim-cost.c wall()) is swept under CUDA graphs where they
  * shorten its layers and it still fits with their static buffers: the
@@ -617,7 +614,8 @@ balance (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **me
  * a dense layer; attn, moe_router and moe_preprocess for an MoE one), as a
  * team would set --cuda-graph-scope for that layout.  Only under
  * Megatron's framework and without full recomputation (sim-plan.c
- * resolve_cuda_graphs). */
+ * resolve_cuda_graphs).  eager holds the row's layer costs when costed
+ * (balance's: they do not depend on the pipeline layout). */
 static void
 graphs (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem, SimLayerCost *eager,
         gboolean costed)
@@ -973,6 +971,7 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   sw->done = 0;
   sw->progress = progress;
   sw->progress_data = data;
+  g_ptr_array_set_size (sw->leaders, 0);
   run_slices (sw, work, sw, slices, jobs, sw->rows->len, per);
   if (sw->keep <= 0)
     return;
