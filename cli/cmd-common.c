@@ -313,6 +313,9 @@ static const struct {
   { "--lora-targets", "LIST" },
   { "--context-reserve", "SIZE" },
   { "--fragmentation", "FRACTION" },
+  { "--recompute-modules", "NAMES" },
+  { "--cuda-graph-scope", "NAMES" },
+  { "--pipeline-model-parallel-layout", "LAYOUT" },
 };
 
 char *
