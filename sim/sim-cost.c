@@ -188,6 +188,33 @@ attn_shape_factor (double seq, double head_dim, gboolean backward)
   return r;
 }
 
+/* The head size a fused attention kernel computes with: its tiles are
+ * compiled for a few head sizes, and a head between them runs in the next
+ * one up, its extra columns zero.  FlashAttention's Triton kernel (the one
+ * llm-foundry ships) pads to the next power of two, at least 16
+ * (llmfoundry/models/layers/flash_attn_triton.py @0227d9f,
+ * _flash_attn_forward and _flash_attn_backward: BLOCK_HEADDIM =
+ * max(triton.next_power_of_2(d), 16)); FlashAttention-2 instantiates
+ * kHeadDim 32, 64, 96, ... 256 and runs a head in the first that holds it
+ * (Dao-AILab/flash-attention csrc/flash_attn/src/static_switch.h,
+ * HEADDIM_SWITCH), a multiple of 32.  cuDNN's fused attention is taken at
+ * the head size itself (no source in the tree says how it tiles).  So a
+ * head of 112 (hidden 7168 in 64 heads) runs as 128 in both, 14 % more
+ * work than its FLOPs; the report's FLOPs stay the model's. */
+static double
+kernel_head_dim (SimAttentionKernel kernel, double d)
+{
+  double k = 16;
+  if (kernel == SIM_ATTENTION_TRITON) {
+    while (k < d)
+      k *= 2;
+    return k;
+  }
+  if ((kernel == SIM_ATTENTION_FLASH || kernel == SIM_ATTENTION_FLASH2) && d <= 256)
+    return 32 * ceil (d / 32);
+  return d;
+}
+
 /* a fused attention kernel of `flop` at `efficiency` of the bf16 peak */
 static void
 k_attn (Acc *a, double flop, double efficiency)
@@ -539,6 +566,14 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       }
       if (p->fp8_attention)
         eff_f *= FP8_ATTENTION_SPEEDUP;
+      {
+        /* the padded head's extra work (kernel_head_dim) */
+        double pad = (kernel_head_dim (p->attention_kernel, dqk) +
+                      kernel_head_dim (p->attention_kernel, dv)) /
+                     (dqk + dv);
+        eff_f /= pad;
+        eff_b /= pad;
+      }
       k_attn (core_fwd, 0.5 * full_flop, eff_f * attn_shape_factor (s, dqk, FALSE));
       k_attn (core_bwd, 2.5 * 0.5 * full_flop, eff_b * attn_shape_factor (s, dqk, TRUE));
       k_mem (core_bwd, 4 * T * heads * dv / t);

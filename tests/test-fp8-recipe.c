@@ -240,6 +240,45 @@ test_attention_kernels (void)
   unload (&ampere);
 }
 
+/* A head between a kernel's compiled head sizes runs in the next one up
+ * (sim-cost.c, kernel_head_dim): Llama-3-70B's 64 heads cut to 112 do
+ * 112/128 of the 128-wide heads' attention FLOPs, but FlashAttention-2
+ * (kHeadDim 128, the first multiple of 32 that holds 112), the
+ * FlashAttention-class kernel (the same rule) and llm-foundry's Triton
+ * kernel (the next power of two, 128) run them as 128: the same forward
+ * core time (the backward's core scales alike; the layer's backward also
+ * holds the narrower QKV GEMMs, so it is not compared).  cuDNN's fused
+ * attention runs the head as it is: its core's time beyond the fixed
+ * kernel cost is 112/128 of the wide heads'.  A head of 128 is a tile in
+ * every kernel, so it pads nothing. */
+static void
+test_head_padding (void)
+{
+  const char *kernels[] = { "flash2", "flash", "triton", "cudnn" };
+  Fixture hopper;
+  double k;
+
+  load (&hopper, "dgx-h100.xml");
+  k = sim_topology_gpu_type (hopper.topo, 0)->eff.kernel_fixed_s;
+  for (guint i = 0; i < G_N_ELEMENTS (kernels); i++) {
+    g_autofree char *kernel = g_strdup_printf ("attention-kernel=%s", kernels[i]);
+    SimLayerCost wide, narrow;
+    hopper.model->head_dim = 128;
+    layer (&hopper, kernel, &wide, NULL);
+    hopper.model->head_dim = 112;
+    layer (&hopper, kernel, &narrow, NULL);
+    hopper.model->head_dim = 0;
+    g_assert_cmpfloat (narrow.layer_fwd_flop, <, wide.layer_fwd_flop);
+    if (g_str_equal (kernels[i], "cudnn")) {
+      g_assert_cmpfloat_with_epsilon ((narrow.attn_core_fwd_s - k) / (wide.attn_core_fwd_s - k),
+                                      112.0 / 128.0, 1e-12);
+    } else {
+      g_assert_cmpfloat_with_epsilon (narrow.attn_core_fwd_s / wide.attn_core_fwd_s, 1.0, 1e-12);
+    }
+  }
+  unload (&hopper);
+}
+
 /* --fp4 e2m1 on B200 against BF16, the layout of test_recipe_kernels.  The
  * GEMMs of the four linear layers (forward: QKV T x (qd + 2 kvd)/t x h,
  * projection T x h x qd/t, FC1 T x 2f/t x h, FC2 T x h x f/t; backward each
@@ -364,6 +403,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fp8-recipe/resolution", test_recipe_resolution);
   g_test_add_func ("/fp8-recipe/attention", test_fp8_attention);
   g_test_add_func ("/attention/kernels", test_attention_kernels);
+  g_test_add_func ("/attention/head-padding", test_head_padding);
   g_test_add_func ("/fp4/nvfp4", test_nvfp4);
   return g_test_run ();
 }
