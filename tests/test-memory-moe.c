@@ -145,10 +145,9 @@ test_mixtral_etp1 (void)
 /* DeepSeek-V3 as its report trained it: "16-way Pipeline Parallelism (PP),
  * 64-way Expert Parallelism (EP) spanning 8 nodes, and ZeRO-1 Data
  * Parallelism (DP)" on 2,048 H800s (DeepSeek-V3 Technical Report,
- * arXiv:2412.19437, 3.2); an H800 has the H100's 80 GB, so dgx-h100 with
- * 256 nodes stands in for the memory.  tp 1, dp 2048/16 = 128, edp =
- * 128/64 = 2.  61 layers on 16 stages: stages 0, 15 and 1 hold 3, the
- * others 4; layers 0-2 (stage 0) are DeepSeek's dense layers.
+ * arXiv:2412.19437, 3.2), on dgx-h800 with 256 nodes.  tp 1, dp 2048/16 =
+ * 128, edp = 128/64 = 2.  61 layers on 16 stages: stages 0, 15 and 1 hold
+ * 3, the others 4; layers 0-2 (stage 0) are DeepSeek's dense layers.
  *   dense layer: attention 187,107,328 + MLP 3*7168*18432 = 396,361,728 +
  *     norms 2*7168 = 14,336 -> 583,483,392
  *   stage 0: 3 * 583,483,392 + embedding 129280*7168 = 926,679,040
@@ -161,7 +160,7 @@ test_mixtral_etp1 (void)
 static void
 test_deepseek (void)
 {
-  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 256);
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h800.xml", 256);
   g_autoptr (SimModel) m = test_load_model ("deepseek-v3.xml");
   g_autoptr (SimPlan) p = resolved (t, m, "pp=16,ep=64,zero=1");
   g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);

@@ -23,6 +23,9 @@
  * 3. Two nodes of DGX H100 over NDR: NVIDIA's statement of 46-48 GB/s per
  *    NIC (NVIDIA/nccl-tests#290, row issue_nccltests290_ndr_per_nic) against
  *    the simulated ring's per-NIC rate, within 15 % of 47 GB/s.
+ * 3b. 8 x H800 on one node (dgx-h800.xml): NVLS all_reduce against a
+ *    user's 215 GB/s (NVIDIA/nccl#1374) and the ring against DeepSeek's
+ *    160 GB/s NVLink, within 5 % each.
  * 4. all_to_all (alltoall_perf) on GB200 NVL72 racks, OCI's published runs
  *    of 4, 8 and 64 GPUs in one rack and 128 and 192 over 2 and 3 racks
  *    (gb200x*-alltoall-oci.txt) on gb200-nvl72.xml, and 4 x H100
@@ -37,6 +40,7 @@
  *   /validation/nccl/per-algorithm/ring-plateau
  *   /validation/nccl/other-outputs/FILE/SIZE     (2: from 1 GiB)
  *   /validation/nccl/ndr-per-nic                 (3)
+ *   /validation/nccl/h800                        (3b)
  *   /validation/nccl/all-to-all/FILE/SIZE        (4)
  * and the last case of each group, .../summary, prints its table into the
  * test log and asserts the aggregate.  Assertions are non-fatal, so every
@@ -359,19 +363,26 @@ per_algorithm (Output *o, double *worst_ring, double *worst_nvls, int *n_ring, i
   return TRUE;
 }
 
+/* an all_reduce of `bytes` alone on one node's 8 GPUs of `topology` by
+ * `algo`: its bus bandwidth in GB/s (nccl-tests' factor 2 x 7/8) */
+static double
+node_busbw (const char *topology, SimAlgo algo, double bytes)
+{
+  g_autoptr (SimTopology) t = test_load_topology (topology, 1);
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (t, e);
+  int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  SimCollChoice c;
+  g_assert_true (
+      sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 8, bytes, algo, SIM_PROTO_AUTO, &c, NULL));
+  return bytes / c.predicted_s * 1.75 / 1e9;
+}
+
 /* the ring's plateau: 16 GiB alone on 8 H100s, bus bandwidth vs 370 GB/s */
 static double
 ring_plateau_busbw (void)
 {
-  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
-  g_autoptr (SimEngine) e = sim_engine_new ();
-  g_autoptr (SimNetwork) net = sim_network_new (t, e);
-  int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-  double s = 17179869184.0;
-  SimCollChoice c;
-  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 8, s, SIM_ALGO_RING,
-                                        SIM_PROTO_AUTO, &c, NULL));
-  return s / c.predicted_s * 1.75 / 1e9;
+  return node_busbw ("dgx8x4.xml", SIM_ALGO_RING, 17179869184.0);
 }
 
 static void
@@ -457,6 +468,34 @@ test_ndr_per_nic (void)
   g_assert_cmpfloat (fabs (per_nic - 47.0) / 47.0, <, 0.15);
 }
 
+/* 3b. H800 (dgx-h800.xml: the H100 with 8 NVLink links, not 18): 4 GiB
+ * on one node's 8 GPUs.  NVLS all_reduce against the 215 GB/s of bus
+ * bandwidth measured on 8 x H800 (NVIDIA/nccl#1374, row
+ * issue_nccl1374_h800; no size given, read as the plateau), and the ring's
+ * bus bandwidth against the 160 GB/s DeepSeek measured over the H800's
+ * NVLink (DeepSeek-V3 report, arXiv:2412.19437, sec. 3.2.2), each within
+ * 5 %.  The file scales the H100's rates by the link count (164.8 and
+ * 121.8 GB/s), fitted to neither figure. */
+static double
+h800_busbw (SimAlgo algo)
+{
+  return node_busbw ("dgx-h800.xml", algo, 4294967296.0);
+}
+
+static void
+test_h800 (void)
+{
+  double nvls = h800_busbw (SIM_ALGO_NVLS), ring = h800_busbw (SIM_ALGO_RING);
+  double auto_ = h800_busbw (SIM_ALGO_AUTO);
+  printf ("# 8 x H800, all_reduce 4 GiB: NVLS %.1f GB/s busbw, measured 215 (nccl#1374): %+.1f %%; "
+          "ring %.1f, DeepSeek's NVLink 160: %+.1f %%; auto %.1f\n",
+          nvls, (nvls - 215.0) / 215.0 * 100, ring, (ring - 160.0) / 160.0 * 100, auto_);
+  g_assert_cmpfloat (fabs (nvls - 215.0) / 215.0, <=, 0.05);
+  g_assert_cmpfloat (fabs (ring - 160.0) / 160.0, <=, 0.05);
+  /* NCCL's choice on one node is NVLS, the faster */
+  g_assert_cmpfloat_with_epsilon (auto_, nvls, 1e-9);
+}
+
 /* 4. all_to_all: every row below 20 %, the mean |error| over all rows
  * within 8 %.  Pieces move at 0.913 of the rate the ring reaches on the
  * same links (P2P_EFFICIENCY in sim-collective.c, the mean of the H100
@@ -526,6 +565,7 @@ main (int argc, char **argv)
   }
 
   g_test_add_func ("/validation/nccl/ndr-per-nic", test_ndr_per_nic);
+  g_test_add_func ("/validation/nccl/h800", test_h800);
 
   for (guint i = 0; i < G_N_ELEMENTS (a2a); i++) {
     g_autofree char *stem = g_strndup (a2a[i].file, strlen (a2a[i].file) - strlen (".txt"));

@@ -23,14 +23,15 @@ tools/blackwell-check.py places them), and the row's layout:
 Nothing is fitted: the cluster and model files are used as shipped, with
 --moe-imbalance 1 (the Megatron-Bridge and AutoModel rows force balanced
 routing; moe_training.md).  Rows sim cannot express are listed with the
-reason and kept out of the summary: a GPU without a cluster file (H800),
-layouts whose pp x vp does not divide the layers, FSDP2 runs that fit only
-with a memory saving their source does not state, runs predicted out of memory
-whose recipe recomputes what sim cannot express (a recompute column in words),
-token-dropping runs (sim routes every token), runs published without a step
-time.  Exit status: 0 when every expressible row was
-predicted (whatever the error) and predicted to fit in memory (each run
-trained), 1 otherwise.
+reason and kept out of the summary: a GPU without a cluster file, DeepSeek's
+DualPipe schedule (the DeepSeek-V3 report's H800 run, whose micro-batch is
+not published either), layouts whose pp x vp does not divide the layers,
+FSDP2 runs that fit only with a memory saving their source does not state,
+runs predicted out of memory whose recipe recomputes what sim cannot express
+(a recompute column in words), token-dropping runs (sim routes every token),
+runs published without a step time.  Exit status: 0 when every expressible
+row was predicted (whatever the error) and predicted to fit in memory (each
+run trained), 1 otherwise.
 """
 import csv, importlib.util, json, os, shlex, statistics, subprocess, sys, tempfile
 
@@ -44,8 +45,10 @@ def blackwell(root):
 
 def cluster(bw, root, r, tmp):
     gpus = int(r["num_gpus"])
-    if r["gpu"].upper().startswith("H100"):
-        return os.path.join(root, "topologies", "dgx-h100.xml"), max(1, gpus // 8), "dgx-h100 (%d nodes)" % max(1, gpus // 8)
+    for gpu in ("H100", "H800"):
+        if r["gpu"].upper().startswith(gpu):
+            name = "dgx-" + gpu.lower()
+            return os.path.join(root, "topologies", name + ".xml"), max(1, gpus // 8), "%s (%d nodes)" % (name, max(1, gpus // 8))
     return bw.cluster(root, r, tmp)
 
 
@@ -54,6 +57,9 @@ def skip_reason(r):
         return "no step time published (%s only)" % r["published_unit"]
     if "token-drop" in r["row_id"] or "tokendrop" in r["row_id"]:
         return "token-dropping run: sim routes every token (dropless)"
+    if "DualPipe" in r["framework"]:
+        return ("DualPipe schedule (a forward and a backward chunk overlapped, micro-batches fed from both "
+                "ends) and its micro-batch size: neither modelled nor published")
     return None
 
 
