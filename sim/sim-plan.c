@@ -38,7 +38,8 @@ static const Option options[] = {
   { "pp", NULL, KEY_PP, ARG_INT, NULL, "pipeline-parallel degree" },
   { "dp", NULL, KEY_DP, ARG_INT, NULL, "data-parallel degree (default: GPUs / (tp*cp*pp))" },
   { "ep", NULL, KEY_EP, ARG_INT, NULL, "expert-parallel degree of MoE layers (default 1)" },
-  { "etp", NULL, KEY_ETP, ARG_INT, NULL, "expert tensor-parallel degree (MoE; default tp, as Megatron-Core)" },
+  { "etp", NULL, KEY_ETP, ARG_INT, NULL,
+    "expert tensor-parallel degree (MoE; default tp, as Megatron-Core)" },
   { "moe-imbalance", NULL, KEY_MOE_IMBALANCE, ARG_FRACTION, NULL,
     "mixture of experts: the busiest GPU's routed tokens over the mean, from 1 to 64 "
     "(default 1: balanced routing)" },
@@ -135,10 +136,11 @@ static const Option options[] = {
     "transformer_engine)" },
   { "account-for-embedding-in-pipeline-split", NULL, KEY_EMBEDDING_IN_SPLIT, ARG_BOOL, NULL,
     "count the embedding as a layer when splitting the layers over the stages: the first "
-    "chunk holds one layer fewer (default off)" },
+    "chunk holds one layer fewer (default off; both on when the layers are two fewer than "
+    "the model chunks)" },
   { "account-for-loss-in-pipeline-split", NULL, KEY_LOSS_IN_SPLIT, ARG_BOOL, NULL,
     "count the output layer and loss as a layer: the last chunk holds one layer fewer "
-    "(default off)" },
+    "(default as the embedding's)" },
 };
 
 /* Megatron-LM's spellings (megatron/training/arguments.py), so that the flag
@@ -1099,15 +1101,36 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
     plan->virtual_stages = per_stage % 2 == 0 ? 2 : (int) per_stage;
     note_default (plan, "--virtual-stages %d", plan->virtual_stages);
   }
+  /* two chunks more than layers: Megatron-Core builds that split only with
+   * the embedding and the loss counted as a layer each (transformer_block.py
+   * get_num_layers_to_build asserts the division otherwise), the first
+   * chunk holding the embedding alone and the last the output layer and
+   * loss, as NeMo's Llama 3.1 405B recipes on pp 16 x 8 chunks set them
+   * (account_for_embedding_in_pipeline_split and
+   * account_for_loss_in_pipeline_split) */
+  if (plan->layout == NULL && !explicit_split (plan) && !given (plan, KEY_EMBEDDING_IN_SPLIT) &&
+      !given (plan, KEY_LOSS_IN_SPLIT) && plan->virtual_stages >= 2 &&
+      model->layers + 2 == (guint64) plan->pp * (guint64) plan->virtual_stages) {
+    plan->embedding_in_split = plan->loss_in_split = TRUE;
+    note_default (plan,
+                  "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split "
+                  "(the %" G_GUINT64_FORMAT
+                  " layers of %s fill the pp %d x %d model chunks only so, "
+                  "as Megatron-Core builds them)",
+                  model->layers, model->name, plan->pp, plan->virtual_stages);
+  }
   /* (a layout may leave a chunk without layers, as Megatron-Core's) */
   if (plan->virtual_stages < 2 ||
       (plan->layout == NULL &&
        model->layers + (plan->embedding_in_split ? 1 : 0) + (plan->loss_in_split ? 1 : 0) <
            (guint64) plan->pp * (guint64) plan->virtual_stages)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "the interleaved schedule needs at least 2 virtual stages and a layer in each of the "
-                 "pp %d x virtual stages %d model chunks; %s has %" G_GUINT64_FORMAT " layers",
-                 plan->pp, plan->virtual_stages, model->name, model->layers);
+    g_set_error (
+        error, SIM_ERROR, SIM_ERROR_PLAN,
+        "the interleaved schedule needs at least 2 virtual stages and a layer in each of the "
+        "pp %d x virtual stages %d model chunks; %s has %" G_GUINT64_FORMAT
+        " layers (--account-for-embedding-in-pipeline-split and "
+        "--account-for-loss-in-pipeline-split count the embedding and the loss as one more each)",
+        plan->pp, plan->virtual_stages, model->name, model->layers);
     return FALSE;
   }
   if (plan->micro_batches % (guint64) plan->pp != 0) {

@@ -186,6 +186,11 @@ test_uneven_chunks (void)
  *    counted as layers: 128 / 16 = 8 per stage, the first and the last
  *    hold one fewer: 7, 8 x 14, 7, Llama 3's own split (The Llama 3 Herd
  *    of Models 3.3.2), now as Megatron-Core computes it.
+ *  - the same 126 layers on pp 16 x v 8 = 128 chunks, the flags not
+ *    given: only the embedding and the loss counted make 126 + 2 = 128, one
+ *    a chunk, so sim sets both and says so under Defaults; stage 0's first
+ *    chunk holds the embedding and no layer, stage 15's last the loss and
+ *    no layer, every other chunk one layer: 7, 8 x 14, 7 again.
  *  - llama3-70b on pp 4 x v 2 with the loss counted: 81 layers do not
  *    divide over 8 chunks; with the embedding too, 82 do not either; on
  *    pp 2 x v 1 with both, 82 / 2 = 41: stage 0 holds 40, stage 1 40. */
@@ -235,6 +240,29 @@ test_megatron_split (void)
   g_assert_cmpuint (sim_plan_stage_layers (r, l405, 15), ==, 7);
   for (int s = 1; s < 15; s++)
     g_assert_cmpuint (sim_plan_stage_layers (r, l405, s), ==, 8);
+
+  {
+    g_autoptr (SimPlan) c = sim_plan_new ();
+    gboolean noted = FALSE;
+    g_assert_true (
+        sim_plan_parse_string (c, "tp=8,pp=16,dp=128,gb=2048,schedule=interleaved,v=8", &error));
+    g_assert_true (sim_plan_resolve (c, big, l405, &error));
+    g_assert_no_error (error);
+    g_assert_true (c->embedding_in_split && c->loss_in_split);
+    for (guint i = 0; i < c->defaults->len; i++)
+      noted = noted ||
+              g_str_has_prefix (g_ptr_array_index (c->defaults, i),
+                                "--account-for-embedding-in-pipeline-split --account-for-loss");
+    g_assert_true (noted);
+    g_assert_cmpuint (sim_plan_chunk_layers (c, l405, 0, 0), ==, 0);
+    g_assert_cmpuint (sim_plan_chunk_layers (c, l405, 15, 7), ==, 0);
+    g_assert_cmpuint (sim_plan_chunk_layers (c, l405, 0, 1), ==, 1);
+    g_assert_cmpuint (sim_plan_chunk_layers (c, l405, 15, 6), ==, 1);
+    g_assert_cmpuint (sim_plan_stage_layers (c, l405, 0), ==, 7);
+    g_assert_cmpuint (sim_plan_stage_layers (c, l405, 15), ==, 7);
+    for (int s = 1; s < 15; s++)
+      g_assert_cmpuint (sim_plan_stage_layers (c, l405, s), ==, 8);
+  }
 
   g_assert_true (sim_plan_parse_string (two, "tp=8,pp=2,dp=4,account-for-embedding-in-pipeline-split,"
                                              "account-for-loss-in-pipeline-split", &error));
