@@ -108,13 +108,14 @@ test_graph (void)
 static void
 test_shipped (void)
 {
-  const char *names[] = { "dgx8x4.xml",   "dgx-a100.xml", "dgx-h100.xml",    "dgx-h200.xml",
-                          "dgx-h800.xml", "dgx-b200.xml", "gb200-nvl72.xml", "gb300-nvl72.xml" };
-  const double fp4[] = { 0, 0, 0, 0, 0, 9000e12, 10000e12, 15000e12 };
-  const double fp6[] = { 0, 0, 0, 0, 0, 4500e12, 5000e12, 5000e12 };
+  const char *names[] = { "dgx8x4.xml",   "dgx-a100.xml",    "dgx-a800.xml",
+                          "dgx-h100.xml", "dgx-h200.xml",    "dgx-h800.xml",
+                          "dgx-b200.xml", "gb200-nvl72.xml", "gb300-nvl72.xml" };
+  const double fp4[] = { 0, 0, 0, 0, 0, 0, 9000e12, 10000e12, 15000e12 };
+  const double fp6[] = { 0, 0, 0, 0, 0, 0, 4500e12, 5000e12, 5000e12 };
   /* the Hopper files carry a held-out error band (validation-heldout checks
    * its value against the rows), the others none */
-  const gboolean heldout[] = { TRUE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE };
+  const gboolean heldout[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
     g_autoptr (SimTopology) t = load (names[i], 0);
     const SimGpuType *g = sim_topology_gpu_type (t, 0);

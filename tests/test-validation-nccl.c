@@ -26,6 +26,8 @@
  * 3b. 8 x H800 on one node (dgx-h800.xml): NVLS all_reduce against a
  *    user's 215 GB/s (NVIDIA/nccl#1374) and the ring against DeepSeek's
  *    160 GB/s NVLink, within 5 % each.
+ * 3c. 8 x A800 (dgx-a800.xml): its ring at 8/12 of the A100's (a
+ *    consistency check: no A800 measurement is in the tree).
  * 4. all_to_all (alltoall_perf) on GB200 NVL72 racks, OCI's published runs
  *    of 4, 8 and 64 GPUs in one rack and 128 and 192 over 2 and 3 racks
  *    (gb200x*-alltoall-oci.txt) on gb200-nvl72.xml, and 4 x H100
@@ -41,6 +43,7 @@
  *   /validation/nccl/other-outputs/FILE/SIZE     (2: from 1 GiB)
  *   /validation/nccl/ndr-per-nic                 (3)
  *   /validation/nccl/h800                        (3b)
+ *   /validation/nccl/a800                        (3c)
  *   /validation/nccl/all-to-all/FILE/SIZE        (4)
  * and the last case of each group, .../summary, prints its table into the
  * test log and asserts the aggregate.  Assertions are non-fatal, so every
@@ -496,6 +499,22 @@ test_h800 (void)
   g_assert_cmpfloat_with_epsilon (auto_, nvls, 1e-9);
 }
 
+/* 3c. A800 (dgx-a800.xml: the A100 with 8 NVLink links, not 12): no A800
+ * collective is measured in the tree, so its rate is the A100's measured
+ * ring plateau scaled by the links.  A consistency check, not a validation:
+ * the ring's 4 GiB bus bandwidth on 8 A800s is 8/12 of the A100's, within
+ * 0.5 % (the fixed latencies are the same on both). */
+static void
+test_a800 (void)
+{
+  double a800 = node_busbw ("dgx-a800.xml", SIM_ALGO_RING, 4294967296.0);
+  double a100 = node_busbw ("dgx-a100.xml", SIM_ALGO_RING, 4294967296.0);
+  printf (
+      "# 8 x A800, ring all_reduce 4 GiB: %.1f GB/s busbw, 8 x A100 %.1f: ratio %.4f (8/12 = %.4f)\n",
+      a800, a100, a800 / a100, 8.0 / 12.0);
+  g_assert_cmpfloat (fabs (a800 / a100 - 8.0 / 12.0) / (8.0 / 12.0), <=, 0.005);
+}
+
 /* 4. all_to_all: every row below 20 %, the mean |error| over all rows
  * within 8 %.  Pieces move at 0.913 of the rate the ring reaches on the
  * same links (P2P_EFFICIENCY in sim-collective.c, the mean of the H100
@@ -566,6 +585,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/validation/nccl/ndr-per-nic", test_ndr_per_nic);
   g_test_add_func ("/validation/nccl/h800", test_h800);
+  g_test_add_func ("/validation/nccl/a800", test_a800);
 
   for (guint i = 0; i < G_N_ELEMENTS (a2a); i++) {
     g_autofree char *stem = g_strndup (a2a[i].file, strlen (a2a[i].file) - strlen (".txt"));
