@@ -1105,9 +1105,10 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
    * the embedding and the loss counted as a layer each (transformer_block.py
    * get_num_layers_to_build asserts the division otherwise), the first
    * chunk holding the embedding alone and the last the output layer and
-   * loss, as NeMo's Llama 3.1 405B recipes on pp 16 x 8 chunks set them
-   * (account_for_embedding_in_pipeline_split and
-   * account_for_loss_in_pipeline_split) */
+   * loss: Llama 3.1 405B's 126 layers on pp 16 x vp 8, as Megatron-Bridge's
+   * GB200 MXFP8 and NVFP4 presets run it (rows mbridge2602_gb200_llama31_
+   * 405b_* of tests/validation/data/blackwell; tools/blackwell-check.py
+   * counted_split) */
   if (plan->layout == NULL && !explicit_split (plan) && !given (plan, KEY_EMBEDDING_IN_SPLIT) &&
       !given (plan, KEY_LOSS_IN_SPLIT) && plan->virtual_stages >= 2 &&
       model->layers + 2 == (guint64) plan->pp * (guint64) plan->virtual_stages) {
