@@ -140,7 +140,7 @@ static const Option options[] = {
     "the model chunks)" },
   { "account-for-loss-in-pipeline-split", NULL, KEY_LOSS_IN_SPLIT, ARG_BOOL, NULL,
     "count the output layer and loss as a layer: the last chunk holds one layer fewer "
-    "(default as the embedding's)" },
+    "(default off; both on when the layers are two fewer than the model chunks)" },
 };
 
 /* Megatron-LM's spellings (megatron/training/arguments.py), so that the flag
