@@ -147,17 +147,46 @@ print_counts (GString *out, GPtrArray *rows)
                             (const char *) g_ptr_array_index (order, i));
 }
 
+/* the "gb=" item of a row's plan string, "" when none */
+static const char *
+label_gb (const char *label)
+{
+  const char *g = strstr (label, ",gb=");
+  return g != NULL ? g + 1 : "";
+}
+
+/* whether the rows' global batches differ: a sweep of a model that
+ * publishes none gives each layout its own (8 micro-batches per pipeline
+ * stage and replica), so its rows show theirs */
+static gboolean
+rows_differ_in_gb (GPtrArray *rows)
+{
+  const char *first = NULL;
+  for (guint i = 0; i < rows->len; i++) {
+    const char *g = label_gb (((const Row *) g_ptr_array_index (rows, i))->label);
+    size_t n = strcspn (g, ",");
+    if (n == 0)
+      continue; /* a pruned row's plan names no global batch */
+    if (first == NULL)
+      first = g;
+    else if (strcspn (first, ",") != n || strncmp (first, g, n) != 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* a row's plan as the narrow table shows it: still a plan string, without
- * the global batch and sequence length (the sweep's, in the title) and the
- * defaults */
+ * the sequence length (the sweep's, in the title), the global batch unless
+ * the rows' differ (keep_gb), and the defaults */
 static char *
-compact_label (const char *label)
+compact_label (const char *label, gboolean keep_gb)
 {
   static const char *const dropped[] = { "cp=1", "schedule=1f1b", "recompute=none" };
   g_auto (GStrv) items = g_strsplit (label, ",", -1);
   g_autoptr (GPtrArray) kept = g_ptr_array_new ();
   for (guint i = 0; items[i] != NULL; i++) {
-    gboolean drop = g_str_has_prefix (items[i], "gb=") || g_str_has_prefix (items[i], "seq=");
+    gboolean drop = (!keep_gb && g_str_has_prefix (items[i], "gb=")) ||
+                    g_str_has_prefix (items[i], "seq=");
     for (guint k = 0; k < G_N_ELEMENTS (dropped); k++)
       drop |= g_str_equal (items[i], dropped[k]);
     if (!drop)
@@ -173,6 +202,7 @@ print_ranked (GString *out, GPtrArray *ranked, int top, gboolean scale, gboolean
 {
   g_autofree SimCliRow *rows = NULL;
   g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
+  gboolean keep_gb = rows_differ_in_gb (ranked);
   guint n = 0;
   if (wide) {
     print_table (out, ranked, top, scale);
@@ -187,7 +217,7 @@ print_ranked (GString *out, GPtrArray *ranked, int top, gboolean scale, gboolean
       break;
     g_ptr_array_add (keep, t = g_strdup_printf ("%u", n + 1));
     row->rank = t;
-    g_ptr_array_add (keep, t = compact_label (r->label));
+    g_ptr_array_add (keep, t = compact_label (r->label, keep_gb));
     row->label = t;
     row->peak_gb = r->peak_bytes / 1e9;
     row->has_time = TRUE;
@@ -280,8 +310,10 @@ check_chart (const char *chart, GError **error)
 static VizSweepInput
 sweep_input (GPtrArray *rows, gboolean scale, const char *title, GPtrArray *labels)
 {
+  gboolean keep_gb = rows_differ_in_gb (rows);
   for (guint i = 0; i < rows->len; i++)
-    g_ptr_array_add (labels, compact_label (((const Row *) g_ptr_array_index (rows, i))->label));
+    g_ptr_array_add (labels,
+                     compact_label (((const Row *) g_ptr_array_index (rows, i))->label, keep_gb));
   return (VizSweepInput) { (const SimRunSummary *const *) rows->pdata, (int) rows->len,
                            (const char *const *) labels->pdata, scale, title };
 }
@@ -586,13 +618,14 @@ static GPtrArray *
 shown_runs (SimSweep *sw, const SimModel *model, GPtrArray *ranked, int top, GError **error)
 {
   g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_free);
+  gboolean keep_gb = rows_differ_in_gb (ranked);
   for (guint i = 0; i < ranked->len && (int) i < top; i++) {
     const Row *r = g_ptr_array_index (ranked, i);
     g_autofree char *label = NULL;
     SimRun *run = NULL;
     if (!r->has_time)
       break;
-    label = compact_label (r->label);
+    label = compact_label (r->label, keep_gb);
     run = sim_run_evaluate (sim_sweep_cluster (sw, r->nodes), model, plan_of (r->label), label, SIM_RUN_TIME,
                             error);
     if (run == NULL) {
@@ -847,10 +880,18 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     int n = big != NULL ? sim_topology_n_gpus (big) : 0;
     g_autofree char *limits = constraints_title (sim_sweep_constraints (sw));
     g_autofree char *seq_title = seq > 0 ? g_strdup_printf ("; sequence %d tokens", seq) : g_strdup ("");
-    title = g_strdup_printf ("sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s%s%s; top %d by tokens/s",
-                             model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n, n == 1 ? "" : "s",
-                             scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_s != NULL ? gb_s : "the model's", seq_title,
-                             limits, top);
+    /* a model that publishes no global batch gives each layout its own
+     * (sim_sweep_enumerate: 8 micro-batches per stage and replica) */
+    g_autofree char *gb_title =
+        gb_s != NULL ? g_strdup (gb_s)
+        : model->default_global_batch > 0
+            ? g_strdup_printf ("the model's, %" G_GUINT64_FORMAT, model->default_global_batch)
+            : g_strdup ("each layout's own, 8 micro-batches per stage and replica (the model "
+                        "publishes none; --global-batch sets one)");
+    title = g_strdup_printf (
+        "sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s%s%s; top %d by tokens/s",
+        model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n, n == 1 ? "" : "s",
+        scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_title, seq_title, limits, top);
     if (job.shards > 1)
       g_string_append_printf (table, "shard %d of %d\n\n", job.shard, job.shards);
     print_ranked (table, ranked, top, scale, wide);
