@@ -42,7 +42,8 @@ static const char *usage =
     "--scale also tries 1, 2, 4 ... nodes, and the scaling efficiency\n"
     "E = t1 k1 / (k tk) is against the smallest layout that fits.  --shard I/N\n"
     "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
-    "--seq-len N trains on sequences of N tokens (default: the model's).\n"
+    "--seq-len N trains on sequences of N tokens (default: the model's).  --global-batch B\n"
+    "sequences per step (default: the model's, else 8 per GPU), the same for every layout.\n"
     "--fp8 trains the linear layers in FP8; both ranks BF16 and FP8 layouts together.\n"
     "--fp4 e2m1 trains them in NVFP4 (Blackwell); both ranks NVFP4 layouts beside the others.\n"
     "--tp, --pp and --cp LIST (such as 1,2,4,8) try only those sizes.  For a mixture-of-experts\n"
@@ -155,9 +156,9 @@ label_gb (const char *label)
   return g != NULL ? g + 1 : "";
 }
 
-/* whether the rows' global batches differ: a sweep of a model that
- * publishes none gives each layout its own (8 micro-batches per pipeline
- * stage and replica), so its rows show theirs */
+/* whether the rows' global batches differ (a sweep with --scale of a model
+ * that publishes none: 8 sequences per GPU of each node count), so that
+ * its rows show theirs */
 static gboolean
 rows_differ_in_gb (GPtrArray *rows)
 {
@@ -880,14 +881,19 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     int n = big != NULL ? sim_topology_n_gpus (big) : 0;
     g_autofree char *limits = constraints_title (sim_sweep_constraints (sw));
     g_autofree char *seq_title = seq > 0 ? g_strdup_printf ("; sequence %d tokens", seq) : g_strdup ("");
-    /* a model that publishes no global batch gives each layout its own
-     * (sim_sweep_enumerate: 8 micro-batches per stage and replica) */
+    /* a model that publishes no global batch: SIM_SWEEP_SEQUENCES_PER_GPU
+     * per GPU (sim_sweep_enumerate) */
     g_autofree char *gb_title =
         gb_s != NULL ? g_strdup (gb_s)
         : model->default_global_batch > 0
             ? g_strdup_printf ("the model's, %" G_GUINT64_FORMAT, model->default_global_batch)
-            : g_strdup ("each layout's own, 8 micro-batches per stage and replica (the model "
-                        "publishes none; --global-batch sets one)");
+        : scale
+            ? g_strdup_printf (
+                  "%d sequences per GPU (the model publishes none; --global-batch sets one)",
+                  SIM_SWEEP_SEQUENCES_PER_GPU)
+            : g_strdup_printf ("%d, %d sequences per GPU (the model publishes none; --global-batch "
+                               "sets one)",
+                               SIM_SWEEP_SEQUENCES_PER_GPU * n, SIM_SWEEP_SEQUENCES_PER_GPU);
     title = g_strdup_printf (
         "sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s%s%s; top %d by tokens/s",
         model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n, n == 1 ? "" : "s",

@@ -487,8 +487,14 @@ sim_sweep_enumerate (SimSweep *sw)
           splits = expert_splits (sw, tp, cp, dp);
           for (int mb = 1; mb <= 8; mb *= 2) {
             guint64 gb = sw->global_batch > 0 ? sw->global_batch : m->default_global_batch;
+            /* a model that publishes none: 8 sequences per GPU of this
+             * cluster, one batch for every layout so that their step times
+             * compare (a batch per layout let the smaller ones look
+             * faster); it divides every mb x dp (mb <= 8, dp divides G)
+             * into (8 / mb) tp cp pp micro-batches, a multiple of pp as
+             * the interleaved schedule asks */
             if (gb == 0)
-              gb = (guint64) (mb * dp * 8 * pp);
+              gb = SIM_SWEEP_SEQUENCES_PER_GPU * (guint64) G;
             if (gb % (guint64) (mb * dp))
               continue;
             for (int v = 1; v <= 4; v++) {

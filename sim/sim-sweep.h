@@ -40,7 +40,9 @@ typedef SimRunSummary SimSweepRow;
 typedef struct _SimSweep SimSweep;
 
 /* a sweep of model's layouts; global_batch 0: the model's published batch
- * (8 micro-batches per stage where it has none).  Free with sim_sweep_free. */
+ * (where it has none, SIM_SWEEP_SEQUENCES_PER_GPU sequences per GPU of each
+ * cluster size, the same for every layout).  Free with sim_sweep_free. */
+#define SIM_SWEEP_SEQUENCES_PER_GPU 8
 SimSweep *sim_sweep_new (const SimModel *model, guint64 global_batch);
 void sim_sweep_free (SimSweep *sw);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimSweep, sim_sweep_free)

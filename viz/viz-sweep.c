@@ -66,18 +66,30 @@ place_label (cairo_t *cr, const Plot *p, GArray *boxes, double x, double y, cons
   double w = viz_text_width (cr, text), h = 13;
   Box b = { 0 };
   gboolean found = FALSE;
-  /* right of the point, left of it, then a line further up or down each time */
+  /* right of the point, left of it, or (a label wider than either side
+   * leaves) across it inside the image; then a line further up or down
+   * each time */
+  double limit = p->right + MARGIN_R + 180;
   for (int j = 0; j < 24 && !found; j++)
     for (int dir = 1; dir >= -1 && !found; dir -= 2)
-      for (int side = 0; side < 2 && !found; side++) {
-        double lx = side == 0 ? x + 9 : x - 9 - w, ly = y + 4 + dir * j * (h + 3);
+      for (int side = 0; side < 3 && !found; side++) {
+        double lx = side == 0   ? x + 9
+                    : side == 1 ? x - 9 - w
+                                : MAX (p->left + 4, MIN (x - w / 2, limit - 2 - w));
+        double ly = y + 4 + dir * j * (h + 3);
+        if (side == 2 && (j == 0 || x + 9 + w + 2 <= limit || x - 11 - w >= p->left + 2))
+          continue; /* across the point only when neither side holds it, and off its line */
         b = (Box) { lx - 2, ly - h, lx + w + 2, ly + 3 };
-        if (b.x0 < p->left + 2 || b.x1 > p->right + MARGIN_R + 180 || b.y0 < p->top + 2 || b.y1 > p->bottom - 2)
+        if (b.x0 < p->left + 2 || b.x1 > limit || b.y0 < p->top + 2 || b.y1 > p->bottom - 2)
           continue;
         found = !overlaps (boxes, &b);
       }
-  if (!found)
-    b = (Box) { x + 7, y + 4 - h, x + 11 + w, y + 7 };
+  if (!found) {
+    /* beside the point, over what is there, but inside the image: on the
+     * side the text fits, else from the plot's left edge */
+    double lx = x + 9 + w + 2 <= limit ? x + 9 : MAX (p->left + 4, x - 9 - w);
+    b = (Box) { lx - 2, y + 4 - h, lx + w + 2, y + 7 };
+  }
   g_array_append_val (boxes, b);
   if (fabs ((b.y0 + b.y1) / 2 - y) > h) {
     cairo_set_source_rgb (cr, 0.6, 0.6, 0.6);
