@@ -9,6 +9,7 @@
 #include "sim-paths.h"
 #include "sim-report.h"
 #include "sim-run.h"
+#include "sim-sweep.h"
 #include "viz-file.h"
 #include "viz-html.h"
 
@@ -20,9 +21,11 @@ static const char *usage =
     "\n"
     "Each PLAN is plan flags as key=value pairs, for example\n"
     "  --plan tp=8,pp=4,dp=2 --plan tp=4,pp=8,dp=2,mb=2,schedule=interleaved,v=2\n"
-    "(every plan flag of sim --help; short names mb, gb, v, sp, seq).  Prints one row per\n"
-    "plan, the plans that fit ranked by throughput, and the diagnosis of each.  The table\n"
-    "fits 100 columns; --wide shows every exposed-communication column on one line.\n"
+    "(every plan flag of sim --help; short names mb, gb, v, sp, seq).  A plan without gb runs\n"
+    "the model's published global batch, or where it has none 8 sequences per GPU, the same\n"
+    "for every such plan.  Prints one row per plan, the plans that fit ranked by\n"
+    "throughput, and the diagnosis of each.  The table fits 100 columns; --wide shows\n"
+    "every exposed-communication column on one line.\n"
     "--train-tokens 15T adds each plan's days and GPU-hours to train on 15 T tokens\n"
     "(--gpu-hour-price: and the cost).  --html writes the table, the chart and the\n"
     "diagnosis as one self-contained page (no network, no scripts).\n"
@@ -103,7 +106,8 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimModel) model = NULL;
   g_auto (Printed) printed = { NULL, g_string_new (NULL), g_string_new (NULL) };
-  gboolean help = FALSE, full = FALSE, wide = FALSE;
+  gboolean help = FALSE, full = FALSE, wide = FALSE, shared_used = FALSE;
+  guint64 shared_gb = 0;
   int nodes = 0, gpus = 0, status = 1;
   const SimCliOption options[] = {
     { "topology", TRUE, &topology, NULL, NULL }, { "nodes", TRUE, &nodes_s, NULL, NULL },
@@ -147,6 +151,7 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   if (html != NULL && !sim_cli_check_html (html, error))
     return 2;
 
+  shared_gb = SIM_SWEEP_SEQUENCES_PER_GPU * (guint64) sim_topology_n_gpus (topo);
   for (guint i = 0; i < plans->len; i++) {
     const char *text = g_ptr_array_index (plans, i);
     SimPlan *plan = sim_plan_new ();
@@ -155,6 +160,15 @@ sim_cmd_compare (int argc, char **argv, GError **error)
       g_prefix_error (error, "--plan %s: ", text);
       sim_plan_free (plan);
       return 2;
+    }
+    /* a model that publishes no global batch: one for every plan that
+     * gives none, as sim sweep does, so that their step times compare
+     * (each plan's own default, 8 micro-batches per stage, differs with
+     * its layout); any micro-batch of 1, 2, 4 or 8 divides it */
+    if (model->default_global_batch == 0 && plan->global_batch == 0 &&
+        (plan->micro_batch == 0 || 8 % plan->micro_batch == 0)) {
+      plan->global_batch = shared_gb;
+      shared_used = TRUE;
     }
     r = sim_run_evaluate (topo, model, plan, text,
                           SIM_RUN_TIME | SIM_RUN_REMEDIES | (full ? SIM_RUN_FULL : 0), error);
@@ -172,9 +186,16 @@ sim_cmd_compare (int argc, char **argv, GError **error)
 
   {
     int n = sim_topology_n_gpus (topo);
-    printed.title = g_strdup_printf ("sim compare: %s on %s, %d GPU%s (%d node%s); ranked by tokens/s among the layouts that fit",
-                                     model->name, topo->name, n, n == 1 ? "" : "s", topo->n_nodes,
-                                     topo->n_nodes == 1 ? "" : "s");
+    g_autofree char *gb = shared_used
+                              ? g_strdup_printf ("; global batch %" G_GUINT64_FORMAT
+                                                 ", %d sequences per GPU, where a plan gives "
+                                                 "none (the model publishes none)",
+                                                 shared_gb, SIM_SWEEP_SEQUENCES_PER_GPU)
+                              : g_strdup ("");
+    printed.title = g_strdup_printf (
+        "sim compare: %s on %s, %d GPU%s (%d node%s)%s; ranked by tokens/s among the layouts that fit",
+        model->name, topo->name, n, n == 1 ? "" : "s", topo->n_nodes, topo->n_nodes == 1 ? "" : "s",
+        gb);
   }
   sim_cli_print_runs (printed.table, runs, wide);
   for (guint i = 0; i < runs->len; i++) {
@@ -211,6 +232,11 @@ sim_cmd_compare (int argc, char **argv, GError **error)
     fputs (text, stdout);
     return status;
   }
-  printf ("%s\n\n%s\n%s", printed.title, printed.table->str, printed.notes->str);
+  {
+    /* the title wrapped as the table, at most 100 columns unless wide */
+    g_autoptr (GString) t = g_string_new (NULL);
+    sim_cli_append_wrapped (t, printed.title, 0, 2, wide ? G_MAXINT / 2 : SIM_CLI_COLUMNS);
+    printf ("%s\n\n%s\n%s", t->str, printed.table->str, printed.notes->str);
+  }
   return status;
 }

@@ -338,6 +338,19 @@ check("sweep without a global batch: every layout that fits runs 128", (len(fit)
 table = r.stdout.split("rank  plan", 1)[-1].split("\n\n", 1)[0]
 check("sweep without a global batch: the table leaves the shared gb out, the best plan gives it",
       ("gb=" in table, "gb=128," in r.stdout.split("best: ", 1)[-1]), (False, True))
+# sim compare does the same: two Mixtral plans that give no global batch
+# both run 8 x 64 = 512 (each plan's own default, 8 micro-batches per
+# stage, would be 1 x 16 x 8 x 4 = 512 and 1 x 16 x 8 x 2 = 256), and the
+# title says so; a plan that gives one keeps it
+c = run("compare", "--topology", "dgx8x4", "--model", "mixtral-8x7b", "--plan", "pp=4,ep=8,seq=4096",
+        "--plan", "pp=2,ep=8,tp=2,seq=4096", "--plan", "pp=2,ep=8,tp=2,seq=4096,gb=128", "--json", "-")
+ct = run("compare", "--topology", "dgx8x4", "--model", "mixtral-8x7b", "--plan", "pp=4,ep=8,seq=4096",
+         "--plan", "pp=2,ep=8,tp=2,seq=4096")
+check("compare without a global batch: the plans that give none share 512, the other keeps 128",
+      sorted(x["plan"]["global_batch"] for x in cli.json_of(c)["runs"]) if c.returncode == 0 else None,
+      [128, 512, 512])
+check("compare without a global batch: the title says so",
+      "global batch 512, 8 sequences per GPU" in " ".join(ct.stdout.split()), True)
 bad = run("compare", "--topology", "dgx8x4", "--plan", "tp=8,pp=4,dp=3")
 check("compare with an impossible plan exits 2", bad.returncode, 2)
 check("and names the plan", "--plan tp=8,pp=4,dp=3:" in bad.stderr, True)
