@@ -164,9 +164,9 @@ sim_cmd_compare (int argc, char **argv, GError **error)
     /* a model that publishes no global batch: one for every plan that
      * gives none, as sim sweep does, so that their step times compare
      * (each plan's own default, 8 micro-batches per stage, differs with
-     * its layout); any micro-batch of 1, 2, 4 or 8 divides it */
+     * its layout); a micro-batch that divides the 8 per GPU divides it */
     if (model->default_global_batch == 0 && plan->global_batch == 0 &&
-        (plan->micro_batch == 0 || 8 % plan->micro_batch == 0)) {
+        (plan->micro_batch == 0 || SIM_SWEEP_SEQUENCES_PER_GPU % plan->micro_batch == 0)) {
       plan->global_batch = shared_gb;
       shared_used = TRUE;
     }
