@@ -329,6 +329,41 @@ text_error_band (GString *s, const SimTopology *t)
                         "          error from published runs): read the step time as an estimate\n");
 }
 
+/* The band above comes from dense runs; a mixture-of-experts plan also
+ * gets how this generation's published MoE runs were predicted
+ * (tests/validation/data/moe_training.csv, tools/moe-check.py), with the
+ * side sim errs on: "mostly" when the mean signed error is more than half
+ * the mean |error|, i.e. the rows on that side outweigh the others three to
+ * one or more. */
+static void
+text_moe_band (GString *s, const SimTopology *t, gboolean wide)
+{
+  const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
+  g_autofree char *line = NULL;
+
+  if (eff->moe_rows == 0) {
+    append_line (
+        s, wide, "          ",
+        "mixture-of-experts layers: the band is of dense runs, and no published MoE run of this "
+        "GPU generation has been predicted: read this step time as an estimate");
+    return;
+  }
+  line = g_strdup_printf ("mixture-of-experts layers: on %" G_GUINT64_FORMAT
+                          " published MoE runs of this GPU generation "
+                          "the step time was off by %.0f%% on average, %" G_GUINT64_FORMAT
+                          " of them within 15%%, %s "
+                          "(mean %+.0f%%)%s (meson test validation-moe prints the table)",
+                          eff->moe_rows, 100 * eff->moe_error, eff->moe_within,
+                          eff->moe_bias < -eff->moe_error / 2  ? "mostly optimistic"
+                          : eff->moe_bias > eff->moe_error / 2 ? "mostly pessimistic"
+                                                               : "on both sides",
+                          100 * eff->moe_bias,
+                          eff->moe_bias < -eff->moe_error / 2  ? ": expect a longer step"
+                          : eff->moe_bias > eff->moe_error / 2 ? ": expect a shorter step"
+                                                               : "");
+  append_line (s, wide, "          ", line);
+}
+
 /* the seconds per step of each stage; the exposed CP column only with
  * context parallelism or for a dense model (whose table keeps its shape),
  * the exposed EP column only for a mixture-of-experts model */
@@ -644,13 +679,8 @@ text_section (GString *s, const Input *in, const SimRun *run, SimReportSection s
   case SIM_REPORT_ERROR_BAND:
     if (in->time != NULL)
       text_error_band (s, t);
-    /* the band above comes from dense runs; the MoE runs of
-     * tests/validation/data/moe_training.csv are predicted far less well
-     * (tools/moe-check.py prints the table) */
     if (in->time != NULL && sim_model_is_moe (in->model))
-      g_string_append (s, "          mixture-of-experts layers: the band is of dense runs; on published MoE\n"
-                          "          runs sim is mostly optimistic (meson test validation-moe prints the table):\n"
-                          "          read this step time as an estimate\n");
+      text_moe_band (s, t, wide);
     break;
   case SIM_REPORT_TIME_TABLE:
     if (in->time != NULL)

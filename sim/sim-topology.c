@@ -202,6 +202,13 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
         (!sim_xml_get_double (path, eff, "heldout-error", 0.0, 10.0, &t->eff.heldout_error, error) ||
          !sim_xml_get_uint (path, eff, "heldout-rows", 1, 1000000, &t->eff.heldout_rows, error)))
       return FALSE;
+    if (xmlHasProp (eff, (const xmlChar *) "moe-error") &&
+        (!sim_xml_get_double (path, eff, "moe-error", 0.0, 10.0, &t->eff.moe_error, error) ||
+         !sim_xml_get_double (path, eff, "moe-bias", -10.0, 10.0, &t->eff.moe_bias, error) ||
+         !sim_xml_get_uint (path, eff, "moe-rows", 1, 1000000, &t->eff.moe_rows, error) ||
+         !sim_xml_get_uint (path, eff, "moe-within", 0, t->eff.moe_rows, &t->eff.moe_within,
+                            error)))
+      return FALSE;
     if (t->eff.kernel_fixed_s > 1e-3 || t->eff.host_launch_s > 1e-3) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                    "%s:%ld: <efficiency>: expected kernel-fixed and host-launch of at most 1ms",

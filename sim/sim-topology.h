@@ -51,6 +51,14 @@ typedef struct {
   double heldout_error;      /* the same on published runs no fit used (not even its
                               * other families), 0 unknown */
   guint64 heldout_rows;
+  /* the same constants on the published mixture-of-experts runs of this
+   * generation (tests/validation/data/moe_training.csv, predicted by
+   * tools/moe-check.py, which nothing was fitted to): mean |error|, mean
+   * signed error (negative: sim optimistic), rows, rows within 15 % */
+  double moe_error; /* 0 unknown */
+  double moe_bias;
+  guint64 moe_rows;
+  guint64 moe_within;
 } SimEfficiency;
 
 typedef struct {

@@ -1,5 +1,6 @@
 /* tests for sim-topology: both forms, the expansion, --nodes */
 #include <glib.h>
+#include <math.h>
 
 #include "sim-error.h"
 #include "sim-gemm.h"
@@ -116,6 +117,9 @@ test_shipped (void)
   /* the Hopper files carry a held-out error band (validation-heldout checks
    * its value against the rows), the others none */
   const gboolean heldout[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE };
+  /* and an MoE band where published MoE runs of the generation were
+   * predicted (validation-moe checks its value): not the A100/A800 */
+  const gboolean moe[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
     g_autoptr (SimTopology) t = load (names[i], 0);
     const SimGpuType *g = sim_topology_gpu_type (t, 0);
@@ -126,6 +130,9 @@ test_shipped (void)
     g_assert_cmpstr (sim_dtype_name (SIM_DTYPE_FP4), ==, "fp4");
     g_assert_cmpint (g->eff.heldout_rows > 0, ==, heldout[i]);
     g_assert_cmpint (g->eff.heldout_error > 0, ==, heldout[i]);
+    g_assert_cmpint (g->eff.moe_rows > 0, ==, moe[i]);
+    g_assert_cmpint (g->eff.moe_within, <=, g->eff.moe_rows);
+    g_assert_cmpfloat (fabs (g->eff.moe_bias), <=, g->eff.moe_error);
   }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Predict the published mixture-of-experts runs with sim and print the error table.
 
-usage: moe-check.py SIM [SOURCE_ROOT] [--extra "OPTIONS"]
+usage: moe-check.py SIM [SOURCE_ROOT] [--extra "OPTIONS"] [--write | --check-band]
 
 Reads SOURCE_ROOT/tests/validation/data/moe_training.csv (its sources are in
 moe_training.md) and runs each row the way a user would: the shipped model
@@ -29,11 +29,28 @@ not published either), layouts whose pp x vp does not divide the layers,
 FSDP2 runs that fit only with a memory saving their source does not state,
 runs predicted out of memory whose recipe recomputes what sim cannot express
 (a recompute column in words), token-dropping runs (sim routes every token),
-runs published without a step time.  Exit status: 0 when every expressible
-row was predicted (whatever the error) and predicted to fit in memory (each
-run trained), 1 otherwise.
+runs published without a step time.
+
+The errors of each GPU generation's rows are its MoE band, which the report
+prints under the step time of a mixture-of-experts plan: --write stores the
+mean |error|, the mean signed error, the rows and the rows within 15 % as
+the moe-error, moe-bias, moe-rows and moe-within attributes of the
+<efficiency> element of the generation's cluster files (BAND_FILES below);
+--check-band fails when a stored band (three decimals) differs from what the
+rows give now, so that a change of the model cannot leave it stale.
+
+Exit status: 0 when every expressible row was predicted (whatever the
+error) and predicted to fit in memory (each run trained), and with
+--check-band every stored band is current; 1 otherwise.
 """
-import csv, importlib.util, json, os, shlex, statistics, subprocess, sys, tempfile
+import csv, importlib.util, json, os, re, shlex, statistics, subprocess, sys, tempfile
+
+# the cluster files that carry each generation's efficiency constants, by
+# the generation key of a row (generation() below): the Hopper files share
+# the H100 fit (tools/heldout-check.py HOPPER), each Blackwell file has its
+# own (tools/blackwell-check.py BAND_FILES)
+BAND_FILES = {"H100": ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml"),
+              "B200": ("dgx-b200.xml",), "GB200": ("gb200-nvl72.xml",), "GB300": ("gb300-nvl72.xml",)}
 
 
 def blackwell(root):
@@ -50,6 +67,49 @@ def cluster(bw, root, r, tmp):
             name = "dgx-" + gpu.lower()
             return os.path.join(root, "topologies", name + ".xml"), max(1, gpus // 8), "%s (%d nodes)" % (name, max(1, gpus // 8))
     return bw.cluster(root, r, tmp)
+
+
+def generation(bw, r):
+    """the BAND_FILES key of a row's GPU: H100 and H800 rows are Hopper's"""
+    if r["gpu"].upper().startswith(("H100", "H800")):
+        return "H100"
+    return bw.gpu_key(r)
+
+
+def band_of(errs):
+    """(mean |error|, mean error, rows, rows within 15 %), rounded as stored"""
+    a = [abs(e) for e in errs]
+    return (round(statistics.mean(a), 3), round(statistics.mean(errs), 3), len(errs), sum(1 for x in a if x <= 0.15))
+
+
+def stored_band(path):
+    m = re.search(r'<efficiency [^>]*moe-error="([0-9.]+)" moe-bias="([-0-9.]+)" moe-rows="([0-9]+)" '
+                  r'moe-within="([0-9]+)"', open(path).read())
+    return (float(m.group(1)), float(m.group(2)), int(m.group(3)), int(m.group(4))) if m else None
+
+
+def bands(root, by_gen, mode):
+    """print each generation's band, write it or check the stored ones; the
+    count of stale files"""
+    stale = 0
+    for gen in sorted(by_gen):
+        now = band_of(by_gen[gen])
+        for name in BAND_FILES[gen]:
+            path = os.path.join(root, "topologies", name)
+            have = stored_band(path)
+            print("%-16s MoE band %4.1f%%, bias %+5.1f%%, %d rows, %d within 15%%: %s"
+                  % (name, 100 * now[0], 100 * now[1], now[2], now[3],
+                     "stored" if have == now else "STALE: stored %s" % (have,)))
+            if mode == "--write" and have != now:
+                src = open(path).read()
+                m = re.search(r"<efficiency [^>]*?(\s*/>)", src)
+                el = re.sub(r' moe-error="[^"]*" moe-bias="[^"]*" moe-rows="[^"]*" moe-within="[^"]*"', "",
+                            m.group(0)[:-len(m.group(1))])
+                el += ' moe-error="%.3f" moe-bias="%.3f" moe-rows="%d" moe-within="%d"' % now + m.group(1)
+                open(path, "w").write(src[:m.start()] + el + src[m.end():])
+            elif mode == "--check-band" and have != now:
+                stale += 1
+    return stale
 
 
 def skip_reason(r):
@@ -107,6 +167,8 @@ def command(sim, r, topo, nodes):
 
 def main():
     argv = sys.argv[1:]
+    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
+    argv = [a for a in argv if a not in ("--write", "--check-band")]
     extra = []
     if "--extra" in argv:
         # options added to every row's command, as fidelity.py's --extra
@@ -116,7 +178,10 @@ def main():
     bw = blackwell(root)
     data = os.path.join(root, "tests", "validation", "data", "moe_training.csv")
     rows = csv.DictReader(line for line in open(data) if not line.startswith("#"))
-    errs, failed, oom = [], 0, 0
+    if extra and mode == "--write":
+        print("--write: not with --extra (the stored bands are of the files as shipped)")
+        return 2
+    errs, failed, oom, by_gen = [], 0, 0, {}
     print("mixture-of-experts step time: published vs sim (files as shipped, balanced routing)")
     with tempfile.TemporaryDirectory() as tmp:
         for r in rows:
@@ -153,6 +218,7 @@ def main():
             got = j["time"]["step_s"]
             e = (got - want) / want
             errs.append(e)
+            by_gen.setdefault(generation(bw, r), []).append(e)
             fits = j["memory"]["fits"]
             oom += 0 if fits else 1
             ep = j["time"]["exposed_comm_s"]["ep"]
@@ -164,7 +230,8 @@ def main():
         print("%d rows: %d within 15%%, MAE %.1f%%, median %.1f%%, bias %+.1f%%, worst %+.1f%%; %d predicted out of memory"
               % (len(errs), sum(1 for x in a if x <= 0.15), 100 * statistics.mean(a), 100 * statistics.median(a),
                  100 * statistics.mean(errs), 100 * max(errs, key=abs), oom))
-    return 1 if failed or oom else 0
+    stale = bands(root, by_gen, mode)
+    return 1 if failed or oom or stale else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""The MoE band under the step time: how the published mixture-of-experts
+runs of the cluster's GPU generation were predicted (the moe-error,
+moe-bias, moe-rows and moe-within attributes of <efficiency>, which
+tools/moe-check.py --write stores and validation-moe keeps current).
+
+usage: test-moe-band.py SIM SOURCE_ROOT
+
+Each case runs Mixtral 8x7B (tp 2, ep 8, pp 2, full recomputation, which
+fits) on a copy of dgx8x4.xml whose band is set by hand, and reads the sentence the report prints for it:
+- error 0.300, bias -0.200, 8 rows, 3 within: "off by 30% on average, 3 of
+  them within 15%, mostly optimistic (mean -20%): expect a longer step"
+  (-0.200 is beyond half the mean |error|, -0.150);
+- error 0.120, bias +0.110, 7 rows, 6 within: mostly pessimistic, "expect a
+  shorter step";
+- error 0.100, bias +0.020: "on both sides (mean +2%)", no expectation;
+- no band: "no published MoE run of this GPU generation has been predicted";
+- a dense model (Llama-3-8B, tp 8 pp 4) gets no MoE sentence;
+- the shipped dgx8x4.xml prints the band its attributes hold;
+- a band with more rows within 15 % than rows, or without its bias, is
+  refused with the file, its line and what was expected (exit status 2).
+"""
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True
+import cli
+
+sim, src = cli.arguments("test-moe-band.py")
+checks = cli.Checks()
+SHIPPED = os.path.join(src, "topologies", "dgx8x4.xml")
+BAND = re.compile(r' moe-error="[^"]*" moe-bias="[^"]*" moe-rows="[^"]*" moe-within="[^"]*"')
+
+
+def with_band(tmp, name, band):
+    """dgx8x4.xml with its MoE band replaced by `band` (attribute text, or ''
+    for none); the path"""
+    text = open(SHIPPED, encoding="utf-8").read()
+    assert BAND.search(text), "dgx8x4.xml carries no MoE band"
+    path = os.path.join(tmp, name + ".xml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(BAND.sub(band, text))
+    return path
+
+
+# Mixtral on the 32 GPUs with full recomputation (it fits: exit 0)
+PLAN = ["--tp", "2", "--ep", "8", "--pp", "2", "--recompute", "full"]
+
+
+def report(topology, model="mixtral-8x7b"):
+    plan = PLAN if model == "mixtral-8x7b" else ["--tp", "8", "--pp", "4"]
+    r = cli.run(sim, "--topology", topology, "--model", model, *plan)
+    return r.returncode, " ".join(r.stdout.split()), r.stderr.strip()
+
+
+with cli.tempdir() as tmp:
+    rc, out, err = report(with_band(tmp, "optimistic",
+                                    ' moe-error="0.300" moe-bias="-0.200" moe-rows="8" moe-within="3"'))
+    checks.report("optimistic band: exit 0", rc == 0, err)
+    checks.report("optimistic band: the sentence",
+                  "mixture-of-experts layers: on 8 published MoE runs of this GPU generation the step time "
+                  "was off by 30% on average, 3 of them within 15%, mostly optimistic (mean -20%): expect a "
+                  "longer step" in out, out[out.find("mixture-of-experts layers"):][:300])
+
+    rc, out, err = report(with_band(tmp, "pessimistic",
+                                    ' moe-error="0.120" moe-bias="0.110" moe-rows="7" moe-within="6"'))
+    checks.report("pessimistic band: the sentence",
+                  "on 7 published MoE runs of this GPU generation the step time was off by 12% on average, "
+                  "6 of them within 15%, mostly pessimistic (mean +11%): expect a shorter step" in out,
+                  out[out.find("mixture-of-experts layers"):][:300])
+
+    rc, out, err = report(with_band(tmp, "both",
+                                    ' moe-error="0.100" moe-bias="0.020" moe-rows="5" moe-within="5"'))
+    checks.report("two-sided band: the sentence",
+                  "off by 10% on average, 5 of them within 15%, on both sides (mean +2%) (meson test "
+                  "validation-moe prints the table)" in out, out[out.find("mixture-of-experts layers"):][:300])
+
+    rc, out, err = report(with_band(tmp, "none", ""))
+    checks.report("no band: exit 0", rc == 0, err)
+    checks.report("no band: says no MoE run was predicted",
+                  "mixture-of-experts layers: the band is of dense runs, and no published MoE run of this GPU "
+                  "generation has been predicted: read this step time as an estimate" in out,
+                  out[out.find("mixture-of-experts layers"):][:300])
+
+    rc, out, err = report(SHIPPED, model="llama3-8b")
+    checks.report("dense model: exit 0", rc == 0, err)
+    checks.report("dense model: no MoE sentence", "mixture-of-experts layers" not in out)
+
+    m = re.search(r'moe-error="([0-9.]+)" moe-bias="([-0-9.]+)" moe-rows="([0-9]+)" moe-within="([0-9]+)"',
+                  open(SHIPPED, encoding="utf-8").read())
+    rc, out, err = report(SHIPPED)
+    want = "on %s published MoE runs of this GPU generation the step time was off by %.0f%% on average, " \
+           "%s of them within 15%%" % (m.group(3), 100 * float(m.group(1)), m.group(4))
+    checks.report("shipped dgx8x4.xml: its stored band", want in out, want)
+
+    for name, band, what in (
+            ("within", ' moe-error="0.100" moe-bias="0.020" moe-rows="5" moe-within="6"', "moe-within"),
+            ("nobias", ' moe-error="0.100" moe-rows="5" moe-within="5"', "moe-bias")):
+        path = with_band(tmp, name, band)
+        r = cli.run(sim, "--topology", path, "--model", "mixtral-8x7b", *PLAN)
+        lines = r.stderr.strip().splitlines()
+        checks.report("refused (%s): exit 2, one line naming %s and the file" % (name, what),
+                      r.returncode == 2 and len(lines) == 1 and what in lines[0] and
+                      re.match("sim: " + re.escape(path) + r":[0-9]+: ", lines[0]) is not None,
+                      "exit %d: %r" % (r.returncode, r.stderr))
+
+sys.exit(checks.finish())
