@@ -111,15 +111,16 @@ test_shipped (void)
 {
   const char *names[] = { "dgx8x4.xml",   "dgx-a100.xml",    "dgx-a800.xml",
                           "dgx-h100.xml", "dgx-h200.xml",    "dgx-h800.xml",
-                          "dgx-b200.xml", "gb200-nvl72.xml", "gb300-nvl72.xml" };
-  const double fp4[] = { 0, 0, 0, 0, 0, 0, 9000e12, 10000e12, 15000e12 };
-  const double fp6[] = { 0, 0, 0, 0, 0, 0, 4500e12, 5000e12, 5000e12 };
+                          "dgx-b200.xml", "gb200-nvl72.xml", "gb300-nvl72.xml",
+                          "dgx-a100-40gb.xml" };
+  const double fp4[] = { 0, 0, 0, 0, 0, 0, 9000e12, 10000e12, 15000e12, 0 };
+  const double fp6[] = { 0, 0, 0, 0, 0, 0, 4500e12, 5000e12, 5000e12, 0 };
   /* the Hopper files carry a held-out error band (validation-heldout checks
    * its value against the rows), the others none */
-  const gboolean heldout[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE };
+  const gboolean heldout[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE };
   /* and an MoE band where published MoE runs of the generation were
    * predicted (validation-moe checks its value): not the A100/A800 */
-  const gboolean moe[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE };
+  const gboolean moe[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE, FALSE };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
     g_autoptr (SimTopology) t = load (names[i], 0);
     const SimGpuType *g = sim_topology_gpu_type (t, 0);
@@ -134,6 +135,33 @@ test_shipped (void)
     g_assert_cmpint (g->eff.moe_within, <=, g->eff.moe_rows);
     g_assert_cmpfloat (fabs (g->eff.moe_bias), <=, g->eff.moe_error);
   }
+}
+
+/* dgx-a100-40gb.xml is dgx-a100.xml with the A100 40GB's memory: 40 GiB
+ * (42,949,672,960 bytes) of HBM2, 40960 MiB (42,949,672,960 bytes) visible,
+ * 1,555 GB/s (A100 datasheet), where the 80 GB part has 80 GiB, 81920 MiB
+ * and 2,039 GB/s; the peaks, GEMM table, attention and <efficiency>
+ * constants, and the network, are the 80 GB file's */
+static void
+test_a100_40gb (void)
+{
+  g_autoptr (SimTopology) t40 = load ("dgx-a100-40gb.xml", 0);
+  g_autoptr (SimTopology) t80 = load ("dgx-a100.xml", 0);
+  const SimGpuType *a = sim_topology_gpu_type (t40, 0), *b = sim_topology_gpu_type (t80, 0);
+  g_assert_cmpstr (a->name, ==, "NVIDIA A100-SXM4-40GB");
+  g_assert_cmpuint (a->hbm_capacity_bytes, ==, 42949672960u);
+  g_assert_cmpuint (a->hbm_visible_bytes, ==, 42949672960u);
+  g_assert_cmpfloat (a->hbm_bw_bytes_per_s, ==, 1555e9);
+  g_assert_cmpuint (b->hbm_capacity_bytes, ==, 85899345920u);
+  g_assert_cmpfloat (b->hbm_bw_bytes_per_s, ==, 2039e9);
+  g_assert_cmpfloat (a->peak_flop_per_s[SIM_DTYPE_BF16], ==, b->peak_flop_per_s[SIM_DTYPE_BF16]);
+  g_assert_cmpuint (a->gemm->len, ==, b->gemm->len);
+  g_assert_cmpfloat (a->attn_fwd_efficiency, ==, b->attn_fwd_efficiency);
+  g_assert_cmpfloat (a->eff.clock, ==, b->eff.clock);
+  g_assert_cmpfloat (a->eff.hbm, ==, b->eff.hbm);
+  g_assert_cmpfloat (a->eff.host_launch_s, ==, b->eff.host_launch_s);
+  g_assert_cmpint (sim_topology_n_gpus (t40), ==, sim_topology_n_gpus (t80));
+  g_assert_cmpint (count_links (t40, SIM_LINK_NVLINK), ==, count_links (t80, SIM_LINK_NVLINK));
 }
 
 /* sim_gemm_rate on a 2 x 2 x 2 table, m, n, k in {1024, 4096}, rate
@@ -187,6 +215,7 @@ main (int argc, char **argv)
   g_test_add_func ("/topology/names", test_names);
   g_test_add_func ("/topology/graph", test_graph);
   g_test_add_func ("/topology/shipped", test_shipped);
+  g_test_add_func ("/topology/a100-40gb", test_a100_40gb);
   g_test_add_func ("/topology/gemm", test_gemm);
   return g_test_run ();
 }
