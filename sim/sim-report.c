@@ -823,8 +823,43 @@ json_topology_and_model (SimJson *j, const SimTopology *t, const SimModel *m, co
   sim_json_end_object (j);
 }
 
+/* the error bands the text prints under the step time (text_error_band,
+ * text_moe_band): each null where the cluster file states none; "moe" only
+ * for a mixture-of-experts model */
 static void
-json_time (SimJson *j, const SimIteration *it)
+json_error_band (SimJson *j, const SimTopology *t, gboolean moe)
+{
+  const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
+
+  sim_json_begin_object (j, "error_band");
+  if (eff->error > 0) {
+    sim_json_begin_object (j, "fitted");
+    sim_json_double (j, "mean_abs_error", eff->error);
+    sim_json_uint (j, "runs", eff->error_rows);
+    sim_json_end_object (j);
+  } else
+    sim_json_null (j, "fitted");
+  if (eff->heldout_error > 0) {
+    sim_json_begin_object (j, "heldout");
+    sim_json_double (j, "mean_abs_error", eff->heldout_error);
+    sim_json_uint (j, "runs", eff->heldout_rows);
+    sim_json_end_object (j);
+  } else
+    sim_json_null (j, "heldout");
+  if (moe && eff->moe_rows > 0) {
+    sim_json_begin_object (j, "moe");
+    sim_json_double (j, "mean_abs_error", eff->moe_error);
+    sim_json_double (j, "mean_error", eff->moe_bias);
+    sim_json_uint (j, "runs", eff->moe_rows);
+    sim_json_uint (j, "runs_within_15_percent", eff->moe_within);
+    sim_json_end_object (j);
+  } else if (moe)
+    sim_json_null (j, "moe");
+  sim_json_end_object (j);
+}
+
+static void
+json_time (SimJson *j, const SimIteration *it, const SimTopology *t, gboolean moe)
 {
   sim_json_begin_object (j, "time");
   sim_json_double (j, "step_s", it->step_s);
@@ -847,6 +882,7 @@ json_time (SimJson *j, const SimIteration *it)
     sim_json_double (j, sim_span_kind_name (k), it->critical_s[k]);
   sim_json_end_object (j);
   sim_json_bool (j, "symmetric", it->symmetric);
+  json_error_band (j, t, moe);
   /* the runs a steady state was extrapolated from; empty when simulated whole */
   sim_json_begin_array (j, "steady_micro_batches");
   for (int k = 0; k < 3 && it->steady_micro_batches[0] > 0; k++)
@@ -958,7 +994,7 @@ sim_report_json (const SimRun *run)
   json_topology_and_model (&j, run->topo, run->model, run->plan);
   sim_report_json_plan (&j, run->plan);
   if (in->time != NULL)
-    json_time (&j, in->time);
+    json_time (&j, in->time, run->topo, sim_model_is_moe (run->model));
   json_train (&j, run);
   json_memory (&j, run->memory, in->remedies);
 

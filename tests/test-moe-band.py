@@ -16,7 +16,9 @@ fits) on a copy of dgx8x4.xml whose band is set by hand, and reads the sentence 
 - error 0.100, bias +0.020: "on both sides (mean +2%)", no expectation;
 - no band: "no published MoE run of this GPU generation has been predicted";
 - a dense model (Llama-3-8B, tp 8 pp 4) gets no MoE sentence;
-- the shipped dgx8x4.xml prints the band its attributes hold;
+- the shipped dgx8x4.xml prints the band its attributes hold, and the JSON
+  gives it as numbers under time.error_band.moe (null without a band, absent
+  for a dense model);
 - a band with more rows within 15 % than rows, or without its bias, is
   refused with the file, its line and what was expected (exit status 2).
 """
@@ -93,6 +95,21 @@ with cli.tempdir() as tmp:
     want = "on %s published MoE runs of this GPU generation the step time was off by %.0f%% on average, " \
            "%s of them within 15%%" % (m.group(3), 100 * float(m.group(1)), m.group(4))
     checks.report("shipped dgx8x4.xml: its stored band", want in out, want)
+
+    # the JSON carries the same band under time.error_band: the shipped
+    # file's attributes as numbers, null where the file states none, and no
+    # "moe" key for a dense model
+    r = cli.run(sim, "--topology", SHIPPED, "--model", "mixtral-8x7b", *PLAN, "--json", "-")
+    band = cli.json_of(r)["time"]["error_band"]
+    checks.check("JSON: the shipped file's MoE band", band["moe"],
+                 {"mean_abs_error": float(m.group(1)), "mean_error": float(m.group(2)),
+                  "runs": int(m.group(3)), "runs_within_15_percent": int(m.group(4))})
+    checks.report("JSON: the dense bands beside it", band["fitted"]["runs"] > 0 and band["heldout"]["runs"] > 0,
+                  repr(band))
+    r = cli.run(sim, "--topology", with_band(tmp, "none2", ""), "--model", "mixtral-8x7b", *PLAN, "--json", "-")
+    checks.check("JSON: no band, null", cli.json_of(r)["time"]["error_band"]["moe"], None)
+    r = cli.run(sim, "--topology", SHIPPED, "--model", "llama3-8b", "--tp", "8", "--pp", "4", "--json", "-")
+    checks.report("JSON: a dense model has no moe band", "moe" not in cli.json_of(r)["time"]["error_band"])
 
     for name, band, what in (
             ("within", ' moe-error="0.100" moe-bias="0.020" moe-rows="5" moe-within="6"', "moe-within"),
