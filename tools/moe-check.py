@@ -109,6 +109,9 @@ def bands(root, by_gen, mode):
                 open(path, "w").write(src[:m.start()] + el + src[m.end():])
             elif mode == "--check-band" and have != now:
                 stale += 1
+    if stale:
+        print("%d stale MoE band(s): after a change that moves these rows, rerun tools/moe-check.py SIM --write "
+              "and commit the cluster files" % stale)
     return stale
 
 
