@@ -198,6 +198,21 @@ sim_cmd_compare (int argc, char **argv, GError **error)
         gb);
   }
   sim_cli_print_runs (printed.table, runs, wide);
+  {
+    /* how far every step time of the table is validated, as the report
+     * says it under its step time */
+    g_autofree char *band = sim_report_error_band_sentence (topo);
+    g_autofree char *moe = sim_model_is_moe (model) ? sim_report_moe_band_sentence (topo) : NULL;
+    const char *lines[] = { band, moe };
+    for (guint k = 0; k < G_N_ELEMENTS (lines) && lines[k] != NULL; k++) {
+      g_autofree char *text = g_strconcat (k == 0 ? "step times: " : "", lines[k], NULL);
+      if (wide)
+        g_string_append (printed.table, text);
+      else
+        sim_cli_append_wrapped (printed.table, text, 0, 2, SIM_CLI_COLUMNS);
+      g_string_append_c (printed.table, '\n');
+    }
+  }
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
     GString *out = printed.notes;

@@ -308,25 +308,34 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
 
 /* how far the step time is validated: the mean error of the cluster's
  * efficiency constants on published runs, or that there is none */
-static void
-text_error_band (GString *s, const SimTopology *t)
+char *
+sim_report_error_band_sentence (const SimTopology *t)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
   if (eff->heldout_error > 0 && eff->error > 0)
-    g_string_append_printf (s, "          error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
-                            " published runs of this GPU generation\n"
-                            "          that no fit saw (+/-%.0f%% on %" G_GUINT64_FORMAT
-                            " fitted runs, each predicted with its model family left out)\n",
-                            100 * eff->heldout_error, eff->heldout_rows, 100 * eff->error, eff->error_rows);
-  else if (eff->error > 0)
-    g_string_append_printf (s, "          error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
-                            " published runs of this GPU generation,\n"
-                            "          each predicted with constants that were not fitted to it\n",
-                            100 * eff->error, eff->error_rows);
-  else
-    g_string_append (s, "          error band: NOT VALIDATED for this GPU generation (its cluster file states no\n"
-                        "          error from published runs): read the step time as an estimate\n");
+    return g_strdup_printf (
+        "error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
+        " published runs of this GPU generation that no fit saw (+/-%.0f%% on %" G_GUINT64_FORMAT
+        " fitted runs, each predicted with its model family left out)",
+        100 * eff->heldout_error, eff->heldout_rows, 100 * eff->error, eff->error_rows);
+  if (eff->error > 0)
+    return g_strdup_printf (
+        "error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
+        " published runs of this GPU generation, each predicted with constants that were not "
+        "fitted to it",
+        100 * eff->error, eff->error_rows);
+  return g_strdup (
+      "error band: NOT VALIDATED for this GPU generation (its cluster file states no error from "
+      "published runs): read the step time as an estimate");
+}
+
+/* under the step time, wrapped at 100 columns even with --wide (two lines) */
+static void
+text_error_band (GString *s, const SimTopology *t)
+{
+  g_autofree char *line = sim_report_error_band_sentence (t);
+  append_line (s, FALSE, "          ", line);
 }
 
 /* The band above comes from dense runs; a mixture-of-experts plan also
@@ -335,20 +344,16 @@ text_error_band (GString *s, const SimTopology *t)
  * side sim errs on: "mostly" when the mean signed error is more than half
  * the mean |error|, i.e. the rows on that side outweigh the others three to
  * one or more. */
-static void
-text_moe_band (GString *s, const SimTopology *t, gboolean wide)
+char *
+sim_report_moe_band_sentence (const SimTopology *t)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
-  g_autofree char *line = NULL;
 
-  if (eff->moe_rows == 0) {
-    append_line (
-        s, wide, "          ",
+  if (eff->moe_rows == 0)
+    return g_strdup (
         "mixture-of-experts layers: the band is of dense runs, and no published MoE run of this "
         "GPU generation has been predicted: read this step time as an estimate");
-    return;
-  }
-  line = g_strdup_printf ("mixture-of-experts layers: on %" G_GUINT64_FORMAT
+  return g_strdup_printf ("mixture-of-experts layers: on %" G_GUINT64_FORMAT
                           " published MoE runs of this GPU generation "
                           "the step time was off by %.0f%% on average, %" G_GUINT64_FORMAT
                           " of them within 15%%, %s "
@@ -361,6 +366,12 @@ text_moe_band (GString *s, const SimTopology *t, gboolean wide)
                           eff->moe_bias < -eff->moe_error / 2  ? ": expect a longer step"
                           : eff->moe_bias > eff->moe_error / 2 ? ": expect a shorter step"
                                                                : "");
+}
+
+static void
+text_moe_band (GString *s, const SimTopology *t, gboolean wide)
+{
+  g_autofree char *line = sim_report_moe_band_sentence (t);
   append_line (s, wide, "          ", line);
 }
 

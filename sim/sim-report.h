@@ -52,6 +52,13 @@ char *sim_report_section (const SimRun *run, SimReportSection section, gboolean 
 /* the time to train on run->train_tokens (sim_run_train_estimate) as one
  * sentence, or NULL when no tokens were given */
 char *sim_report_train_text (const SimRun *run);
+/* the step time's validation as the report prints it under the step
+ * time, one unwrapped sentence each: the error band of the cluster's GPU
+ * generation on published runs (or that it has none), and for a
+ * mixture-of-experts model the error on that generation's published MoE
+ * runs (or that there are none); new text, caller g_free()s */
+char *sim_report_error_band_sentence (const SimTopology *t);
+char *sim_report_moe_band_sentence (const SimTopology *t);
 /* one remedy as the report writes it: "--zero 3  why: peak ... fits" */
 char *sim_report_remedy_text (const SimRemedy *r);
 /* schema "sim-result/1", pretty-printed, ends with a newline */

@@ -19,6 +19,8 @@ fits) on a copy of dgx8x4.xml whose band is set by hand, and reads the sentence 
 - the shipped dgx8x4.xml prints the band its attributes hold, and the JSON
   gives it as numbers under time.error_band.moe (null without a band, absent
   for a dense model);
+- sim compare prints the dense band under its table, and the MoE band for
+  a MoE model only;
 - a band with more rows within 15 % than rows, or without its bias, is
   refused with the file, its line and what was expected (exit status 2).
 """
@@ -110,6 +112,20 @@ with cli.tempdir() as tmp:
     checks.check("JSON: no band, null", cli.json_of(r)["time"]["error_band"]["moe"], None)
     r = cli.run(sim, "--topology", SHIPPED, "--model", "llama3-8b", "--tp", "8", "--pp", "4", "--json", "-")
     checks.report("JSON: a dense model has no moe band", "moe" not in cli.json_of(r)["time"]["error_band"])
+
+    # sim compare prints the same sentences under its table: the dense band
+    # after "step times:", the MoE band for a MoE model only
+    r = cli.run(sim, "compare", "--topology", SHIPPED, "--model", "mixtral-8x7b",
+                "--plan", ",".join(["tp=2", "ep=8", "pp=2", "recompute=full"]))
+    flat = " ".join(r.stdout.split())
+    checks.report("compare (MoE): the dense band under the table",
+                  "step times: error band +/-5%: mean step-time error on 148 published runs" in flat,
+                  flat[flat.find("step times"):][:200])
+    checks.report("compare (MoE): the MoE band under the table", want in flat, want)
+    r = cli.run(sim, "compare", "--topology", SHIPPED, "--model", "llama3-8b", "--plan", "tp=8,pp=4")
+    flat = " ".join(r.stdout.split())
+    checks.report("compare (dense): the dense band, no MoE band",
+                  "step times: error band" in flat and "mixture-of-experts layers" not in flat)
 
     for name, band, what in (
             ("within", ' moe-error="0.100" moe-bias="0.020" moe-rows="5" moe-within="6"', "moe-within"),
