@@ -704,6 +704,10 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
     g_autofree char *train = sim_report_train_text (run);
     g_ptr_array_insert (d, 0, g_strconcat ("training: ", train, NULL));
   }
+  /* how far its step time is validated, as the report says it */
+  g_ptr_array_add (d, sim_report_error_band_sentence (run->topo));
+  if (sim_model_is_moe (model))
+    g_ptr_array_add (d, sim_report_moe_band_sentence (run->topo));
   g_string_append_printf (out, "\nbest: %s\n", best->label);
   for (guint i = 0; i < d->len; i++) {
     g_string_append (out, "  ");
