@@ -834,29 +834,33 @@ json_topology_and_model (SimJson *j, const SimTopology *t, const SimModel *m, co
   sim_json_end_object (j);
 }
 
+/* one band of "error_band": its mean |error| and runs, null where the
+ * cluster file states none (error 0) */
+static void
+json_band (SimJson *j, const char *key, double error, guint64 runs)
+{
+  if (error <= 0) {
+    sim_json_null (j, key);
+    return;
+  }
+  sim_json_begin_object (j, key);
+  sim_json_double (j, "mean_abs_error", error);
+  sim_json_uint (j, "runs", runs);
+  sim_json_end_object (j);
+}
+
 /* the error bands the text prints under the step time (text_error_band,
  * text_moe_band): each null where the cluster file states none; "moe" only
- * for a mixture-of-experts model */
+ * for a mixture-of-experts model, with its mean signed error and the runs
+ * within 15 % beside */
 static void
 json_error_band (SimJson *j, const SimTopology *t, gboolean moe)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
   sim_json_begin_object (j, "error_band");
-  if (eff->error > 0) {
-    sim_json_begin_object (j, "fitted");
-    sim_json_double (j, "mean_abs_error", eff->error);
-    sim_json_uint (j, "runs", eff->error_rows);
-    sim_json_end_object (j);
-  } else
-    sim_json_null (j, "fitted");
-  if (eff->heldout_error > 0) {
-    sim_json_begin_object (j, "heldout");
-    sim_json_double (j, "mean_abs_error", eff->heldout_error);
-    sim_json_uint (j, "runs", eff->heldout_rows);
-    sim_json_end_object (j);
-  } else
-    sim_json_null (j, "heldout");
+  json_band (j, "fitted", eff->error, eff->error_rows);
+  json_band (j, "heldout", eff->heldout_error, eff->heldout_rows);
   if (moe && eff->moe_rows > 0) {
     sim_json_begin_object (j, "moe");
     sim_json_double (j, "mean_abs_error", eff->moe_error);
