@@ -24,8 +24,9 @@ Exit status: 0 when every row was predicted and predicted to fit in 40 GB
 import csv, importlib.util, json, os, statistics, subprocess, sys, tempfile
 
 
-def fit_efficiency(root):
-    spec = importlib.util.spec_from_file_location("fit_efficiency", os.path.join(root, "tools", "fit-efficiency.py"))
+def load_tool(folder, name, module):
+    """another script of tools/ as a module"""
+    spec = importlib.util.spec_from_file_location(module, os.path.join(folder, name))
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     return m
@@ -49,17 +50,14 @@ def summary(errs):
 
 
 def main(argv):
-    tol = None
-    if "--tolerance" in argv:
-        i = argv.index("--tolerance")
-        tol = [float(v) for v in argv[i + 1].split(",")]
-        del argv[i:i + 2]
+    here = os.path.dirname(os.path.abspath(__file__))
+    tol = load_tool(here, "heldout-check.py", "heldout_check").take_tolerance(argv)
     if not argv:
         print(__doc__.strip().splitlines()[2])
         return 2
     sim = argv[0]
     root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    fe = fit_efficiency(root)
+    fe = load_tool(os.path.join(root, "tools"), "fit-efficiency.py", "fit_efficiency")
     data = os.path.join(root, "tests", "validation", "data", "training_calibration.csv")
     files = {"40": os.path.join(root, "topologies", "dgx-a100-40gb.xml"),
              "80": os.path.join(root, "topologies", "dgx-a100.xml")}

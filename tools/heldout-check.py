@@ -172,10 +172,21 @@ def bands(root, errs, mode):
     return stale
 
 
+def take_tolerance(argv):
+    """the comma-separated fractions of --tolerance A,B,..., removed from
+    argv; None without it (also used by a100-40gb-check.py)"""
+    if "--tolerance" not in argv:
+        return None
+    i = argv.index("--tolerance")
+    tol = [float(v) for v in argv[i + 1].split(",")]
+    del argv[i:i + 2]
+    return tol
+
+
 def main(argv):
     mode = next((a for a in argv if a in ("--write", "--check-band")), None)
     argv = [a for a in argv if a not in ("--write", "--check-band")]
-    tol, extra = None, []
+    extra = []
     configured = "--kernels-as-configured" in argv
     argv = [a for a in argv if a != "--kernels-as-configured"]
     if configured and mode == "--write":
@@ -184,10 +195,7 @@ def main(argv):
     extra = blackwell().take_extra(argv, mode)
     if extra is None:
         return 2
-    if "--tolerance" in argv:
-        i = argv.index("--tolerance")
-        tol = [float(v) for v in argv[i + 1].split(",")]
-        del argv[i:i + 2]
+    tol = take_tolerance(argv)
     if not argv:
         print(__doc__.strip().splitlines()[2])
         return 2
