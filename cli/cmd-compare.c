@@ -151,7 +151,7 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   if (html != NULL && !sim_cli_check_html (html, error))
     return 2;
 
-  shared_gb = SIM_SWEEP_SEQUENCES_PER_GPU * (guint64) sim_topology_n_gpus (topo);
+  shared_gb = sim_sweep_default_global_batch (model, sim_topology_n_gpus (topo));
   for (guint i = 0; i < plans->len; i++) {
     const char *text = g_ptr_array_index (plans, i);
     SimPlan *plan = sim_plan_new ();

@@ -78,6 +78,14 @@ struct _SimSweep {
 
 typedef SimSweep Sweep;
 
+guint64
+sim_sweep_default_global_batch (const SimModel *model, int gpus)
+{
+  if (model->default_global_batch > 0)
+    return model->default_global_batch;
+  return SIM_SWEEP_SEQUENCES_PER_GPU * (guint64) MAX (gpus, 1);
+}
+
 SimSweep *
 sim_sweep_new (const SimModel *model, guint64 global_batch)
 {
@@ -486,15 +494,13 @@ sim_sweep_enumerate (SimSweep *sw)
           dp = G / (tp * cp * pp);
           splits = expert_splits (sw, tp, cp, dp);
           for (int mb = 1; mb <= 8; mb *= 2) {
-            guint64 gb = sw->global_batch > 0 ? sw->global_batch : m->default_global_batch;
-            /* a model that publishes none: 8 sequences per GPU of this
-             * cluster, one batch for every layout so that their step times
-             * compare (a batch per layout let the smaller ones look
-             * faster); it divides every mb x dp (mb <= 8, dp divides G)
-             * into (8 / mb) tp cp pp micro-batches, a multiple of pp as
-             * the interleaved schedule asks */
-            if (gb == 0)
-              gb = SIM_SWEEP_SEQUENCES_PER_GPU * (guint64) G;
+            /* for a model that publishes none, 8 sequences per GPU (a batch
+             * per layout let the smaller ones look faster); it divides
+             * every mb x dp (mb <= 8, dp divides G) into (8 / mb) tp cp pp
+             * micro-batches, a multiple of pp as the interleaved schedule
+             * asks */
+            guint64 gb = sw->global_batch > 0 ? sw->global_batch
+                                              : sim_sweep_default_global_batch (m, G);
             if (gb % (guint64) (mb * dp))
               continue;
             for (int v = 1; v <= 4; v++) {

@@ -44,6 +44,11 @@ typedef struct _SimSweep SimSweep;
  * cluster size, the same for every layout).  Free with sim_sweep_free. */
 #define SIM_SWEEP_SEQUENCES_PER_GPU 8
 SimSweep *sim_sweep_new (const SimModel *model, guint64 global_batch);
+/* the global batch a sweep, and sim compare, run a layout of `gpus` GPUs at
+ * when none is given: the model's published batch, else
+ * SIM_SWEEP_SEQUENCES_PER_GPU sequences per GPU (one batch for every layout
+ * of that size, so that their step times compare) */
+guint64 sim_sweep_default_global_batch (const SimModel *model, int gpus);
 void sim_sweep_free (SimSweep *sw);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimSweep, sim_sweep_free)
 
