@@ -73,12 +73,15 @@ RUN_CONFIG = {
 }
 
 # The attention kernel each calibration recipe configures, for
-# --kernels-as-configured: the GPT-3 and Nemotron-4 configure scripts of
-# NVIDIA/dgxc-benchmarking v24.11.1 (nemotron/configure.sh @35a9aec) export
-# NVTE_FUSED_ATTN=0, Transformer Engine's FlashAttention-2 path (NVIDIA/NeMo#9188).
+# --kernels-as-configured.  NVIDIA/dgxc-benchmarking's NeMo 24.11 scripts
+# export NVTE_FUSED_ATTN=0, Transformer Engine's FlashAttention-2 path
+# (NVIDIA/NeMo#9188), for GPT-3 175B (nemo_megatron/configure.sh @143b90d)
+# and Nemotron-4 340B (nemotron/configure.sh @35a9aec, its 340b branch);
+# the same script's 15b branch exports NVTE_FUSED_ATTN=1, cuDNN's fused
+# attention, the megatron default on Hopper, so those rows need no option.
 KERNELS = {
     "dgxc_gpt3_": ["--attention-kernel", "flash2"],
-    "dgxc_nemotron4_": ["--attention-kernel", "flash2"],
+    "dgxc_nemotron4_340b_": ["--attention-kernel", "flash2"],
 }
 
 # Rows whose published data contradict their own neighbours (same cluster,

@@ -31,8 +31,10 @@ than fidelity.py reads:
 --kernels-as-configured (an experiment, not with --write) passes each row
 the attention kernel its recipe configures: cuDNN for dgxc-benchmarking's
 Llama 3.1 (llama3.1/configure.sh @143b90d: NVTE_FUSED_ATTN=1) and for
-Megatron-Bridge (Transformer Engine's default on Hopper), FlashAttention-2
-for dgxc Nemotron-4 (as its NeMo 24.11 configure script).
+Megatron-Bridge (Transformer Engine's default on Hopper) and for dgxc
+Nemotron-4 15B, FlashAttention-2 for dgxc Nemotron-4 340B (the 15b and 340b
+branches of its NeMo 24.11 script, nemotron/configure.sh @35a9aec, export
+NVTE_FUSED_ATTN=1 and 0; the later releases taken to keep them).
 Left out, each printed with its reason: the MaxText (JAX) rows, which shard
 as no sim framework preset does, and the rows in INCONSISTENT below, whose
 published layout contradicts the same run in a later release.
@@ -214,7 +216,7 @@ def main(argv):
             continue
         mx = os.path.join(tmp, rid + ".xml")
         model_xml(r, mx)
-        kernel = (["--attention-kernel", "flash2" if "nemotron" in rid else "cudnn"] if configured else [])
+        kernel = (["--attention-kernel", "flash2" if "nemotron4_340b" in rid else "cudnn"] if configured else [])
         p = subprocess.run(command(sim, root, r, mx) + kernel + extra + ["--json", "-"], capture_output=True,
                            text=True, timeout=600)
         try:
