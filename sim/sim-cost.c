@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim-activation.h"
 #include "sim-memory.h"
 
 #include "sim-gemm.h"
@@ -1053,6 +1054,33 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   /* Megatron sends 1/t of the activation from each TP rank (scatter-gather) */
   c->pp_bytes = 2.0 * T * h / t;
   c->cp_kv_bytes = 2.0 * 2.0 * T * kvd / t;
+
+  /* CPU offloading (pp 1, so the one chunk holds every layer): the waits
+   * for copies longer than their window of compute (sim_memory_offload);
+   * the copy engines move the data, no kernel, so nothing else is slowed */
+  if (p->cpu_offload_layers > 0 && g->host_bw_bytes_per_s > 0) {
+    int L = (int) m->layers;
+    SimActivationConfig cfg;
+    SimOffload off;
+    g_autoptr (SimActivations) dense = NULL;
+    g_autoptr (SimActivations) moe = NULL;
+    g_autofree guint64 *bytes = g_new0 (guint64, L);
+    g_autofree double *fs = g_new0 (double, L);
+    g_autofree double *bs = g_new0 (double, L);
+    sim_activation_config_from_plan (&cfg, p);
+    dense = sim_activations_layer (m, &cfg);
+    if (sim_model_is_moe (m))
+      moe = sim_activations_moe_layer (m, &cfg);
+    for (int i = 0; i < L; i++) {
+      gboolean is_moe = sim_model_layer_is_moe (m, (guint64) i);
+      bytes[i] = (is_moe ? moe : dense)->saved_bytes;
+      fs[i] = is_moe ? c->moe_fwd_s : c->layer_fwd_s;
+      bs[i] = is_moe ? c->moe_bwd_s : c->layer_bwd_s;
+    }
+    sim_memory_offload (L, p->cpu_offload_layers, bytes, fs, bs, g->host_bw_bytes_per_s, &off);
+    c->offload_fwd_s = off.fwd_wait_s;
+    c->offload_bwd_s = off.bwd_wait_s;
+  }
 }
 
 double

@@ -44,6 +44,11 @@ typedef struct {
   double layer_recompute_flop;
   /* first and last stage extras, per micro-batch */
   double embed_fwd_s, embed_bwd_s;
+  /* CPU offloading (SimPlan.cpu_offload_layers, pp 1): the seconds the
+   * forward and the backward of a micro-batch wait for host copies longer
+   * than their window of compute (sim_memory_offload), charged with the
+   * first chunk */
+  double offload_fwd_s, offload_bwd_s;
   double head_fwd_s, head_bwd_s;  /* output layer and cross-entropy */
   double head_fwd_flop, head_bwd_flop;
   /* one multi-token-prediction module beyond its transformer layer (the

@@ -1296,7 +1296,8 @@ build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
   int nd = pc->lc - pc->nm;
   int tp_count = nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd + tail_tp_colls (b, pc);
   double t = nd * c->layer_fwd_s + pc->nm * c->moe_fwd_s +
-             (pc->first_chunk ? c->embed_fwd_s : 0) + (pc->last_chunk ? tail_s (b, FALSE) : 0);
+             (pc->first_chunk ? c->embed_fwd_s + c->offload_fwd_s : 0) +
+             (pc->last_chunk ? tail_s (b, FALSE) : 0);
   double beside = pc->ep_beside ? pc->nm * b->ep_layer_s[pc->stage] : 0;
   SimActivityId a, y, x;
   pass->compute_span = new_span (b, SIM_SPAN_FORWARD, pc->stage, pc->replica, pc->mb, pc->chunk);
@@ -1413,7 +1414,7 @@ backward_by_layer (SimIterBuilder *b, const PassCtx *pc, guint32 span, SimActivi
     gboolean moe = pc->nm > 0 && sim_model_layer_is_moe (b->model, (guint64) (pc->first_layer + l));
     gboolean tail = pc->last_chunk && l == pc->lc - 1;
     double t = (moe ? c->moe_bwd_s : c->layer_bwd_s) + (tail ? tail_s (b, TRUE) : 0) +
-               (pc->first_chunk && l == 0 ? c->embed_bwd_s : 0);
+               (pc->first_chunk && l == 0 ? c->embed_bwd_s + c->offload_bwd_s : 0);
     GradEntry ge;
     after = compute_with_ep (b, pc, t, pc->side_s / pc->lc,
                              (moe ? c->moe_tp_colls_fwd : c->tp_colls_fwd) + (tail ? tail_tp_colls (b, pc) : 0),
@@ -1441,7 +1442,8 @@ build_backward (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
     y = backward_by_layer (b, pc, pass->compute_span, y, grads);
   } else {
     int nd = pc->lc - pc->nm;
-    double t = nd * c->layer_bwd_s + pc->nm * c->moe_bwd_s + (pc->first_chunk ? c->embed_bwd_s : 0) +
+    double t = nd * c->layer_bwd_s + pc->nm * c->moe_bwd_s +
+               (pc->first_chunk ? c->embed_bwd_s + c->offload_bwd_s : 0) +
                (pc->last_chunk ? tail_s (b, TRUE) : 0);
     y = compute_with_ep (b, pc, t, pc->side_s,
                          nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd + tail_tp_colls (b, pc),
@@ -2164,11 +2166,16 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s,
     gint64 bytes;
     int nm;
     nm = b->moe_of[s * plan->virtual_stages + sp->chunk];
-    bytes = (gint64) (b->lc_of[s * plan->virtual_stages + sp->chunk] - nm) *
-                (gint64) layer_act->saved_bytes +
-            (nm > 0 ? (gint64) nm * (gint64) moe_act->saved_bytes : 0) +
-            (first ? (gint64) emb_act->saved_bytes : 0) +
-            (last ? (gint64) out_act->saved_bytes : 0);
+    /* with CPU offloading (pp 1: the one chunk holds every layer) the
+     * pass holds its peak throughout, the ledger's figure */
+    if (plan->cpu_offload_layers > 0 && plan->pp == 1)
+      bytes = (gint64) sim_memory_offload_peak (b->model, plan, layer_act, moe_act);
+    else
+      bytes = (gint64) (b->lc_of[s * plan->virtual_stages + sp->chunk] - nm) *
+                  (gint64) layer_act->saved_bytes +
+              (nm > 0 ? (gint64) nm * (gint64) moe_act->saved_bytes : 0);
+    bytes += (first ? (gint64) emb_act->saved_bytes : 0) +
+             (last ? (gint64) out_act->saved_bytes : 0);
     if (sp->kind == SIM_SPAN_FORWARD) {
       mem_event (ev, sp->start, bytes);
     } else if (sp->kind == SIM_SPAN_BACKWARD) {
@@ -3066,11 +3073,12 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
           nm += sim_model_layer_is_moe (model, layer + (guint64) l) ? 1 : 0;
       nd = lc - nm;
       /* as build_forward, build_recompute and build_backward charge them */
-      f = nd * c.layer_fwd_s + nm * c.moe_fwd_s + (first ? c.embed_fwd_s : 0) +
+      f = nd * c.layer_fwd_s + nm * c.moe_fwd_s + (first ? c.embed_fwd_s + c.offload_fwd_s : 0) +
           (last ? sim_cost_tail_s (&c, plan, FALSE) : 0);
       if (c.layer_recompute_s > 0 || c.moe_recompute_s > 0)
         r = nd * c.layer_recompute_s + nm * c.moe_recompute_s;
-      bw = r + nd * c.layer_bwd_s + nm * c.moe_bwd_s + (first ? c.embed_bwd_s : 0) +
+      bw = r + nd * c.layer_bwd_s + nm * c.moe_bwd_s +
+           (first ? c.embed_bwd_s + c.offload_bwd_s : 0) +
            (last ? sim_cost_tail_s (&c, plan, TRUE) : 0);
       work += m * (f + bw);
       fmin = MIN (fmin, f);

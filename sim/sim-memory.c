@@ -2,6 +2,7 @@
 #include "sim-memory.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "sim-activation.h"
 #include "sim-format.h"
@@ -269,6 +270,70 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
                      st->grad_accum_bytes + st->buffer_bytes;
 }
 
+/* the last layer of group g's window (TE's layer_window_map) */
+static int
+offload_window_end (int layers, int n, int g)
+{
+  int q = layers / n, r = layers % n;
+  return q * (g + 1) - 1 + (g < r ? g + 1 : r);
+}
+
+void
+sim_memory_offload (int layers, int n, const guint64 *bytes, const double *fwd_s,
+                    const double *bwd_s, double host_bw_bytes_per_s, SimOffload *out)
+{
+  memset (out, 0, sizeof *out);
+  n = CLAMP (n, 0, MAX (layers - 1, 0));
+  /* forward: during layer j, every layer at or below it that stays, and
+   * each offloaded one whose window has not ended */
+  for (int j = 0; j < layers; j++) {
+    guint64 level = 0;
+    for (int k = 0; k <= j; k++)
+      if (k >= n || offload_window_end (layers, n, k) >= j)
+        level += bytes[k];
+    out->peak_bytes = MAX (out->peak_bytes, level);
+  }
+  /* backward: during layer j, the layers at or below it that stayed, and
+   * the offloaded ones brought back (their window's end passed) */
+  for (int j = layers - 1; j >= 0; j--) {
+    guint64 level = 0;
+    for (int k = 0; k <= j; k++)
+      if (k >= n || offload_window_end (layers, n, k) > j)
+        level += bytes[k];
+    out->peak_bytes = MAX (out->peak_bytes, level);
+  }
+  if (fwd_s == NULL || bwd_s == NULL || host_bw_bytes_per_s <= 0)
+    return;
+  for (int g = 0; g < n; g++) {
+    int from = g == 0 ? 0 : offload_window_end (layers, n, g - 1),
+        to = offload_window_end (layers, n, g);
+    double copy = (double) bytes[g] / host_bw_bytes_per_s, f = 0, b = 0;
+    /* forward: the layers after the copy starts, through the window's end */
+    for (int k = from + 1; k <= to; k++)
+      f += fwd_s[k];
+    /* backward: from below the window's end down to the previous window's
+     * end (for g 0, down to layer 1: layer 0 needs its activations) */
+    for (int k = to - 1; k >= MAX (from, 1); k--)
+      b += bwd_s[k];
+    out->fwd_wait_s += MAX (copy - f, 0);
+    out->bwd_wait_s += MAX (copy - b, 0);
+  }
+}
+
+guint64
+sim_memory_offload_peak (const SimModel *model, const SimPlan *plan, const SimActivations *dense,
+                         const SimActivations *moe)
+{
+  int L = (int) model->layers;
+  g_autofree guint64 *bytes = g_new0 (guint64, MAX (L, 1));
+  SimOffload off;
+  for (int i = 0; i < L; i++)
+    bytes[i] =
+        (moe != NULL && sim_model_layer_is_moe (model, (guint64) i) ? moe : dense)->saved_bytes;
+  sim_memory_offload (L, plan->cpu_offload_layers, bytes, NULL, NULL, 0, &off);
+  return off.peak_bytes;
+}
+
 /* walk the stage's passes in program order: a forward holds its chunk's
  * activations until the matching backward ends; the embedding and output
  * activations ride with the first and last chunk.  The peak is an output
@@ -296,6 +361,15 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
       transient = MAX (transient, a->transient_bytes);
       st->activation_bytes_per_layer = MAX (st->activation_bytes_per_layer, a->saved_bytes);
     }
+  /* CPU offloading (pp 1, one chunk): what the chunk holds at its peak */
+  if (plan->cpu_offload_layers > 0 && v == 1 && plan->pp == 1) {
+    guint64 all = 0;
+    for (guint64 i = 0; i < l->model->layers; i++)
+      all += layer_activations (l, sim_model_layer_is_moe (l->model, i))->saved_bytes;
+    /* the MTP layers after the decoder's stay */
+    chunk_bytes[0] = chunk_bytes[0] - all +
+                     sim_memory_offload_peak (l->model, plan, l->layer_act, l->moe_act);
+  }
   for (guint i = 0; i < order->len; i++) {
     const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
     guint64 bytes = chunk_bytes[op->chunk] +

@@ -60,6 +60,7 @@
 
 #include <glib.h>
 
+#include "sim-activation.h"
 #include "sim-model.h"
 #include "sim-plan.h"
 #include "sim-topology.h"
@@ -148,6 +149,34 @@ void sim_recipe_bytes (SimRecipe recipe, int *params, int *grads, int *master, i
 
 /* NULL for NONE, else "A", "B", "C" (static); any thread */
 const char *sim_oom_case_name (SimOomCase c);
+
+/* Activation offloading as Transformer Engine does it for Megatron-Core
+ * (transformer_engine/pytorch/cpu_offload.py,
+ * AsyncDoubleBufferGroupOffloadHandler, built by get_cpu_offload_context
+ * with Megatron-Core's cpu_offloading_num_layers): of a chunk's `layers`
+ * layers the first n are offloaded, one at a time, each in a window of the
+ * forward that ends at layer w(g) = (layers / n)(g + 1) - 1, plus the
+ * spread of layers mod n over the first groups (its layer_window_map).
+ * Group g's copy to the host starts when the forward of layer w(g - 1) ends
+ * (of layer 0 for g 0) and the compute waits for it when the forward of
+ * layer w(g) ends, then frees the GPU copy; in the backward its copy back
+ * starts when the backward of layer w(g) ends and the compute waits for it
+ * when the backward of layer w(g - 1) ends (before layer 0's for g 0).
+ * bytes: each layer's saved activations; fwd_s, bwd_s: each layer's
+ * compute, NULL for the memory alone; host_bw_bytes_per_s: the GPU's host
+ * link per direction (the copies of either direction run one at a time). */
+typedef struct {
+  guint64 peak_bytes; /* the most of the chunk's saved activations on the GPU at once */
+  double fwd_wait_s;  /* the forward's waits for copies longer than their window */
+  double bwd_wait_s;  /* the backward's */
+} SimOffload;
+void sim_memory_offload (int layers, int n, const guint64 *bytes, const double *fwd_s,
+                         const double *bwd_s, double host_bw_bytes_per_s, SimOffload *out);
+/* the same for a plan's one chunk (pp 1) of the model's layers, dense and
+ * MoE (moe NULL for a dense model): the peak of their saved activations on
+ * the GPU (the multi-token-prediction layers after them stay, uncounted) */
+guint64 sim_memory_offload_peak (const SimModel *model, const SimPlan *plan,
+                                 const SimActivations *dense, const SimActivations *moe);
 
 /* A remedy for a plan that does not fit: a tried plan change and the peak
  * it gives (the ledger's estimate: remedies are not simulated).  The

@@ -9,16 +9,53 @@
 #include "sim-units.h"
 
 typedef enum {
-  KEY_TP, KEY_CP, KEY_PP, KEY_DP, KEY_MICRO_BATCH, KEY_GLOBAL_BATCH, KEY_SEQ_LEN,
-  KEY_SCHEDULE, KEY_VIRTUAL_STAGES, KEY_RECOMPUTE, KEY_SEQUENCE_PARALLEL,
-  KEY_FLASH_ATTENTION, KEY_ZERO, KEY_RECIPE, KEY_ORDER, KEY_LORA_RANK, KEY_LORA_TARGETS,
-  KEY_QLORA, KEY_CONTEXT_RESERVE, KEY_FRAGMENTATION, KEY_OVERLAP,
-  KEY_FRAMEWORK, KEY_TP_COMM_OVERLAP, KEY_OVERLAP_PARAM_GATHER, KEY_ATTENTION_KERNEL,
-  KEY_FP8, KEY_FP8_PARAMS, KEY_FP8_RECIPE, KEY_FP8_ATTENTION, KEY_LAYERS_PER_VIRTUAL_STAGE, KEY_EP, KEY_ETP,
-  KEY_MOE_IMBALANCE, KEY_MOE_A2A_OVERLAP, KEY_FIRST_STAGE_LAYERS, KEY_LAST_STAGE_LAYERS,
-  KEY_EMBEDDING_IN_SPLIT, KEY_LOSS_IN_SPLIT, KEY_FP4, KEY_FP4_RECIPE, KEY_TP_ONLY_AMAX_RED,
-  KEY_RECOMPUTE_MODULES, KEY_MTP_LAYERS, KEY_PIPELINE_LAYOUT, KEY_CUDA_GRAPH_IMPL,
+  KEY_TP,
+  KEY_CP,
+  KEY_PP,
+  KEY_DP,
+  KEY_MICRO_BATCH,
+  KEY_GLOBAL_BATCH,
+  KEY_SEQ_LEN,
+  KEY_SCHEDULE,
+  KEY_VIRTUAL_STAGES,
+  KEY_RECOMPUTE,
+  KEY_SEQUENCE_PARALLEL,
+  KEY_FLASH_ATTENTION,
+  KEY_ZERO,
+  KEY_RECIPE,
+  KEY_ORDER,
+  KEY_LORA_RANK,
+  KEY_LORA_TARGETS,
+  KEY_QLORA,
+  KEY_CONTEXT_RESERVE,
+  KEY_FRAGMENTATION,
+  KEY_OVERLAP,
+  KEY_FRAMEWORK,
+  KEY_TP_COMM_OVERLAP,
+  KEY_OVERLAP_PARAM_GATHER,
+  KEY_ATTENTION_KERNEL,
+  KEY_FP8,
+  KEY_FP8_PARAMS,
+  KEY_FP8_RECIPE,
+  KEY_FP8_ATTENTION,
+  KEY_LAYERS_PER_VIRTUAL_STAGE,
+  KEY_EP,
+  KEY_ETP,
+  KEY_MOE_IMBALANCE,
+  KEY_MOE_A2A_OVERLAP,
+  KEY_FIRST_STAGE_LAYERS,
+  KEY_LAST_STAGE_LAYERS,
+  KEY_EMBEDDING_IN_SPLIT,
+  KEY_LOSS_IN_SPLIT,
+  KEY_FP4,
+  KEY_FP4_RECIPE,
+  KEY_TP_ONLY_AMAX_RED,
+  KEY_RECOMPUTE_MODULES,
+  KEY_MTP_LAYERS,
+  KEY_PIPELINE_LAYOUT,
+  KEY_CUDA_GRAPH_IMPL,
   KEY_CUDA_GRAPH_SCOPE,
+  KEY_CPU_OFFLOAD_LAYERS,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -126,6 +163,10 @@ static const Option options[] = {
   { "mtp-num-layers", NULL, KEY_MTP_LAYERS, ARG_STRING, NULL,
     "multi-token-prediction layers to train, 0 to 64, on the last pipeline stage (Megatron-Core's "
     "MTP; default: the model's, as DeepSeek-V3 trained; 0 with LoRA)" },
+  { "cpu-offloading-num-layers", NULL, KEY_CPU_OFFLOAD_LAYERS, ARG_STRING, NULL,
+    "layers whose saved activations go to host memory in the forward pass and come back for "
+    "the backward, beside the compute (Megatron-Core's CPU offloading; 0 to layers - 1; pp 1, "
+    "no recomputation; default 0)" },
   { "cuda-graph-impl", NULL, KEY_CUDA_GRAPH_IMPL, ARG_CHOICE, "none|transformer_engine|local",
     "capture each layer's kernels in CUDA graphs, as Megatron-Core does with Transformer Engine's "
     "make_graphed_callables or its own graph manager: the host launches a graph instead of each "
@@ -508,6 +549,20 @@ parse_pipeline_layout (SimPlan *plan, const char *value, GError **error)
 }
 
 static gboolean
+parse_cpu_offload_layers (SimPlan *plan, const char *value, GError **error)
+{
+  guint64 n = 0;
+  if (!g_ascii_string_to_unsigned (value, 10, 0, SIM_PLAN_MAX_DEGREE, &n, NULL)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--cpu-offloading-num-layers: expected a whole number from 0 to %u, got '%.40s'",
+                 SIM_PLAN_MAX_DEGREE, value);
+    return FALSE;
+  }
+  plan->cpu_offload_layers = (int) n;
+  return TRUE;
+}
+
+static gboolean
 parse_mtp_layers (SimPlan *plan, const char *value, GError **error)
 {
   guint64 n = 0;
@@ -581,6 +636,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
                         NULL, 0, "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts",
                         &plan->recompute_modules, error);
   case KEY_MTP_LAYERS: return parse_mtp_layers (plan, value, error);
+  case KEY_CPU_OFFLOAD_LAYERS: return parse_cpu_offload_layers (plan, value, error);
   case KEY_PIPELINE_LAYOUT: return parse_pipeline_layout (plan, value, error);
   case KEY_MOE_A2A_OVERLAP: plan->moe_a2a_overlap = b; break;
   case KEY_CUDA_GRAPH_IMPL: plan->cuda_graph_impl = (SimCudaGraphImpl) u; break;
@@ -1666,6 +1722,41 @@ resolve_adapters_and_reserves (SimPlan *plan, const SimModel *model, GError **er
   return TRUE;
 }
 
+/* --cpu-offloading-num-layers: Megatron-Core's TransformerConfig refuses
+ * it at num_layers or more, with pipeline parallelism and with
+ * recomputation (megatron/core/transformer/transformer_config.py,
+ * __post_init__: "CPU offloading can be done only for layers less than",
+ * "Currently there is no support for Pipeline parallelism with CPU
+ * offloading", "CPU offloading does not work when activation recomputation
+ * is enabled"); sim needs the GPU's host link to time the copies.  Runs
+ * after the framework is resolved (it is Megatron-Core's). */
+static gboolean
+resolve_cpu_offload (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError **error)
+{
+  const SimGpuType *g = sim_topology_gpu_type (topo, 0);
+  const char *why = NULL;
+  int n = plan->cpu_offload_layers;
+  if (n == 0)
+    return TRUE;
+  if ((guint64) n >= model->layers)
+    why = "expected fewer than the model's layers (Megatron-Core keeps at least one on the GPU)";
+  else if (plan->pp > 1)
+    why = "expected --pp 1 (Megatron-Core offloads only without pipeline parallelism)";
+  else if (plan->recompute != SIM_RECOMPUTE_NONE)
+    why = "expected --recompute none (Megatron-Core offloads only without recomputation)";
+  else if (plan->framework != SIM_FRAMEWORK_MEGATRON)
+    why = "expected --framework megatron (it is Megatron-Core's offloading)";
+  else if (g == NULL || g->host_bw_bytes_per_s <= 0)
+    why =
+        "the cluster file gives no host link for its GPU (<host-link bandwidth=...> in <gpu-type>), "
+        "so the copies cannot be timed";
+  if (why != NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--cpu-offloading-num-layers %d: %s", n, why);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError **error)
 {
@@ -1679,9 +1770,9 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
       !resolve_experts (plan, topo, model, error))
     return FALSE;
   resolve_framework (plan);
-  return resolve_cuda_graphs (plan, model, error) && resolve_attention_kernel (plan, topo, error) &&
-         resolve_fp8 (plan, topo, error) &&
-         resolve_fp4 (plan, topo, error) &&
+  return resolve_cpu_offload (plan, topo, model, error) &&
+         resolve_cuda_graphs (plan, model, error) && resolve_attention_kernel (plan, topo, error) &&
+         resolve_fp8 (plan, topo, error) && resolve_fp4 (plan, topo, error) &&
          resolve_adapters_and_reserves (plan, model, error);
 }
 

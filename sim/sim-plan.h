@@ -189,6 +189,15 @@ typedef struct {
    * resolved to the model's (SimModel.mtp_layers), 0 under LoRA, or to
    * the layout's */
   int mtp_layers;
+  /* Megatron-Core's CPU offloading (cpu_offloading_num_layers, with
+   * cpu_offloading_weights off as Megatron-Bridge sets it): the saved
+   * activations of this many transformer layers are copied to host memory
+   * during the forward and back before the backward, beside the compute
+   * (Transformer Engine's AsyncDoubleBufferGroupOffloadHandler); 0 off.
+   * sim_plan_resolve asks, as Megatron-Core's TransformerConfig does, for
+   * fewer than the model's layers, pp 1 and no recomputation, and a cluster
+   * file that gives the GPU's host link (SimGpuType.host_bw_bytes_per_s) */
+  int cpu_offload_layers;
   /* CUDA graphs: SimCudaGraphImpl and its SimGraphScope bits (0 with
    * SIM_CUDA_GRAPH_NONE; sim_plan_resolve sets full's bits when none are
    * given) */

@@ -235,6 +235,13 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
   if (p->fp4 != SIM_FP4_OFF)
     g_string_append (s, "          NVFP4 linear layers (FP4 E2M1, an E4M3 scale per 16 values), "
                         "weights in BF16\n");
+  if (p->cpu_offload_layers > 0) {
+    g_autofree char *line = g_strdup_printf (
+        "CPU offloading: the saved activations of the first %d layer%s go to host memory in the "
+        "forward and come back for the backward, beside the compute",
+        p->cpu_offload_layers, p->cpu_offload_layers == 1 ? "" : "s");
+    append_line (s, wide, "          ", line);
+  }
   if (p->cuda_graph_impl != SIM_CUDA_GRAPH_NONE) {
     g_autofree char *scope = sim_cuda_graph_scope_string (p->cuda_graph_scope, ", ");
     g_autofree char *line = g_strdup_printf ("CUDA graphs (%s) capture %s: one host launch per "
@@ -768,6 +775,7 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_int (j, "first_stage_layers", p->first_stage_layers);
   sim_json_int (j, "last_stage_layers", p->last_stage_layers);
   sim_json_int (j, "mtp_num_layers", p->mtp_layers);
+  sim_json_int (j, "cpu_offloading_num_layers", p->cpu_offload_layers);
   sim_json_string (j, "pipeline_layout", p->layout != NULL ? p->layout->text : NULL);
   sim_json_bool (j, "embedding_in_pipeline_split", p->embedding_in_split);
   sim_json_bool (j, "loss_in_pipeline_split", p->loss_in_split);

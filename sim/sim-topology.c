@@ -124,6 +124,12 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
       !sim_xml_get_bytes (path, mem, "visible", &t->hbm_visible_bytes, error) ||
       !sim_xml_get_bandwidth (path, mem, "bandwidth", &t->hbm_bw_bytes_per_s, error))
     return FALSE;
+  {
+    xmlNode *host = sim_xml_first_element (node, "host-link");
+    if (host != NULL &&
+        !sim_xml_get_bandwidth (path, host, "bandwidth", &t->host_bw_bytes_per_s, error))
+      return FALSE;
+  }
   if (t->hbm_visible_bytes > t->hbm_capacity_bytes) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
                  "%s:%ld: attribute visible of <memory>: expected at most the capacity (the driver cannot expose more than the HBM holds)",

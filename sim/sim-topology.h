@@ -67,6 +67,10 @@ typedef struct {
   guint64 hbm_capacity_bytes;   /* physical HBM: the label (80 GiB) */
   guint64 hbm_visible_bytes;    /* what the driver exposes (nvidia-smi Total) */
   double hbm_bw_bytes_per_s;
+  /* what one GPU moves to or from host memory per direction while every GPU
+   * of its node does the same (<host-link bandwidth>; 0 when the file gives
+   * none): the rate of activation offloading's copies */
+  double host_bw_bytes_per_s;
   double peak_flop_per_s[SIM_DTYPE_COUNT]; /* dense; 0 where not given */
   gboolean fp8_block_scaled;      /* FP8 tensor cores apply MX block scales (Blackwell) */
   GArray *gemm;                  /* SimGemmPoint, measured bf16 GEMM rates; may be empty */

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "sim-activation.h"
+#include "sim-cost.h"
 #include "sim-memory.h"
 #include "test-util.h"
 
@@ -200,6 +202,85 @@ test_tight (void)
   g_assert_false (s.mem->tight);
 }
 
+/* Transformer Engine's offloading windows (sim-memory.h), worked by hand.
+ * 8 layers, the first 4 offloaded, 1 GB saved each, forward 1 s and
+ * backward 2 s a layer, 0.5 GB/s to the host (a copy takes 2 s).  Windows
+ * end at layers w(g) = (8 / 4)(g + 1) - 1 = 1, 3, 5, 7.  Forward: during
+ * layer 7 the GPU holds layers 4-7, which stay, and layer 3, whose window
+ * ends there: 5 GB, the most anywhere (during layer 5: 2, 3, 4, 5; during
+ * backward layer 4: 4, then 3 and 2 brought back); 8 GB without.  Waits:
+ * group 0 copies beside layer 1's forward (1 s of 2: waits 1 s), the others
+ * beside two layers (2 s: none); backward, group 0 comes back after layer
+ * 1's backward with nothing left to hide behind before layer 0 (waits 2 s),
+ * the others beside two layers' 4 s.  With 5 layers and 2 offloaded the
+ * windows end at w(0) = 2 x 1 - 1 + 1 = 2 and w(1) = 2 x 2 - 1 + 1 = 4 (the
+ * remainder 1 spread over the first group): during layer 4 the GPU holds
+ * 1, 2, 3, 4: 4 of 5 layers. */
+static void
+test_offload_windows (void)
+{
+  guint64 bytes[8] = { 1000000000, 1000000000, 1000000000, 1000000000,
+                       1000000000, 1000000000, 1000000000, 1000000000 };
+  double fs[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, bs[8] = { 2, 2, 2, 2, 2, 2, 2, 2 };
+  SimOffload off;
+  sim_memory_offload (8, 4, bytes, fs, bs, 0.5e9, &off);
+  g_assert_cmpuint (off.peak_bytes, ==, 5000000000);
+  g_assert_cmpfloat_with_epsilon (off.fwd_wait_s, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (off.bwd_wait_s, 2.0, 1e-12);
+  sim_memory_offload (8, 0, bytes, fs, bs, 0.5e9, &off);
+  g_assert_cmpuint (off.peak_bytes, ==, 8000000000);
+  g_assert_cmpfloat (off.fwd_wait_s + off.bwd_wait_s, ==, 0);
+  sim_memory_offload (5, 2, bytes, NULL, NULL, 0, &off);
+  g_assert_cmpuint (off.peak_bytes, ==, 4000000000);
+}
+
+/* the ledger with offloading: Llama-3-8B's 32 layers at tp 1, the first 16
+ * offloaded, windows ending at 2g + 1: the peak holds layers 16-31 and
+ * layer 15 (its window ends at layer 31), 17 layers, 15 fewer than all 32 */
+static void
+test_offload_ledger (void)
+{
+  g_auto (Run) a = { 0 }, b = { 0 };
+  const SimStageMemory *sa, *sb;
+  run (&a, "dgx8x4.xml", 1, "llama3-8b.xml", "tp=1,pp=1,dp=8,mb=1,gb=64");
+  run (&b, "dgx8x4.xml", 1, "llama3-8b.xml",
+       "tp=1,pp=1,dp=8,mb=1,gb=64,cpu-offloading-num-layers=16");
+  sa = &g_array_index (a.mem->stages, SimStageMemory, 0);
+  sb = &g_array_index (b.mem->stages, SimStageMemory, 0);
+  g_assert_cmpuint (sa->activation_bytes_per_layer, ==, sb->activation_bytes_per_layer);
+  g_assert_cmpuint (sa->activations_peak_bytes - sb->activations_peak_bytes, ==,
+                    15 * sa->activation_bytes_per_layer);
+  g_assert_cmpuint (sa->states_bytes, ==, sb->states_bytes);
+}
+
+/* the waits sim-cost.c charges: Llama-3-8B at tp 1 on a DGX H100 (PCIe
+ * Gen5, 63 GB/s to the host), 16 of 32 layers offloaded, windows of 2
+ * layers ending at 2g + 1.  A layer's copy takes t = its saved bytes / 63
+ * GB/s; the forward waits t - f for group 0 (one layer beside it) and
+ * t - 2f for each of the 15 others where positive, the backward t for
+ * group 0 (nothing beside it) and t - 2b for the others, f and b a
+ * layer's forward and backward */
+static void
+test_offload_time (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimPlan)
+      p = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,gb=64,cpu-offloading-num-layers=16");
+  SimActivationConfig cfg;
+  g_autoptr (SimActivations) a = NULL;
+  SimLayerCost c;
+  double copy, f, b;
+  sim_activation_config_from_plan (&cfg, p);
+  a = sim_activations_layer (m, &cfg);
+  sim_cost_layer (m, p, sim_topology_gpu_type (t, 0), &c);
+  copy = (double) a->saved_bytes / 63e9, f = c.layer_fwd_s, b = c.layer_bwd_s;
+  g_assert_cmpfloat (copy, >, f); /* a copy outlasts a layer's forward here */
+  g_assert_cmpfloat_with_epsilon (c.offload_fwd_s, MAX (copy - f, 0) + 15 * MAX (copy - 2 * f, 0),
+                                  1e-12);
+  g_assert_cmpfloat_with_epsilon (c.offload_bwd_s, copy + 15 * MAX (copy - 2 * b, 0), 1e-12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -214,5 +295,8 @@ main (int argc, char **argv)
   g_test_add_func ("/memory/case-b", test_case_b);
   g_test_add_func ("/memory/case-c", test_case_c);
   g_test_add_func ("/memory/tight", test_tight);
+  g_test_add_func ("/memory/offload-windows", test_offload_windows);
+  g_test_add_func ("/memory/offload-ledger", test_offload_ledger);
+  g_test_add_func ("/memory/offload-time", test_offload_time);
   return g_test_run ();
 }

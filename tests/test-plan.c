@@ -122,16 +122,39 @@ test_errors (void)
 {
   g_autoptr (SimTopology) t = dgx8x4 ();
   g_autoptr (SimModel) m = model ("llama3-70b.xml");
-  struct { const char *plan; const char *substring; } cases[] = {
+  struct { const char *plan; const char *substring;
+  } cases[] = {
     { "tp=8,pp=4,dp=3", "layouts that fit: --tp 8 --pp 1 --dp 8; --tp 8 --pp 2 --dp 4" },
     { "tp=16,pp=2,dp=2", "must divide the 64 attention heads and 8 KV heads" },
-    { "tp=8,pp=8,dp=1,schedule=interleaved,v=11", "a layer in each of the pp 8 x virtual stages 11" },
+    { "tp=8,pp=8,dp=1,schedule=interleaved,v=11",
+      "a layer in each of the pp 8 x virtual stages 11" },
     { "tp=8,pp=4,dp=2,gb=7", "must be a multiple of micro-batch 1 x dp 2" },
     { "tp=8,pp=4,dp=2,v=2,schedule=1f1b", "needs --schedule interleaved" },
     { "tp=8,pp=4,dp=2,qlora", "--qlora needs --lora-rank" },
+    /* Megatron-Core's TransformerConfig checks for CPU offloading */
+    { "tp=8,pp=1,dp=8,cpu-offloading-num-layers=80", "expected fewer than the model's layers" },
+    { "tp=8,pp=2,dp=4,cpu-offloading-num-layers=10", "expected --pp 1" },
+    { "tp=8,pp=1,dp=8,recompute=full,cpu-offloading-num-layers=10", "expected --recompute none" },
+    { "tp=8,pp=1,dp=8,framework=fsdp,zero=3,cpu-offloading-num-layers=10",
+      "expected --framework megatron" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     assert_refused (t, m, cases[i].plan, cases[i].substring);
+}
+
+/* CPU offloading needs the GPU's host link to time the copies: the example
+ * graph file gives none; dgx8x4.xml gives PCIe Gen5's 63 GB/s */
+static void
+test_offload_host_link (void)
+{
+  g_autoptr (SimTopology) graph = test_load_topology ("example-graph.xml", 0);
+  g_autoptr (SimTopology) t = dgx8x4 ();
+  g_autoptr (SimModel) m = model ("llama3-8b.xml");
+  g_autoptr (SimPlan) p = NULL;
+  assert_refused (graph, m, "tp=1,pp=1,dp=4,cpu-offloading-num-layers=4", "gives no host link");
+  g_assert_cmpfloat (sim_topology_gpu_type (t, 0)->host_bw_bytes_per_s, ==, 63e9);
+  p = test_resolve_plan (t, m, "tp=8,pp=1,dp=8,cpu-offloading-num-layers=16");
+  g_assert_cmpint (p->cpu_offload_layers, ==, 16);
 }
 
 /* Uneven model chunks (sim-plan.h): llama3-70b's 80 layers on pp 8 x v 3
@@ -298,6 +321,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/uneven", test_uneven);
   g_test_add_func ("/plan/defaults", test_defaults);
   g_test_add_func ("/plan/errors", test_errors);
+  g_test_add_func ("/plan/offload-host-link", test_offload_host_link);
   g_test_add_func ("/plan/uneven-chunks", test_uneven_chunks);
   g_test_add_func ("/plan/megatron-split", test_megatron_split);
   return g_test_run ();

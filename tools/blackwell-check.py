@@ -109,6 +109,20 @@ def counted_split(r, pp):
         return ["--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"]
     return []
 
+# What a published run's recipe sets beyond its layout, where the recipe
+# says so; applied to every row whose id contains the key.  Megatron-Bridge's
+# Llama 3 70B FP8-CS presets on GB200 and GB300 (Megatron FSDP, micro-batch
+# 2) offload the saved activations of 40 and 20 layers to the Grace CPU
+# (NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/llama/
+# llama3_workload_base_configs.py @00919dc, LLAMA3_70B_PRETRAIN_CONFIG_
+# GB200_FP8_CS_V1/V2 and GB300_FP8_CS_V1/V2: cpu_offloading_num_layers; its
+# set_recompute_overrides turns cpu_offloading on with the weights kept).
+RUN_CONFIG = {
+    "_gb200_llama3_70b_fp8cs_": ["--cpu-offloading-num-layers", "40"],
+    "_gb300_llama3_70b_fp8cs_": ["--cpu-offloading-num-layers", "20"],
+}
+
+
 def command(sim, r, mx, topo, nodes):
     tp, pp, cp = int(r["tp"]), int(r["pp"]), int(r["cp"] or 1)
     dp = int(r["dp"]) if r["dp"] else int(r["num_gpus"]) // (tp * pp * cp)
@@ -124,6 +138,9 @@ def command(sim, r, mx, topo, nodes):
     if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
         cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
     cmd += counted_split(r, pp)
+    for key, extra in RUN_CONFIG.items():
+        if key in r["row_id"]:
+            cmd += extra
     prec = r["precision"] or ""
     if "fp8" in prec:
         cmd += ["--fp8", "hybrid"]
