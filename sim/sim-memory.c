@@ -636,6 +636,33 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
   g_ptr_array_add (r->changes, (gpointer) change);
 }
 
+/* Megatron-Core's CPU offloading of half the layers' activations, where
+ * it runs (pp 1, no recomputation, megatron, a host link: the plan's checks
+ * refuse it elsewhere); a knob of its own, not stacked with the others */
+static void
+try_offload (Remedies *r, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+             const SimMemory *mem)
+{
+  int n = (int) MIN (model->layers / 2, (guint64) SIM_PLAN_MAX_DEGREE);
+  g_autofree char *flags = g_strdup_printf ("--cpu-offloading-num-layers %d", n);
+  g_autoptr (SimPlan) p = NULL;
+  g_autoptr (SimMemory) m = NULL;
+  if (n < 1 || plan->cpu_offload_layers >= n)
+    return;
+  p = sim_plan_copy (plan);
+  p->cpu_offload_layers = n;
+  if (!sim_plan_resolve (p, topo, model, NULL))
+    return;
+  m = sim_memory_compute (topo, model, p);
+  if (m->peak_bytes >= mem->peak_bytes)
+    return;
+  g_ptr_array_add (r->lines, remedy_new (flags,
+                                         "keep half the layers' activations in host memory, "
+                                         "copied beside the compute",
+                                         FALSE, m));
+  r->any_fits |= m->fits;
+}
+
 /* when no single change is enough, stack the helpful knobs in the order of
  * the table, cheapest first, and stop at the first stack that fits */
 static void
@@ -732,6 +759,7 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
     }
     if (plan->recompute != SIM_RECOMPUTE_FULL)
       try_remedy (&r, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
+    try_offload (&r, topo, model, plan, mem);
     if (plan->tp > 1 && !plan->sequence_parallel)
       try_remedy (&r, topo, model, plan, mem, "--sequence-parallel", "split norm/dropout activations over tp", sp_on);
     if (even_dp)

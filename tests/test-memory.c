@@ -169,6 +169,17 @@ test_case_b (void)
   remedies = sim_memory_remedies (r.topo, r.model, r.plan, r.mem);
   g_assert_cmpuint (remedies->len, >, 0);
   g_assert_cmpstr (((SimRemedy *) g_ptr_array_index (remedies, 0))->flags, ==, "--micro-batch 1");
+  /* pp 1 without recomputation: offloading half of the 32 layers is offered,
+   * 15 layers' activations fewer on the GPU (/memory/offload-ledger) */
+  for (guint i = 0; i < remedies->len; i++) {
+    const SimRemedy *x = g_ptr_array_index (remedies, i);
+    const SimStageMemory *st = &g_array_index (r.mem->stages, SimStageMemory, 0);
+    if (g_str_equal (x->flags, "--cpu-offloading-num-layers 16")) {
+      g_assert_cmpuint (r.mem->peak_bytes - x->peak_bytes, ==, 15 * st->activation_bytes_per_layer);
+      return;
+    }
+  }
+  g_assert_not_reached ();
 }
 
 /* case C: GPT-3 at 64k tokens without flash: one layer's scores alone,
