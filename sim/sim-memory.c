@@ -539,6 +539,12 @@ static void zero1 (SimPlan *p) { p->zero = MAX (p->zero, 1); }
 static void zero2 (SimPlan *p) { p->zero = MAX (p->zero, 2); }
 static void zero3 (SimPlan *p) { p->zero = 3; }
 static void adam8 (SimPlan *p) { p->recipe = SIM_RECIPE_BF16_ADAM8BIT; p->recipe_given = TRUE; }
+static void
+bf16_states (SimPlan *p)
+{
+  p->recipe = SIM_RECIPE_BF16_ADAM_BF16_STATES;
+  p->recipe_given = TRUE;
+}
 /* a copy keeps the resolved etp: one that followed tp follows it again,
  * as the printed flags (without --etp) would give */
 static void
@@ -609,17 +615,23 @@ typedef struct {
   gboolean any_fits;
 } Remedies;
 
+/* NeMo's distributed_fused_adam with dtype bf16, as NVIDIA's Nemotron-4
+ * 340B recipe trains (sim-memory.h) */
+#define BF16_STATES_WHY "master weights and Adam moments in bf16, as NeMo's 340B recipe"
+
 static void
 try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
             const SimMemory *mem, const char *flags, const char *why, Change change)
 {
-  /* layout changes (tp, pp, cp, dp) and fine-tuning are alternatives, not
-   * knobs to stack, and selective recomputation and ZeRO 1/2 are subsumed
-   * by full recomputation and ZeRO 3: only the others join the combination */
-  gboolean combinable = change != tp2 && change != ep2 && change != pp2 && change != cp2 && change != tp2_pp &&
-                        change != cp2_pp && change != lora && change != qlora && change != sel &&
-                        change != fine_mla_moe && change != fine_moe && change != fine_mla &&
-                        change != zero1 && change != zero2;
+  /* layout changes (tp, pp, cp, dp), fine-tuning and the two optimizer-state
+   * recipes are alternatives, not knobs to stack, and selective
+   * recomputation and ZeRO 1/2 are subsumed by full recomputation and ZeRO
+   * 3: only the others join the combination */
+  gboolean combinable = change != tp2 && change != ep2 && change != pp2 && change != cp2 &&
+                        change != tp2_pp && change != cp2_pp && change != lora && change != qlora &&
+                        change != sel && change != fine_mla_moe && change != fine_moe &&
+                        change != fine_mla && change != zero1 && change != zero2 &&
+                        change != bf16_states;
   g_autoptr (SimPlan) p = sim_plan_copy (plan);
   g_autoptr (SimMemory) m = NULL;
   change (p);
@@ -725,6 +737,9 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
       try_remedy (&r, topo, model, plan, mem, epf, "split the routed experts over more GPUs", ep2);
     if (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM_FP32_ACCUM)
       try_remedy (&r, topo, model, plan, mem, "--recipe bf16-adam8bit", "8-bit optimizer states", adam8);
+    if (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM_FP32_ACCUM)
+      try_remedy (&r, topo, model, plan, mem, "--recipe bf16-adam-bf16-states", BF16_STATES_WHY,
+                  bf16_states);
     if (even_dp)
       try_remedy (&r, topo, model, plan, mem, ppf, "split layers over more pipeline stages", pp2);
     if (even_dp)
@@ -770,6 +785,9 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
       try_remedy (&r, topo, model, plan, mem, epf, "free room for activations: fewer experts per GPU", ep2);
     if (shardable && plan->zero < 3)
       try_remedy (&r, topo, model, plan, mem, "--zero 3", "free room for activations by sharding states", zero3);
+    if (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM_FP32_ACCUM)
+      try_remedy (&r, topo, model, plan, mem, "--recipe bf16-adam-bf16-states", BF16_STATES_WHY,
+                  bf16_states);
     break;
   case SIM_OOM_C:
     if (!plan->flash_attention)

@@ -2,6 +2,7 @@
 #include <glib.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "sim-activation.h"
 #include "sim-cost.h"
@@ -80,6 +81,31 @@ test_llama8b_full (void)
   g_assert_cmpuint (stage (&r, 0)->states_bytes, ==, G_GUINT64_CONSTANT (128484179968));
   g_assert_false (r.mem->fits);
   g_assert_cmpint (r.mem->oom_case, ==, SIM_OOM_A);
+}
+
+/* the case-A remedies of the one-GPU full fine-tune offer both 10-byte
+ * recipes, 8-bit Adam and NeMo's bf16 states (2 + 2 + 2 + 2 + 2 B/param):
+ * 8,030,261,248 x 10 = 80.3 GB of states each, still over the usable
+ * memory, and neither stacked with the other */
+static void
+test_llama8b_recipe_remedies (void)
+{
+  g_auto (Run) r = { 0 };
+  g_autoptr (GPtrArray) remedies = NULL;
+  guint found = 0;
+  run (&r, "tests/data/h100x1.xml", 0, "llama3-8b.xml", "tp=1,pp=1,dp=1,gb=1");
+  remedies = sim_memory_remedies (r.topo, r.model, r.plan, r.mem);
+  for (guint i = 0; i < remedies->len; i++) {
+    const SimRemedy *x = g_ptr_array_index (remedies, i);
+    if (g_str_equal (x->flags, "--recipe bf16-adam8bit") ||
+        g_str_equal (x->flags, "--recipe bf16-adam-bf16-states")) {
+      g_assert_cmpuint (x->peak_bytes, >=, G_GUINT64_CONSTANT (8030261248) * 10);
+      g_assert_false (x->fits);
+      found++;
+    }
+    g_assert_null (strstr (x->flags, "bf16-adam8bit --recipe"));
+  }
+  g_assert_cmpuint (found, ==, 2);
 }
 
 /* ... and with fp32 accumulation 20 B/param, with 8-bit Adam 10 B/param */
@@ -299,6 +325,7 @@ main (int argc, char **argv)
   g_test_add_func ("/memory/recipes", test_recipes);
   g_test_add_func ("/memory/llama8b-full", test_llama8b_full);
   g_test_add_func ("/memory/llama8b-recipes", test_llama8b_recipes);
+  g_test_add_func ("/memory/llama8b-recipe-remedies", test_llama8b_recipe_remedies);
   g_test_add_func ("/memory/llama8b-lora", test_llama8b_lora);
   g_test_add_func ("/memory/zero3", test_zero3);
   g_test_add_func ("/memory/in-flight", test_in_flight);
