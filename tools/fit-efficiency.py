@@ -79,9 +79,17 @@ RUN_CONFIG = {
 # and Nemotron-4 340B (nemotron/configure.sh @35a9aec, its 340b branch);
 # the same script's 15b branch exports NVTE_FUSED_ATTN=1, cuDNN's fused
 # attention, the megatron default on Hopper, so those rows need no option.
+# MosaicML's amp_bf16 runs came from llm-foundry's later benchmark script,
+# which names the precision 'amp_' + precision and defaults --attn_impl to
+# 'flash', FlashAttention-2 from its '.[gpu-flash2]' install
+# (scripts/train/benchmarking/submit_benchmarks.py @51652ea); its bf16 (FSDP
+# PURE) runs from the earlier one, --attn_impl 'triton' (@12a6319), the
+# --framework fsdp default.  docs/published-rates.md section 11 has what the
+# A100 fit makes of it.
 KERNELS = {
     "dgxc_gpt3_": ["--attention-kernel", "flash2"],
     "dgxc_nemotron4_340b_": ["--attention-kernel", "flash2"],
+    "mosaic_a100_80gb_amp_bf16_": ["--attention-kernel", "flash"],
 }
 
 # Rows whose published data contradict their own neighbours (same cluster,
