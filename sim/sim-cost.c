@@ -1059,25 +1059,17 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
    * for copies longer than their window of compute (sim_memory_offload);
    * the copy engines move the data, no kernel, so nothing else is slowed */
   if (p->cpu_offload_layers > 0 && g->host_bw_bytes_per_s > 0) {
-    int L = (int) m->layers;
     SimActivationConfig cfg;
     SimOffload off;
     g_autoptr (SimActivations) dense = NULL;
     g_autoptr (SimActivations) moe = NULL;
-    g_autofree guint64 *bytes = g_new0 (guint64, L);
-    g_autofree double *fs = g_new0 (double, L);
-    g_autofree double *bs = g_new0 (double, L);
+    double dense_s[2] = { c->layer_fwd_s, c->layer_bwd_s },
+           moe_s[2] = { c->moe_fwd_s, c->moe_bwd_s };
     sim_activation_config_from_plan (&cfg, p);
     dense = sim_activations_layer (m, &cfg);
     if (sim_model_is_moe (m))
       moe = sim_activations_moe_layer (m, &cfg);
-    for (int i = 0; i < L; i++) {
-      gboolean is_moe = sim_model_layer_is_moe (m, (guint64) i);
-      bytes[i] = (is_moe ? moe : dense)->saved_bytes;
-      fs[i] = is_moe ? c->moe_fwd_s : c->layer_fwd_s;
-      bs[i] = is_moe ? c->moe_bwd_s : c->layer_bwd_s;
-    }
-    sim_memory_offload (L, p->cpu_offload_layers, bytes, fs, bs, g->host_bw_bytes_per_s, &off);
+    sim_memory_offload_model (m, p, dense, moe, dense_s, moe_s, g->host_bw_bytes_per_s, &off);
     c->offload_fwd_s = off.fwd_wait_s;
     c->offload_bwd_s = off.bwd_wait_s;
   }

@@ -2157,6 +2157,12 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s,
   GArray *ev = g_array_new (FALSE, FALSE, sizeof (MemEvent));
   gint64 transient = (gint64) MAX (layer_act->transient_bytes,
                                    moe_act != NULL ? moe_act->transient_bytes : 0);
+  /* with CPU offloading (pp 1: the one chunk holds every layer) each pass
+   * holds the chunk's offloading peak throughout, the ledger's figure */
+  SimOffload off = { 0 };
+  gboolean offload = plan->cpu_offload_layers > 0 && plan->pp == 1;
+  if (offload)
+    sim_memory_offload_model (b->model, plan, layer_act, moe_act, NULL, NULL, 0, &off);
   /* the stage's spans of a chunk: the optimizer's and the DP collectives'
    * hold no activations */
   for (guint i = 0; i < x->chunked[s]->len; i++) {
@@ -2166,10 +2172,8 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s,
     gint64 bytes;
     int nm;
     nm = b->moe_of[s * plan->virtual_stages + sp->chunk];
-    /* with CPU offloading (pp 1: the one chunk holds every layer) the
-     * pass holds its peak throughout, the ledger's figure */
-    if (plan->cpu_offload_layers > 0 && plan->pp == 1)
-      bytes = (gint64) sim_memory_offload_peak (b->model, plan, layer_act, moe_act);
+    if (offload)
+      bytes = (gint64) off.peak_bytes;
     else
       bytes = (gint64) (b->lc_of[s * plan->virtual_stages + sp->chunk] - nm) *
                   (gint64) layer_act->saved_bytes +

@@ -284,6 +284,8 @@ sim_memory_offload (int layers, int n, const guint64 *bytes, const double *fwd_s
 {
   memset (out, 0, sizeof *out);
   n = CLAMP (n, 0, MAX (layers - 1, 0));
+  for (int k = 0; k < layers; k++)
+    out->total_bytes += bytes[k];
   /* forward: during layer j, every layer at or below it that stays, and
    * each offloaded one whose window has not ended */
   for (int j = 0; j < layers; j++) {
@@ -320,18 +322,26 @@ sim_memory_offload (int layers, int n, const guint64 *bytes, const double *fwd_s
   }
 }
 
-guint64
-sim_memory_offload_peak (const SimModel *model, const SimPlan *plan, const SimActivations *dense,
-                         const SimActivations *moe)
+void
+sim_memory_offload_model (const SimModel *model, const SimPlan *plan, const SimActivations *dense,
+                          const SimActivations *moe, const double *dense_s, const double *moe_s,
+                          double host_bw_bytes_per_s, SimOffload *out)
 {
   int L = (int) model->layers;
+  gboolean timed = dense_s != NULL && (moe == NULL || moe_s != NULL);
   g_autofree guint64 *bytes = g_new0 (guint64, MAX (L, 1));
-  SimOffload off;
-  for (int i = 0; i < L; i++)
-    bytes[i] =
-        (moe != NULL && sim_model_layer_is_moe (model, (guint64) i) ? moe : dense)->saved_bytes;
-  sim_memory_offload (L, plan->cpu_offload_layers, bytes, NULL, NULL, 0, &off);
-  return off.peak_bytes;
+  g_autofree double *fs = g_new0 (double, MAX (L, 1));
+  g_autofree double *bs = g_new0 (double, MAX (L, 1));
+  for (int i = 0; i < L; i++) {
+    gboolean is_moe = moe != NULL && sim_model_layer_is_moe (model, (guint64) i);
+    bytes[i] = (is_moe ? moe : dense)->saved_bytes;
+    if (timed) {
+      fs[i] = (is_moe ? moe_s : dense_s)[0];
+      bs[i] = (is_moe ? moe_s : dense_s)[1];
+    }
+  }
+  sim_memory_offload (L, plan->cpu_offload_layers, bytes, timed ? fs : NULL, timed ? bs : NULL,
+                      host_bw_bytes_per_s, out);
 }
 
 /* walk the stage's passes in program order: a forward holds its chunk's
@@ -363,12 +373,10 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
     }
   /* CPU offloading (pp 1, one chunk): what the chunk holds at its peak */
   if (plan->cpu_offload_layers > 0 && v == 1 && plan->pp == 1) {
-    guint64 all = 0;
-    for (guint64 i = 0; i < l->model->layers; i++)
-      all += layer_activations (l, sim_model_layer_is_moe (l->model, i))->saved_bytes;
+    SimOffload off;
+    sim_memory_offload_model (l->model, plan, l->layer_act, l->moe_act, NULL, NULL, 0, &off);
     /* the MTP layers after the decoder's stay */
-    chunk_bytes[0] = chunk_bytes[0] - all +
-                     sim_memory_offload_peak (l->model, plan, l->layer_act, l->moe_act);
+    chunk_bytes[0] = chunk_bytes[0] - off.total_bytes + off.peak_bytes;
   }
   for (guint i = 0; i < order->len; i++) {
     const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
@@ -721,6 +729,9 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
    * plan's checks drop a degree that does not divide) */
   gboolean experts = sim_model_is_moe (model) && mem->stages->len > 0;
   gboolean mla = model->mla.kv_lora_rank > 0;
+  /* fp32 master weights and Adam moments: the recipes a state recipe replaces */
+  gboolean fp32_adam = plan->recipe == SIM_RECIPE_BF16_ADAM ||
+                       plan->recipe == SIM_RECIPE_BF16_ADAM_FP32_ACCUM;
 
   if (mem->fits)
     goto done;
@@ -735,9 +746,9 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
       try_remedy (&r, topo, model, plan, mem, "--zero 3", "also shard parameters (FSDP)", zero3);
     if (experts)
       try_remedy (&r, topo, model, plan, mem, epf, "split the routed experts over more GPUs", ep2);
-    if (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM_FP32_ACCUM)
+    if (fp32_adam)
       try_remedy (&r, topo, model, plan, mem, "--recipe bf16-adam8bit", "8-bit optimizer states", adam8);
-    if (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM_FP32_ACCUM)
+    if (fp32_adam)
       try_remedy (&r, topo, model, plan, mem, "--recipe bf16-adam-bf16-states", BF16_STATES_WHY,
                   bf16_states);
     if (even_dp)
@@ -785,7 +796,7 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
       try_remedy (&r, topo, model, plan, mem, epf, "free room for activations: fewer experts per GPU", ep2);
     if (shardable && plan->zero < 3)
       try_remedy (&r, topo, model, plan, mem, "--zero 3", "free room for activations by sharding states", zero3);
-    if (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM_FP32_ACCUM)
+    if (fp32_adam)
       try_remedy (&r, topo, model, plan, mem, "--recipe bf16-adam-bf16-states", BF16_STATES_WHY,
                   bf16_states);
     break;

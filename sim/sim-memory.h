@@ -166,17 +166,22 @@ const char *sim_oom_case_name (SimOomCase c);
  * compute, NULL for the memory alone; host_bw_bytes_per_s: the GPU's host
  * link per direction (the copies of either direction run one at a time). */
 typedef struct {
-  guint64 peak_bytes; /* the most of the chunk's saved activations on the GPU at once */
-  double fwd_wait_s;  /* the forward's waits for copies longer than their window */
-  double bwd_wait_s;  /* the backward's */
+  guint64 total_bytes; /* the chunk's saved activations, all of them (no offloading) */
+  guint64 peak_bytes;  /* the most of them on the GPU at once */
+  double fwd_wait_s;   /* the forward's waits for copies longer than their window */
+  double bwd_wait_s;   /* the backward's */
 } SimOffload;
 void sim_memory_offload (int layers, int n, const guint64 *bytes, const double *fwd_s,
                          const double *bwd_s, double host_bw_bytes_per_s, SimOffload *out);
-/* the same for a plan's one chunk (pp 1) of the model's layers, dense and
- * MoE (moe NULL for a dense model): the peak of their saved activations on
- * the GPU (the multi-token-prediction layers after them stay, uncounted) */
-guint64 sim_memory_offload_peak (const SimModel *model, const SimPlan *plan,
-                                 const SimActivations *dense, const SimActivations *moe);
+/* the same for a plan's one chunk (pp 1): the model's layers, dense and MoE
+ * (moe NULL for a dense model), a dense layer's forward and backward taking
+ * dense_s[0] and dense_s[1] seconds, an MoE layer's moe_s[0] and moe_s[1]
+ * (both NULL for the memory alone; the multi-token-prediction layers after
+ * the decoder's stay, uncounted) */
+void sim_memory_offload_model (const SimModel *model, const SimPlan *plan,
+                               const SimActivations *dense, const SimActivations *moe,
+                               const double *dense_s, const double *moe_s,
+                               double host_bw_bytes_per_s, SimOffload *out);
 
 /* A remedy for a plan that does not fit: a tried plan change and the peak
  * it gives (the ledger's estimate: remedies are not simulated).  The
