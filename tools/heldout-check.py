@@ -149,6 +149,34 @@ def family(rid):
     return "%s %s %s" % (src, model, parts[-2])
 
 
+def drift(root, rows):
+    """The same published layout (model, precision, GPUs, tp, pp, cp, vp,
+    micro and global batch) measured in two NVIDIA releases: how much the
+    later release ran it faster.  sim predicts one time per layout, so
+    this is error no model of the hardware can remove; printed beside the
+    bias.  The calibration rows (NeMo 24.11) join where they share a layout."""
+    calib = os.path.join(root, "tests", "validation", "data", "training_calibration.csv")
+    extra = [r for r in csv.DictReader(open(calib)) if r["row_id"].startswith("dgxc_")] \
+        if os.path.exists(calib) else []
+    groups = {}
+    for r in rows + extra:
+        prec = r["precision"] or ""
+        prec = "fp8cs" if "FP8-CS" in prec else "fp8" if prec.startswith("fp8") else prec
+        key = (r["model"], prec, r["num_gpus"], r["tp"], r["pp"], r["cp"] or "1",
+               r["vpp_chunks"] or "1", r["micro_batch"], r["global_batch"])
+        groups.setdefault(key, {})[r["framework"]] = measured_s(r)
+    pairs = {}
+    for times in groups.values():
+        rel = sorted(times)
+        for a, b in zip(rel, rel[1:]):
+            pairs.setdefault((a, b), []).append(times[b] / times[a])
+    if pairs:
+        print("\nthe same layout in two releases (measured later / earlier step time; sim's is 1)")
+        for (a, b), v in sorted(pairs.items()):
+            print("  %-44s -> %-44s %3d layouts, mean %.3f (%.3f-%.3f)"
+                  % (a[:44], b[:44], len(v), statistics.mean(v), min(v), max(v)))
+
+
 def stored_band(path):
     m = re.search(r'<efficiency [^>]*heldout-error="([0-9.]+)" heldout-rows="([0-9]+)"', open(path).read())
     return (float(m.group(1)), int(m.group(2))) if m else None
@@ -206,7 +234,8 @@ def main(argv):
     tmp = tempfile.mkdtemp()
     errs, fams, failed, oom = [], {}, 0, 0
     print("held-out dense H100 runs: published vs sim (dgx-h100.xml as shipped; no fit saw these rows)")
-    for r in csv.DictReader(line for line in open(os.path.join(root, DATA)) if not line.startswith("#")):
+    rows = list(csv.DictReader(line for line in open(os.path.join(root, DATA)) if not line.startswith("#")))
+    for r in rows:
         rid = r["row_id"]
         if "maxtext" in rid:
             print("%-46s left out: MaxText (JAX) shards as no sim framework preset does" % rid)
@@ -241,6 +270,7 @@ def main(argv):
     for k in sorted(fams):
         print("  %-34s %s" % (k, summary(fams[k])))
     print(summary(errs) + ("; %d predicted out of memory" % oom))
+    drift(root, [r for r in rows if "maxtext" not in r["row_id"] and r["row_id"] not in INCONSISTENT])
     ok = not failed and not oom and errs
     if tol is not None and errs:
         worst = max(abs(e) for e in errs)
