@@ -21,6 +21,7 @@ int sim_cmd_validate (int argc, char **argv, GError **error);
 int sim_cmd_compare (int argc, char **argv, GError **error);
 int sim_cmd_sweep (int argc, char **argv, GError **error);
 int sim_cmd_shapes (int argc, char **argv, GError **error);
+int sim_cmd_kernels (int argc, char **argv, GError **error);
 int sim_cmd_calibrate (int argc, char **argv, GError **error);
 int sim_cmd_list (int argc, char **argv, GError **error);
 

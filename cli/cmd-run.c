@@ -126,6 +126,7 @@ print_help (gboolean wide)
           "       sim collective --topology FILE|NAME --op OP --gpus N ...       (sim collective --help)\n"
           "       sim validate --topology FILE|NAME --nccl FILE ...              (sim validate --help)\n"
           "       sim calibrate --gpu NAME -o FILE --gemm|--hbm|--nccl FILE ...  (sim calibrate --help)\n"
+          "       sim kernels --topology FILE|NAME --model FILE|NAME ...         (sim kernels --help)\n"
           "       sim shapes --model FILE|NAME [--tp N] ...                      (sim shapes --help)\n"
           "       sim list models|topologies|gpus                                (sim list --help)\n"
           "\n"

@@ -25,6 +25,7 @@ static const struct {
   { "compare", sim_cmd_compare },
   { "sweep", sim_cmd_sweep },
   { "shapes", sim_cmd_shapes },
+  { "kernels", sim_cmd_kernels },
   { "calibrate", sim_cmd_calibrate },
   { "list", sim_cmd_list },
 };

@@ -20,7 +20,56 @@ typedef struct {
   int kernels;
   int graphed;    /* of the kernels, those a CUDA graph replays (graph_layer) */
   int graphs;     /* the graph replays the host launches instead */
+  /* sim_cost_layer_kernels: each kernel appended here (SimKernel), named
+   * by pass and tag; NULL when no one asks */
+  GArray *log;
+  const char *pass, *tag;
 } Acc;
+
+/* names what the kernels charged next to these accumulators are */
+static void
+tag (const char *name, Acc *a, Acc *b, Acc *c, Acc *d, Acc *e)
+{
+  Acc *all[] = { a, b, c, d, e };
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    if (all[i] != NULL)
+      all[i]->tag = name;
+}
+
+/* one kernel of s seconds (its fixed cost included) into a->log */
+static void
+log_kernel (const Acc *a, SimKernelKind kind, const char *role, double m, double n, double k,
+            double count, double bytes, double flop, double s)
+{
+  SimKernel x = { a->pass,
+                  a->tag != NULL ? a->tag : "other",
+                  role,
+                  kind,
+                  m,
+                  n,
+                  k,
+                  count,
+                  kind == SIM_KERNEL_GROUPED_GEMM ? (int) count
+                  : kind == SIM_KERNEL_WAIT       ? 0
+                                                  : 1,
+                  bytes,
+                  flop,
+                  s };
+  if (a->log != NULL)
+    g_array_append_val (a->log, x);
+}
+
+/* seconds charged to a without a kernel of their own: bytes a cast above
+ * also writes (kind SIM_KERNEL_MEMORY), or the GPU waiting for the host
+ * (SIM_KERNEL_WAIT) */
+static void
+k_extra (Acc *a, SimKernelKind kind, double bytes, double s)
+{
+  a->s += s;
+  log_kernel (a, kind, "", 0, 0, 0, 1, bytes, 0, s);
+  if (a->log != NULL && kind == SIM_KERNEL_MEMORY)
+    g_array_index (a->log, SimKernel, a->log->len - 1).kernels = 0;
+}
 
 static double
 bf16_peak (const SimGpuType *g)
@@ -79,19 +128,22 @@ linear_speedup (const SimPlan *p, const SimGpuType *g)
 
 /* a GEMM at the measured rate of its shape, `speedup` times faster (FP8) */
 static void
-k_gemm_x (Acc *a, double m, double n, double k, double speedup)
+k_gemm_role (Acc *a, const char *role, double m, double n, double k, double speedup)
 {
+  double s;
   if (m <= 0 || n <= 0 || k <= 0)
     return;
-  a->s += a->g->eff.kernel_fixed_s + sim_gemm_time (a->g, m, n, k) / (a->g->eff.clock * speedup);
+  s = a->g->eff.kernel_fixed_s + sim_gemm_time (a->g, m, n, k) / (a->g->eff.clock * speedup);
+  a->s += s;
   a->flop += 2.0 * m * n * k;
   a->kernels++;
+  log_kernel (a, SIM_KERNEL_GEMM, role, m, n, k, 1, 0, 2.0 * m * n * k, s);
 }
 
 static void
-k_gemm (Acc *a, double m, double n, double k)
+k_gemm_x (Acc *a, double m, double n, double k, double speedup)
 {
-  k_gemm_x (a, m, n, k, 1.0);
+  k_gemm_role (a, "", m, n, k, speedup);
 }
 
 /* a forward GEMM (m x k).(k x n), or its backward: the data gradient
@@ -104,9 +156,21 @@ k_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
   if (fwd != NULL)
     k_gemm_x (fwd, m, n, k, x);
   if (bwd != NULL) {
-    k_gemm_x (bwd, m, k, n, x);
-    k_gemm_x (bwd, k, n, m, x);
+    k_gemm_role (bwd, "dgrad", m, k, n, x);
+    k_gemm_role (bwd, "wgrad", k, n, m, x);
   }
+}
+
+/* a batched GEMM: one kernel of `batch` GEMMs of one shape (the heads of
+ * unfused attention), batch times the work of one at its measured rate */
+static void
+k_batched (Acc *a, double batch, double m, double n, double k)
+{
+  double s = a->g->eff.kernel_fixed_s + batch * sim_gemm_time (a->g, m, n, k) / a->g->eff.clock;
+  a->s += s;
+  a->flop += batch * 2.0 * m * n * k;
+  a->kernels++;
+  log_kernel (a, SIM_KERNEL_BATCHED_GEMM, "", m, n, k, batch, 0, batch * 2.0 * m * n * k, s);
 }
 
 /* a grouped GEMM: `groups` GEMMs of one shape.  Transformer Engine's
@@ -125,13 +189,22 @@ sim_cost_grouped_gemm_s (const SimGpuType *g, double groups, double m, double n,
 }
 
 static void
-k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup)
+k_grouped_role (Acc *a, const char *role, double groups, double m, double n, double k,
+                double speedup)
 {
   if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
     return;
   a->s += sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup);
   a->flop += groups * 2.0 * m * n * k;
   a->kernels += (int) groups;
+  log_kernel (a, SIM_KERNEL_GROUPED_GEMM, role, m, n, k, groups, 0, groups * 2.0 * m * n * k,
+              sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup));
+}
+
+static void
+k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup)
+{
+  k_grouped_role (a, "", groups, m, n, k, speedup);
 }
 
 /* the forward, or the data- and weight-gradient backward, of a grouped
@@ -143,8 +216,8 @@ k_grouped_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double groups, double m,
   if (fwd != NULL)
     k_grouped_x (fwd, groups, m, n, k, x);
   if (bwd != NULL) {
-    k_grouped_x (bwd, groups, m, k, n, x);
-    k_grouped_x (bwd, groups, k, n, m, x);
+    k_grouped_role (bwd, "dgrad", groups, m, k, n, x);
+    k_grouped_role (bwd, "wgrad", groups, k, n, m, x);
   }
 }
 
@@ -152,8 +225,10 @@ k_grouped_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double groups, double m,
 static void
 k_mem (Acc *a, double bytes)
 {
-  a->s += a->g->eff.kernel_fixed_s + bytes / (a->g->hbm_bw_bytes_per_s * a->g->eff.hbm);
+  double s = a->g->eff.kernel_fixed_s + bytes / (a->g->hbm_bw_bytes_per_s * a->g->eff.hbm);
+  a->s += s;
   a->kernels++;
+  log_kernel (a, SIM_KERNEL_MEMORY, "", 0, 0, 0, 1, bytes, 0, s);
 }
 
 /* How a fused attention kernel's rate depends on its shape, relative to
@@ -220,9 +295,11 @@ kernel_head_dim (SimAttentionKernel kernel, double d)
 static void
 k_attn (Acc *a, double flop, double efficiency)
 {
-  a->s += a->g->eff.kernel_fixed_s + flop / (bf16_peak (a->g) * efficiency * a->g->eff.clock);
+  double s = a->g->eff.kernel_fixed_s + flop / (bf16_peak (a->g) * efficiency * a->g->eff.clock);
+  a->s += s;
   a->flop += flop;
   a->kernels++;
+  log_kernel (a, SIM_KERNEL_ATTENTION, "", 0, 0, 0, 1, 0, flop, s);
 }
 
 /* what the host launches: each kernel a graph does not replay, and each
@@ -310,12 +387,12 @@ fp8_recipe_kernels (const SimPlan *p, Acc *fwd, Acc *bwd, double T, double Tn, d
     if (mlp)
       k_mem (fwd, 4 * Tn * h + 2 * (4.0 / 128) * Tn * h);
     /* every cast also writes its copies' scales */
-    fwd->s += 2 * (4.0 / 128) * in_x / bw;
-    bwd->s += 2 * (4.0 / 128) * in_dy / bw;
+    k_extra (fwd, SIM_KERNEL_MEMORY, 2 * (4.0 / 128) * in_x, 2 * (4.0 / 128) * in_x / bw);
+    k_extra (bwd, SIM_KERNEL_MEMORY, 2 * (4.0 / 128) * in_dy, 2 * (4.0 / 128) * in_dy / bw);
     break;
   case SIM_FP8_MXFP8:
-    fwd->s += (2.0 / 32) * in_x / bw;
-    bwd->s += (2.0 / 32) * in_dy / bw;
+    k_extra (fwd, SIM_KERNEL_MEMORY, (2.0 / 32) * in_x, (2.0 / 32) * in_x / bw);
+    k_extra (bwd, SIM_KERNEL_MEMORY, (2.0 / 32) * in_dy, (2.0 / 32) * in_dy / bw);
     break;
   default:
     break;
@@ -418,6 +495,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
    * not part of the module) */
   gboolean mlp_again = f > 0 && recomputes (p, SIM_RECOMPUTE_MLP);
   Acc mark;
+#define TAG(name) tag (name, fwd, bwd, core_fwd, core_bwd, rec)
 
   for (int i = 0; i < 2; i++) {
     /* norm: read x, write y (bf16); backward reads x and dy, writes dx,
@@ -425,6 +503,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
      * recomputes the norms that are modules of their own: latent
      * attention's input norm (i 0) and an MoE layer's pre-MLP norm (i 1);
      * mlp the dense MLP's fused one */
+    TAG (i == 0 ? "input_norm" : "pre_mlp_norm");
     mark = *fwd;
     k_mem (fwd, 4 * Tn * h);
     if ((recomputes (p, SIM_RECOMPUTE_LAYERNORM) && (i == 0 ? mla : f <= 0)) ||
@@ -434,6 +513,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     k_mem (bwd, 2 * Tn * h);
     /* bias-dropout-add: read branch and residual, write the sum (and the
      * dropout mask); backward: the residual gradient adds the branch's */
+    TAG ("residual_add");
     k_mem (fwd, (6 + mask) * Tn * h);
     k_mem (bwd, (6 + mask) * Tn * h);
   }
@@ -441,6 +521,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
   /* QKV and the attention output projection (or latent attention's), MLP
    * up and down */
   if (mla) {
+    TAG ("mla");
     mla_linears (m, p, fwd, bwd, rec, T, Tn);
     /* what the FP8 casts and bias reductions below read: the output
      * projection's input H*v (qd), and the up projections' outputs
@@ -448,11 +529,15 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     qd = heads * dv;
     kvd = heads * (2.0 * (double) m->mla.qk_nope_head_dim + (double) m->mla.qk_rope_head_dim) / 2;
   } else {
+    TAG ("qkv");
     k_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
+    TAG ("proj");
     k_linear (p, fwd, bwd, T, h, qd / t);
   }
   mark = *fwd;
+  TAG ("fc1");
   k_linear (p, fwd, bwd, T, up_n, h);
+  TAG ("fc2");
   k_linear (p, fwd, bwd, T, h, f / t);
   if (mlp_again)
     again (rec, fwd, &mark);
@@ -463,6 +548,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
      * inputs are cast and transposed (read 2 bytes, write 1 + 1); in the
      * backward each linear's output gradient is cast and transposed the
      * same way; one amax-and-scale update per pass */
+    TAG ("fp8_cast");
     k_mem (fwd, 4 * T * qd / t);
     if (f > 0) {
       mark = *fwd;
@@ -478,11 +564,13 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       k_mem (bwd, 4 * T * h);
     }
     k_mem (bwd, 0);
+    TAG ("fp8_scaling");
     fp8_recipe_kernels (p, fwd, bwd, T, Tn, h, qd, kvd, f / t, up_n);
   }
   if (p->fp4 != SIM_FP4_OFF) {
     /* NVFP4: the four GEMM inputs (the QKV and FC1 inputs out of the
      * norms, the projection's and FC2's) and the four output gradients */
+    TAG ("nvfp4_quantize");
     nvfp4_kernels (fwd, Tn * h);
     nvfp4_kernels (fwd, T * qd / t);
     nvfp4_kernels (bwd, T * (qd + 2 * kvd) / t);
@@ -499,6 +587,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
   }
   if (m->bias) {
     /* bias gradients: a column reduction of each linear's output gradient */
+    TAG ("bias_grad");
     k_mem (bwd, 2 * T * (qd + 2 * kvd) / t);
     k_mem (bwd, 2 * T * h);
     if (f > 0) {
@@ -508,6 +597,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
   }
   /* activation: gelu reads f and writes f; swiglu reads 2f, writes f;
    * backward reads the input(s) and dy, writes dx */
+  TAG (m->mlp == SIM_MLP_SWIGLU ? "swiglu" : "activation");
   mark = *fwd;
   if (f <= 0) {
     /* a mixture-of-experts layer: moe_kernels */
@@ -523,6 +613,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
   /* rotary embedding of q and k, one kernel each (Transformer Engine's
    * fused RoPE), forward and backward; latent attention rotates only its
    * rope parts (H*r of q, r of the shared key) */
+  TAG ("rope");
   if (mla) {
     double r = (double) m->mla.qk_rope_head_dim;
     mark = *fwd;
@@ -540,6 +631,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
   }
 
   /* attention core, per TP rank: heads/t heads of local queries x all keys */
+  TAG ("attention");
   {
     double full_flop = 2.0 * T * S * heads * (dqk + dv) / t; /* QK^T and scores x V */
     if (p->flash_attention) {
@@ -582,20 +674,12 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       double bh = b * heads / t;          /* batched heads */
       double scores = bh * s * S;         /* elements */
       /* batched GEMMs: one kernel for all heads, bh times the work */
-      Acc one = { g, 0, 0, 0 };
-      k_gemm (&one, s, S, dqk);
-      k_gemm (&one, s, dv, S);
-      core_fwd->s += bh * (one.s - 2 * g->eff.kernel_fixed_s) + 2 * g->eff.kernel_fixed_s;
-      core_fwd->flop += bh * one.flop;
-      core_fwd->kernels += 2;
-      one = (Acc) { g, 0, 0, 0 };
-      k_gemm (&one, s, S, dv);
-      k_gemm (&one, dv, S, s);
-      k_gemm (&one, s, dqk, S);
-      k_gemm (&one, S, dqk, s);
-      core_bwd->s += bh * (one.s - 4 * g->eff.kernel_fixed_s) + 4 * g->eff.kernel_fixed_s;
-      core_bwd->flop += bh * one.flop;
-      core_bwd->kernels += 4;
+      k_batched (core_fwd, bh, s, S, dqk);
+      k_batched (core_fwd, bh, s, dv, S);
+      k_batched (core_bwd, bh, s, S, dv);
+      k_batched (core_bwd, bh, dv, S, s);
+      k_batched (core_bwd, bh, s, dqk, S);
+      k_batched (core_bwd, bh, S, dqk, s);
       /* fused scale-mask-softmax: read and write the scores; dropout: the
        * same plus its mask; backward reads y and dy, writes dx */
       k_mem (core_fwd, 4 * scores);
@@ -606,6 +690,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       }
     }
   }
+#undef TAG
 }
 
 /* the kernels of an MoE layer's router (forward, backward) and of its
@@ -714,20 +799,24 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
    * all-to-alls are the iteration's); moe_act: the activation; and
    * shared_experts: the shared experts' MLP */
   Acc start = *fwd, mark;
+#define TAG(name) tag (name, fwd, bwd, rec, NULL, NULL)
 
   /* router */
+  TAG ("router");
   n->router_fwd = fwd->kernels, n->router_bwd = bwd->kernels;
   k_linear (NULL, fwd, bwd, Tn, E, h);
   k_mem_n (fwd, grouped_topk ? 36 : 22, 42 * Tn * E);
   k_mem_n (bwd, grouped_topk ? 20 : 14, 12 * Tn * E);
   n->router_fwd = fwd->kernels - n->router_fwd, n->router_bwd = bwd->kernels - n->router_bwd;
   /* preprocess, its copies to the host, and the wait for them */
+  TAG ("dispatch_preprocess");
   n->preprocess_fwd = fwd->kernels;
   k_mem_n (fwd, 12, 4 * Tn * E);
   n->preprocess_fwd = fwd->kernels - n->preprocess_fwd;
-  fwd->s += fwd->g->eff.host_launch_s;
+  k_extra (fwd, SIM_KERNEL_WAIT, 0, fwd->g->eff.host_launch_s);
   /* permute and un-permute, and with several local experts the sort by
    * expert and its inverse */
+  TAG ("permute");
   k_mem_n (fwd, 3, 8 * Tn * (2 * E + 1));
   k_mem (fwd, 2 * Tn * h * (1 + k) + 8 * Tn * k);
   k_mem (bwd, 2 * Tn * h * (1 + k) + 8 * Tn * k);
@@ -740,8 +829,11 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
   k_mem (fwd, 2 * Tn * h * (1 + k));
   k_mem (bwd, 2 * Tn * h * (1 + k));
   /* experts */
+  TAG ("expert_fc1");
   k_grouped_linear (p, fwd, bwd, local, per_expert, up, h);
+  TAG ("expert_fc2");
   k_grouped_linear (p, fwd, bwd, local, per_expert, h, fe);
+  TAG ("expert_fp8_cast");
   /* the casts of a dense MLP's linears (layer_kernels), on the routed
    * rows: FC1's input (the dispatched tokens arrive in BF16) and FC2's,
    * and the two output gradients, each split by local expert */
@@ -749,6 +841,7 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
   expert_casts (p, fwd, local, rows * fe);
   expert_casts (p, bwd, local, rows * up);
   expert_casts (p, bwd, local, rows * h);
+  TAG ("expert_activation");
   mark = *fwd;
   if (m->mlp == SIM_MLP_SWIGLU) {
     k_mem (fwd, 6 * rows * fe);
@@ -766,6 +859,7 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
   if (e->shared_experts > 0) {
     double fs = (double) (e->shared_experts * e->ffn_hidden);
     double up_s = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * fs / t;
+    TAG ("shared_experts");
     mark = *fwd;
     k_linear (p, fwd, bwd, T, up_s, h);
     k_linear (p, fwd, bwd, T, h, fs / t);
@@ -776,6 +870,7 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
   }
   if (recomputes (p, SIM_RECOMPUTE_MOE))
     again (rec, fwd, &start);
+#undef TAG
 }
 
 /* one layer's forward, backward and recomputation from its kernels */
@@ -888,22 +983,27 @@ graph_layer (Acc *fwd, Acc *bwd, int graphs, int captured_fwd, int captured_bwd,
   bwd->graphed += captured_bwd;
   fwd->graphs += graphs;
   bwd->graphs += graphs;
+  tag ("graph_input_copy", fwd, bwd, NULL, NULL, NULL);
   for (int i = 0; i < graphs; i++) {
     k_mem (fwd, 4 * Tn * h);
     k_mem (bwd, 4 * Tn * h);
   }
 }
 
-void
-sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c)
+/* sim_cost_layer, each kernel of the listed layer (an MoE layer where the
+ * model has them) and of the head appended to log when not NULL */
+static void
+cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c, GArray *log)
 {
   double t = p->tp, cp = p->cp;
   double s = (double) p->seq_len / cp, b = p->micro_batch;
   double h = m->hidden, kvd = (double) sim_model_kv_dim (m), V = m->vocab;
   double T = s * b;                       /* tokens of the micro-batch here */
   double Tn = p->sequence_parallel ? T / t : T; /* tokens the norms see */
-  Acc fwd = { g, 0, 0, 0 }, bwd = { g, 0, 0, 0 };
-  Acc core_fwd = { g, 0, 0, 0 }, core_bwd = { g, 0, 0, 0 }, rec = { g, 0, 0, 0 };
+  GArray *dense_log = sim_model_is_moe (m) ? NULL : log;
+  Acc fwd = { .g = g, .log = dense_log, .pass = "forward" },
+      bwd = { .g = g, .log = dense_log, .pass = "backward" };
+  Acc core_fwd = fwd, core_bwd = bwd, rec = { .g = g };
   /* a TP-split MLP recomputed runs its collectives again: an all-gather
    * and a reduce-scatter with sequence parallelism, else an all-reduce */
   int mlp_colls = p->tp > 1 ? (p->sequence_parallel ? 2 : 1) : 0;
@@ -929,8 +1029,9 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
   c->layer_recompute_module_flop = rec.flop;
   c->recompute_tp_colls = recomputes (p, SIM_RECOMPUTE_MLP) ? mlp_colls : 0;
   if (sim_model_is_moe (m)) {
-    Acc mf = { g, 0, 0, 0 }, mb = { g, 0, 0, 0 };
-    Acc mcf = { g, 0, 0, 0 }, mcb = { g, 0, 0, 0 }, mr = { g, 0, 0, 0 };
+    Acc mf = { .g = g, .log = log, .pass = "forward" },
+        mb = { .g = g, .log = log, .pass = "backward" };
+    Acc mcf = mf, mcb = mb, mr = { .g = g };
     double load = moe_load (m, p);
     double attn_fwd_gpu_s, attn_bwd_gpu_s;
     MoeKernels n;
@@ -1007,12 +1108,16 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
    * cast the logits to fp32, max, subtract and exp in place with the sum,
    * the loss; backward: softmax - one-hot scaled, cast to bf16) */
   {
-    Acc hf = { g, 0, 0, 0 }, hb = { g, 0, 0, 0 };
+    Acc hf = { .g = g, .log = log, .pass = "output forward" };
+    Acc hb = { .g = g, .log = log, .pass = "output backward" };
     double TV = T * V / t;
     /* the output layer stays BF16 under FP8 (Megatron-Core keeps it out of
      * Transformer Engine's FP8 autocast) */
+    tag ("output", &hf, &hb, NULL, NULL, NULL);
     k_linear (NULL, &hf, &hb, T, V / t, h);
+    tag ("final_norm", &hf, &hb, NULL, NULL, NULL);
     norm_kernels (&hf, &hb, Tn * h);          /* final norm */
+    tag ("cross_entropy", &hf, &hb, NULL, NULL, NULL);
     k_mem (&hf, 6.0 * TV);                    /* bf16 -> fp32 */
     k_mem (&hf, 4.0 * TV);                    /* max */
     k_mem (&hf, 8.0 * TV);                    /* exp in place, sum */
@@ -1073,6 +1178,28 @@ sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
     c->offload_fwd_s = off.fwd_wait_s;
     c->offload_bwd_s = off.bwd_wait_s;
   }
+}
+
+void
+sim_cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c)
+{
+  cost_layer (m, p, g, c, NULL);
+}
+
+GArray *
+sim_cost_layer_kernels (const SimModel *m, const SimPlan *p, const SimGpuType *g)
+{
+  static const char *passes[] = { "forward", "backward", "output forward", "output backward" };
+  g_autoptr (GArray) log = g_array_new (FALSE, FALSE, sizeof (SimKernel));
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (SimKernel));
+  SimLayerCost c;
+  cost_layer (m, p, g, &c, log);
+  /* pass by pass, each pass's kernels in the order sim charges them */
+  for (guint i = 0; i < G_N_ELEMENTS (passes); i++)
+    for (guint j = 0; j < log->len; j++)
+      if (strcmp (g_array_index (log, SimKernel, j).pass, passes[i]) == 0)
+        g_array_append_val (out, g_array_index (log, SimKernel, j));
+  return out;
 }
 
 double

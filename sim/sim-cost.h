@@ -104,6 +104,41 @@ void sim_cost_layer (const SimModel *m, const SimPlan *plan, const SimGpuType *g
  * chunk's) */
 double sim_cost_tail_s (const SimLayerCost *c, const SimPlan *plan, gboolean backward);
 
+/* One kernel of a layer as sim_cost_layer charges it: what it computes or
+ * moves and its GPU seconds, the fixed per-kernel cost included.  Strings
+ * are static. */
+typedef enum {
+  SIM_KERNEL_GEMM,         /* one cuBLAS GEMM (m x k).(k x n) */
+  SIM_KERNEL_BATCHED_GEMM, /* one kernel of `batch` GEMMs of the shape (unfused attention) */
+  SIM_KERNEL_GROUPED_GEMM, /* `batch` GEMMs of the shape, one kernel each (MoE experts) */
+  SIM_KERNEL_ATTENTION,    /* a fused attention kernel of `flop` */
+  SIM_KERNEL_MEMORY,       /* an element-wise or reduction kernel moving `bytes` */
+  SIM_KERNEL_WAIT          /* no kernel: the GPU waits for the host (MoE's token counts) */
+} SimKernelKind;
+typedef struct {
+  const char *pass; /* "forward", "backward", "output forward", "output backward" */
+  const char *name; /* the module: qkv, proj, fc1, fc2, attention, norm, rope, ... */
+  const char *role; /* of a backward GEMM: "dgrad" or "wgrad"; else "" */
+  SimKernelKind kind;
+  double m, n, k; /* GEMMs */
+  double batch;   /* GEMMs in the row (batched and grouped GEMMs), else 1 */
+  int kernels;    /* kernels the row launches: 1, the groups of a grouped GEMM, 0 for a
+                        wait or for the scales a cast above it also writes */
+  double bytes;   /* memory-bound kernels: bytes read and written */
+  double flop;    /* executed FLOPs */
+  double seconds; /* GPU time, the fixed per-kernel cost included */
+} SimKernel;
+
+/* The kernels of one transformer layer (an MoE layer where the model has
+ * them, else a dense one), one micro-batch, on one GPU of the plan, and
+ * of the output layer and loss: the list whose sums are
+ * SimLayerCost.gpu_s (forward and backward of a dense layer, [2] and [3]
+ * of an MoE layer) and the head's GPU time.  Recomputation repeats the
+ * forward's kernels (or selective recomputation's modules) and is not
+ * listed; CUDA graphs change who launches, not what runs.  A new array of
+ * SimKernel (g_array_unref()); never fails; any thread. */
+GArray *sim_cost_layer_kernels (const SimModel *m, const SimPlan *plan, const SimGpuType *gpu);
+
 /* the GEMM shapes one TP rank runs per layer and micro-batch (forward, and
  * the data- and weight-gradient GEMMs of the backward), and the output
  * layer's: what microbench/gemm measures for a model.  Returns a new array

@@ -55,12 +55,14 @@ with cli.tempdir() as tmp:
         "sweep": ["sweep", "--topology", "dgx8x4", "--gpus", "8", "--model", "llama3-8b", "--global-batch", "64",
                   "--threads", "2", "--quiet", "--top", "5"],
         "help": ["--help"],
+        "kernels": ["kernels", "--topology", "dgx8x4", "--model", "mixtral-8x7b", "--tp", "2", "--ep", "8",
+                    "--pp", "4"],
         # a mixture-of-experts plan with context parallelism: the stage table's
         # CP and EP columns, the experts' defaults, the critical path with ep
         "report MoE with cp": ["--topology", "dgx8x4", "--model", "mixtral-8x7b", "--seq-len", "8192",
                                "--ep", "8", "--pp", "4", "--cp", "2", "--recompute", "full"],
     }
-    for c in ["compare", "sweep", "collective", "validate", "calibrate", "shapes", "list"]:
+    for c in ["compare", "sweep", "collective", "validate", "calibrate", "shapes", "kernels", "list"]:
         cases[f"{c} --help"] = [c, "--help"]
     for k in ["models", "topologies", "gpus"]:
         cases[f"list {k}"] = ["list", k]
@@ -84,7 +86,7 @@ with cli.tempdir() as tmp:
     checks.check("help: the --calibration sentence is whole", "over the\n                                     topology's own" in outputs["help"], True)
 
     # -h and usage lines
-    for c in ["", "compare", "sweep", "collective", "validate", "calibrate", "shapes", "list"]:
+    for c in ["", "compare", "sweep", "collective", "validate", "calibrate", "shapes", "kernels", "list"]:
         args = [c, "-h"] if c else ["-h"]
         r = run(*args)
         checks.check(f"sim {c} -h: usage", (r.returncode, r.stdout.startswith("usage: sim")), (0, True))

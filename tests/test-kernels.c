@@ -1,0 +1,152 @@
+/* test-kernels.c — sim_cost_layer_kernels, the list `sim kernels` prints:
+ * its kernels sum to the layer's and the head's GPU time, and each row's
+ * shape, bytes and seconds are the ones worked out by hand beside it. */
+#include <glib.h>
+#include <string.h>
+
+#include "sim-cost.h"
+#include "sim-plan.h"
+#include "test-util.h"
+
+typedef struct {
+  double s; /* summed seconds */
+  int n;    /* kernels */
+} Sum;
+
+static Sum
+pass_sum (const GArray *k, const char *pass)
+{
+  Sum r = { 0, 0 };
+  for (guint i = 0; i < k->len; i++) {
+    const SimKernel *x = &g_array_index (k, SimKernel, i);
+    if (strcmp (x->pass, pass) == 0)
+      r.s += x->seconds, r.n += x->kernels;
+  }
+  return r;
+}
+
+/* the first kernel of pass named name with role */
+static const SimKernel *
+find (const GArray *k, const char *pass, const char *name, const char *role)
+{
+  for (guint i = 0; i < k->len; i++) {
+    const SimKernel *x = &g_array_index (k, SimKernel, i);
+    if (strcmp (x->pass, pass) == 0 && strcmp (x->name, name) == 0 && strcmp (x->role, role) == 0)
+      return x;
+  }
+  g_assert_not_reached ();
+}
+
+/* Llama-3-8B (hidden 4096, 32 heads of 128, 8 KV heads, ffn 14336,
+ * vocabulary 128256, sequence 8192) at tp 1, micro-batch 1, on a DGX
+ * H100: 8192 tokens per micro-batch. */
+static void
+test_dense (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1");
+  const SimGpuType *g = sim_topology_gpu_type (t, 0);
+  g_autoptr (GArray) k = sim_cost_layer_kernels (m, p, g);
+  SimLayerCost c;
+  const SimKernel *x;
+  Sum f, b;
+  double flop;
+
+  sim_cost_layer (m, p, g, &c);
+  /* the list is what the layer is charged: forward, 12 kernels (two
+   * norms, two residual adds, QKV, the projection, FC1, FC2, SwiGLU, the
+   * rotary embedding of q and of k, the fused attention); backward 19
+   * (each norm's two, the two residual adds, eight GEMMs, SwiGLU's, the
+   * two rotary, attention and its dO.O preprocessing) */
+  f = pass_sum (k, "forward");
+  b = pass_sum (k, "backward");
+  g_assert_cmpint (f.n, ==, 12);
+  g_assert_cmpint (b.n, ==, 19);
+  g_assert_cmpfloat_with_epsilon (f.s, c.gpu_s[0], 1e-12);
+  g_assert_cmpfloat_with_epsilon (b.s, c.gpu_s[1], 1e-12);
+
+  /* QKV: 8192 tokens x (4096 + 2 x 8 x 128 = 6144) x 4096, 2 m n k =
+   * 412,316,860,416 FLOP.  Every side is at or beyond the corner of the
+   * GEMM table of dgx-h100.xml (m = n = k = 4096: 780.194 TFLOP/s), where
+   * sim holds the rate, so the kernel takes the fixed cost plus the FLOPs
+   * at 780.194 TFLOP/s x the sustained clock */
+  flop = 412316860416.0;
+  x = find (k, "forward", "qkv", "");
+  g_assert_cmpint (x->kind, ==, SIM_KERNEL_GEMM);
+  g_assert_cmpfloat (x->m, ==, 8192);
+  g_assert_cmpfloat (x->n, ==, 6144);
+  g_assert_cmpfloat (x->k, ==, 4096);
+  g_assert_cmpfloat (x->flop, ==, flop);
+  g_assert_cmpfloat_with_epsilon (x->seconds,
+                                  g->eff.kernel_fixed_s + flop / (780.194e12 * g->eff.clock),
+                                  1e-12);
+  /* its weight gradient: (4096 x 8192).(8192 x 6144) */
+  x = find (k, "backward", "qkv", "wgrad");
+  g_assert_cmpfloat (x->m, ==, 4096);
+  g_assert_cmpfloat (x->n, ==, 6144);
+  g_assert_cmpfloat (x->k, ==, 8192);
+
+  /* the input norm reads and writes 8192 x 4096 BF16 values: 4 x 8192 x
+   * 4096 = 134,217,728 bytes, at the achievable HBM bandwidth */
+  x = find (k, "forward", "input_norm", "");
+  g_assert_cmpint (x->kind, ==, SIM_KERNEL_MEMORY);
+  g_assert_cmpfloat (x->bytes, ==, 134217728.0);
+  g_assert_cmpfloat_with_epsilon (x->seconds,
+                                  g->eff.kernel_fixed_s +
+                                      134217728.0 / (g->hbm_bw_bytes_per_s * g->eff.hbm),
+                                  1e-15);
+
+  /* the output layer: 8192 x 128256 x 4096; its pass sums to the head's
+   * forward (6 kernels at 18.9 us each to launch, far below its GPU time,
+   * so the GPU's time is the pass's) */
+  x = find (k, "output forward", "output", "");
+  g_assert_cmpfloat (x->n, ==, 128256);
+  g_assert_cmpfloat_with_epsilon (pass_sum (k, "output forward").s, c.head_fwd_s, 1e-12);
+  g_assert_cmpfloat_with_epsilon (pass_sum (k, "output backward").s, c.head_bwd_s, 1e-12);
+}
+
+/* tp 8 with sequence parallelism: each GPU's QKV is 8192 x 6144 / 8 = 768
+ * columns wide, and its norms see 8192 / 8 = 1024 tokens: 4 x 1024 x 4096
+ * = 16,777,216 bytes */
+static void
+test_tensor_parallel (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "tp=8,pp=1,dp=1,mb=1");
+  g_autoptr (GArray) k = sim_cost_layer_kernels (m, p, sim_topology_gpu_type (t, 0));
+  g_assert_cmpfloat (find (k, "forward", "qkv", "")->n, ==, 768);
+  g_assert_cmpfloat (find (k, "forward", "input_norm", "")->bytes, ==, 16777216.0);
+}
+
+/* Mixtral 8x7B lists its mixture-of-experts layer: the kernels sum to the
+ * MoE layer's GPU time (SimLayerCost.gpu_s[2] and [3]) and include the
+ * experts' */
+static void
+test_moe (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("mixtral-8x7b.xml");
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,ep=8,mb=1");
+  const SimGpuType *g = sim_topology_gpu_type (t, 0);
+  g_autoptr (GArray) k = sim_cost_layer_kernels (m, p, g);
+  SimLayerCost c;
+  gboolean experts = FALSE;
+  sim_cost_layer (m, p, g, &c);
+  g_assert_cmpfloat_with_epsilon (pass_sum (k, "forward").s, c.gpu_s[2], 1e-12);
+  g_assert_cmpfloat_with_epsilon (pass_sum (k, "backward").s, c.gpu_s[3], 1e-12);
+  for (guint i = 0; i < k->len; i++)
+    experts |= strcmp (g_array_index (k, SimKernel, i).name, "expert_fc1") == 0;
+  g_assert_true (experts);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/kernels/dense", test_dense);
+  g_test_add_func ("/kernels/tensor-parallel", test_tensor_parallel);
+  g_test_add_func ("/kernels/moe", test_moe);
+  return g_test_run ();
+}
