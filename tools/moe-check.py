@@ -29,7 +29,9 @@ not published either), layouts whose pp x vp does not divide the layers,
 FSDP2 runs that fit only with a memory saving their source does not state,
 runs predicted out of memory whose recipe recomputes what sim cannot express
 (a recompute column in words), token-dropping runs (sim routes every token),
-runs published without a step time.
+runs published without a step time, and rows whose own figures disagree:
+their published model TFLOP/s over their tokens/s gives FLOPs per token more
+than 10 % from the median of the same model's rows (inconsistent() below).
 
 The errors of each GPU generation's rows are its MoE band, which the report
 prints under the step time of a mixture-of-experts plan: --write stores the
@@ -126,6 +128,44 @@ def skip_reason(r):
     return None
 
 
+def flop_per_token(r):
+    """the model FLOPs per token a row's own figures imply: its published
+    model TFLOP/s per GPU over its tokens/s per GPU (published, or from its
+    step time); None where it publishes no TFLOP/s"""
+    tflops = tokens = None
+    for v, u in ((r["published_value"], r["published_unit"]), (r["published_value_2"], r["published_unit_2"])):
+        if v and "TFLOP" in u:
+            tflops = float(v)
+        elif v and "tokens/s/GPU" in u:
+            tokens = float(v)
+    step = r["step_time_s_published"] or r["step_time_s_derived"]
+    if tokens is None and step:
+        tokens = int(r["global_batch"]) * int(r["seq_len"]) / float(step) / int(r["num_gpus"])
+    return tflops * 1e12 / tokens if tflops and tokens else None
+
+
+def inconsistent(rows):
+    """rows whose published TFLOP/s and tokens/s disagree: a model's FLOPs
+    per token are the same in every run of one sequence length (within the
+    4 % that multi-token prediction adds), so a row more than 10 % from the
+    median of its model's rows has one of its two figures wrong; row id ->
+    the evidence"""
+    per = {}
+    for r in rows:
+        f = flop_per_token(r)
+        if f:
+            per.setdefault((r["model"], r["seq_len"]), []).append((r["row_id"], f))
+    out = {}
+    for (model, _), v in per.items():
+        mid = statistics.median(f for _, f in v)
+        for rid, f in v:
+            if len(v) >= 3 and abs(f / mid - 1) > 0.10:
+                out[rid] = ("its published model TFLOP/s and tokens/s imply %.1f GFLOP per token, %.2f times the "
+                            "%.1f of the median of %s's %d rows: one of the two figures is wrong"
+                            % (f / 1e9, f / mid, mid / 1e9, model, len(v)))
+    return out
+
+
 def is_fsdp(r):
     return "FSDP" in r["framework"] or "AutoModel" in r["framework"]
 
@@ -180,7 +220,8 @@ def main():
     root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     bw = blackwell(root)
     data = os.path.join(root, "tests", "validation", "data", "moe_training.csv")
-    rows = csv.DictReader(line for line in open(data) if not line.startswith("#"))
+    rows = list(csv.DictReader(line for line in open(data) if not line.startswith("#")))
+    bad = inconsistent(rows)
     if extra and mode == "--write":
         print("--write: not with --extra (the stored bands are of the files as shipped)")
         return 2
@@ -188,7 +229,7 @@ def main():
     print("mixture-of-experts step time: published vs sim (files as shipped, balanced routing)")
     with tempfile.TemporaryDirectory() as tmp:
         for r in rows:
-            why = skip_reason(r)
+            why = skip_reason(r) or bad.get(r["row_id"])
             topo, nodes, where = (None, 0, "") if why else cluster(bw, root, r, tmp)
             if why is None and topo is None:
                 why = where
