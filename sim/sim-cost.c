@@ -162,11 +162,21 @@ k_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
 }
 
 /* a batched GEMM: one kernel of `batch` GEMMs of one shape (the heads of
- * unfused attention), batch times the work of one at its measured rate */
+ * unfused attention, cuBLAS's strided-batched GEMM under torch.baddbmm
+ * and torch.bmm).  One grid covers every GEMM's output tiles, each tile
+ * reducing over k, so the kernel fills the GPU as the GEMM of batch x m
+ * rows does: its FLOPs at the measured rate of that folded shape.  Unlike
+ * the folded GEMM each of the batch has its own operands, read once, and
+ * writes its own m x n output (2-byte elements): with a short reduction
+ * (k = a head's 64-128) the bytes can take longer than the FLOPs, and the
+ * kernel takes the longer of the two (the roofline of sim-cost.h). */
 static void
 k_batched (Acc *a, double batch, double m, double n, double k)
 {
-  double s = a->g->eff.kernel_fixed_s + batch * sim_gemm_time (a->g, m, n, k) / a->g->eff.clock;
+  double flop_s = sim_gemm_time (a->g, batch * m, n, k) / a->g->eff.clock;
+  double bytes = batch * 2.0 * (m * k + k * n + m * n);
+  double mem_s = bytes / (a->g->hbm_bw_bytes_per_s * a->g->eff.hbm);
+  double s = a->g->eff.kernel_fixed_s + MAX (flop_s, mem_s);
   a->s += s;
   a->flop += batch * 2.0 * m * n * k;
   a->kernels++;
