@@ -684,17 +684,21 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       double bh = b * heads / t;          /* batched heads */
       double scores = bh * s * S;         /* elements */
       /* batched GEMMs: one kernel for all heads, bh times the work */
+      TAG ("attention_qk");
       k_batched (core_fwd, bh, s, S, dqk);
+      k_batched (core_bwd, bh, s, dqk, S);
+      k_batched (core_bwd, bh, S, dqk, s);
+      TAG ("attention_pv");
       k_batched (core_fwd, bh, s, dv, S);
       k_batched (core_bwd, bh, s, S, dv);
       k_batched (core_bwd, bh, dv, S, s);
-      k_batched (core_bwd, bh, s, dqk, S);
-      k_batched (core_bwd, bh, S, dqk, s);
+      TAG ("softmax");
       /* fused scale-mask-softmax: read and write the scores; dropout: the
        * same plus its mask; backward reads y and dy, writes dx */
       k_mem (core_fwd, 4 * scores);
       k_mem (core_bwd, 6 * scores);
       if (m->dropout) {
+        TAG ("attention_dropout");
         k_mem (core_fwd, 5 * scores);
         k_mem (core_bwd, 5 * scores);
       }
