@@ -184,6 +184,21 @@ sim_cmd_kernels (int argc, char **argv, GError **error)
   }
   while (i < k->len)
     print_pass (out, k, &i, g);
+  if (plan->recompute != SIM_RECOMPUTE_NONE) {
+    /* what the backward runs again first, as sim_cost_layer charges it */
+    SimLayerCost c;
+    g_autofree char *line = NULL;
+    sim_cost_layer (m, plan, g, &c);
+    line = g_strdup_printf ("recomputation: %.3f ms of the forward's kernels again before each layer's "
+                            "backward (%s), not listed above",
+                            (sim_model_is_moe (m) ? c.moe_recompute_s : c.layer_recompute_s) * 1e3,
+                            plan->recompute == SIM_RECOMPUTE_FULL
+                                ? "full: the whole forward"
+                                : "selective: the modules --recompute-modules names");
+    g_string_append_c (out, '\n');
+    sim_cli_append_wrapped (out, line, 0, 2, SIM_CLI_COLUMNS);
+    g_string_append_c (out, '\n');
+  }
   fputs (out->str, stdout);
   return 0;
 }
