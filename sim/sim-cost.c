@@ -36,25 +36,25 @@ tag (const char *name, Acc *a, Acc *b, Acc *c, Acc *d, Acc *e)
       all[i]->tag = name;
 }
 
-/* one kernel of s seconds (its fixed cost included) into a->log */
+/* one row of a->log: `kernels` kernels (1; the groups of a grouped GEMM;
+ * 0 for a wait, or bytes a kernel above also writes) of s seconds, their
+ * fixed cost included */
 static void
 log_kernel (const Acc *a, SimKernelKind kind, const char *role, double m, double n, double k,
-            double count, double bytes, double flop, double s)
+            double batch, int kernels, double bytes, double flop, double s)
 {
-  SimKernel x = { a->pass,
-                  a->tag != NULL ? a->tag : "other",
-                  role,
-                  kind,
-                  m,
-                  n,
-                  k,
-                  count,
-                  kind == SIM_KERNEL_GROUPED_GEMM ? (int) count
-                  : kind == SIM_KERNEL_WAIT       ? 0
-                                                  : 1,
-                  bytes,
-                  flop,
-                  s };
+  SimKernel x = { .pass = a->pass,
+                  .name = a->tag != NULL ? a->tag : "other",
+                  .role = role,
+                  .kind = kind,
+                  .m = m,
+                  .n = n,
+                  .k = k,
+                  .batch = batch,
+                  .kernels = kernels,
+                  .bytes = bytes,
+                  .flop = flop,
+                  .seconds = s };
   if (a->log != NULL)
     g_array_append_val (a->log, x);
 }
@@ -66,9 +66,7 @@ static void
 k_extra (Acc *a, SimKernelKind kind, double bytes, double s)
 {
   a->s += s;
-  log_kernel (a, kind, "", 0, 0, 0, 1, bytes, 0, s);
-  if (a->log != NULL && kind == SIM_KERNEL_MEMORY)
-    g_array_index (a->log, SimKernel, a->log->len - 1).kernels = 0;
+  log_kernel (a, kind, "", 0, 0, 0, 1, 0, bytes, 0, s);
 }
 
 static double
@@ -137,7 +135,7 @@ k_gemm_role (Acc *a, const char *role, double m, double n, double k, double spee
   a->s += s;
   a->flop += 2.0 * m * n * k;
   a->kernels++;
-  log_kernel (a, SIM_KERNEL_GEMM, role, m, n, k, 1, 0, 2.0 * m * n * k, s);
+  log_kernel (a, SIM_KERNEL_GEMM, role, m, n, k, 1, 1, 0, 2.0 * m * n * k, s);
 }
 
 static void
@@ -180,7 +178,7 @@ k_batched (Acc *a, double batch, double m, double n, double k)
   a->s += s;
   a->flop += batch * 2.0 * m * n * k;
   a->kernels++;
-  log_kernel (a, SIM_KERNEL_BATCHED_GEMM, "", m, n, k, batch, 0, batch * 2.0 * m * n * k, s);
+  log_kernel (a, SIM_KERNEL_BATCHED_GEMM, "", m, n, k, batch, 1, 0, batch * 2.0 * m * n * k, s);
 }
 
 /* a grouped GEMM: `groups` GEMMs of one shape.  Transformer Engine's
@@ -207,8 +205,8 @@ k_grouped_role (Acc *a, const char *role, double groups, double m, double n, dou
   a->s += sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup);
   a->flop += groups * 2.0 * m * n * k;
   a->kernels += (int) groups;
-  log_kernel (a, SIM_KERNEL_GROUPED_GEMM, role, m, n, k, groups, 0, groups * 2.0 * m * n * k,
-              sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup));
+  log_kernel (a, SIM_KERNEL_GROUPED_GEMM, role, m, n, k, groups, (int) groups, 0,
+              groups * 2.0 * m * n * k, sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup));
 }
 
 static void
@@ -238,7 +236,7 @@ k_mem (Acc *a, double bytes)
   double s = a->g->eff.kernel_fixed_s + bytes / (a->g->hbm_bw_bytes_per_s * a->g->eff.hbm);
   a->s += s;
   a->kernels++;
-  log_kernel (a, SIM_KERNEL_MEMORY, "", 0, 0, 0, 1, bytes, 0, s);
+  log_kernel (a, SIM_KERNEL_MEMORY, "", 0, 0, 0, 1, 1, bytes, 0, s);
 }
 
 /* How a fused attention kernel's rate depends on its shape, relative to
@@ -309,7 +307,7 @@ k_attn (Acc *a, double flop, double efficiency)
   a->s += s;
   a->flop += flop;
   a->kernels++;
-  log_kernel (a, SIM_KERNEL_ATTENTION, "", 0, 0, 0, 1, 0, flop, s);
+  log_kernel (a, SIM_KERNEL_ATTENTION, "", 0, 0, 0, 1, 1, 0, flop, s);
 }
 
 /* what the host launches: each kernel a graph does not replay, and each
