@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "sim-cost.h"
 #include "sim-error.h"
+#include "sim-io.h"
 #include "sim-model.h"
 #include "sim-paths.h"
 #include "sim-plan.h"
@@ -27,6 +28,26 @@ same_kernel (const SimKernel *a, const SimKernel *b)
          strcmp (a->role, b->role) == 0 && a->kind == b->kind && a->m == b->m && a->n == b->n &&
          a->k == b->k && a->batch == b->batch && a->bytes == b->bytes && a->seconds == b->seconds &&
          a->kernels == b->kernels;
+}
+
+/* the list as CSV, one row per kernel, in sim_cost_layer_kernels' order:
+ * for a profile to be set beside (the seconds include the fixed cost per
+ * kernel) */
+static char *
+kernels_csv (const GArray *k)
+{
+  static const char *kinds[] = { "gemm",      "batched_gemm", "grouped_gemm",
+                                 "attention", "memory",       "wait" };
+  GString *out = g_string_new ("pass,name,role,kind,m,n,k,batch,kernels,bytes,flop,seconds\n");
+  for (guint i = 0; i < k->len; i++) {
+    const SimKernel *x = &g_array_index (k, SimKernel, i);
+    char sec[G_ASCII_DTOSTR_BUF_SIZE];
+    g_string_append_printf (out, "%s,%s,%s,%s,%.0f,%.0f,%.0f,%.0f,%d,%.0f,%.0f,%s\n", x->pass,
+                            x->name, x->role, kinds[x->kind], x->m, x->n, x->k, x->batch,
+                            x->kernels, x->bytes, x->flop,
+                            g_ascii_formatd (sec, sizeof sec, "%.9e", x->seconds));
+  }
+  return g_string_free (out, FALSE);
 }
 
 /* one pass's rows and its summary; the kernels from index *i while their
@@ -104,7 +125,7 @@ int
 sim_cmd_kernels (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gpus_s = NULL;
-  g_autofree char *calibration = NULL, *efficiency = NULL;
+  g_autofree char *calibration = NULL, *efficiency = NULL, *csv = NULL;
   g_autofree char *topo_path = NULL, *model_path = NULL;
   g_autoptr (SimPlan) plan = sim_plan_new ();
   g_autoptr (SimTopology) topo = NULL;
@@ -122,6 +143,7 @@ sim_cmd_kernels (int argc, char **argv, GError **error)
     { "gpus", TRUE, &gpus_s, NULL, NULL },
     { "calibration", TRUE, &calibration, NULL, NULL },
     { "efficiency", TRUE, &efficiency, NULL, NULL },
+    { "csv", TRUE, &csv, NULL, NULL },
     { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
@@ -130,19 +152,27 @@ sim_cmd_kernels (int argc, char **argv, GError **error)
   if (help) {
     puts (
         "usage: sim kernels --topology FILE|NAME --model FILE|NAME [--nodes N | --gpus N]\n"
-        "                   [--calibration FILE] [--efficiency KEY=VALUE,...] [plan flags]\n"
+        "                   [--calibration FILE] [--efficiency KEY=VALUE,...] [--csv FILE|-]\n"
+        "                   [plan flags]\n"
         "prints the kernels of one transformer layer (a mixture-of-experts layer where the model\n"
         "has them) and of the output layer and loss, for one micro-batch on one GPU of the plan:\n"
         "each GEMM's shape (m x n x k), each fused attention kernel, each memory-bound kernel's\n"
         "bytes, with its GFLOP, the milliseconds sim charges it (its fixed per-kernel cost\n"
         "included) and the rate of its work; then each pass's share of GEMMs, attention and\n"
         "memory-bound kernels and the host's time to launch them.  The plan flags are sim's\n"
-        "(sim --help); the layout must be one the cluster holds, as for sim.");
+        "(sim --help); the layout must be one the cluster holds, as for sim.\n"
+        "--csv FILE writes the list as CSV as well (pass,name,role,kind,m,n,k,batch,kernels,\n"
+        "bytes,flop,seconds: one row per kernel, its seconds with the fixed cost), whole or\n"
+        "not at all; --csv - prints the CSV instead of the table.");
     return 0;
   }
   if (topology == NULL || model_s == NULL) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
                  "kernels: expected --topology T and --model M; see sim kernels --help");
+    return 2;
+  }
+  if (csv != NULL && !g_str_equal (csv, "-") && !sim_output_check (csv, FALSE, error)) {
+    g_prefix_error (error, "--csv: ");
     return 2;
   }
   if ((nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error)) ||
@@ -161,6 +191,17 @@ sim_cmd_kernels (int argc, char **argv, GError **error)
     return 2;
   g = sim_topology_gpu_type (topo, 0);
   k = sim_cost_layer_kernels (m, plan, g);
+  if (csv != NULL) {
+    g_autofree char *text = kernels_csv (k);
+    if (g_str_equal (csv, "-")) {
+      fputs (text, stdout);
+      return 0;
+    }
+    if (!sim_write_file (csv, text, error)) {
+      g_prefix_error (error, "--csv: ");
+      return 2;
+    }
+  }
   {
     double tokens = (double) plan->seq_len / plan->cp * plan->micro_batch;
     g_autofree char *head = g_strdup_printf (

@@ -74,6 +74,20 @@ with cli.tempdir() as tmp:
         checks.report(f"{name}: at most {WIDTH} columns", widest(r.stdout) <= WIDTH, f"widest {widest(r.stdout)}")
         checks.check(f"{name}: no number wrapped away from its unit", number_ends_line(r.stdout), None)
 
+    # sim kernels --csv -: the CSV alone, one row per kernel, whose seconds
+    # add up to the table's forward total (Llama-3-8B at tp 1: 12 kernels)
+    r = run("kernels", "--topology", "dgx-h100", "--gpus", "8", "--model", "llama3-8b", "--tp", "1", "--dp", "8",
+            "--csv", "-")
+    lines = r.stdout.splitlines()
+    checks.check("kernels --csv -: header", lines[0] if lines else "",
+                 "pass,name,role,kind,m,n,k,batch,kernels,bytes,flop,seconds")
+    fwd = [l.split(",") for l in lines[1:] if l.startswith("forward,")]
+    checks.check("kernels --csv -: forward kernels", sum(int(f[8]) for f in fwd), 12)
+    table = run("kernels", "--topology", "dgx-h100", "--gpus", "8", "--model", "llama3-8b", "--tp", "1", "--dp", "8")
+    m = re.search(r"^forward .*?\n  total +\S+ +([0-9.]+)", table.stdout, re.S | re.M)
+    checks.check("kernels --csv -: forward seconds sum to the table's total",
+                 m is not None and abs(sum(float(f[11]) for f in fwd) * 1e3 - float(m.group(1))) < 0.0005, True)
+
     # --wide gives the wide layout back
     wide = run(*cases["report"], "--wide").stdout
     checks.check("report --wide: the peak GiB column", "peak GB  peak GiB" in wide, True)
