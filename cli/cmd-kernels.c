@@ -53,7 +53,8 @@ kernels_csv (const GArray *k)
 /* one pass's rows and its summary; the kernels from index *i while their
  * pass is the same */
 static void
-print_pass (GString *out, const GArray *k, guint *i, const SimGpuType *g)
+print_pass (GString *out, const GArray *k, guint *i, const SimGpuType *g,
+            SimAttentionKernel attention)
 {
   const char *pass = g_array_index (k, SimKernel, *i).pass;
   double sum[SIM_KERNEL_WAIT + 1] = { 0 }, total = 0, flop = 0;
@@ -79,7 +80,10 @@ print_pass (GString *out, const GArray *k, guint *i, const SimGpuType *g)
     else if (x->kind == SIM_KERNEL_MEMORY)
       what = bytes_text (x->bytes);
     else if (x->kind == SIM_KERNEL_ATTENTION)
-      what = g_strdup ("fused");
+      what = g_strdup (attention == SIM_ATTENTION_CUDNN    ? "fused (cuDNN)"
+                       : attention == SIM_ATTENTION_FLASH2 ? "fused (FlashAttention-2)"
+                       : attention == SIM_ATTENTION_TRITON ? "fused (Triton FlashAttn)"
+                                                           : "fused (FlashAttention)");
     else if (x->batch > 1)
       what = g_strdup_printf ("%.0f x %.0f x %.0f x %.0f", x->batch, x->m, x->n, x->k);
     else
@@ -224,7 +228,7 @@ sim_cmd_kernels (int argc, char **argv, GError **error)
     g_string_append_c (out, '\n');
   }
   while (i < k->len)
-    print_pass (out, k, &i, g);
+    print_pass (out, k, &i, g, plan->attention_kernel);
   if (plan->recompute != SIM_RECOMPUTE_NONE) {
     /* what the backward runs again first, as sim_cost_layer charges it */
     SimLayerCost c;

@@ -677,6 +677,7 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       }
       k_attn (core_fwd, 0.5 * full_flop, eff_f * attn_shape_factor (s, dqk, FALSE));
       k_attn (core_bwd, 2.5 * 0.5 * full_flop, eff_b * attn_shape_factor (s, dqk, TRUE));
+      TAG ("attention_dO_O");
       k_mem (core_bwd, 4 * T * heads * dv / t);
     } else {
       double bh = b * heads / t;          /* batched heads */
