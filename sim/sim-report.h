@@ -59,6 +59,17 @@ char *sim_report_train_text (const SimRun *run);
  * runs (or that there are none); new text, caller g_free()s */
 char *sim_report_error_band_sentence (const SimTopology *t);
 char *sim_report_moe_band_sentence (const SimTopology *t);
+/* the kernels of one layer and of the output layer, one micro-batch on
+ * one GPU of the resolved plan p (sim_cost_layer_kernels), as `sim
+ * kernels` prints them: a header, each pass's kernels with their shape or
+ * bytes, GFLOP, milliseconds and rate, runs of the same kernel as one row,
+ * each pass's shares and whether the host keeps up, and with
+ * recomputation what it repeats; at most 100 columns; new text, caller
+ * g_free()s; any thread */
+char *sim_report_kernels (const SimModel *m, const SimPlan *p, const SimGpuType *g);
+/* the list k (SimKernel) as CSV, one row per kernel: pass, name, role,
+ * kind, m, n, k, batch, kernels, bytes, flop, seconds; new text */
+char *sim_report_kernels_csv (const GArray *k);
 /* one remedy as the report writes it: "--zero 3  why: peak ... fits" */
 char *sim_report_remedy_text (const SimRemedy *r);
 /* schema "sim-result/1", pretty-printed, ends with a newline */

@@ -284,6 +284,13 @@ viz_stage_html_report (SimOutputSet *set, const char *path, const VizInput *in, 
                                          : "memory by pipeline stage, by category, against the usable capacity",
                        error))
     return FALSE;
+  if (run->time != NULL) {
+    /* what the step time is built from, last: sim kernels for this plan */
+    g_autofree char *kernels = sim_report_kernels (run->model, run->plan,
+                                                   sim_topology_gpu_type (run->topo, 0));
+    viz_html_heading (page, "Kernels of one layer");
+    viz_html_text (page, NULL, kernels);
+  }
   return viz_html_stage (page, set, path, error);
 }
 
