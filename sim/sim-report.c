@@ -720,6 +720,11 @@ text_section (GString *s, const Input *in, const SimRun *run, SimReportSection s
         append_wrapped (s, g_ptr_array_index (in->diagnosis, i));
         g_string_append_c (s, '\n');
       }
+      /* where to look next: the layer's kernels behind the compute time */
+      if (in->time != NULL)
+        append_line (
+            s, wide, "          ",
+            "sim kernels with the same cluster, model and plan flags lists each kernel of a layer, its time and rate");
     }
     break;
   case SIM_REPORT_N_SECTIONS:
