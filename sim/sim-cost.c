@@ -239,6 +239,66 @@ k_mem (Acc *a, double bytes)
   log_kernel (a, SIM_KERNEL_MEMORY, "", 0, 0, 0, 1, 1, bytes, 0, s);
 }
 
+/* LoRA (--lora-rank): the base weights are frozen, so autograd computes
+ * no weight gradient for them (PEFT's LoRA layers and Megatron's adapters
+ * set requires_grad False on the base linear's weight); the data gradient
+ * still flows to the layers below and to the adapters */
+static gboolean
+frozen (const SimPlan *p)
+{
+  return p != NULL && p->lora_rank > 0;
+}
+
+/* QLoRA (--qlora) keeps the base weight in NF4, 4 bits an element with a
+ * block-wise scale, and dequantizes it to BF16 before each GEMM that reads
+ * it (bitsandbytes' matmul_4bit: dequantize_4bit, then the BF16 matmul;
+ * Dettmers et al. 2023, arXiv:2305.14314, section 3): read half a byte,
+ * write two, per element, before the forward and before the data
+ * gradient.  The scales' bytes (0.127 bits an element with double
+ * quantization, the paper's section 3) are left out. */
+#define NF4_DEQUANT_BYTES (0.5 + 2.0)
+
+/* a base linear of the layer, (m x k).(k x n): k_linear, or under LoRA the
+ * frozen weight's forward and data gradient only (with QLoRA each after
+ * its dequantization) */
+static void
+k_base_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
+{
+  double x;
+  if (!frozen (p)) {
+    k_linear (p, fwd, bwd, m, n, k);
+    return;
+  }
+  x = linear_speedup (p, fwd->g);
+  if (p->qlora)
+    k_mem (fwd, NF4_DEQUANT_BYTES * n * k);
+  k_gemm_x (fwd, m, n, k, x);
+  if (p->qlora)
+    k_mem (bwd, NF4_DEQUANT_BYTES * n * k);
+  k_gemm_role (bwd, "dgrad", m, k, n, x);
+}
+
+/* one LoRA adapter beside a frozen (m x k).(k x n) linear, rank r, in
+ * BF16: forward x A (k x r), then (x A) B (r x n), added to the base
+ * output (read both, write the sum); backward the data gradients through B
+ * and A, the weight gradients of both, and the input gradient added to the
+ * base's.  Column-parallel linears split B's columns over TP, row-parallel
+ * ones A's rows (the caller's n and k are per TP rank); the row-parallel
+ * adapter's all-reduce of its m x r intermediate is left out (r of the
+ * hidden size's bytes). */
+static void
+k_adapter (Acc *fwd, Acc *bwd, double m, double n, double k, double r)
+{
+  k_gemm_x (fwd, m, r, k, 1.0);
+  k_gemm_x (fwd, m, n, r, 1.0);
+  k_mem (fwd, 6 * m * n);
+  k_gemm_role (bwd, "dgrad", m, r, n, 1.0);
+  k_gemm_role (bwd, "wgrad", r, n, m, 1.0);
+  k_gemm_role (bwd, "dgrad", m, k, r, 1.0);
+  k_gemm_role (bwd, "wgrad", k, r, m, 1.0);
+  k_mem (bwd, 6 * m * k);
+}
+
 /* How a fused attention kernel's rate depends on its shape, relative to
  * the GPU's <attention> efficiencies (long sequences, head dimension 128).
  *
@@ -538,15 +598,39 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     kvd = heads * (2.0 * (double) m->mla.qk_nope_head_dim + (double) m->mla.qk_rope_head_dim) / 2;
   } else {
     TAG ("qkv");
-    k_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
+    k_base_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
     TAG ("proj");
-    k_linear (p, fwd, bwd, T, h, qd / t);
+    k_base_linear (p, fwd, bwd, T, h, qd / t);
+    if (frozen (p)) {
+      double r = (double) p->lora_rank;
+      TAG ("lora_qkv");
+      if (p->lora_targets & SIM_LORA_Q)
+        k_adapter (fwd, bwd, T, qd / t, h, r);
+      if (p->lora_targets & SIM_LORA_K)
+        k_adapter (fwd, bwd, T, kvd / t, h, r);
+      if (p->lora_targets & SIM_LORA_V)
+        k_adapter (fwd, bwd, T, kvd / t, h, r);
+      TAG ("lora_proj");
+      if (p->lora_targets & SIM_LORA_O)
+        k_adapter (fwd, bwd, T, h, qd / t, r);
+    }
   }
   mark = *fwd;
   TAG ("fc1");
-  k_linear (p, fwd, bwd, T, up_n, h);
+  k_base_linear (p, fwd, bwd, T, up_n, h);
   TAG ("fc2");
-  k_linear (p, fwd, bwd, T, h, f / t);
+  k_base_linear (p, fwd, bwd, T, h, f / t);
+  if (frozen (p) && f > 0) {
+    double r = (double) p->lora_rank;
+    TAG ("lora_fc1");
+    if ((p->lora_targets & SIM_LORA_GATE) && m->mlp == SIM_MLP_SWIGLU)
+      k_adapter (fwd, bwd, T, f / t, h, r);
+    if (p->lora_targets & SIM_LORA_UP)
+      k_adapter (fwd, bwd, T, f / t, h, r);
+    TAG ("lora_fc2");
+    if (p->lora_targets & SIM_LORA_DOWN)
+      k_adapter (fwd, bwd, T, h, f / t, r);
+  }
   if (mlp_again)
     again (rec, fwd, &mark);
   if (p->fp8 != SIM_FP8_OFF) {
@@ -1089,7 +1173,8 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
     Acc ef = { g, 0, 0, 0 }, eb = { g, 0, 0, 0 };
     embedding_kernels (m, &ef, &eb, T);
     c->embed_fwd_s = wall (&ef);
-    c->embed_bwd_s = wall (&eb);
+    /* a frozen embedding (LoRA) takes no gradient, and nothing is below it */
+    c->embed_bwd_s = frozen (p) ? 0 : wall (&eb);
   }
   /* a multi-token-prediction module beyond its layer (Megatron-Core's
    * MultiTokenPredictionLayer, megatron/core/transformer/
@@ -1127,7 +1212,12 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
     /* the output layer stays BF16 under FP8 (Megatron-Core keeps it out of
      * Transformer Engine's FP8 autocast) */
     tag ("output", &hf, &hb, NULL, NULL, NULL);
-    k_linear (NULL, &hf, &hb, T, V / t, h);
+    if (frozen (p)) {
+      /* LoRA: the output layer is frozen, its data gradient only */
+      k_gemm_x (&hf, T, V / t, h, 1.0);
+      k_gemm_role (&hb, "dgrad", T, h, V / t, 1.0);
+    } else
+      k_linear (NULL, &hf, &hb, T, V / t, h);
     tag ("final_norm", &hf, &hb, NULL, NULL, NULL);
     norm_kernels (&hf, &hb, Tn * h);          /* final norm */
     tag ("cross_entropy", &hf, &hb, NULL, NULL, NULL);
@@ -1279,6 +1369,18 @@ sim_cost_model_flop (const SimModel *m, const SimPlan *p)
   per_token = 2.0 * attention_matmul_weights (m) * L +
                      2.0 * (per_mlp * h * (double) m->ffn_hidden * (L - Lm) + moe_mlp * Lm) +
                      2.0 * S * H * (dqk + dv) * L + 2.0 * h * V;
+  if (p->lora_rank > 0) {
+    /* LoRA: what its step must compute — the frozen weights' forward and
+     * data gradient (twice the forward, not three times: no weight
+     * gradient), the attention core's forward and backward (three times),
+     * and the adapters' full training (six FLOPs a parameter and token);
+     * the MFU of a LoRA plan is of these (mixture-of-experts and
+     * multi-token prediction are refused with LoRA) */
+    double core = 2.0 * S * H * (dqk + dv) * L;
+    double adapters = L *
+                      (double) sim_model_lora_params_per_layer (m, p->lora_rank, p->lora_targets);
+    return (2.0 * (per_token - core) + 3.0 * core + 6.0 * adapters) * B * S;
+  }
   /* each multi-token-prediction module: one more layer of the last
    * layer's kind, eh_proj (2h x h) and its output layer.  Megatron-Bridge
    * counts the same: its DeepSeek-V3 runs "w/ MTP" publish 0.2600 TFLOP

@@ -133,6 +133,7 @@ typedef struct {
   int replicas;
   int *lc_of;          /* layers of each chunk [s * v + c] (sim_plan_chunk_layers) */
   double layer_params; /* per TP rank */
+  double grad_params;  /* of which trainable (all of them but under LoRA) */
   /* mixture of experts: the MoE layers of each chunk [s * v + c] and the
    * first layer's index; a MoE layer's parameters per GPU outside the
    * routed experts (reduced over dp x cp) and of its routed experts
@@ -339,6 +340,47 @@ dp_mirrored (const SimIterBuilder *b, gboolean full)
   return TRUE;
 }
 
+/* LoRA: one layer's adapter parameters on one TP rank, the only ones with
+ * gradients to reduce and an optimizer step (sim-cost.c k_adapter): a
+ * column-parallel projection's A (in x r) whole and B (r x out/tp); a
+ * row-parallel one's A (in/tp x r) and B (r x out) whole */
+static double
+lora_rank_params (const SimModel *m, const SimPlan *p)
+{
+  double r = (double) p->lora_rank, t = p->tp, h = (double) m->hidden;
+  double qd = (double) (m->heads * sim_model_head_dim (m)), kvd = (double) sim_model_kv_dim (m);
+  double f = (double) m->ffn_hidden;
+  guint x = p->lora_targets;
+  double n = 0;
+  if (x & SIM_LORA_Q)
+    n += r * (h + qd / t);
+  if (x & SIM_LORA_K)
+    n += r * (h + kvd / t);
+  if (x & SIM_LORA_V)
+    n += r * (h + kvd / t);
+  if (x & SIM_LORA_O)
+    n += r * (qd / t + h);
+  if ((x & SIM_LORA_GATE) && m->mlp == SIM_MLP_SWIGLU)
+    n += r * (h + f / t);
+  if (x & SIM_LORA_UP)
+    n += r * (h + f / t);
+  if (x & SIM_LORA_DOWN)
+    n += r * (f / t + h);
+  return n;
+}
+
+/* the parameters of stage sm (per GPU) that have gradients and an
+ * optimizer step, less the routed experts': all of them, or under LoRA the
+ * adapters of its layers (the frozen base, embedding and output layer have
+ * neither) */
+static double
+trainable_dense (const SimModel *m, const SimPlan *p, const SimStageMemory *sm)
+{
+  if (p->lora_rank > 0)
+    return (double) sm->layers * lora_rank_params (m, p);
+  return (double) (sm->params - sm->expert_params);
+}
+
 /* whether context parallelism's blocks leave the TP groups' links alone:
  * every TP group inside one node (its collectives on NVLink) and every CP
  * group's ranks each on a node of their own (its blocks over the NICs).
@@ -401,6 +443,7 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
                                    sim_plan_chunk_mtp_layers (plan, s, c));
   b->layer_params = (double) sim_model_layer_params_sharded (model) / plan->tp +
                     (double) sim_model_layer_params_replicated (model);
+  b->grad_params = plan->lora_rank > 0 ? lora_rank_params (model, plan) : b->layer_params;
   if (cost != NULL)
     b->cost = *cost;
   else
@@ -1036,8 +1079,10 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
       pc->side_s = dp_pred_s (b, SIM_OP_ALL_GATHER, stage, dense * 2);
     pc->side_s += edp_pred_s (b, SIM_OP_ALL_GATHER, stage, experts * 2);
     if (op->backward) {
+      /* under LoRA only the adapters have gradients */
+      double grads = p->lora_rank > 0 ? pc->lc * b->grad_params : dense;
       if (p->dp * p->cp > 1)
-        pc->side_s += dp_pred_s (b, SIM_OP_REDUCE_SCATTER, stage, dense * grad_wire_bytes (p));
+        pc->side_s += dp_pred_s (b, SIM_OP_REDUCE_SCATTER, stage, grads * grad_wire_bytes (p));
       pc->side_s += edp_pred_s (b, SIM_OP_REDUCE_SCATTER, stage, experts * grad_wire_bytes (p));
     }
   } else if (p->dp * p->cp > 1 && p->overlap) {
@@ -1048,10 +1093,11 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
      * NCCL kernels slow that compute as any other collective's do */
     if (op->backward && op->micro_batch + 1 == p->micro_batches)
       pc->side_s = dp_pred_s (b, p->zero >= 1 ? SIM_OP_REDUCE_SCATTER : SIM_OP_ALL_REDUCE, stage,
-                              pc->lc * b->layer_params * grad_wire_bytes (p));
+                              pc->lc * b->grad_params * grad_wire_bytes (p));
     else if (!op->backward && op->micro_batch == 0 && p->zero >= 1 && p->overlap_param_gather > 0)
+      /* the parameters the optimizer changed (under LoRA the adapters) */
       pc->side_s = dp_pred_s (b, SIM_OP_ALL_GATHER, stage,
-                              pc->lc * b->layer_params * (p->fp8_params > 0 ? 1 : 2));
+                              pc->lc * b->grad_params * (p->fp8_params > 0 ? 1 : 2));
   }
 }
 
@@ -1386,6 +1432,10 @@ edge_grad_params (const SimIterBuilder *b, gboolean last, gboolean first)
 static double
 layer_grad_params (const SimIterBuilder *b, const PassCtx *pc, int l, gboolean moe)
 {
+  /* LoRA: the adapters only; the frozen embedding, output layer and norms
+   * have no gradient */
+  if (b->plan->lora_rank > 0)
+    return b->grad_params;
   return (moe ? b->moe_layer_params : b->layer_params) +
          edge_grad_params (b, pc->last_chunk && l == pc->lc - 1, pc->first_chunk && l == 0);
 }
@@ -1515,7 +1565,7 @@ build_stage_program (SimIterBuilder *b, int r, int s)
   if (!plan->overlap && plan->zero < 2) {
     /* all gradients at once, after the whole backward */
     const SimStageMemory *sm = &g_array_index (b->ledger->stages, SimStageMemory, s);
-    GradEntry all = { prev, (double) (sm->params - sm->expert_params), (double) sm->expert_params };
+    GradEntry all = { prev, trainable_dense (b->model, plan, sm), (double) sm->expert_params };
     g_array_append_val (ge, all);
   }
 }
@@ -1758,11 +1808,11 @@ build_optimizer (SimIterBuilder *b, int s, const GArray *last)
   const SimPlan *plan = b->plan;
   int p = plan->pp;
   const SimStageMemory *sm = &g_array_index (b->ledger->stages, SimStageMemory, s);
-  double local = (double) sm->params;
+  double local = trainable_dense (b->model, plan, sm) + (double) sm->expert_params;
   /* ZeRO-1/2: each rank steps its shard: of the routed experts' over the
    * expert data-parallel group, of the rest over dp x cp */
   if (plan->zero >= 1 && plan->zero < 3)
-    local = (double) (sm->params - sm->expert_params) / (plan->dp * plan->cp) +
+    local = trainable_dense (b->model, plan, sm) / (plan->dp * plan->cp) +
             (double) sm->expert_params / plan->edp;
   for (int r = 0; r < b->replicas; r++) {
     guint32 span = new_span (b, SIM_SPAN_OPTIMIZER, s, r, -1, -1);
@@ -1783,7 +1833,7 @@ build_param_gather (SimIterBuilder *b, int s)
   const SimPlan *plan = b->plan;
   guint32 span = new_span (b, SIM_SPAN_DP, s, 0, -1, -1);
   const SimStageMemory *sm = &g_array_index (b->ledger->stages, SimStageMemory, s);
-  double params = (double) (sm->params - sm->expert_params), experts = (double) sm->expert_params;
+  double params = trainable_dense (b->model, plan, sm), experts = (double) sm->expert_params;
   g_autofree int *group = g_new (int, MAX (plan->dp * plan->cp, plan->edp));
   /* --overlap-param-gather: Megatron gathers bucket by bucket as the
    * next forward reaches each; only the first bucket holds it up */
@@ -3089,8 +3139,9 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
       bmin = MIN (bmin, bw);
     }
     /* as build_optimizer steps each rank's shard */
+    local = trainable_dense (model, plan, sm) + (double) sm->expert_params;
     if (plan->zero >= 1 && plan->zero < 3)
-      local = (double) (sm->params - sm->expert_params) / (plan->dp * plan->cp) +
+      local = trainable_dense (model, plan, sm) / (plan->dp * plan->cp) +
               (double) sm->expert_params / plan->edp;
     opt = c.optimizer_s_per_param * local;
     if (s == 0)

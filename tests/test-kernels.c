@@ -141,6 +141,72 @@ test_moe (void)
   g_assert_true (experts);
 }
 
+/* the kernels of pass named name with role */
+static int
+count (const GArray *k, const char *pass, const char *name, const char *role)
+{
+  int n = 0;
+  for (guint i = 0; i < k->len; i++) {
+    const SimKernel *x = &g_array_index (k, SimKernel, i);
+    n += strcmp (x->pass, pass) == 0 && strcmp (x->name, name) == 0 && strcmp (x->role, role) == 0;
+  }
+  return n;
+}
+
+/* LoRA rank 16 on every projection of Llama-3-8B: the frozen base weights
+ * take no weight gradient, so the backward runs the four linears' data
+ * gradients only; each of the 7 adapters adds two GEMMs and the add of its
+ * output forward (14 + 7 kernels: 12 + 21 = 33), and backward two data
+ * and two weight gradients and the add of its input gradient (35: 19 - 4
+ * + 35 = 50); the frozen output layer has no weight gradient.  QLoRA
+ * dequantizes each of the four base weights before its forward and before
+ * its data gradient: 4 more kernels each way, the QKV weight's 4096 x 6144
+ * elements at half a byte read and two written: 62,914,560 bytes. */
+static void
+test_lora (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,lora-rank=16");
+  g_autoptr (SimPlan) q = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,lora-rank=16,qlora");
+  const SimGpuType *g = sim_topology_gpu_type (t, 0);
+  g_autoptr (GArray) k = sim_cost_layer_kernels (m, p, g);
+  g_autoptr (GArray) kq = sim_cost_layer_kernels (m, q, g);
+
+  g_assert_cmpint (pass_sum (k, "forward").n, ==, 33);
+  g_assert_cmpint (pass_sum (k, "backward").n, ==, 50);
+  g_assert_cmpint (count (k, "backward", "qkv", "wgrad"), ==, 0);
+  g_assert_cmpint (count (k, "backward", "qkv", "dgrad"), ==, 1);
+  g_assert_cmpint (count (k, "backward", "fc2", "wgrad"), ==, 0);
+  g_assert_cmpint (count (k, "output backward", "output", "wgrad"), ==, 0);
+  g_assert_cmpint (count (k, "output backward", "output", "dgrad"), ==, 1);
+  /* the q adapter: A is 4096 x 16 (x A: 8192 x 16 x 4096), B 16 x 4096 */
+  g_assert_cmpfloat (find (k, "forward", "lora_qkv", "")->n, ==, 16);
+  g_assert_cmpfloat (find (k, "forward", "lora_qkv", "")->k, ==, 4096);
+  g_assert_cmpint (pass_sum (kq, "forward").n, ==, 37);
+  g_assert_cmpint (pass_sum (kq, "backward").n, ==, 54);
+  g_assert_cmpfloat (find (kq, "forward", "qkv", "")->kind, ==, SIM_KERNEL_MEMORY);
+  g_assert_cmpfloat (find (kq, "forward", "qkv", "")->bytes, ==, 62914560.0);
+}
+
+/* The model FLOPs of a LoRA step (the MFU's numerator), Llama-3-8B, rank
+ * 16 on every projection, 64 sequences of 8192 tokens.  Per token, forward:
+ * the weights 2 x 32 x (41,943,040 attention + 176,160,768 MLP) =
+ * 13,958,643,712 and the output layer 2 x 4096 x 128256 = 1,050,673,152,
+ * the attention core 2 x 8192 x 32 heads x 256 x 32 = 4,294,967,296.
+ * The frozen weights run forward and data gradient (x 2), the core forward
+ * and backward (x 3), the 32 x 1,310,720 = 41,943,040 adapter parameters
+ * train in full (x 6): 2 x 15,009,316,864 + 3 x 4,294,967,296 + 6 x
+ * 41,943,040 = 43,155,193,856 per token. */
+static void
+test_lora_model_flop (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,gb=64,lora-rank=16");
+  g_assert_cmpfloat_with_epsilon (sim_cost_model_flop (m, p), 43155193856.0 * 64 * 8192, 1e3);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -148,5 +214,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernels/dense", test_dense);
   g_test_add_func ("/kernels/tensor-parallel", test_tensor_parallel);
   g_test_add_func ("/kernels/moe", test_moe);
+  g_test_add_func ("/kernels/lora", test_lora);
+  g_test_add_func ("/kernels/lora-model-flop", test_lora_model_flop);
   return g_test_run ();
 }
