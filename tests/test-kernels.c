@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "sim-cost.h"
+#include "sim-iteration.h"
+#include "sim-memory.h"
 #include "sim-plan.h"
 #include "test-util.h"
 
@@ -207,6 +209,27 @@ test_lora_model_flop (void)
   g_assert_cmpfloat_with_epsilon (sim_cost_model_flop (m, p), 43155193856.0 * 64 * 8192, 1e3);
 }
 
+/* Under LoRA only the adapters are stepped: Llama-3-8B, rank 16 on every
+ * projection, tp 1: 32 layers x 1,310,720 adapter parameters =
+ * 41,943,040 (the frozen embedding, output layer and norms have none),
+ * sharded by ZeRO 1 over dp 8: 5,242,880 a GPU, at the optimizer's
+ * seconds per parameter */
+static void
+test_lora_optimizer (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,gb=16,zero=1,lora-rank=16");
+  g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);
+  g_autoptr (SimIteration) it = sim_iteration_run (t, m, p, mem, FALSE, &error);
+  SimLayerCost c;
+  g_assert_no_error (error);
+  sim_cost_layer (m, p, sim_topology_gpu_type (t, 0), &c);
+  g_assert_cmpfloat_with_epsilon (g_array_index (it->stages, SimStageTime, 0).optimizer_s,
+                                  c.optimizer_s_per_param * 41943040.0 / 8, 1e-9);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -216,5 +239,6 @@ main (int argc, char **argv)
   g_test_add_func ("/kernels/moe", test_moe);
   g_test_add_func ("/kernels/lora", test_lora);
   g_test_add_func ("/kernels/lora-model-flop", test_lora_model_flop);
+  g_test_add_func ("/kernels/lora-optimizer", test_lora_optimizer);
   return g_test_run ();
 }
