@@ -299,6 +299,28 @@ k_adapter (Acc *fwd, Acc *bwd, double m, double n, double k, double r)
   k_mem (bwd, 6 * m * k);
 }
 
+/* the plan's adapters among `which` (SimLoraTargets bits) on T tokens, per
+ * TP rank (sim_model_lora_adapters), named by the linear each sits beside */
+static void
+lora_adapters (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, double T, guint which)
+{
+  SimLoraAdapter a[SIM_LORA_MAX_ADAPTERS];
+  int n = sim_model_lora_adapters (m, p->lora_targets & which, a);
+  double t = p->tp;
+  for (int i = 0; i < n; i++) {
+    double in = (double) a[i].in, out = (double) a[i].out;
+    const char *name = a[i].target & (SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V) ? "lora_qkv"
+                       : a[i].target == SIM_LORA_O                          ? "lora_proj"
+                       : a[i].target == SIM_LORA_DOWN                       ? "lora_fc2"
+                                                                            : "lora_fc1";
+    tag (name, fwd, bwd, NULL, NULL, NULL);
+    if (a[i].column_parallel)
+      k_adapter (fwd, bwd, T, out / t, in, (double) p->lora_rank);
+    else
+      k_adapter (fwd, bwd, T, out, in / t, (double) p->lora_rank);
+  }
+}
+
 /* How a fused attention kernel's rate depends on its shape, relative to
  * the GPU's <attention> efficiencies (long sequences, head dimension 128).
  *
@@ -601,36 +623,16 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     k_base_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
     TAG ("proj");
     k_base_linear (p, fwd, bwd, T, h, qd / t);
-    if (frozen (p)) {
-      double r = (double) p->lora_rank;
-      TAG ("lora_qkv");
-      if (p->lora_targets & SIM_LORA_Q)
-        k_adapter (fwd, bwd, T, qd / t, h, r);
-      if (p->lora_targets & SIM_LORA_K)
-        k_adapter (fwd, bwd, T, kvd / t, h, r);
-      if (p->lora_targets & SIM_LORA_V)
-        k_adapter (fwd, bwd, T, kvd / t, h, r);
-      TAG ("lora_proj");
-      if (p->lora_targets & SIM_LORA_O)
-        k_adapter (fwd, bwd, T, h, qd / t, r);
-    }
+    if (frozen (p))
+      lora_adapters (m, p, fwd, bwd, T, SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V | SIM_LORA_O);
   }
   mark = *fwd;
   TAG ("fc1");
   k_base_linear (p, fwd, bwd, T, up_n, h);
   TAG ("fc2");
   k_base_linear (p, fwd, bwd, T, h, f / t);
-  if (frozen (p) && f > 0) {
-    double r = (double) p->lora_rank;
-    TAG ("lora_fc1");
-    if ((p->lora_targets & SIM_LORA_GATE) && m->mlp == SIM_MLP_SWIGLU)
-      k_adapter (fwd, bwd, T, f / t, h, r);
-    if (p->lora_targets & SIM_LORA_UP)
-      k_adapter (fwd, bwd, T, f / t, h, r);
-    TAG ("lora_fc2");
-    if (p->lora_targets & SIM_LORA_DOWN)
-      k_adapter (fwd, bwd, T, h, f / t, r);
-  }
+  if (frozen (p) && f > 0)
+    lora_adapters (m, p, fwd, bwd, T, SIM_LORA_GATE | SIM_LORA_UP | SIM_LORA_DOWN);
   if (mlp_again)
     again (rec, fwd, &mark);
   if (p->fp8 != SIM_FP8_OFF) {

@@ -341,32 +341,19 @@ dp_mirrored (const SimIterBuilder *b, gboolean full)
 }
 
 /* LoRA: one layer's adapter parameters on one TP rank, the only ones with
- * gradients to reduce and an optimizer step (sim-cost.c k_adapter): a
+ * gradients to reduce and an optimizer step (sim-cost.c lora_adapters): a
  * column-parallel projection's A (in x r) whole and B (r x out/tp); a
  * row-parallel one's A (in/tp x r) and B (r x out) whole */
 static double
 lora_rank_params (const SimModel *m, const SimPlan *p)
 {
-  double r = (double) p->lora_rank, t = p->tp, h = (double) m->hidden;
-  double qd = (double) (m->heads * sim_model_head_dim (m)), kvd = (double) sim_model_kv_dim (m);
-  double f = (double) m->ffn_hidden;
-  guint x = p->lora_targets;
-  double n = 0;
-  if (x & SIM_LORA_Q)
-    n += r * (h + qd / t);
-  if (x & SIM_LORA_K)
-    n += r * (h + kvd / t);
-  if (x & SIM_LORA_V)
-    n += r * (h + kvd / t);
-  if (x & SIM_LORA_O)
-    n += r * (qd / t + h);
-  if ((x & SIM_LORA_GATE) && m->mlp == SIM_MLP_SWIGLU)
-    n += r * (h + f / t);
-  if (x & SIM_LORA_UP)
-    n += r * (h + f / t);
-  if (x & SIM_LORA_DOWN)
-    n += r * (f / t + h);
-  return n;
+  SimLoraAdapter a[SIM_LORA_MAX_ADAPTERS];
+  int n = sim_model_lora_adapters (m, p->lora_targets, a);
+  double r = (double) p->lora_rank, t = p->tp, params = 0;
+  for (int i = 0; i < n; i++)
+    params += a[i].column_parallel ? r * ((double) a[i].in + (double) a[i].out / t)
+                                   : r * ((double) a[i].in / t + (double) a[i].out);
+  return params;
 }
 
 /* the parameters of stage sm (per GPU) that have gradients and an

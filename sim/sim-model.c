@@ -1018,27 +1018,33 @@ counts_fit (const SimModel *m)
   return total < 0x1p63;
 }
 
+int
+sim_model_lora_adapters (const SimModel *m, guint targets,
+                         SimLoraAdapter out[SIM_LORA_MAX_ADAPTERS])
+{
+  guint64 h = m->hidden, kvd = sim_model_kv_dim (m), f = m->ffn_hidden;
+  const SimLoraAdapter all[SIM_LORA_MAX_ADAPTERS] = {
+    { SIM_LORA_Q, h, q_dim (m), TRUE }, { SIM_LORA_K, h, kvd, TRUE },
+    { SIM_LORA_V, h, kvd, TRUE },       { SIM_LORA_O, q_dim (m), h, FALSE },
+    { SIM_LORA_GATE, h, f, TRUE },      { SIM_LORA_UP, h, f, TRUE },
+    { SIM_LORA_DOWN, f, h, FALSE },
+  };
+  int n = 0;
+  for (int i = 0; i < SIM_LORA_MAX_ADAPTERS; i++)
+    if ((targets & all[i].target) && (all[i].target != SIM_LORA_GATE || m->mlp == SIM_MLP_SWIGLU))
+      out[n++] = all[i];
+  return n;
+}
+
 guint64
 sim_model_lora_params_per_layer (const SimModel *m, guint64 r, guint targets)
 {
-  guint64 h = m->hidden, kvd = sim_model_kv_dim (m), f = m->ffn_hidden;
-  guint64 n = 0;
-  /* an adapter on a (in x out) projection is A (in x r) plus B (r x out) */
-  if (targets & SIM_LORA_Q)
-    n += r * (h + q_dim (m));
-  if (targets & SIM_LORA_K)
-    n += r * (h + kvd);
-  if (targets & SIM_LORA_V)
-    n += r * (h + kvd);
-  if (targets & SIM_LORA_O)
-    n += r * (q_dim (m) + h);
-  if ((targets & SIM_LORA_GATE) && m->mlp == SIM_MLP_SWIGLU)
-    n += r * (h + f);
-  if (targets & SIM_LORA_UP)
-    n += r * (h + f);
-  if (targets & SIM_LORA_DOWN)
-    n += r * (f + h);
-  return n;
+  SimLoraAdapter a[SIM_LORA_MAX_ADAPTERS];
+  int n = sim_model_lora_adapters (m, targets, a);
+  guint64 params = 0;
+  for (int i = 0; i < n; i++)
+    params += r * (a[i].in + a[i].out);
+  return params;
 }
 
 gboolean

@@ -230,8 +230,23 @@ guint64 sim_model_moe_layer_dense_replicated (const SimModel *m);
 guint64 sim_model_expert_params_sharded (const SimModel *m);
 guint64 sim_model_expert_params_replicated (const SimModel *m);
 
+/* one LoRA adapter of a layer: A (in x r) then B (r x out) beside the
+ * projection `target` (one SimLoraTargets bit); column_parallel: the
+ * projection's output is split over TP (B's columns with it), else its
+ * input (A's rows) */
+typedef struct {
+  guint target;
+  guint64 in, out;
+  gboolean column_parallel;
+} SimLoraAdapter;
+#define SIM_LORA_MAX_ADAPTERS 7
+/* the adapters `targets` puts on one dense layer, in the order of its
+ * projections (q, k, v, o, gate, up, down; gate only on a SwiGLU MLP), into
+ * out; returns how many */
+int sim_model_lora_adapters (const SimModel *m, guint targets,
+                             SimLoraAdapter out[SIM_LORA_MAX_ADAPTERS]);
 /* trainable LoRA parameters of rank r on the given projections of one
- * layer (times layers for the model) */
+ * layer (times layers for the model): r (in + out) per adapter */
 guint64 sim_model_lora_params_per_layer (const SimModel *m, guint64 rank, guint targets);
 /* "q,k,v,o,gate,up,down,attention,mlp,all" into SimLoraTargets bits; FALSE
  * with SIM_ERROR_USAGE naming the plan option lora-targets */
