@@ -17,7 +17,7 @@ usage: test-training-calibration.py SIM SOURCE_ROOT
 import importlib.util, json, os, statistics, subprocess, sys
 
 # per GPU: (largest |error| of any row, largest MAE, largest |bias|)
-TOLERANCE = {"h100": (0.15, 0.06, 0.03), "a100": (0.25, 0.06, 0.03)}
+TOLERANCE = {"h100": (0.15, 0.06, 0.03), "a100": (0.17, 0.06, 0.03)}
 # the FP8 runs (issue 15), never fitted: the BF16 constants and the FP8 GEMM
 # rate of sim-cost.c; the goal is every row within 15 %, MAE <= 8 %
 FP8_TOLERANCE = ("h100", (0.17, 0.08, 0.05))
