@@ -86,8 +86,8 @@ verdict (SimMemory *mem)
   mem->tight = FALSE;
   /* Above usable but within what the context leaves: the run fits only if
    * the allocator fragments less than the allowance assumes (an allowance
-   * without a published measurement behind it, sim-memory.h): a verdict of
-   * its own, "tight", not out of memory */
+   * the tightest published runs bound, not a measured fragmentation,
+   * sim-memory.h): a verdict of its own, "tight", not out of memory */
   if (mem->peak_bytes > mem->usable_bytes &&
       mem->peak_bytes + mem->context_reserve_bytes <= mem->capacity_bytes) {
     mem->tight = TRUE;
