@@ -164,10 +164,9 @@ def command(sim, r, mx):
     fsdp = "FSDP" in r["framework"]
     # every A100 row on dgx-a100.xml, the 40 GB ones too, as
     # ../shared/tools/fidelity.py runs them (the check the constants are held
-    # to): in-sample MAE 4.9 % on the 136 rows.  With dgx-a100-40gb.xml for
-    # the 40 GB rows the shipped constants give 4.5 % and a refit 4.2 %
-    # (sustained clock 0.825 against 0.811, host launch 4 us against 13.6,
-    # hbm and comm-slowdown at the same bounds of their priors)
+    # to): in-sample MAE 4.4 % on the 135 rows.  With dgx-a100-40gb.xml for
+    # the 40 GB rows a refit gives 3.9 % (sustained clock 0.861 against
+    # 0.849, host launch 5.3 us against 20, comm-slowdown at the same bound)
     cmd = [sim, "--topology", "dgx-h100.xml" if gpu_of(r) == "h100" else "dgx-a100.xml",
            "--nodes", str(max(1, gpus // 8)), "--model", mx, "--tp", str(tp), "--pp", str(pp),
            "--dp", str(dp), "--micro-batch", r["micro_batch"] or "1", "--global-batch", r["global_batch"],
