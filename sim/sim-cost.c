@@ -124,14 +124,31 @@ linear_speedup (const SimPlan *p, const SimGpuType *g)
  * the BF16 rate (an upper bound on its time). */
 #define FP8_ATTENTION_SPEEDUP (1200.0 / 740.0)
 
-/* a GEMM at the measured rate of its shape, `speedup` times faster (FP8) */
-static void
-k_gemm_role (Acc *a, const char *role, double m, double n, double k, double speedup)
+/* the bytes of one element of a linear layer's GEMM operands under the
+ * plan: BF16, FP8 or NVFP4 (the scales left out); the output is BF16 */
+static double
+linear_elem_bytes (const SimPlan *p)
 {
-  double s;
+  if (p == NULL)
+    return 2.0;
+  return p->fp4 != SIM_FP4_OFF ? 0.5 : p->fp8 != SIM_FP8_OFF ? 1.0 : 2.0;
+}
+
+/* a GEMM at the measured rate of its shape, `speedup` times faster (FP8),
+ * or its bytes at the achievable HBM bandwidth when that takes longer: the
+ * roofline of sim-cost.h.  The measured tables start at 256 a side, and a
+ * thinner GEMM (a LoRA adapter's rank of 16, a router over 8 experts) is
+ * read at the 256-wide rate there; its operands, `elem` bytes an element,
+ * and its BF16 output then bound it instead. */
+static void
+k_gemm_role (Acc *a, const char *role, double m, double n, double k, double speedup, double elem)
+{
+  double s, flop_s, mem_s;
   if (m <= 0 || n <= 0 || k <= 0)
     return;
-  s = a->g->eff.kernel_fixed_s + sim_gemm_time (a->g, m, n, k) / (a->g->eff.clock * speedup);
+  flop_s = sim_gemm_time (a->g, m, n, k) / (a->g->eff.clock * speedup);
+  mem_s = (elem * (m * k + k * n) + 2.0 * m * n) / (a->g->hbm_bw_bytes_per_s * a->g->eff.hbm);
+  s = a->g->eff.kernel_fixed_s + MAX (flop_s, mem_s);
   a->s += s;
   a->flop += 2.0 * m * n * k;
   a->kernels++;
@@ -139,9 +156,9 @@ k_gemm_role (Acc *a, const char *role, double m, double n, double k, double spee
 }
 
 static void
-k_gemm_x (Acc *a, double m, double n, double k, double speedup)
+k_gemm_x (Acc *a, double m, double n, double k, double speedup, double elem)
 {
-  k_gemm_role (a, "", m, n, k, speedup);
+  k_gemm_role (a, "", m, n, k, speedup, elem);
 }
 
 /* a forward GEMM (m x k).(k x n), or its backward: the data gradient
@@ -150,12 +167,12 @@ k_gemm_x (Acc *a, double m, double n, double k, double speedup)
 static void
 k_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
 {
-  double x = linear_speedup (p, fwd != NULL ? fwd->g : bwd->g);
+  double x = linear_speedup (p, fwd != NULL ? fwd->g : bwd->g), e = linear_elem_bytes (p);
   if (fwd != NULL)
-    k_gemm_x (fwd, m, n, k, x);
+    k_gemm_x (fwd, m, n, k, x, e);
   if (bwd != NULL) {
-    k_gemm_role (bwd, "dgrad", m, k, n, x);
-    k_gemm_role (bwd, "wgrad", k, n, m, x);
+    k_gemm_role (bwd, "dgrad", m, k, n, x, e);
+    k_gemm_role (bwd, "wgrad", k, n, m, x, e);
   }
 }
 
@@ -272,10 +289,10 @@ k_base_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double 
   x = linear_speedup (p, fwd->g);
   if (p->qlora)
     k_mem (fwd, NF4_DEQUANT_BYTES * n * k);
-  k_gemm_x (fwd, m, n, k, x);
+  k_gemm_x (fwd, m, n, k, x, linear_elem_bytes (p));
   if (p->qlora)
     k_mem (bwd, NF4_DEQUANT_BYTES * n * k);
-  k_gemm_role (bwd, "dgrad", m, k, n, x);
+  k_gemm_role (bwd, "dgrad", m, k, n, x, linear_elem_bytes (p));
 }
 
 /* one LoRA adapter beside a frozen (m x k).(k x n) linear, rank r, in
@@ -289,13 +306,13 @@ k_base_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double 
 static void
 k_adapter (Acc *fwd, Acc *bwd, double m, double n, double k, double r)
 {
-  k_gemm_x (fwd, m, r, k, 1.0);
-  k_gemm_x (fwd, m, n, r, 1.0);
+  k_gemm_x (fwd, m, r, k, 1.0, 2.0);
+  k_gemm_x (fwd, m, n, r, 1.0, 2.0);
   k_mem (fwd, 6 * m * n);
-  k_gemm_role (bwd, "dgrad", m, r, n, 1.0);
-  k_gemm_role (bwd, "wgrad", r, n, m, 1.0);
-  k_gemm_role (bwd, "dgrad", m, k, r, 1.0);
-  k_gemm_role (bwd, "wgrad", k, r, m, 1.0);
+  k_gemm_role (bwd, "dgrad", m, r, n, 1.0, 2.0);
+  k_gemm_role (bwd, "wgrad", r, n, m, 1.0, 2.0);
+  k_gemm_role (bwd, "dgrad", m, k, r, 1.0, 2.0);
+  k_gemm_role (bwd, "wgrad", k, r, m, 1.0, 2.0);
   k_mem (bwd, 6 * m * k);
 }
 
@@ -1216,8 +1233,8 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
     tag ("output", &hf, &hb, NULL, NULL, NULL);
     if (frozen (p)) {
       /* LoRA: the output layer is frozen, its data gradient only */
-      k_gemm_x (&hf, T, V / t, h, 1.0);
-      k_gemm_role (&hb, "dgrad", T, h, V / t, 1.0);
+      k_gemm_x (&hf, T, V / t, h, 1.0, 2.0);
+      k_gemm_role (&hb, "dgrad", T, h, V / t, 1.0, 2.0);
     } else
       k_linear (NULL, &hf, &hb, T, V / t, h);
     tag ("final_norm", &hf, &hb, NULL, NULL, NULL);

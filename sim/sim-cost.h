@@ -2,9 +2,11 @@
  *
  * Pure functions of model, plan and GPU: no engine, no network.  Every op is
  * a list of kernels, each charged on the side of the roofline it sits on
- * (GEMMs and attention: FLOP / rate; everything else: bytes / HBM
- * bandwidth; never the max of both) plus the GPU's fixed cost per kernel,
- * the rates scaled by its efficiency constants (SimEfficiency,
+ * (attention: FLOP / rate; GEMMs: FLOP / the measured rate of their shape,
+ * or their operands' and output's bytes / HBM bandwidth when that is
+ * longer, as for a LoRA adapter's rank or unfused attention's batched
+ * heads; everything else: bytes / HBM bandwidth) plus the GPU's fixed
+ * cost per kernel, the rates scaled by its efficiency constants (SimEfficiency,
  * sim-topology.h); a piece of work never takes less than its kernels' host
  * launch time.  In detail:
  *   - GEMMs at the measured rate for their shape (sim-gemm.h); a backward

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim-cost.h"
+#include "sim-gemm.h"
 #include "sim-iteration.h"
 #include "sim-memory.h"
 #include "sim-plan.h"
@@ -174,6 +175,8 @@ test_lora (void)
   const SimGpuType *g = sim_topology_gpu_type (t, 0);
   g_autoptr (GArray) k = sim_cost_layer_kernels (m, p, g);
   g_autoptr (GArray) kq = sim_cost_layer_kernels (m, q, g);
+  const SimKernel *x;
+  double bytes;
 
   g_assert_cmpint (pass_sum (k, "forward").n, ==, 33);
   g_assert_cmpint (pass_sum (k, "backward").n, ==, 50);
@@ -183,8 +186,20 @@ test_lora (void)
   g_assert_cmpint (count (k, "output backward", "output", "wgrad"), ==, 0);
   g_assert_cmpint (count (k, "output backward", "output", "dgrad"), ==, 1);
   /* the q adapter: A is 4096 x 16 (x A: 8192 x 16 x 4096), B 16 x 4096 */
-  g_assert_cmpfloat (find (k, "forward", "lora_qkv", "")->n, ==, 16);
-  g_assert_cmpfloat (find (k, "forward", "lora_qkv", "")->k, ==, 4096);
+  x = find (k, "forward", "lora_qkv", "");
+  g_assert_cmpfloat (x->n, ==, 16);
+  g_assert_cmpfloat (x->k, ==, 4096);
+  /* x A is memory-bound: 2 bytes x (8192 x 4096 + 4096 x 16) read and
+   * 2 x 8192 x 16 written, 67,502,080 bytes, at 3.35 TB/s x the achievable
+   * fraction (dgx-h100.xml) take longer than its 1,073,741,824 FLOP at the
+   * rate of the GEMM table's thinnest shapes (256 a side), so the kernel
+   * takes the fixed cost plus the bytes' time */
+  bytes = 2.0 * (8192.0 * 4096 + 4096.0 * 16) + 2.0 * 8192 * 16;
+  g_assert_cmpfloat (bytes, ==, 67502080.0);
+  g_assert_cmpfloat_with_epsilon (x->seconds,
+                                  g->eff.kernel_fixed_s + bytes / (3.35e12 * g->eff.hbm), 1e-12);
+  g_assert_cmpfloat (x->seconds - g->eff.kernel_fixed_s, >,
+                     sim_gemm_time (g, 8192, 16, 4096) / g->eff.clock);
   g_assert_cmpint (pass_sum (kq, "forward").n, ==, 37);
   g_assert_cmpint (pass_sum (kq, "backward").n, ==, 54);
   g_assert_cmpfloat (find (kq, "forward", "qkv", "")->kind, ==, SIM_KERNEL_MEMORY);
