@@ -140,15 +140,21 @@ linear_elem_bytes (const SimPlan *p)
  * thinner GEMM (a LoRA adapter's rank of 16, a router over 8 experts) is
  * read at the 256-wide rate there; its operands, `elem` bytes an element,
  * and its BF16 output then bound it instead. */
+static double
+gemm_kernel_s (const SimGpuType *g, double m, double n, double k, double speedup, double elem)
+{
+  double flop_s = sim_gemm_time (g, m, n, k) / (g->eff.clock * speedup);
+  double mem_s = (elem * (m * k + k * n) + 2.0 * m * n) / (g->hbm_bw_bytes_per_s * g->eff.hbm);
+  return g->eff.kernel_fixed_s + MAX (flop_s, mem_s);
+}
+
 static void
 k_gemm_role (Acc *a, const char *role, double m, double n, double k, double speedup, double elem)
 {
-  double s, flop_s, mem_s;
+  double s;
   if (m <= 0 || n <= 0 || k <= 0)
     return;
-  flop_s = sim_gemm_time (a->g, m, n, k) / (a->g->eff.clock * speedup);
-  mem_s = (elem * (m * k + k * n) + 2.0 * m * n) / (a->g->hbm_bw_bytes_per_s * a->g->eff.hbm);
-  s = a->g->eff.kernel_fixed_s + MAX (flop_s, mem_s);
+  s = gemm_kernel_s (a->g, m, n, k, speedup, elem);
   a->s += s;
   a->flop += 2.0 * m * n * k;
   a->kernels++;
@@ -204,32 +210,35 @@ k_batched (Acc *a, double batch, double m, double n, double k)
  * cublaslt_gemm.cu @5c62f72, multi_stream_cublas_gemm: "Launch GEMM" per
  * i < num_gemms; its CUTLASS grouped GEMM only on Hopper, BF16, behind
  * NVTE_USE_CUTLASS_GROUPED_GEMM, default off), so each is a kernel with
- * its fixed cost and its host launch, at the measured rate of its shape */
+ * its fixed cost and its host launch, timed as any GEMM (k_gemm_role) */
 double
-sim_cost_grouped_gemm_s (const SimGpuType *g, double groups, double m, double n, double k, double speedup)
+sim_cost_grouped_gemm_s (const SimGpuType *g, double groups, double m, double n, double k,
+                         double speedup, double elem_bytes)
 {
   if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
     return 0;
-  return groups * (g->eff.kernel_fixed_s + sim_gemm_time (g, m, n, k) / (g->eff.clock * speedup));
+  return groups * gemm_kernel_s (g, m, n, k, speedup, elem_bytes);
 }
 
 static void
 k_grouped_role (Acc *a, const char *role, double groups, double m, double n, double k,
-                double speedup)
+                double speedup, double elem)
 {
+  double s;
   if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
     return;
-  a->s += sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup);
+  s = sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup, elem);
+  a->s += s;
   a->flop += groups * 2.0 * m * n * k;
   a->kernels += (int) groups;
   log_kernel (a, SIM_KERNEL_GROUPED_GEMM, role, m, n, k, groups, (int) groups, 0,
-              groups * 2.0 * m * n * k, sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup));
+              groups * 2.0 * m * n * k, s);
 }
 
 static void
-k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup)
+k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup, double elem)
 {
-  k_grouped_role (a, "", groups, m, n, k, speedup);
+  k_grouped_role (a, "", groups, m, n, k, speedup, elem);
 }
 
 /* the forward, or the data- and weight-gradient backward, of a grouped
@@ -237,12 +246,12 @@ k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup
 static void
 k_grouped_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double groups, double m, double n, double k)
 {
-  double x = linear_speedup (p, fwd != NULL ? fwd->g : bwd->g);
+  double x = linear_speedup (p, fwd != NULL ? fwd->g : bwd->g), e = linear_elem_bytes (p);
   if (fwd != NULL)
-    k_grouped_x (fwd, groups, m, n, k, x);
+    k_grouped_x (fwd, groups, m, n, k, x, e);
   if (bwd != NULL) {
-    k_grouped_role (bwd, "dgrad", groups, m, k, n, x);
-    k_grouped_role (bwd, "wgrad", groups, k, n, m, x);
+    k_grouped_role (bwd, "dgrad", groups, m, k, n, x, e);
+    k_grouped_role (bwd, "wgrad", groups, k, n, m, x, e);
   }
 }
 

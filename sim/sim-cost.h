@@ -154,9 +154,11 @@ GArray *sim_cost_gemm_shapes (const SimModel *m, const SimPlan *plan);
 
 /* seconds of a grouped GEMM as Transformer Engine's GroupedLinear runs it:
  * `groups` GEMMs (m x k).(k x n), one kernel each, at the measured rate
- * of their shape times `speedup` (1 for BF16) */
+ * of their shape times `speedup` (1 for BF16), or their operands'
+ * (`elem_bytes` an element: 2 for BF16) and BF16 output's bytes at the
+ * achievable HBM bandwidth when that is longer */
 double sim_cost_grouped_gemm_s (const SimGpuType *gpu, double groups, double m, double n, double k,
-                                double speedup);
+                                double speedup, double elem_bytes);
 
 /* Model FLOPs of one iteration (whole job, all GPUs); pure; any thread */
 double sim_cost_model_flop (const SimModel *m, const SimPlan *plan);
