@@ -139,12 +139,16 @@ linear_elem_bytes (const SimPlan *p)
  * roofline of sim-cost.h.  The measured tables start at 256 a side, and a
  * thinner GEMM (a LoRA adapter's rank of 16, a router over 8 experts) is
  * read at the 256-wide rate there; its operands, `elem` bytes an element,
- * and its BF16 output then bound it instead. */
+ * and its BF16 output then bound it instead.  With `batch` > 1, one kernel
+ * of that many GEMMs of the shape (k_batched): its FLOPs at the rate of the
+ * folded shape (batch x m rows), its bytes `batch` times one GEMM's. */
 static double
-gemm_kernel_s (const SimGpuType *g, double m, double n, double k, double speedup, double elem)
+gemm_kernel_s (const SimGpuType *g, double batch, double m, double n, double k, double speedup,
+               double elem)
 {
-  double flop_s = sim_gemm_time (g, m, n, k) / (g->eff.clock * speedup);
-  double mem_s = (elem * (m * k + k * n) + 2.0 * m * n) / (g->hbm_bw_bytes_per_s * g->eff.hbm);
+  double flop_s = sim_gemm_time (g, batch * m, n, k) / (g->eff.clock * speedup);
+  double bytes = batch * (elem * (m * k + k * n) + 2.0 * m * n);
+  double mem_s = bytes / (g->hbm_bw_bytes_per_s * g->eff.hbm);
   return g->eff.kernel_fixed_s + MAX (flop_s, mem_s);
 }
 
@@ -154,7 +158,7 @@ k_gemm_role (Acc *a, const char *role, double m, double n, double k, double spee
   double s;
   if (m <= 0 || n <= 0 || k <= 0)
     return;
-  s = gemm_kernel_s (a->g, m, n, k, speedup, elem);
+  s = gemm_kernel_s (a->g, 1, m, n, k, speedup, elem);
   a->s += s;
   a->flop += 2.0 * m * n * k;
   a->kernels++;
@@ -194,10 +198,7 @@ k_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
 static void
 k_batched (Acc *a, double batch, double m, double n, double k)
 {
-  double flop_s = sim_gemm_time (a->g, batch * m, n, k) / a->g->eff.clock;
-  double bytes = batch * 2.0 * (m * k + k * n + m * n);
-  double mem_s = bytes / (a->g->hbm_bw_bytes_per_s * a->g->eff.hbm);
-  double s = a->g->eff.kernel_fixed_s + MAX (flop_s, mem_s);
+  double s = gemm_kernel_s (a->g, batch, m, n, k, 1.0, 2.0);
   a->s += s;
   a->flop += batch * 2.0 * m * n * k;
   a->kernels++;
@@ -217,7 +218,7 @@ sim_cost_grouped_gemm_s (const SimGpuType *g, double groups, double m, double n,
 {
   if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
     return 0;
-  return groups * gemm_kernel_s (g, m, n, k, speedup, elem_bytes);
+  return groups * gemm_kernel_s (g, 1, m, n, k, speedup, elem_bytes);
 }
 
 static void
@@ -290,18 +291,19 @@ frozen (const SimPlan *p)
 static void
 k_base_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double m, double n, double k)
 {
-  double x;
+  double x, e;
   if (!frozen (p)) {
     k_linear (p, fwd, bwd, m, n, k);
     return;
   }
   x = linear_speedup (p, fwd->g);
+  e = linear_elem_bytes (p);
   if (p->qlora)
     k_mem (fwd, NF4_DEQUANT_BYTES * n * k);
-  k_gemm_x (fwd, m, n, k, x, linear_elem_bytes (p));
+  k_gemm_x (fwd, m, n, k, x, e);
   if (p->qlora)
     k_mem (bwd, NF4_DEQUANT_BYTES * n * k);
-  k_gemm_role (bwd, "dgrad", m, k, n, x, linear_elem_bytes (p));
+  k_gemm_role (bwd, "dgrad", m, k, n, x, e);
 }
 
 /* one LoRA adapter beside a frozen (m x k).(k x n) linear, rank r, in
