@@ -4,7 +4,7 @@ built as the tool that checks it builds its command:
 
   training_calibration.csv   tools/fit-efficiency.py (and the equivalence
                              test, tests/test-steady-rows.py)
-  mosaic_h100_heldout.csv    the same (tests/test-training-calibration.py)
+  mosaic_h100_heldout.csv    the same (tools/fsdp-check.py)
   published_runs.csv         its flags column (tests/test-validation-training.c)
   h100_dense_heldout.csv     tools/heldout-check.py
   moe_training.csv           tools/moe-check.py (the rows it predicts)

@@ -203,8 +203,16 @@ sim_cmd_compare (int argc, char **argv, GError **error)
      * says it under its step time */
     g_autofree char *band = sim_report_error_band_sentence (topo);
     g_autofree char *moe = sim_model_is_moe (model) ? sim_report_moe_band_sentence (topo) : NULL;
-    const char *lines[] = { band, moe };
-    for (guint k = 0; k < G_N_ELEMENTS (lines) && lines[k] != NULL; k++) {
+    g_autofree char *framework = NULL;
+    /* the framework's band where a plan of the table has one */
+    for (guint i = 0; i < runs->len && framework == NULL; i++)
+      framework =
+          sim_report_framework_band_sentence (topo,
+                                              ((const SimRun *) g_ptr_array_index (runs, i))->plan);
+    const char *lines[] = { band, moe, framework };
+    for (guint k = 0; k < G_N_ELEMENTS (lines); k++) {
+      if (lines[k] == NULL)
+        continue;
       g_autofree char *text = g_strconcat (k == 0 ? "step times: " : "", lines[k], NULL);
       if (wide)
         g_string_append (printed.table, text);

@@ -708,6 +708,11 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
   g_ptr_array_add (d, sim_report_error_band_sentence (run->topo));
   if (sim_model_is_moe (model))
     g_ptr_array_add (d, sim_report_moe_band_sentence (run->topo));
+  {
+    char *framework = sim_report_framework_band_sentence (run->topo, run->plan);
+    if (framework != NULL)
+      g_ptr_array_add (d, framework);
+  }
   g_string_append_printf (out, "\nbest: %s\n", best->label);
   for (guint i = 0; i < d->len; i++) {
     g_string_append (out, "  ");

@@ -345,34 +345,60 @@ text_error_band (GString *s, const SimTopology *t)
   append_line (s, FALSE, "          ", line);
 }
 
+/* How a set of published runs of this generation was predicted: on how
+ * many, the mean |error|, how many within 15 %, and the side sim errs on:
+ * "mostly" when the mean signed error is more than half the mean |error|,
+ * i.e. the rows on that side outweigh the others three to one or more. */
+static char *
+published_band (const char *what, const char *runs, const char *which, const SimPublishedBand *band,
+                const char *test)
+{
+  double error = band->error, bias = band->bias;
+  return g_strdup_printf ("%s: on %" G_GUINT64_FORMAT " %s of this GPU generation%s "
+                          "the step time was off by %.0f%% on average, %" G_GUINT64_FORMAT
+                          " of them within 15%%, %s "
+                          "(mean %+.0f%%)%s (meson test %s prints the table)",
+                          what, band->rows, runs, which, 100 * error, band->within,
+                          bias < -error / 2  ? "mostly optimistic"
+                          : bias > error / 2 ? "mostly pessimistic"
+                                             : "on both sides",
+                          100 * bias,
+                          bias < -error / 2  ? ": expect a longer step"
+                          : bias > error / 2 ? ": expect a shorter step"
+                                             : "",
+                          test);
+}
+
 /* The band above comes from dense runs; a mixture-of-experts plan also
  * gets how this generation's published MoE runs were predicted
- * (tests/validation/data/moe_training.csv, tools/moe-check.py), with the
- * side sim errs on: "mostly" when the mean signed error is more than half
- * the mean |error|, i.e. the rows on that side outweigh the others three to
- * one or more. */
+ * (tests/validation/data/moe_training.csv, tools/moe-check.py). */
 char *
 sim_report_moe_band_sentence (const SimTopology *t)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
-  if (eff->moe_rows == 0)
+  if (eff->moe.rows == 0)
     return g_strdup (
         "mixture-of-experts layers: the band is of dense runs, and no published MoE run of this "
         "GPU generation has been predicted: read this step time as an estimate");
-  return g_strdup_printf ("mixture-of-experts layers: on %" G_GUINT64_FORMAT
-                          " published MoE runs of this GPU generation "
-                          "the step time was off by %.0f%% on average, %" G_GUINT64_FORMAT
-                          " of them within 15%%, %s "
-                          "(mean %+.0f%%)%s (meson test validation-moe prints the table)",
-                          eff->moe_rows, 100 * eff->moe_error, eff->moe_within,
-                          eff->moe_bias < -eff->moe_error / 2  ? "mostly optimistic"
-                          : eff->moe_bias > eff->moe_error / 2 ? "mostly pessimistic"
-                                                               : "on both sides",
-                          100 * eff->moe_bias,
-                          eff->moe_bias < -eff->moe_error / 2  ? ": expect a longer step"
-                          : eff->moe_bias > eff->moe_error / 2 ? ": expect a shorter step"
-                                                               : "");
+  return published_band ("mixture-of-experts layers", "published MoE runs", "", &eff->moe,
+                         "validation-moe");
+}
+
+/* The band above comes from the runs the constants were fitted on; where
+ * those are Megatron's and the cluster file also states how this
+ * generation's published PyTorch FSDP runs were predicted
+ * (tests/validation/data/mosaic_h100_heldout.csv, tools/fsdp-check.py), a
+ * --framework fsdp plan gets that too; NULL for any other plan or file. */
+char *
+sim_report_framework_band_sentence (const SimTopology *t, const SimPlan *p)
+{
+  const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
+
+  if (p->framework != SIM_FRAMEWORK_FSDP || eff->fsdp.rows == 0)
+    return NULL;
+  return published_band ("PyTorch FSDP (--framework fsdp)", "published FSDP runs",
+                         " that no fit saw,", &eff->fsdp, "validation-fsdp");
 }
 
 static void
@@ -699,6 +725,11 @@ text_section (GString *s, const Input *in, const SimRun *run, SimReportSection s
       text_error_band (s, t);
     if (in->time != NULL && sim_model_is_moe (in->model))
       text_moe_band (s, t, wide);
+    if (in->time != NULL) {
+      g_autofree char *line = sim_report_framework_band_sentence (t, p);
+      if (line != NULL)
+        append_line (s, wide, "          ", line);
+    }
     break;
   case SIM_REPORT_TIME_TABLE:
     if (in->time != NULL)
@@ -862,32 +893,44 @@ json_band (SimJson *j, const char *key, double error, guint64 runs)
   sim_json_end_object (j);
 }
 
-/* the error bands the text prints under the step time (text_error_band,
- * text_moe_band): each null where the cluster file states none; "moe" only
- * for a mixture-of-experts model, with its mean signed error and the runs
- * within 15 % beside */
+/* a band of published runs as numbers, null where the file states none */
 static void
-json_error_band (SimJson *j, const SimTopology *t, gboolean moe)
+json_published_band (SimJson *j, const char *name, const SimPublishedBand *band)
+{
+  if (band->rows == 0) {
+    sim_json_null (j, name);
+    return;
+  }
+  sim_json_begin_object (j, name);
+  sim_json_double (j, "mean_abs_error", band->error);
+  sim_json_double (j, "mean_error", band->bias);
+  sim_json_uint (j, "runs", band->rows);
+  sim_json_uint (j, "runs_within_15_percent", band->within);
+  sim_json_end_object (j);
+}
+
+/* the error bands the text prints under the step time (text_error_band,
+ * text_moe_band, the framework's): each null where the cluster file states
+ * none; "moe" only for a mixture-of-experts model and "fsdp" only for a
+ * --framework fsdp plan, each with its mean signed error and the runs within
+ * 15 % beside */
+static void
+json_error_band (SimJson *j, const SimTopology *t, gboolean moe, gboolean fsdp)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
   sim_json_begin_object (j, "error_band");
   json_band (j, "fitted", eff->error, eff->error_rows);
   json_band (j, "heldout", eff->heldout_error, eff->heldout_rows);
-  if (moe && eff->moe_rows > 0) {
-    sim_json_begin_object (j, "moe");
-    sim_json_double (j, "mean_abs_error", eff->moe_error);
-    sim_json_double (j, "mean_error", eff->moe_bias);
-    sim_json_uint (j, "runs", eff->moe_rows);
-    sim_json_uint (j, "runs_within_15_percent", eff->moe_within);
-    sim_json_end_object (j);
-  } else if (moe)
-    sim_json_null (j, "moe");
+  if (moe)
+    json_published_band (j, "moe", &eff->moe);
+  if (fsdp)
+    json_published_band (j, "fsdp", &eff->fsdp);
   sim_json_end_object (j);
 }
 
 static void
-json_time (SimJson *j, const SimIteration *it, const SimTopology *t, gboolean moe)
+json_time (SimJson *j, const SimIteration *it, const SimTopology *t, gboolean moe, gboolean fsdp)
 {
   sim_json_begin_object (j, "time");
   sim_json_double (j, "step_s", it->step_s);
@@ -910,7 +953,7 @@ json_time (SimJson *j, const SimIteration *it, const SimTopology *t, gboolean mo
     sim_json_double (j, sim_span_kind_name (k), it->critical_s[k]);
   sim_json_end_object (j);
   sim_json_bool (j, "symmetric", it->symmetric);
-  json_error_band (j, t, moe);
+  json_error_band (j, t, moe, fsdp);
   /* the runs a steady state was extrapolated from; empty when simulated whole */
   sim_json_begin_array (j, "steady_micro_batches");
   for (int k = 0; k < 3 && it->steady_micro_batches[0] > 0; k++)
@@ -1022,7 +1065,8 @@ sim_report_json (const SimRun *run)
   json_topology_and_model (&j, run->topo, run->model, run->plan);
   sim_report_json_plan (&j, run->plan);
   if (in->time != NULL)
-    json_time (&j, in->time, run->topo, sim_model_is_moe (run->model));
+    json_time (&j, in->time, run->topo, sim_model_is_moe (run->model),
+               run->plan->framework == SIM_FRAMEWORK_FSDP);
   json_train (&j, run);
   json_memory (&j, run->memory, in->remedies);
 

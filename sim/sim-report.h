@@ -59,6 +59,7 @@ char *sim_report_train_text (const SimRun *run);
  * runs (or that there are none); new text, caller g_free()s */
 char *sim_report_error_band_sentence (const SimTopology *t);
 char *sim_report_moe_band_sentence (const SimTopology *t);
+char *sim_report_framework_band_sentence (const SimTopology *t, const SimPlan *p);
 /* the kernels of one layer and of the output layer, one micro-batch on
  * one GPU of the resolved plan p (sim_cost_layer_kernels), as `sim
  * kernels` prints them: a header, each pass's kernels with their shape or

@@ -104,6 +104,23 @@ gpu_type_of (SimTopology *topo, const char *path, xmlNode *node, const char *att
   return gt;
 }
 
+/* <efficiency>'s band of published runs named `name` (NAME-error,
+ * NAME-bias, NAME-rows, NAME-within, all four or none): left zero when the
+ * file states none */
+static gboolean
+published_band (const char *path, xmlNode *eff, const char *name, SimPublishedBand *band,
+                GError **error)
+{
+  g_autofree char *e = g_strconcat (name, "-error", NULL), *b = g_strconcat (name, "-bias", NULL);
+  g_autofree char *r = g_strconcat (name, "-rows", NULL), *w = g_strconcat (name, "-within", NULL);
+  if (!xmlHasProp (eff, (const xmlChar *) e))
+    return TRUE;
+  return sim_xml_get_double (path, eff, e, 0.0, 10.0, &band->error, error) &&
+         sim_xml_get_double (path, eff, b, -10.0, 10.0, &band->bias, error) &&
+         sim_xml_get_uint (path, eff, r, 1, 1000000, &band->rows, error) &&
+         sim_xml_get_uint (path, eff, w, 0, band->rows, &band->within, error);
+}
+
 static gboolean
 read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **error)
 {
@@ -208,12 +225,8 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
         (!sim_xml_get_double (path, eff, "heldout-error", 0.0, 10.0, &t->eff.heldout_error, error) ||
          !sim_xml_get_uint (path, eff, "heldout-rows", 1, 1000000, &t->eff.heldout_rows, error)))
       return FALSE;
-    if (xmlHasProp (eff, (const xmlChar *) "moe-error") &&
-        (!sim_xml_get_double (path, eff, "moe-error", 0.0, 10.0, &t->eff.moe_error, error) ||
-         !sim_xml_get_double (path, eff, "moe-bias", -10.0, 10.0, &t->eff.moe_bias, error) ||
-         !sim_xml_get_uint (path, eff, "moe-rows", 1, 1000000, &t->eff.moe_rows, error) ||
-         !sim_xml_get_uint (path, eff, "moe-within", 0, t->eff.moe_rows, &t->eff.moe_within,
-                            error)))
+    if (!published_band (path, eff, "moe", &t->eff.moe, error) ||
+        !published_band (path, eff, "fsdp", &t->eff.fsdp, error))
       return FALSE;
     if (t->eff.kernel_fixed_s > 1e-3 || t->eff.host_launch_s > 1e-3) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,

@@ -32,6 +32,16 @@ typedef enum {
   SIM_DTYPE_COUNT
 } SimDtype;
 
+/* How the constants predicted a set of published runs of the generation
+ * that nothing was fitted to: mean |step-time error| (0 unknown), mean
+ * signed error (negative: sim optimistic), runs, runs within 15 %. */
+typedef struct {
+  double error;
+  double bias;
+  guint64 rows;
+  guint64 within;
+} SimPublishedBand;
+
 /* How far real training kernels fall short of the data sheet and the
  * isolated benchmarks: a few global constants per GPU generation, each with
  * a physical meaning and a published prior range (topology XML
@@ -53,12 +63,13 @@ typedef struct {
   guint64 heldout_rows;
   /* the same constants on the published mixture-of-experts runs of this
    * generation (tests/validation/data/moe_training.csv, predicted by
-   * tools/moe-check.py, which nothing was fitted to): mean |error|, mean
-   * signed error (negative: sim optimistic), rows, rows within 15 % */
-  double moe_error; /* 0 unknown */
-  double moe_bias;
-  guint64 moe_rows;
-  guint64 moe_within;
+   * tools/moe-check.py) */
+  SimPublishedBand moe;
+  /* on its published PyTorch FSDP runs that no fit used
+   * (tests/validation/data/mosaic_h100_heldout.csv, predicted by
+   * tools/fsdp-check.py): the band of a --framework fsdp plan where the
+   * fitted runs are Megatron's */
+  SimPublishedBand fsdp;
 } SimEfficiency;
 
 typedef struct {

@@ -121,6 +121,10 @@ test_shipped (void)
   /* and an MoE band where published MoE runs of the generation were
    * predicted (validation-moe checks its value): not the A100/A800 */
   const gboolean moe[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE, FALSE };
+  /* and an FSDP band where the fit saw Megatron's runs and published FSDP
+   * runs were predicted (validation-fsdp checks its value): the Hopper
+   * files; the A100's constants are fitted on FSDP runs themselves */
+  const gboolean fsdp[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
     g_autoptr (SimTopology) t = load (names[i], 0);
     const SimGpuType *g = sim_topology_gpu_type (t, 0);
@@ -131,9 +135,12 @@ test_shipped (void)
     g_assert_cmpstr (sim_dtype_name (SIM_DTYPE_FP4), ==, "fp4");
     g_assert_cmpint (g->eff.heldout_rows > 0, ==, heldout[i]);
     g_assert_cmpint (g->eff.heldout_error > 0, ==, heldout[i]);
-    g_assert_cmpint (g->eff.moe_rows > 0, ==, moe[i]);
-    g_assert_cmpint (g->eff.moe_within, <=, g->eff.moe_rows);
-    g_assert_cmpfloat (fabs (g->eff.moe_bias), <=, g->eff.moe_error);
+    g_assert_cmpint (g->eff.moe.rows > 0, ==, moe[i]);
+    g_assert_cmpint (g->eff.moe.within, <=, g->eff.moe.rows);
+    g_assert_cmpfloat (fabs (g->eff.moe.bias), <=, g->eff.moe.error);
+    g_assert_cmpint (g->eff.fsdp.rows > 0, ==, fsdp[i]);
+    g_assert_cmpint (g->eff.fsdp.within, <=, g->eff.fsdp.rows);
+    g_assert_cmpfloat (fabs (g->eff.fsdp.bias), <=, g->eff.fsdp.error);
   }
 }
 

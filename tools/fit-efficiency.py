@@ -303,12 +303,15 @@ def write_topologies(gpu, x, held=None):
     for name in SHIPPED[gpu]:
         path = os.path.join(ROOT, "topologies", name)
         text = open(path).read()
-        # the held-out and MoE bands (tools/heldout-check.py, moe-check.py)
-        # stay: their tests say when the new constants leave them stale
+        # the held-out, MoE and FSDP bands (tools/heldout-check.py,
+        # moe-check.py, fsdp-check.py) stay: their tests say when the new
+        # constants leave them stale
         kept = "".join(k.group(1) for k in (
             re.search(r'<efficiency [^>]*( heldout-error="[^"]*" heldout-rows="[^"]*")', text),
             re.search(r'<efficiency [^>]*( moe-error="[^"]*" moe-bias="[^"]*" moe-rows="[^"]*" moe-within="[^"]*")',
-                      text)) if k)
+                      text),
+            re.search(r'<efficiency [^>]*( fsdp-error="[^"]*" fsdp-bias="[^"]*" fsdp-rows="[^"]*" '
+                      r'fsdp-within="[^"]*")', text)) if k)
         new, n = re.subn(r"<efficiency [^>]*/>", line[:-2] + kept + "/>", text)
         if n != 1:
             raise SystemExit("%s: expected one <efficiency .../> element, found %d" % (path, n))

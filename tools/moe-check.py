@@ -45,7 +45,7 @@ Exit status: 0 when every expressible row was predicted (whatever the
 error) and predicted to fit in memory (each run trained), and with
 --check-band every stored band is current; 1 otherwise.
 """
-import csv, importlib.util, json, os, re, shlex, statistics, subprocess, sys, tempfile
+import csv, importlib.util, json, os, shlex, statistics, subprocess, sys, tempfile
 
 # the cluster files that carry each generation's efficiency constants, by
 # the generation key of a row (generation() below): the Hopper files share
@@ -78,43 +78,20 @@ def generation(bw, r):
     return bw.gpu_key(r)
 
 
-def band_of(errs):
-    """(mean |error|, mean error, rows, rows within 15 %), rounded as stored"""
-    a = [abs(e) for e in errs]
-    return (round(statistics.mean(a), 3), round(statistics.mean(errs), 3), len(errs), sum(1 for x in a if x <= 0.15))
-
-
-def stored_band(path):
-    m = re.search(r'<efficiency [^>]*moe-error="([0-9.]+)" moe-bias="([-0-9.]+)" moe-rows="([0-9]+)" '
-                  r'moe-within="([0-9]+)"', open(path).read())
-    return (float(m.group(1)), float(m.group(2)), int(m.group(3)), int(m.group(4))) if m else None
+def bandfile():
+    spec = importlib.util.spec_from_file_location("bandfile", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                          "bandfile.py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
 
 
 def bands(root, by_gen, mode):
     """print each generation's band, write it or check the stored ones; the
     count of stale files"""
-    stale = 0
-    for gen in sorted(by_gen):
-        now = band_of(by_gen[gen])
-        for name in BAND_FILES[gen]:
-            path = os.path.join(root, "topologies", name)
-            have = stored_band(path)
-            print("%-16s MoE band %4.1f%%, bias %+5.1f%%, %d rows, %d within 15%%: %s"
-                  % (name, 100 * now[0], 100 * now[1], now[2], now[3],
-                     "stored" if have == now else "STALE: stored %s" % (have,)))
-            if mode == "--write" and have != now:
-                src = open(path).read()
-                m = re.search(r"<efficiency [^>]*?(\s*/>)", src)
-                el = re.sub(r' moe-error="[^"]*" moe-bias="[^"]*" moe-rows="[^"]*" moe-within="[^"]*"', "",
-                            m.group(0)[:-len(m.group(1))])
-                el += ' moe-error="%.3f" moe-bias="%.3f" moe-rows="%d" moe-within="%d"' % now + m.group(1)
-                open(path, "w").write(src[:m.start()] + el + src[m.end():])
-            elif mode == "--check-band" and have != now:
-                stale += 1
-    if stale:
-        print("%d stale MoE band(s): after a change that moves these rows, rerun tools/moe-check.py SIM --write "
-              "and commit the cluster files" % stale)
-    return stale
+    bf = bandfile()
+    return sum(bf.bands([os.path.join(root, "topologies", name) for name in BAND_FILES[gen]], "moe", "MoE",
+                        bf.band_of(by_gen[gen]), mode, "moe-check.py") for gen in sorted(by_gen))
 
 
 def skip_reason(r):

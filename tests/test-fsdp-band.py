@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""The FSDP band under the step time: how the published PyTorch FSDP runs of
+the cluster's GPU generation that no fit saw were predicted (the fsdp-error,
+fsdp-bias, fsdp-rows and fsdp-within attributes of <efficiency>, which
+tools/fsdp-check.py --write stores and validation-fsdp keeps current).
+
+usage: test-fsdp-band.py SIM SOURCE_ROOT
+
+Each case runs Llama-3-8B with --framework fsdp (ZeRO 3 over the 64 GPUs,
+full recomputation, which fits) on a copy of dgx8x4.xml whose band is set
+by hand, and reads the sentence the report prints for it:
+- error 0.070, bias -0.052, 52 rows, 51 within: "on 52 published FSDP runs
+  of this GPU generation that no fit saw, the step time was off by 7% on
+  average, 51 of them within 15%, mostly optimistic (mean -5%): expect a
+  longer step" (-0.052 is beyond half the mean |error|, -0.035);
+- error 0.100, bias +0.020: "on both sides (mean +2%)", no expectation;
+- no band: no FSDP sentence (the fitted band above stays);
+- the same model with Megatron's framework (tp 8, pp 4) gets no FSDP
+  sentence from the shipped file;
+- the JSON gives the shipped file's band as numbers under
+  time.error_band.fsdp (null where the file states none, absent for a
+  Megatron plan);
+- sim compare prints it under its table when one of its plans is FSDP's;
+- a band with more rows within 15 % than rows is refused with the file, its
+  line and what was expected (exit status 2).
+"""
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True
+import cli
+
+sim, src = cli.arguments("test-fsdp-band.py")
+checks = cli.Checks()
+SHIPPED = os.path.join(src, "topologies", "dgx8x4.xml")
+BAND = re.compile(r' fsdp-error="[^"]*" fsdp-bias="[^"]*" fsdp-rows="[^"]*" fsdp-within="[^"]*"')
+FSDP = ["--tp", "1", "--pp", "1", "--dp", "64", "--zero", "3", "--framework", "fsdp", "--recompute", "full"]
+MEGATRON = ["--tp", "8", "--pp", "4"]
+HEAD = "PyTorch FSDP (--framework fsdp):"
+
+
+def with_band(tmp, name, band):
+    """dgx8x4.xml with its FSDP band replaced by `band` (attribute text, or
+    '' for none); the path"""
+    text = open(SHIPPED, encoding="utf-8").read()
+    assert BAND.search(text), "dgx8x4.xml carries no FSDP band"
+    path = os.path.join(tmp, name + ".xml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(BAND.sub(band, text))
+    return path
+
+
+def report(topology, plan=FSDP):
+    r = cli.run(sim, "--topology", topology, "--model", "llama3-8b", *plan)
+    return r.returncode, " ".join(r.stdout.split()), r.stderr.strip()
+
+
+with cli.tempdir() as tmp:
+    rc, out, err = report(with_band(tmp, "optimistic",
+                                    ' fsdp-error="0.070" fsdp-bias="-0.052" fsdp-rows="52" fsdp-within="51"'))
+    checks.report("optimistic band: exit 0", rc == 0, err)
+    checks.report("optimistic band: the sentence",
+                  HEAD + " on 52 published FSDP runs of this GPU generation that no fit saw, the step time "
+                  "was off by 7% on average, 51 of them within 15%, mostly optimistic (mean -5%): expect a "
+                  "longer step (meson test validation-fsdp prints the table)" in out, out[out.find(HEAD):][:300])
+    checks.report("optimistic band: the fitted band stays", "error band +/-5%" in out)
+
+    rc, out, err = report(with_band(tmp, "both",
+                                    ' fsdp-error="0.100" fsdp-bias="0.020" fsdp-rows="5" fsdp-within="5"'))
+    checks.report("two-sided band: the sentence",
+                  "off by 10% on average, 5 of them within 15%, on both sides (mean +2%) (meson test "
+                  "validation-fsdp prints the table)" in out, out[out.find(HEAD):][:300])
+
+    rc, out, err = report(with_band(tmp, "none", ""))
+    checks.report("no band: exit 0", rc == 0, err)
+    checks.report("no band: no FSDP sentence, the fitted band stays", HEAD not in out and "error band +/-5%" in out)
+
+    rc, out, err = report(SHIPPED, MEGATRON)
+    checks.report("Megatron plan: exit 0", rc == 0, err)
+    checks.report("Megatron plan: no FSDP sentence", HEAD not in out)
+
+    m = re.search(r'fsdp-error="([0-9.]+)" fsdp-bias="([-0-9.]+)" fsdp-rows="([0-9]+)" fsdp-within="([0-9]+)"',
+                  open(SHIPPED, encoding="utf-8").read())
+    r = cli.run(sim, "--topology", SHIPPED, "--model", "llama3-8b", *FSDP, "--json", "-")
+    checks.check("JSON: the shipped file's FSDP band", cli.json_of(r)["time"]["error_band"]["fsdp"],
+                 {"mean_abs_error": float(m.group(1)), "mean_error": float(m.group(2)),
+                  "runs": int(m.group(3)), "runs_within_15_percent": int(m.group(4))})
+    r = cli.run(sim, "--topology", with_band(tmp, "none2", ""), "--model", "llama3-8b", *FSDP, "--json", "-")
+    checks.check("JSON: no band, null", cli.json_of(r)["time"]["error_band"]["fsdp"], None)
+    r = cli.run(sim, "--topology", SHIPPED, "--model", "llama3-8b", *MEGATRON, "--json", "-")
+    checks.report("JSON: a Megatron plan has no fsdp band", "fsdp" not in cli.json_of(r)["time"]["error_band"])
+
+    # sim compare: under its table when one of its plans is FSDP's
+    want = "on %s published FSDP runs of this GPU generation that no fit saw, the step time was off by %.0f%% " \
+           "on average, %s of them within 15%%" % (m.group(3), 100 * float(m.group(1)), m.group(4))
+    r = cli.run(sim, "compare", "--topology", SHIPPED, "--model", "llama3-8b",
+                "--plan", "tp=1,pp=1,dp=64,zero=3,framework=fsdp,recompute=full", "--plan", "tp=8,pp=4")
+    flat = " ".join(r.stdout.split())
+    checks.report("compare (an FSDP plan): the FSDP band under the table", want in flat, want)
+    r = cli.run(sim, "compare", "--topology", SHIPPED, "--model", "llama3-8b", "--plan", "tp=8,pp=4")
+    flat = " ".join(r.stdout.split())
+    checks.report("compare (Megatron plans only): no FSDP band", "step times: error band" in flat and HEAD not in flat)
+
+    path = with_band(tmp, "within", ' fsdp-error="0.100" fsdp-bias="0.020" fsdp-rows="5" fsdp-within="6"')
+    r = cli.run(sim, "--topology", path, "--model", "llama3-8b", *FSDP)
+    lines = r.stderr.strip().splitlines()
+    checks.report("refused (within > rows): exit 2, one line naming fsdp-within and the file",
+                  r.returncode == 2 and len(lines) == 1 and "fsdp-within" in lines[0] and
+                  re.match("sim: " + re.escape(path) + r":[0-9]+: ", lines[0]) is not None,
+                  "exit %d: %r" % (r.returncode, r.stderr))
+
+sys.exit(checks.finish())

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Predict the published PyTorch FSDP runs that no fit saw and print the error table.
+
+usage: fsdp-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--write | --check-band]
+
+Reads SOURCE_ROOT/tests/validation/data/mosaic_h100_heldout.csv (MosaicML
+llm-foundry's whole H100 BF16 table, its source in the file's header) and
+runs each row as tools/fit-efficiency.py runs the calibration rows (its
+model_xml and command: --framework fsdp, ZeRO 3, the row's micro-batch,
+global batch and recomputation), with the Hopper files as shipped: their
+constants were fitted on NeMo (Megatron) runs only, so these rows say how
+far a --framework fsdp plan on Hopper can be trusted.
+
+Prints each row's error and the summary; checks that every run (each
+trained) is predicted to fit; with --tolerance, that the largest |error|,
+the mean |error| and the |mean error| are within the three fractions.  The
+summary is the FSDP band the report prints under the step time of a
+--framework fsdp plan: --write stores the mean |error|, the mean signed
+error, the rows and the rows within 15 % as the fsdp-error, fsdp-bias,
+fsdp-rows and fsdp-within attributes of the <efficiency> element of the
+Hopper cluster files (BAND_FILES); --check-band fails when a stored band
+(three decimals) differs from what the rows give now.
+
+Exit status: 0 when every row was predicted to fit, within the tolerance
+if one is given, and with --check-band every stored band is current; 1
+otherwise; 2 on bad usage.
+"""
+import importlib.util, json, os, statistics, subprocess, sys
+
+DATA = "mosaic_h100_heldout.csv"
+# the Hopper files share the H100 fit (tools/fit-efficiency.py SHIPPED)
+BAND_FILES = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml")
+
+
+def main(argv):
+    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
+    argv = [a for a in argv if a not in ("--write", "--check-band")]
+    tolerance = None
+    if "--tolerance" in argv:
+        i = argv.index("--tolerance")
+        try:
+            tolerance = tuple(float(v) for v in argv[i + 1].split(","))
+        except (IndexError, ValueError):
+            tolerance = ()
+        if len(tolerance) != 3:
+            print("--tolerance: expected three fractions, WORST,MAE,BIAS")
+            return 2
+        del argv[i:i + 2]
+    if not argv:
+        print(__doc__.strip().splitlines()[2])
+        return 2
+    sim = argv[0]
+    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    spec = importlib.util.spec_from_file_location("fit_efficiency", os.path.join(root, "tools", "fit-efficiency.py"))
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    rows = fit.select_rows(os.path.join(root, "tests", "validation", "data", DATA), "h100")
+    runner = fit.Runner(sim, rows, os.cpu_count() or 2)
+    errs = runner.errors(None, rows)
+    print("PyTorch FSDP runs on H100 no fit saw (%s): published vs sim, files as shipped" % DATA)
+    for r in rows:
+        e = errs[r["row_id"]]
+        print("  %-46s measured %9.3f s  %+6.1f%%%s" % (r["row_id"], fit.measured_s(r), 100 * e,
+                                                      "  beyond 15 %" if abs(e) > 0.15 else ""))
+    e = list(errs.values())
+    print(fit.summary(e))
+    failed = 0
+    for r in rows:
+        p = subprocess.run(runner.cmds[r["row_id"]] + ["--memory-only", "--json", "-"], capture_output=True, text=True)
+        m = json.loads(p.stdout)["memory"]
+        if not m["fits"]:
+            failed += 1
+            print("  %s: predicted out of memory, peak %.2f GB of %.2f GB usable"
+                  % (r["row_id"], m["peak_bytes"] / 1e9, m["usable_bytes"] / 1e9))
+    print("%d of %d runs that trained predicted to fit" % (len(rows) - failed, len(rows)))
+    if tolerance:
+        worst, mae, bias = max(e, key=abs), statistics.mean(abs(x) for x in e), statistics.mean(e)
+        ok = abs(worst) <= tolerance[0] and mae <= tolerance[1] and abs(bias) <= tolerance[2]
+        print("%s: worst %+.1f%% (<= %.0f%%), MAE %.1f%% (<= %.0f%%), bias %+.1f%% (|.| <= %.0f%%)"
+              % ("ok" if ok else "NOT OK", 100 * worst, 100 * tolerance[0], 100 * mae, 100 * tolerance[1],
+                 100 * bias, 100 * tolerance[2]))
+        failed += not ok
+    spec = importlib.util.spec_from_file_location("bandfile", os.path.join(root, "tools", "bandfile.py"))
+    bf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bf)
+    failed += bf.bands([os.path.join(root, "topologies", name) for name in BAND_FILES], "fsdp", "FSDP",
+                       bf.band_of(e), mode, "fsdp-check.py")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
