@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
 """Predict the published PyTorch FSDP runs that no fit saw and print the error table.
 
-usage: fsdp-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--write | --check-band]
+usage: fsdp-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--fp8-tolerance WORST,MAE,BIAS]
+                     [--write | --check-band]
 
 Reads SOURCE_ROOT/tests/validation/data/mosaic_h100_heldout.csv (MosaicML
-llm-foundry's whole H100 BF16 table, its source in the file's header) and
+llm-foundry's whole H100 BF16 and FP8 tables, their source in the file's
+header) and
 runs each row as tools/fit-efficiency.py runs the calibration rows (its
 model_xml and command: --framework fsdp, ZeRO 3, the row's micro-batch,
 global batch and recomputation), with the Hopper files as shipped: their
 constants were fitted on NeMo (Megatron) runs only, so these rows say how
 far a --framework fsdp plan on Hopper can be trusted.
 
-Prints each row's error and the summary; checks that every run (each
-trained) is predicted to fit; with --tolerance, that the largest |error|,
-the mean |error| and the |mean error| are within the three fractions.  The
-summary is the FSDP band the report prints under the step time of a
+Prints each row's error and the summary, the BF16 and the FP8 rows (run
+with --fp8 hybrid, as fidelity.py runs FP8 rows) apart; checks that every
+run (each trained) is predicted to fit; with --tolerance (BF16) and
+--fp8-tolerance, that the largest |error|, the mean |error| and the |mean
+error| are within the three fractions.  The BF16 summary is the FSDP band
+the report prints under the step time of a
 --framework fsdp plan: --write stores the mean |error|, the mean signed
 error, the rows and the rows within 15 % as the fsdp-error, fsdp-bias,
 fsdp-rows and fsdp-within attributes of the <efficiency> element of the
@@ -32,32 +36,26 @@ DATA = "mosaic_h100_heldout.csv"
 BAND_FILES = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml")
 
 
-def main(argv):
-    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
-    argv = [a for a in argv if a not in ("--write", "--check-band")]
-    tolerance = None
-    if "--tolerance" in argv:
-        i = argv.index("--tolerance")
-        try:
-            tolerance = tuple(float(v) for v in argv[i + 1].split(","))
-        except (IndexError, ValueError):
-            tolerance = ()
-        if len(tolerance) != 3:
-            print("--tolerance: expected three fractions, WORST,MAE,BIAS")
-            return 2
-        del argv[i:i + 2]
-    if not argv:
-        print(__doc__.strip().splitlines()[2])
-        return 2
-    sim = argv[0]
-    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    spec = importlib.util.spec_from_file_location("fit_efficiency", os.path.join(root, "tools", "fit-efficiency.py"))
-    fit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit)
-    rows = fit.select_rows(os.path.join(root, "tests", "validation", "data", DATA), "h100")
+def fractions(argv, flag):
+    """the three fractions after flag, removed from argv; None without the
+    flag, () when they are not three numbers"""
+    if flag not in argv:
+        return None
+    i = argv.index(flag)
+    try:
+        t = tuple(float(v) for v in argv[i + 1].split(","))
+    except (IndexError, ValueError):
+        t = ()
+    del argv[i:i + 2]
+    return t if len(t) == 3 else ()
+
+
+def judge(fit, sim, label, rows, tolerance):
+    """print the rows' table and summary, check each fits and the tolerance;
+    (errors, failures)"""
     runner = fit.Runner(sim, rows, os.cpu_count() or 2)
     errs = runner.errors(None, rows)
-    print("PyTorch FSDP runs on H100 no fit saw (%s): published vs sim, files as shipped" % DATA)
+    print("%s: published vs sim, files as shipped" % label)
     for r in rows:
         e = errs[r["row_id"]]
         print("  %-46s measured %9.3f s  %+6.1f%%%s" % (r["row_id"], fit.measured_s(r), 100 * e,
@@ -80,12 +78,35 @@ def main(argv):
               % ("ok" if ok else "NOT OK", 100 * worst, 100 * tolerance[0], 100 * mae, 100 * tolerance[1],
                  100 * bias, 100 * tolerance[2]))
         failed += not ok
+    return e, failed
+
+
+def main(argv):
+    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
+    argv = [a for a in argv if a not in ("--write", "--check-band")]
+    tolerance, fp8_tolerance = fractions(argv, "--tolerance"), fractions(argv, "--fp8-tolerance")
+    if tolerance == () or fp8_tolerance == ():
+        print("--tolerance, --fp8-tolerance: expected three fractions, WORST,MAE,BIAS")
+        return 2
+    if not argv:
+        print(__doc__.strip().splitlines()[2])
+        return 2
+    sim = argv[0]
+    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    spec = importlib.util.spec_from_file_location("fit_efficiency", os.path.join(root, "tools", "fit-efficiency.py"))
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    data = os.path.join(root, "tests", "validation", "data", DATA)
+    e, failed = judge(fit, sim, "PyTorch FSDP BF16 runs on H100 no fit saw (%s)" % DATA,
+                      fit.select_rows(data, "h100"), tolerance)
+    _, fp8_failed = judge(fit, sim, "PyTorch FSDP FP8 runs on H100 no fit saw (%s)" % DATA,
+                          fit.select_rows(data, "h100", fp8=True), fp8_tolerance)
     spec = importlib.util.spec_from_file_location("bandfile", os.path.join(root, "tools", "bandfile.py"))
     bf = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bf)
-    failed += bf.bands([os.path.join(root, "topologies", name) for name in BAND_FILES], "fsdp", "FSDP",
-                       bf.band_of(e), mode, "fsdp-check.py")
-    return 1 if failed else 0
+    stale = bf.bands([os.path.join(root, "topologies", name) for name in BAND_FILES], "fsdp", "FSDP",
+                     bf.band_of(e), mode, "fsdp-check.py")
+    return 1 if failed or fp8_failed or stale else 0
 
 
 if __name__ == "__main__":
