@@ -19,6 +19,7 @@ meson log reads as a list; finish() prints "N failed" and returns the exit
 status (1 if anything failed)."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -61,6 +62,20 @@ def load_json(path):
 def read_bytes(path):
     with open(path, "rb") as f:
         return f.read()
+
+
+def with_band(shipped, tmp, name, prefix, band):
+    """a copy of the cluster file `shipped` under tmp/NAME.xml whose band of
+    published runs PREFIX (the PREFIX-error, -bias, -rows and -within
+    attributes of <efficiency>) is replaced by `band` (attribute text, or ''
+    for none); the path"""
+    pattern = re.compile(r' %s-error="[^"]*" %s-bias="[^"]*" %s-rows="[^"]*" %s-within="[^"]*"' % ((prefix,) * 4))
+    text = open(shipped, encoding="utf-8").read()
+    assert pattern.search(text), "%s carries no %s band" % (os.path.basename(shipped), prefix)
+    path = os.path.join(tmp, name + ".xml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(pattern.sub(band, text))
+    return path
 
 
 def tempdir(prefix="sim-test-"):

@@ -34,21 +34,14 @@ import cli
 sim, src = cli.arguments("test-fsdp-band.py")
 checks = cli.Checks()
 SHIPPED = os.path.join(src, "topologies", "dgx8x4.xml")
-BAND = re.compile(r' fsdp-error="[^"]*" fsdp-bias="[^"]*" fsdp-rows="[^"]*" fsdp-within="[^"]*"')
 FSDP = ["--tp", "1", "--pp", "1", "--dp", "64", "--zero", "3", "--framework", "fsdp", "--recompute", "full"]
 MEGATRON = ["--tp", "8", "--pp", "4"]
 HEAD = "PyTorch FSDP (--framework fsdp):"
 
 
 def with_band(tmp, name, band):
-    """dgx8x4.xml with its FSDP band replaced by `band` (attribute text, or
-    '' for none); the path"""
-    text = open(SHIPPED, encoding="utf-8").read()
-    assert BAND.search(text), "dgx8x4.xml carries no FSDP band"
-    path = os.path.join(tmp, name + ".xml")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(BAND.sub(band, text))
-    return path
+    """dgx8x4.xml with its FSDP band replaced by `band`; the path"""
+    return cli.with_band(SHIPPED, tmp, name, "fsdp", band)
 
 
 def report(topology, plan=FSDP):

@@ -34,18 +34,11 @@ import cli
 sim, src = cli.arguments("test-moe-band.py")
 checks = cli.Checks()
 SHIPPED = os.path.join(src, "topologies", "dgx8x4.xml")
-BAND = re.compile(r' moe-error="[^"]*" moe-bias="[^"]*" moe-rows="[^"]*" moe-within="[^"]*"')
 
 
 def with_band(tmp, name, band):
-    """dgx8x4.xml with its MoE band replaced by `band` (attribute text, or ''
-    for none); the path"""
-    text = open(SHIPPED, encoding="utf-8").read()
-    assert BAND.search(text), "dgx8x4.xml carries no MoE band"
-    path = os.path.join(tmp, name + ".xml")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(BAND.sub(band, text))
-    return path
+    """dgx8x4.xml with its MoE band replaced by `band`; the path"""
+    return cli.with_band(SHIPPED, tmp, name, "moe", band)
 
 
 # Mixtral on the 32 GPUs with full recomputation (it fits: exit 0)
