@@ -7,6 +7,7 @@
  * analysis reads the finished run back: per-stage time and activation
  * memory, their averages, the critical path, throughput and FLOPs. */
 #include "sim-iteration.h"
+#include "sim-variability.h"
 
 #include <math.h>
 #include <string.h>
@@ -194,6 +195,10 @@ typedef struct {
   int n_sends;
   /* the GPUs of each TP group, tp of them from [((r * pp + s) * cp + c) * tp] */
   int *tp_gpus;
+  /* [r * pp + s]: how many times the nominal time the stage's compute
+   * takes: the expected slowest of the job's GPUs (sim-variability.h), or
+   * a slow GPU of the stage (--slow-gpu, --slow-node) where slower */
+  double *stage_scale;
 } SimIterBuilder;
 
 const char *
@@ -463,6 +468,17 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
         for (int t = 0; t < plan->tp; t++)
           b->tp_gpus[k++] = gpu_of (b, t, c, r, s);
   b->sends = g_new0 (SendGroup, b->n_sends);
+  /* One replica simulated stands for the slowest: a slow GPU of any
+   * replica slows that one's stage, and the others wait for it at the
+   * gradient reduction.  With every replica simulated, each its own. */
+  b->stage_scale = g_new (double, (gsize) replicas * p);
+  for (int r = 0; r < replicas; r++)
+    for (int s = 0; s < p; s++) {
+      double f = 1.0 + sim_variability_slowdown (plan->gpu_variation, sim_plan_world_size (plan));
+      for (int d = full ? r : 0; plan->n_slow > 0 && d < (full ? r + 1 : plan->dp); d++)
+        f = MAX (f, sim_plan_slow_factor (plan, topo->gpus_per_node, s, d));
+      b->stage_scale[r * p + s] = f;
+    }
   b->grads = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   /* not where other collectives run beside every pass (context
    * parallelism's blocks on the TP groups' NVLink, ZeRO-2/3's per-pass
@@ -521,6 +537,7 @@ builder_clear (SimIterBuilder *b)
   g_clear_pointer (&b->amax_bytes, g_free);
   g_clear_pointer (&b->amax_s, g_free);
   g_clear_pointer (&b->tp_gpus, g_free);
+  g_clear_pointer (&b->stage_scale, g_free);
   for (int i = 0; b->sends != NULL && i < b->n_sends; i++)
     g_free (b->sends[i].g);
   g_clear_pointer (&b->sends, g_free);
@@ -1095,7 +1112,8 @@ pass_compute (SimIterBuilder *b, const PassCtx *pc, double seconds, double side_
               guint32 span)
 {
   double comm_s = side_s + (b->plan->tp_comm_overlap > 0 ? tp_pred_s (b, pc->stage, tp_count) : 0);
-  return compute (b, pc->stream, slowed (b, seconds, comm_s), span);
+  double scale = b->stage_scale[pc->replica * b->plan->pp + pc->stage];
+  return compute (b, pc->stream, slowed (b, seconds * scale, comm_s), span);
 }
 
 /* pass_compute after `after`, then its TP collectives (beside it with
@@ -1803,8 +1821,8 @@ build_optimizer (SimIterBuilder *b, int s, const GArray *last)
             (double) sm->expert_params / plan->edp;
   for (int r = 0; r < b->replicas; r++) {
     guint32 span = new_span (b, SIM_SPAN_OPTIMIZER, s, r, -1, -1);
-    SimActivityId o = compute (b, b->stream[r * p + s], b->cost.optimizer_s_per_param * local,
-                               span);
+    SimActivityId o = compute (b, b->stream[r * p + s],
+                               b->cost.optimizer_s_per_param * local * b->stage_scale[r * p + s], span);
     dep (b, o, b->stage_end[r * p + s]);
     for (guint k = 0; k < last->len; k++)
       dep (b, o, g_array_index (last, SimActivityId, k));
@@ -3137,9 +3155,12 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
     before_f += fmin;
     before_b += bmin;
   }
-  /* the simulated durations are these sums rounded up to picoseconds per
-   * activity; a relative millionth of a millionth absorbs the order of
-   * the floating-point additions */
+  /* every stage computes at least 1 + the spread's slowdown of its
+   * nominal time (builder_init's stage_scale); the simulated durations
+   * are these sums rounded up to picoseconds per activity; a relative
+   * millionth of a millionth absorbs the order of the floating-point
+   * additions */
+  bound *= 1.0 + sim_variability_slowdown (plan->gpu_variation, sim_plan_world_size (plan));
   return bound * (1.0 - 1e-12);
 }
 

@@ -154,7 +154,9 @@ SimIteration *sim_iteration_run_steady (const SimTopology *topo, const SimModel 
  * optimizer step.  So the step is at least, over stages s,
  *   sum_{j<s} F_j + work_s + max(opt_s, sum_{j<s} B_j + opt_0)
  * with F_j, B_j stage j's shortest chunk forward and (recomputation and)
- * backward.  Communication, the pipeline sends and the compute's slow-down
+ * backward, all times 1 + the spread of GPU speeds' slowdown
+ * (sim-variability.h), which every stage's compute takes at least.
+ * Communication, the pipeline sends and the compute's slow-down
  * beside collectives only add to it.  plan resolved, ledger computed from
  * it; any thread. */
 double sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const SimPlan *plan,

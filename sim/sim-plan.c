@@ -7,6 +7,7 @@
 #include "sim-error.h"
 #include "sim-memory.h"
 #include "sim-units.h"
+#include "sim-variability.h"
 
 typedef enum {
   KEY_TP,
@@ -56,6 +57,9 @@ typedef enum {
   KEY_CUDA_GRAPH_IMPL,
   KEY_CUDA_GRAPH_SCOPE,
   KEY_CPU_OFFLOAD_LAYERS,
+  KEY_GPU_VARIATION,
+  KEY_SLOW_GPU,
+  KEY_SLOW_NODE,
 } Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
@@ -175,6 +179,15 @@ static const Option options[] = {
     "what the graphs capture, joined by , or +: attn, mlp, moe_router, moe_preprocess, or full "
     "(every layer whole, Megatron-Core's default; dense models) (sets --cuda-graph-impl "
     "transformer_engine)" },
+  { "gpu-variation", NULL, KEY_GPU_VARIATION, ARG_FRACTION, NULL,
+    "the spread of GPU compute speed, one standard deviation, fraction or percent: each step "
+    "waits for the slowest of the job's GPUs (default 1.5%, Sinha et al. SC22; 0: a uniform "
+    "cluster)" },
+  { "slow-gpu", NULL, KEY_SLOW_GPU, ARG_STRING, NULL,
+    "what-if: GPU RANK computes FACTOR times slower (RANK:FACTOR, e.g. 17:1.3; repeat for "
+    "more): which stage and which collectives wait, and the step" },
+  { "slow-node", NULL, KEY_SLOW_NODE, ARG_STRING, NULL,
+    "what-if: every GPU of node NODE (0-based) computes FACTOR times slower (NODE:FACTOR)" },
   { "account-for-embedding-in-pipeline-split", NULL, KEY_EMBEDDING_IN_SPLIT, ARG_BOOL, NULL,
     "count the embedding as a layer when splitting the layers over the stages: the first "
     "chunk holds one layer fewer (default off; both on when the layers are two fewer than "
@@ -301,6 +314,7 @@ sim_plan_new (void)
   p->fp8_params = -1;
   p->fp8_recipe = -1;
   p->mtp_layers = -1;
+  p->gpu_variation = -1;
   p->defaults = g_ptr_array_new_with_free_func (g_free);
   return p;
 }
@@ -475,8 +489,9 @@ parse_context_reserve (SimPlan *plan, const char *value, GError **error)
   return TRUE;
 }
 
-static gboolean
-parse_fragmentation (SimPlan *plan, const char *value, GError **error)
+/* a fraction, or a percentage such as "10%", from 0 to max; NAN otherwise */
+static double
+fraction_or_percent (const char *value, double max)
 {
   char *end = NULL;
   double f = g_ascii_strtod (value, &end);
@@ -484,13 +499,69 @@ parse_fragmentation (SimPlan *plan, const char *value, GError **error)
     f /= 100.0;
   else if (end == value || *end != '\0')
     f = NAN;
-  if (!isfinite (f) || f < 0.0 || f > 0.9) {
+  return isfinite (f) && f >= 0.0 && f <= max ? f : NAN;
+}
+
+static gboolean
+parse_fragmentation (SimPlan *plan, const char *value, GError **error)
+{
+  double f = fraction_or_percent (value, 0.9);
+  if (isnan (f)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
                  "--fragmentation: expected a fraction from 0 to 0.9 or a percentage such as 10%%, got '%s'",
                  value);
     return FALSE;
   }
   plan->fragmentation = f;
+  return TRUE;
+}
+
+static gboolean
+parse_gpu_variation (SimPlan *plan, const char *value, GError **error)
+{
+  double f = fraction_or_percent (value, 0.2);
+  if (isnan (f)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--gpu-variation: expected a fraction from 0 to 0.2 or a percentage such as 1.5%%, "
+                 "got '%s'",
+                 value);
+    return FALSE;
+  }
+  plan->gpu_variation = f;
+  return TRUE;
+}
+
+/* --slow-gpu RANK:FACTOR, --slow-node NODE:FACTOR: appended in order */
+static gboolean
+parse_slow (SimPlan *plan, const char *value, gboolean node, GError **error)
+{
+  const char *flag = node ? "--slow-node" : "--slow-gpu";
+  const char *colon = strchr (value, ':');
+  char *end = NULL;
+  guint64 index = 0;
+  double factor = NAN;
+  if (colon != NULL && colon > value && g_ascii_isdigit (value[0])) {
+    g_autofree char *head = g_strndup (value, (gsize) (colon - value));
+    if (g_ascii_string_to_unsigned (head, 10, 0, G_MAXINT - 1, &index, NULL)) {
+      factor = g_ascii_strtod (colon + 1, &end);
+      if (end == colon + 1 || *end != '\0')
+        factor = NAN;
+    }
+  }
+  if (!isfinite (factor) || factor < 1.0 || factor > 100.0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s: expected %s:FACTOR, a 0-based %s and how many times longer its compute "
+                 "takes, from 1 to 100 (e.g. 3:1.25), got '%s'",
+                 flag, node ? "NODE" : "RANK", node ? "node" : "global rank", value);
+    return FALSE;
+  }
+  if (plan->n_slow >= SIM_PLAN_MAX_SLOW) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "%s %s: expected at most %d slow GPUs and nodes in all", flag, value,
+                 SIM_PLAN_MAX_SLOW);
+    return FALSE;
+  }
+  plan->slow[plan->n_slow++] = (SimSlow){ .node = node, .index = (int) index, .factor = factor };
   return TRUE;
 }
 
@@ -631,6 +702,9 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_CONTEXT_RESERVE: return parse_context_reserve (plan, value, error);
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
   case KEY_MOE_IMBALANCE: return parse_moe_imbalance (plan, value, error);
+  case KEY_GPU_VARIATION: return parse_gpu_variation (plan, value, error);
+  case KEY_SLOW_GPU: return parse_slow (plan, value, FALSE, error);
+  case KEY_SLOW_NODE: return parse_slow (plan, value, TRUE, error);
   case KEY_RECOMPUTE_MODULES:
     return parse_names ("recompute-modules", value, recompute_module_names, SIM_RECOMPUTE_MODULE_COUNT,
                         NULL, 0, "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts",
@@ -1722,6 +1796,65 @@ resolve_adapters_and_reserves (SimPlan *plan, const SimModel *model, GError **er
   return TRUE;
 }
 
+/* the slowest GPUs: the spread's default, and each slow GPU or node
+ * inside the job */
+static gboolean
+resolve_variability (SimPlan *plan, const SimTopology *topo, GError **error)
+{
+  int world = sim_plan_world_size (plan), g = MAX (topo->gpus_per_node, 1);
+  if (plan->gpu_variation < 0) {
+    plan->gpu_variation = SIM_GPU_VARIATION_DEFAULT;
+    note_default (plan, "--gpu-variation 1.5%% (each step waits for the slowest GPU)");
+  }
+  for (int i = 0; i < plan->n_slow; i++) {
+    const SimSlow *x = &plan->slow[i];
+    int n = x->node ? (world + g - 1) / g : world;
+    if (x->node && topo->gpus_per_node <= 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--slow-node %d:%g: expected a cluster whose nodes hold the same number of "
+                   "GPUs (name the GPUs with --slow-gpu instead)", x->index, x->factor);
+      return FALSE;
+    }
+    if (x->index >= n) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--%s %d:%g: expected a %s below %d (the job's %s are 0 to %d)",
+                   x->node ? "slow-node" : "slow-gpu", x->index, x->factor,
+                   x->node ? "node" : "rank", n, x->node ? "nodes" : "ranks", n - 1);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+double
+sim_plan_slow_factor (const SimPlan *plan, int gpus_per_node, int stage, int dp)
+{
+  double f = 1.0;
+  int g = MAX (gpus_per_node, 1);
+  for (int i = 0; i < plan->n_slow; i++) {
+    const SimSlow *x = &plan->slow[i];
+    int first = x->node ? x->index * g : x->index, n = x->node ? g : 1;
+    for (int r = first; r < first + n && r < sim_plan_world_size (plan); r++) {
+      int c[SIM_DIM_COUNT];
+      sim_plan_rank_coords (plan, r, c);
+      if (c[SIM_DIM_PP] == stage && c[SIM_DIM_DP] == dp)
+        f = MAX (f, x->factor);
+    }
+  }
+  return f;
+}
+
+char *
+sim_plan_slow_name (const SimPlan *plan, int gpus_per_node, int i)
+{
+  const SimSlow *x = &plan->slow[i];
+  int g = MAX (gpus_per_node, 1);
+  if (x->node)
+    return g_strdup_printf ("node %d: GPUs %d-%d", x->index, x->index * g,
+                            MIN ((x->index + 1) * g, sim_plan_world_size (plan)) - 1);
+  return g_strdup_printf ("GPU %d", x->index);
+}
+
 /* --cpu-offloading-num-layers: Megatron-Core's TransformerConfig refuses
  * it at num_layers or more, with pipeline parallelism and with
  * recomputation (megatron/core/transformer/transformer_config.py,
@@ -1773,7 +1906,8 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
   return resolve_cpu_offload (plan, topo, model, error) &&
          resolve_cuda_graphs (plan, model, error) && resolve_attention_kernel (plan, topo, error) &&
          resolve_fp8 (plan, topo, error) && resolve_fp4 (plan, topo, error) &&
-         resolve_adapters_and_reserves (plan, model, error);
+         resolve_adapters_and_reserves (plan, model, error) &&
+         resolve_variability (plan, topo, error);
 }
 
 guint64

@@ -126,6 +126,14 @@ typedef struct {
   char *text;
 } SimPlanLayout;
 
+/* one GPU, or every GPU of one node, computing `factor` times slower */
+#define SIM_PLAN_MAX_SLOW 16
+typedef struct {
+  gboolean node;   /* index is a node of the cluster (its GPUs), else a global rank */
+  int index;
+  double factor;   /* >= 1 */
+} SimSlow;
+
 typedef struct {
   /* layout; 0 means "not given" until resolved */
   int tp, cp, pp, dp;
@@ -208,6 +216,15 @@ typedef struct {
    * reference between copies (sim_plan_copy); sim_plan_resolve takes the
    * virtual stages and the MTP layers from it */
   SimPlanLayout *layout;
+  /* the per-GPU spread of compute speed, one standard deviation as a
+   * fraction of the nominal time (sim-variability.h); < 0 unset, resolved
+   * to SIM_GPU_VARIATION_DEFAULT; 0 a uniform cluster */
+  double gpu_variation;
+  /* the straggler what-if (--slow-gpu RANK:FACTOR, --slow-node
+   * NODE:FACTOR): named GPUs, or every GPU of a node, whose compute takes
+   * FACTOR times the nominal time; in the order given */
+  SimSlow slow[SIM_PLAN_MAX_SLOW];
+  int n_slow;
 
   /* which options the user gave (bit per SimPlanKey) */
   guint64 given;
@@ -217,6 +234,15 @@ typedef struct {
   gboolean schedule_given, recipe_given, framework_given;
   gboolean fp4_recipe_given;    /* --fp4-recipe was given (it needs --fp4) */
 } SimPlan;
+
+/* the largest factor of plan->slow over the GPUs of pipeline stage
+ * `stage` in data-parallel replica `dp` (any tp and cp rank); 1 where none
+ * of them is slow.  gpus_per_node maps --slow-node to ranks (rank r on GPU
+ * r, node r / gpus_per_node).  A resolved plan; pure; any thread. */
+double sim_plan_slow_factor (const SimPlan *plan, int gpus_per_node, int stage, int dp);
+/* the named GPU (or node) of plan->slow[i] as text: "GPU 17" or "node 2:
+ * GPUs 16-23"; new string */
+char *sim_plan_slow_name (const SimPlan *plan, int gpus_per_node, int i);
 
 /* a plan with nothing given (free with sim_plan_free); never fails */
 SimPlan *sim_plan_new (void);

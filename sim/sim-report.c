@@ -401,6 +401,100 @@ sim_report_framework_band_sentence (const SimTopology *t, const SimPlan *p)
                          " that no fit saw,", &eff->fsdp, "validation-fsdp");
 }
 
+/* What the spread of GPU speeds adds to the step (SimVariability); NULL
+ * when the run was not simulated.  The sentence says the spread and its
+ * source, and how to see a uniform cluster. */
+char *
+sim_report_variability_sentence (const SimRun *run)
+{
+  SimVariability v;
+  g_autofree char *gpus = NULL;
+  double base;
+  if (!sim_run_variability (run, &v))
+    return NULL;
+  gpus = sim_format_count ((guint64) v.gpus);
+  if (!(v.slowdown > 0))
+    return g_strdup_printf ("variability: none modelled at %s GPU%s (--gpu-variation %g%%: a "
+                            "uniform cluster%s)", gpus, v.gpus == 1 ? "" : "s", 100 * v.sigma,
+                            v.gpus == 1 ? "" : ", where no GPU waits for a slower one");
+  base = run->time->step_s - v.added_s;
+  return g_strdup_printf ("variability: +%.3f s (+%.1f%%) at %s GPUs: every step waits for the "
+                          "slowest of them, whose compute takes %.1f%% longer than nominal (GPU "
+                          "speeds spread %.1f%%, Sinha et al. SC22; --gpu-variation 0 for a "
+                          "uniform cluster)",
+                          v.added_s, 100 * v.added_s / base, gpus, 100 * v.slowdown, 100 * v.sigma);
+}
+
+/* The straggler what-if (--slow-gpu, --slow-node): each slow GPU's stage
+ * and replica, the step against the same plan with none slow, and who
+ * waits: the slow GPU's TP group at each of its TP collectives, the other
+ * stages on its pipeline sends (the stage that idles longest named), and
+ * the other replicas at the gradient reduction.  NULL without slow GPUs
+ * or a time. */
+char *
+sim_report_straggler_sentence (const SimRun *run)
+{
+  const SimPlan *p = run->plan;
+  const SimIteration *it = run->time;
+  int g = run->topo->gpus_per_node, worst = -1, world = sim_plan_world_size (p);
+  double worst_bubble = 0, base = run->straggler_base_step_s;
+  GString *s;
+  gboolean *slow_stage;
+  if (p->n_slow == 0 || it == NULL || !(base > 0))
+    return NULL;
+  slow_stage = g_new0 (gboolean, p->pp);
+  s = g_string_new ("straggler what-if: ");
+  for (int i = 0; i < p->n_slow; i++) {
+    const SimSlow *x = &p->slow[i];
+    g_autofree char *name = sim_plan_slow_name (p, g, i);
+    int first = x->node ? x->index * MAX (g, 1) : x->index;
+    int last = x->node ? MIN (first + MAX (g, 1), world) - 1 : first;
+    int lo = G_MAXINT, hi = -1, c[SIM_DIM_COUNT];
+    for (int r = first; r <= last; r++) {
+      sim_plan_rank_coords (p, r, c);
+      lo = MIN (lo, c[SIM_DIM_PP]), hi = MAX (hi, c[SIM_DIM_PP]);
+      slow_stage[c[SIM_DIM_PP]] = TRUE;
+    }
+    sim_plan_rank_coords (p, first, c);
+    if (lo == hi)
+      g_string_append_printf (s, "%s%s (stage %d, replica %d) computes %.2fx", i ? "; " : "",
+                              name, lo, c[SIM_DIM_DP], x->factor);
+    else
+      g_string_append_printf (s, "%s%s (stages %d-%d) computes %.2fx", i ? "; " : "", name, lo,
+                              hi, x->factor);
+  }
+  for (guint i = 0; i < it->stages->len; i++) {
+    const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
+    if (!slow_stage[st->stage] && st->bubble_s > worst_bubble)
+      worst_bubble = st->bubble_s, worst = st->stage;
+  }
+  g_string_append_printf (s, " the nominal time: step %.3f s with none slow -> %.3f s (%+.1f%%)",
+                          base, it->step_s, 100 * (it->step_s / base - 1));
+  if (p->tp * p->cp > 1)
+    g_string_append (s, "; its TP group waits for it at every TP collective");
+  if (worst >= 0)
+    g_string_append_printf (s, "; the other stages wait on its pipeline sends (stage %d idles "
+                               "%.3f s a step)", worst, worst_bubble);
+  if (p->dp > 2)
+    g_string_append_printf (s, "; the other %d data-parallel replicas wait for it at the gradient "
+                               "reduction", p->dp - 1);
+  else if (p->dp == 2)
+    g_string_append (s, "; the other data-parallel replica waits for it at the gradient reduction");
+  g_free (slow_stage);
+  return g_string_free (s, FALSE);
+}
+
+static void
+text_variability (GString *s, const SimRun *run, gboolean wide)
+{
+  g_autofree char *v = sim_report_variability_sentence (run);
+  g_autofree char *x = sim_report_straggler_sentence (run);
+  if (v != NULL)
+    append_line (s, wide, "          ", v);
+  if (x != NULL)
+    append_line (s, wide, "          ", x);
+}
+
 static void
 text_moe_band (GString *s, const SimTopology *t, gboolean wide)
 {
@@ -730,6 +824,8 @@ text_section (GString *s, const Input *in, const SimRun *run, SimReportSection s
       if (line != NULL)
         append_line (s, wide, "          ", line);
     }
+    if (in->time != NULL)
+      text_variability (s, run, wide);
     break;
   case SIM_REPORT_TIME_TABLE:
     if (in->time != NULL)
@@ -846,6 +942,7 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_bool (j, "fp8_params", p->fp8_params > 0);
   sim_json_string (j, "fp4", sim_fp4_name (p->fp4));
   sim_json_string (j, "order", order);
+  sim_json_double (j, "gpu_variation", p->gpu_variation);
   sim_json_uint (j, "lora_rank", p->lora_rank);
   sim_json_bool (j, "qlora", p->qlora);
   sim_json_begin_array (j, "defaults_applied");
@@ -929,8 +1026,40 @@ json_error_band (SimJson *j, const SimTopology *t, gboolean moe, gboolean fsdp)
   sim_json_end_object (j);
 }
 
+/* time.variability (SimVariability) and, with slow GPUs, time.straggler:
+ * each slow GPU or node with its factor, and the step with none slow */
 static void
-json_time (SimJson *j, const SimIteration *it, const SimTopology *t, gboolean moe, gboolean fsdp)
+json_variability (SimJson *j, const SimRun *run)
+{
+  SimVariability v;
+  const SimPlan *p = run->plan;
+  if (!sim_run_variability (run, &v))
+    return;
+  sim_json_begin_object (j, "variability");
+  sim_json_double (j, "gpu_variation", v.sigma);
+  sim_json_int (j, "gpus", v.gpus);
+  sim_json_double (j, "compute_slowdown", v.slowdown);
+  sim_json_double (j, "added_s", v.added_s);
+  sim_json_end_object (j);
+  if (p->n_slow == 0)
+    return;
+  sim_json_begin_object (j, "straggler");
+  sim_json_double (j, "step_s_none_slow", run->straggler_base_step_s);
+  sim_json_begin_array (j, "slow");
+  for (int i = 0; i < p->n_slow; i++) {
+    sim_json_begin_object (j, NULL);
+    sim_json_string (j, "kind", p->slow[i].node ? "node" : "gpu");
+    sim_json_int (j, "index", p->slow[i].index);
+    sim_json_double (j, "factor", p->slow[i].factor);
+    sim_json_end_object (j);
+  }
+  sim_json_end_array (j);
+  sim_json_end_object (j);
+}
+
+static void
+json_time (SimJson *j, const SimRun *run, const SimIteration *it, const SimTopology *t, gboolean moe,
+           gboolean fsdp)
 {
   sim_json_begin_object (j, "time");
   sim_json_double (j, "step_s", it->step_s);
@@ -954,6 +1083,8 @@ json_time (SimJson *j, const SimIteration *it, const SimTopology *t, gboolean mo
   sim_json_end_object (j);
   sim_json_bool (j, "symmetric", it->symmetric);
   json_error_band (j, t, moe, fsdp);
+  if (it == run->time)
+    json_variability (j, run);
   /* the runs a steady state was extrapolated from; empty when simulated whole */
   sim_json_begin_array (j, "steady_micro_batches");
   for (int k = 0; k < 3 && it->steady_micro_batches[0] > 0; k++)
@@ -1065,7 +1196,7 @@ sim_report_json (const SimRun *run)
   json_topology_and_model (&j, run->topo, run->model, run->plan);
   sim_report_json_plan (&j, run->plan);
   if (in->time != NULL)
-    json_time (&j, in->time, run->topo, sim_model_is_moe (run->model),
+    json_time (&j, run, in->time, run->topo, sim_model_is_moe (run->model),
                run->plan->framework == SIM_FRAMEWORK_FSDP);
   json_train (&j, run);
   json_memory (&j, run->memory, in->remedies);

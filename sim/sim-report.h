@@ -60,6 +60,13 @@ char *sim_report_train_text (const SimRun *run);
 char *sim_report_error_band_sentence (const SimTopology *t);
 char *sim_report_moe_band_sentence (const SimTopology *t);
 char *sim_report_framework_band_sentence (const SimTopology *t, const SimPlan *p);
+/* under the bands, one unwrapped sentence each: what the spread of GPU
+ * speeds adds to the step (sim_run_variability), NULL without a time; and
+ * the straggler what-if of --slow-gpu / --slow-node (the step against the
+ * same plan with none slow, and who waits), NULL without slow GPUs; new
+ * text, caller g_free()s */
+char *sim_report_variability_sentence (const SimRun *run);
+char *sim_report_straggler_sentence (const SimRun *run);
 /* the kernels of one layer and of the output layer, one micro-batch on
  * one GPU of the resolved plan p (sim_cost_layer_kernels), as `sim
  * kernels` prints them: a header, each pass's kernels with their shape or

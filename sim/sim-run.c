@@ -6,6 +6,7 @@
 
 #include "sim-balance.h"
 #include "sim-error.h"
+#include "sim-variability.h"
 
 void
 sim_run_free (SimRun *run)
@@ -18,6 +19,43 @@ sim_run_free (SimRun *run)
   g_clear_pointer (&run->remedies, g_ptr_array_unref);
   sim_iteration_free (run->time);
   g_free (run);
+}
+
+/* the same plan with no GPU slow, simulated as the run was */
+static gboolean
+straggler_base (SimRun *run, guint flags, GError **error)
+{
+  g_autoptr (SimPlan) base = sim_plan_copy (run->plan);
+  g_autoptr (SimIteration) it = NULL;
+  gboolean full = (flags & SIM_RUN_FULL) != 0;
+  base->n_slow = 0;
+  if (flags & SIM_RUN_REFERENCE)
+    it = sim_iteration_run_reference (run->topo, run->model, base, run->memory, full, error);
+  else if (flags & SIM_RUN_STEADY)
+    it = sim_iteration_run_steady (run->topo, run->model, base, run->memory, full, error);
+  else
+    it = sim_iteration_run (run->topo, run->model, base, run->memory, full, error);
+  if (it == NULL)
+    return FALSE;
+  run->straggler_base_step_s = it->step_s;
+  return TRUE;
+}
+
+gboolean
+sim_run_variability (const SimRun *run, SimVariability *out)
+{
+  const SimIteration *it = run->time;
+  double c;
+  memset (out, 0, sizeof *out);
+  if (it == NULL)
+    return FALSE;
+  out->sigma = run->plan->gpu_variation;
+  out->gpus = sim_plan_world_size (run->plan);
+  out->slowdown = sim_variability_slowdown (out->sigma, out->gpus);
+  c = it->critical_s[SIM_SPAN_FORWARD] + it->critical_s[SIM_SPAN_BACKWARD] +
+      it->critical_s[SIM_SPAN_RECOMPUTE] + it->critical_s[SIM_SPAN_OPTIMIZER];
+  out->added_s = c * out->slowdown / (1.0 + out->slowdown);
+  return TRUE;
 }
 
 SimRun *
@@ -45,6 +83,8 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
     if (run->time == NULL)
       return NULL;
     run->extrapolated = run->time->steady_micro_batches[0] > 0;
+    if (plan->n_slow > 0 && !straggler_base (run, flags, error))
+      return NULL;
     for (int s = 0; s < plan->pp; s++)
       peaks[s] = g_array_index (run->time->stages, SimStageTime, s).peak_activation_bytes;
     sim_memory_apply_timeline (run->memory, peaks);
@@ -254,7 +294,23 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
     sim_cost_layer (run->model, p, sim_topology_gpu_type (run->topo, 0), &cost);
     launch_bound (out, run, &cost);
     slowest = pipeline_imbalance (out, run, &cost);
-    if (it->bubble_fraction >= BUBBLE_NOTABLE && slowest >= 0)
+    if (p->n_slow > 0 && run->straggler_base_step_s > 0) {
+      /* the what-if's bubble is the wait for the slow GPU, which no
+       * schedule or micro-batch count removes */
+      gboolean many = p->n_slow > 1 || p->slow[0].node;
+      g_autofree char *bubble =
+          it->bubble_fraction >= BUBBLE_NOTABLE
+              ? g_strdup_printf ("; the pipeline bubble (%.0f%% of the step) is the other stages "
+                                 "waiting for %s", 100 * it->bubble_fraction, many ? "them" : "it")
+              : g_strdup ("");
+      g_ptr_array_add (out, g_strdup_printf (
+          "straggler: the slow GPU%s make%s the step %+.1f%% longer than with none slow (%.3f s "
+          "-> %.3f s)%s; replace %s, or give %s stage%s fewer layers",
+          many ? "s" : "", many ? "" : "s", 100 * (it->step_s / run->straggler_base_step_s - 1),
+          run->straggler_base_step_s, it->step_s, bubble, many ? "them" : "it",
+          many ? "their" : "its", many ? "s" : ""));
+    }
+    else if (it->bubble_fraction >= BUBBLE_NOTABLE && slowest >= 0)
       g_ptr_array_add (out, g_strdup_printf ("pipeline bubble %.0f%% of the step, much of it the other stages waiting for stage %d (above)",
                                              100 * it->bubble_fraction, slowest));
     else if (it->bubble_fraction >= BUBBLE_NOTABLE)

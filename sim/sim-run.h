@@ -20,7 +20,24 @@ typedef struct {
   gboolean extrapolated;/* time from the steady state of shorter runs (SIM_RUN_STEADY) */
   double train_tokens;  /* > 0: the report adds the time to train on them */
   double gpu_hour_price;/* > 0: and the cost at this price per GPU-hour */
+  /* with slow GPUs or nodes (plan->n_slow > 0) and a time: the step of
+   * the same plan with none slow, for what they cost; 0 otherwise */
+  double straggler_base_step_s;
 } SimRun;
+
+/* What the spread of GPU speeds adds to the step (sim-variability.h): the
+ * job's GPUs, the fraction by which the expected slowest computes longer
+ * than nominal, and the seconds that adds to the step: the compute on its
+ * critical path (forward, backward, recomputation, optimizer) less what
+ * it would be at nominal speed, c x s / (1 + s).  FALSE when the run was
+ * not simulated; any thread. */
+typedef struct {
+  double sigma;     /* the plan's per-GPU spread (one standard deviation) */
+  int gpus;
+  double slowdown;  /* sigma x E[max of gpus standard normals] */
+  double added_s;
+} SimVariability;
+gboolean sim_run_variability (const SimRun *run, SimVariability *out);
 
 /* The booking answer: training on `tokens` at the run's simulated rate.
  * days = tokens / (tokens/s) / 86400; GPU-hours = days x 24 x GPUs;

@@ -30,7 +30,7 @@ static void
 test_1f1b (void)
 {
   g_auto (Run) r = { 0 };
-  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=1f1b");
+  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=1f1b,gpu-variation=0");
   check_bubble (r.it, 23 * 12e-3, 7.0 / 23.0);
   /* in flight at the peak: p - stage micro-batches */
   g_assert_cmpuint (g_array_index (r.it->stages, SimStageTime, 0).peak_activation_bytes, ==,
@@ -42,10 +42,48 @@ static void
 test_gpipe (void)
 {
   g_auto (Run) r = { 0 };
-  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=gpipe");
+  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=gpipe,gpu-variation=0");
   check_bubble (r.it, 23 * 12e-3, 7.0 / 23.0);
   g_assert_cmpuint (g_array_index (r.it->stages, SimStageTime, 0).peak_activation_bytes, ==,
                     16 * 4 * g_array_index (r.mem->stages, SimStageMemory, 0).activation_bytes_per_layer);
+}
+
+/* The same 1F1B on a real cluster's spread of GPU speeds: 8 GPUs at 1 +
+ * 0.015 z each, the step waits for the slowest, E[max of 8 standard
+ * normals] = 1.42360 (Teichroew 1956; sim_normal_expected_max): every
+ * pass takes 1 + 0.015 x 1.42360 = 1.021354 of its nominal time, so the
+ * step is 276 ms x 1.021354 = 281.894 ms with the same bubble, 7/23 */
+static void
+test_variability (void)
+{
+  g_auto (Run) r = { 0 };
+  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=1f1b");
+  g_assert_cmpfloat_with_epsilon (r.p->gpu_variation, 0.015, 1e-12);
+  g_assert_cmpfloat_with_epsilon (r.it->step_s, 23 * 12e-3 * (1 + 0.015 * 1.4236003), 1e-8);
+  g_assert_cmpfloat_with_epsilon (r.it->bubble_fraction, 7.0 / 23.0, 1e-9);
+}
+
+/* A straggler: GPU 3 (stage s = 3 of the 1F1B above, p = 8, m = 16,
+ * uniform otherwise) computes 1.5x: 6 ms forward, 12 ms backward a
+ * micro-batch, the others 4 and 8.  Stage 3's timeline:
+ *   idle until micro-batch 0 has crossed stages 0-2:      s x 4    =  12 ms
+ *   its 16 forwards and 16 backwards, never waiting on its faster
+ *   neighbours once the first backward is back:      16 x (6 + 12) = 288 ms
+ *   that first backward returns (p-1-s)(4 + 8) = 48 ms after its forward
+ *   ended, while it forwarded its (p-1-s) = 4 further warm-up
+ *   micro-batches (24 ms): idle                          48 - 24    =  24 ms
+ *   after its last backward, stages 2, 1, 0 run theirs:    s x 8    =  24 ms
+ * step 12 + 288 + 24 + 24 = 348 ms (276 ms with none slow); stage 3's
+ * forward 16 x 6 = 96 ms, the others' 16 x 4 = 64 ms */
+static void
+test_slow_stage (void)
+{
+  g_auto (Run) r = { 0 };
+  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=1f1b,gpu-variation=0,slow-gpu=3:1.5");
+  g_assert_cmpfloat_with_epsilon (r.it->step_s, 348e-3, 1e-9);
+  for (guint s = 0; s < r.it->stages->len; s++)
+    g_assert_cmpfloat_with_epsilon (g_array_index (r.it->stages, SimStageTime, s).forward_s,
+                                    s == 3 ? 96e-3 : 64e-3, 1e-9);
 }
 
 /* interleaved, v = 2: chunks of 2 layers (2 ms + 4 ms); the step is
@@ -55,7 +93,7 @@ static void
 test_interleaved (void)
 {
   g_auto (Run) r = { 0 };
-  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=interleaved,v=2");
+  run_ideal (&r, "tp=1,pp=8,dp=1,gb=16,schedule=interleaved,v=2,gpu-variation=0");
   check_bubble (r.it, 39 * 6e-3, 7.0 / 39.0);
 }
 
@@ -82,7 +120,7 @@ test_empty_edge_chunks (void)
   const SimStageTime *s0, *s1;
   g_assert_true (sim_plan_parse_string (p, "tp=4,pp=2,dp=1,gb=16,schedule=interleaved,v=17,"
                                            "account-for-embedding-in-pipeline-split,"
-                                           "account-for-loss-in-pipeline-split", &error));
+                                           "account-for-loss-in-pipeline-split,gpu-variation=0", &error));
   g_assert_true (sim_plan_resolve (p, t, m, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (sim_plan_chunk_layers (p, m, 0, 0), ==, 0);
@@ -353,6 +391,8 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/1f1b", test_1f1b);
   g_test_add_func ("/iteration/gpipe", test_gpipe);
   g_test_add_func ("/iteration/interleaved", test_interleaved);
+  g_test_add_func ("/iteration/variability", test_variability);
+  g_test_add_func ("/iteration/slow-stage", test_slow_stage);
   g_test_add_func ("/iteration/timeline-matches-ledger", test_timeline_matches_ledger);
   g_test_add_func ("/iteration/symmetric", test_symmetric);
   g_test_add_func ("/iteration/dp-mirror", test_dp_mirror);

@@ -235,7 +235,7 @@ test_lora_optimizer (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 1);
   g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
-  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,gb=16,zero=1,lora-rank=16");
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,gb=16,zero=1,lora-rank=16,gpu-variation=0");
   g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);
   g_autoptr (SimIteration) it = sim_iteration_run (t, m, p, mem, FALSE, &error);
   SimLayerCost c;

@@ -155,8 +155,8 @@ test_iteration (void)
 {
   g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 4);
   g_autoptr (SimModel) m = test_load_model ("deepseek-v3.xml");
-  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "pp=4,ep=8,gb=64,recompute=full,zero=1,overlap-param-gather=false");
-  g_autoptr (SimPlan) off = test_resolve_plan (t, m, "pp=4,ep=8,gb=64,recompute=full,zero=1,overlap-param-gather=false,mtp-num-layers=0");
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "pp=4,ep=8,gb=64,recompute=full,zero=1,overlap-param-gather=false,gpu-variation=0");
+  g_autoptr (SimPlan) off = test_resolve_plan (t, m, "pp=4,ep=8,gb=64,recompute=full,zero=1,overlap-param-gather=false,mtp-num-layers=0,gpu-variation=0");
   g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);
   g_autoptr (SimMemory) moff = sim_memory_compute (t, m, off);
   g_autoptr (GError) error = NULL;

@@ -188,7 +188,7 @@ test_iteration (void)
 {
   g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
   g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
-  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,seq=4096,gb=64,no-overlap-grad-reduce,recompute-modules=mlp");
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,seq=4096,gb=64,no-overlap-grad-reduce,recompute-modules=mlp,gpu-variation=0");
   g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);
   g_autoptr (GError) error = NULL;
   SimIteration *it;
@@ -216,7 +216,7 @@ test_iteration_moe (void)
   g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
   g_autoptr (SimModel) m = test_load_model ("qwen3-30b-a3b.xml");
   g_autoptr (SimPlan) p =
-      test_resolve_plan (t, m, "tp=1,pp=1,dp=8,ep=8,mb=1,seq=4096,gb=64,no-overlap-grad-reduce,recompute-modules=moe_act");
+      test_resolve_plan (t, m, "tp=1,pp=1,dp=8,ep=8,mb=1,seq=4096,gb=64,no-overlap-grad-reduce,recompute-modules=moe_act,gpu-variation=0");
   g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);
   g_autoptr (GError) error = NULL;
   SimIteration *it;

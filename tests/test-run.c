@@ -57,8 +57,8 @@ line_with (GPtrArray *lines, const char *prefix)
 }
 
 /* The diagnosis names a layer pass whose kernels the host launches more
- * slowly than the GPU runs them.  Qwen3-30B-A3B at micro-batch 1 on 8 B200s
- * (ep 8, FP8): 16 local experts' grouped GEMMs and casts make the MoE
+ * slowly than the GPU runs them.  Qwen3-30B-A3B at micro-batch 1 of 1,024
+ * tokens on 8 B200s (ep 8, FP8): 16 local experts' grouped GEMMs and casts make the MoE
  * layer's forward launch-bound, and the line's host time is above its GPU
  * time; Llama-3-70B's headline layout on 32 H100s (4,096-token micro-
  * batches of large GEMMs) is not. */
@@ -69,7 +69,7 @@ test_launch_bound (void)
   g_autoptr (SimTopology) h100 = test_load_topology ("dgx8x4.xml", 0);
   g_autoptr (SimModel) q = test_load_model ("qwen3-30b-a3b.xml");
   g_autoptr (SimModel) l = test_load_model ("llama3-70b.xml");
-  g_autoptr (SimRun) a = evaluate (b200, q, "tp=1,pp=1,dp=8,ep=8,mb=1,gb=64,seq=4096,fp8=hybrid", SIM_RUN_TIME);
+  g_autoptr (SimRun) a = evaluate (b200, q, "tp=1,pp=1,dp=8,ep=8,mb=1,gb=64,seq=1024,fp8=hybrid", SIM_RUN_TIME);
   g_autoptr (SimRun) b = evaluate (h100, l, "tp=8,pp=4,dp=2", SIM_RUN_TIME);
   g_autoptr (GPtrArray) da = sim_run_diagnose (a, NULL);
   g_autoptr (GPtrArray) db = sim_run_diagnose (b, NULL);

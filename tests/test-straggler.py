@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The spread of GPU speeds and the straggler what-if on the command line.
+
+usage: test-straggler.py SIM SOURCE_ROOT
+
+- every step waits for the slowest GPU: at 64 GPUs with the default spread
+  of 1.5 % (sim-variability.h), the expected slowest of 64 standard
+  normals is 2.34373 (Teichroew 1956's table), so the compute is 1 +
+  0.015 x 2.34373 = 1.035156 of nominal; the report says what that adds
+  and the JSON carries the same numbers;
+- --gpu-variation 0 is a uniform cluster: nothing added, a shorter step;
+  on 8 GPUs of one node (pp 8), where no collective runs beside the
+  compute, every stage's forward is exactly 1 + 0.015 x 1.42360 of the
+  uniform one's, and a --slow-gpu at 1.25x exactly 1.25x on its stage;
+- --slow-gpu 60:1.3 (rank 60 of tp 8 x pp 4 x dp 2, placed tp-cp-dp-pp:
+  60 = 4 + 8 x (1 + 2 x 3), so tp rank 4, dp 1, stage 3) slows stage 3;
+  the JSON's step with none slow is the plan's own step without the flag,
+  and the report names the stage and replica;
+- sim compare takes the same as plan strings;
+- bad values: one line, exit status 2.
+"""
+import sys
+
+sys.dont_write_bytecode = True
+import cli  # noqa: E402
+
+sim, src = cli.arguments("test-straggler.py")
+checks = cli.Checks()
+plan = ["--topology", "dgx8x4", "--tp", "8", "--pp", "4", "--dp", "2"]
+
+
+def result(*extra):
+    r = cli.run(sim, *plan, *extra, "--json", "-", echo_stderr=True)
+    checks.check("exit status of %s" % " ".join(extra or ("the plan",)), r.returncode, 0)
+    return cli.json_of(r)
+
+
+base = result()
+v = base["time"]["variability"]
+checks.check("gpus", v["gpus"], 64)
+checks.check("spread", v["gpu_variation"], 0.015)
+checks.report("slowdown 0.015 x 2.34373", abs(v["compute_slowdown"] - 0.015 * 2.3437335) < 1e-7,
+              "%.9f" % v["compute_slowdown"])
+cpath = base["time"]["critical_path_s"]
+compute = cpath["forward"] + cpath["backward"] + cpath["recompute"] + cpath["optimizer"]
+want = compute * v["compute_slowdown"] / (1 + v["compute_slowdown"])
+checks.report("added seconds: critical compute x s / (1 + s)", abs(v["added_s"] - want) < 1e-9 * want,
+              "%.6f s against %.6f s" % (v["added_s"], want))
+checks.check("plan.gpu_variation", base["plan"]["gpu_variation"], 0.015)
+checks.check("no straggler block without --slow-gpu", "straggler" in base["time"], False)
+
+text = cli.run(sim, *plan).stdout
+line = "variability: +%.3f s (+%.1f%%) at 64 GPUs" % (
+    v["added_s"], 100 * v["added_s"] / (base["time"]["step_s"] - v["added_s"]))
+checks.report("report: " + line, line in text.replace("\n          ", " "))
+
+uniform = result("--gpu-variation", "0")
+checks.check("uniform: slowdown", uniform["time"]["variability"]["compute_slowdown"], 0.0)
+checks.report("uniform: a shorter step", uniform["time"]["step_s"] < base["time"]["step_s"],
+              "%.3f s against %.3f s" % (uniform["time"]["step_s"], base["time"]["step_s"]))
+# every stage's forward is the nominal one stretched by exactly 1 + 0.015
+# x E[max of 8] = 1 + 0.015 x 1.42360 = 1.021354 where no collective runs
+# beside the compute to slow it (one node, pp 8: the sends are not beside
+# it): Llama 3 8B over 8 stages
+pp8 = ["--nodes", "1", "--model", "llama3-8b", "--tp", "1", "--pp", "8", "--dp", "1"]
+a = result(*pp8)
+b = result(*pp8, "--gpu-variation", "0")
+for x, y in zip(a["time"]["stages"], b["time"]["stages"]):
+    ratio = x["forward_s"] / y["forward_s"]
+    checks.report("pp 8: stage %d forward x 1.021354" % x["stage"], abs(ratio - (1 + 0.015 * 1.4236003)) < 1e-7,
+                  "%.9f" % ratio)
+# and a slow GPU 5 at 1.25x on the uniform cluster: stage 5's forward
+# x 1.25, the others' as before
+c = result(*pp8, "--gpu-variation", "0", "--slow-gpu", "5:1.25")
+for x, y in zip(c["time"]["stages"], b["time"]["stages"]):
+    want = 1.25 if x["stage"] == 5 else 1.0
+    checks.report("pp 8, GPU 5 at 1.25x: stage %d forward x %g" % (x["stage"], want),
+                  abs(x["forward_s"] / y["forward_s"] - want) < 1e-9, "%.9f" % (x["forward_s"] / y["forward_s"]))
+checks.report("percent form", result("--gpu-variation", "1.5%")["time"]["step_s"] == base["time"]["step_s"])
+
+slow = result("--slow-gpu", "60:1.3")
+x = slow["time"]["straggler"]
+checks.check("straggler: none-slow step is the plan's own", x["step_s_none_slow"], base["time"]["step_s"])
+checks.check("straggler: what was slowed", x["slow"], [{"kind": "gpu", "index": 60, "factor": 1.3}])
+checks.report("straggler: a longer step", slow["time"]["step_s"] > base["time"]["step_s"] * 1.2,
+              "%.3f s against %.3f s" % (slow["time"]["step_s"], base["time"]["step_s"]))
+checks.report("straggler: stage 3 computes longer",
+              slow["time"]["stages"][3]["forward_s"] > base["time"]["stages"][3]["forward_s"] * 1.2)
+for s in (0, 1, 2):
+    checks.check("straggler: stage %d computes as before" % s, slow["time"]["stages"][s]["forward_s"],
+                 base["time"]["stages"][s]["forward_s"])
+text = cli.run(sim, *plan, "--slow-gpu", "60:1.3").stdout.replace("\n          ", " ")
+checks.report("report names the stage and replica", "GPU 60 (stage 3, replica 1) computes 1.30x" in text)
+checks.report("diagnosis: the bubble is the wait", "the other stages waiting for it" in text)
+
+node = result("--slow-node", "7:1.3")
+checks.check("a slow node is its GPUs' stage: node 7 = ranks 56-63 = stage 3 of replica 1",
+             node["time"]["step_s"], slow["time"]["step_s"])
+
+r = cli.run(sim, "compare", "--topology", "dgx8x4", "--plan", "tp=8,pp=4,dp=2",
+            "--plan", "tp=8,pp=4,dp=2,slow-gpu=60:1.3", "--json", "-", echo_stderr=True)
+checks.check("compare: exit status", r.returncode, 0)
+if r.returncode == 0:
+    # (to 12 digits: the table's JSON writes 15 significant digits)
+    steps = {run["label"]: round(run["step_s"], 9) for run in cli.json_of(r)["runs"]}
+    checks.check("compare: the same steps as sim", steps,
+                 {"tp=8,pp=4,dp=2": round(base["time"]["step_s"], 9),
+                  "tp=8,pp=4,dp=2,slow-gpu=60:1.3": round(slow["time"]["step_s"], 9)})
+
+for bad, msg in ((["--slow-gpu", "64:1.3"], "--slow-gpu 64:1.3: expected a rank below 64"),
+                 (["--slow-gpu", "3:0.5"], "--slow-gpu: expected RANK:FACTOR"),
+                 (["--slow-gpu", "3"], "--slow-gpu: expected RANK:FACTOR"),
+                 (["--slow-node", "8:1.2"], "--slow-node 8:1.2: expected a node below 8"),
+                 (["--gpu-variation", "30%"], "--gpu-variation: expected a fraction from 0 to 0.2")):
+    r = cli.run(sim, *plan, *bad)
+    checks.check("%s: exit status" % " ".join(bad), r.returncode, 2)
+    checks.report("%s: one line" % " ".join(bad), r.stderr.count("\n") == 1 and msg in r.stderr,
+                  r.stderr.strip())
+    checks.check("%s: nothing on stdout" % " ".join(bad), r.stdout, "")
+
+sys.exit(checks.finish())
