@@ -484,15 +484,16 @@ sim_report_straggler_sentence (const SimRun *run)
   return g_string_free (s, FALSE);
 }
 
+/* under the bands, wrapped at 100 columns even with --wide, as they are */
 static void
-text_variability (GString *s, const SimRun *run, gboolean wide)
+text_variability (GString *s, const SimRun *run)
 {
   g_autofree char *v = sim_report_variability_sentence (run);
   g_autofree char *x = sim_report_straggler_sentence (run);
   if (v != NULL)
-    append_line (s, wide, "          ", v);
+    append_line (s, FALSE, "          ", v);
   if (x != NULL)
-    append_line (s, wide, "          ", x);
+    append_line (s, FALSE, "          ", x);
 }
 
 static void
@@ -825,7 +826,7 @@ text_section (GString *s, const Input *in, const SimRun *run, SimReportSection s
         append_line (s, wide, "          ", line);
     }
     if (in->time != NULL)
-      text_variability (s, run, wide);
+      text_variability (s, run);
     break;
   case SIM_REPORT_TIME_TABLE:
     if (in->time != NULL)
