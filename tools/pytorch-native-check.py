@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Predict torchtitan's published benchmark rows with sim and print the error table.
+
+usage: pytorch-native-check.py SIM [CSV] [--extra "OPTIONS"] [--commands]
+                               [--tolerance WORST,MAE,BIAS]
+
+Reads CSV (default tests/validation/data/pytorch_native.csv, beside this
+script's repository root): every row of the three benchmark files of
+pytorch/torchtitan (FSDP2, TP / async TP, PP, CP, torch.compile, torchao
+float8 on Grand Teton H100 96GB HBM2e at 500 W, and Trainy's H200 runs),
+sources and assumptions in pytorch_native.md.  No fit has seen these rows:
+the shipped dgx-h100.xml and dgx-h200.xml are used as shipped.
+
+Each row runs as a user would type it:
+  sim --topology dgx-h100 (dgx-h200 for H200 rows) --gpus N (N <= 8) or
+      --nodes N/8, --model, --tp --pp --cp --dp FSDP, --zero 3 --framework
+      fsdp, --micro-batch (the local batch; with PP the local batch over the
+      PP micro-batches), --global-batch, --seq-len,
+      --recompute none|selective|full (op-level SAC as sim's selective),
+      float8: --fp8 hybrid --fp8-recipe tensorwise (torchao tensorwise) or
+      blockwise (torchao rowwise, the nearest sim recipe: marked R),
+      --fp8-params when the row says FSDP float8 all-gather, else
+      --no-fp8-params; TP rows --tp-comm-overlap for async TP, else
+      --no-tp-comm-overlap; PP rows --schedule 1f1b|interleaved with the
+      layers split as torchtitan's generate_split_points (@9dec370) splits
+      them, given as --pipeline-model-parallel-layout; --json -.
+  torch.compile has no sim flag: compiled and eager rows run the same
+  command (marked C).
+--extra adds OPTIONS to every row (to try e.g. --attention-kernel flash2);
+--commands prints each row's command.
+
+Error: step-time error = published TPS / predicted TPS - 1 (negative: sim
+is optimistic, too fast).  Prints every row, then summaries per source and
+table, per GPU type and count, and per float8 recipe.  Rows sim cannot
+express are listed as skipped with the reason.
+
+--tolerance: also fail (exit status 1) when the worst |error|, the mean
+|error| or the |mean signed error| of all predicted rows exceeds the
+fraction given (meson test validation-pytorch-native holds the level the
+model reaches today, so that a change that loses ground on these runs is
+seen).
+
+Exit status: 0, unless sim failed with status 2 (bad input or error) on a
+row (its message is printed, the rest still run) or a tolerance is
+exceeded: 1; 2 on bad usage.
+"""
+import concurrent.futures, csv, json, os, shlex, statistics, subprocess, sys
+
+DATA = os.path.join("tests", "validation", "data", "pytorch_native.csv")
+GIB = 2 ** 30
+RECOMPUTE = {"none": "none", "full": "full", "selective-op": "selective"}
+FP8_RECIPE = {"tensorwise": "tensorwise", "rowwise": "blockwise"}
+SCHEDULE = {"1F1B": ("1f1b", 1), "Interleaved 1F1B": ("interleaved", 2)}
+SOURCE = {"llama3_h100_202412_torchtitan.md": "titan 2024-12",
+          "asyncTP_llama3_h100_2025-06_torchtitan.md": "titan asyncTP 2025-06",
+          "llama3-8b_h200_202506_trainy-whitefiber.md": "Trainy H200 2025-06"}
+
+
+def model_layers(sim):
+    """layers of each model, from sim list models"""
+    p = subprocess.run([sim, "list", "models"], capture_output=True, text=True)
+    layers = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        # name, parameters, "B", layers, ...
+        if len(f) > 3 and f[2] == "B" and f[3].isdigit():
+            layers[f[0]] = int(f[3])
+    return layers
+
+
+def titan_split(layers, pp, per_rank):
+    """layers per stage as torchtitan @9dec370 generate_split_points splits
+    them: the first stage the base count, the middle stages one more while
+    the remainder lasts, the last stage what is left"""
+    stages = pp * per_rank
+    base, extra = divmod(layers, stages)
+    counts, used = [], 0
+    for i in range(stages - 1):
+        n = base
+        if i > 0 and extra > 0:
+            n, extra = base + 1, extra - 1
+        counts.append(n)
+        used += n
+    return counts + [layers - used]
+
+
+def layout(counts):
+    """Megatron-Core layout string: E embedding, t layer, L loss, | between stages"""
+    s = "|".join("t*%d" % n for n in counts)
+    return "E" + s + "L"
+
+
+def command(sim, r, layers):
+    """(the sim command, flags for the table) or (None, why it cannot be expressed)"""
+    gpu = r["gpu"]
+    topo = "dgx-h200" if "H200" in gpu else "dgx-h100" if "H100" in gpu else None
+    if topo is None:
+        return None, "no shipped cluster file for GPU '%s'" % gpu
+    if not r["tokens_per_s_per_gpu"]:
+        return None, "no published TPS/GPU"
+    n = int(r["num_gpus"])
+    f, tp, pp, cp = (int(r[k] or 1) for k in ("fsdp", "tp", "pp", "cp"))
+    if f * tp * pp * cp != n:
+        return None, "fsdp x tp x pp x cp = %d, not the %d GPUs" % (f * tp * pp * cp, n)
+    if r["ac"] not in RECOMPUTE:
+        return None, "activation checkpointing '%s' has no sim counterpart" % r["ac"]
+    size = ["--gpus", str(n)] if n <= 8 else ["--nodes", str(n // 8)] if n % 8 == 0 else None
+    if size is None:
+        return None, "%d GPUs is not a whole number of 8-GPU nodes" % n
+    lb = int(r["local_batch"])
+    micro = lb
+    cmd = [sim, "--topology", topo] + size + ["--model", r["model"], "--tp", str(tp), "--pp", str(pp),
+                                              "--cp", str(cp), "--dp", str(f), "--zero", "3", "--framework", "fsdp"]
+    flags = "C" if r["compile"] == "yes" else ""
+    if pp > 1:
+        if r["schedule"] not in SCHEDULE:
+            return None, "pipeline schedule '%s' has no sim counterpart" % r["schedule"]
+        sched, per_rank = SCHEDULE[r["schedule"]]
+        mbs = int(r["pp_microbatches"] or 0)
+        if mbs < 1 or lb % mbs:
+            return None, "local batch %d does not split into %s PP micro-batches" % (lb, r["pp_microbatches"] or "?")
+        micro = lb // mbs
+        if r["model"] not in layers:
+            return None, "model %s not in sim list models" % r["model"]
+        cmd += ["--schedule", sched, "--pipeline-model-parallel-layout",
+                layout(titan_split(layers[r["model"]], pp, per_rank))]
+    cmd += ["--micro-batch", str(micro), "--global-batch", r["global_batch"], "--seq-len", r["seq_len"],
+            "--recompute", RECOMPUTE[r["ac"]]]
+    f8 = r["float8"] or "none"
+    if f8 != "none":
+        if f8 not in FP8_RECIPE:
+            return None, "float8 recipe '%s' has no sim counterpart" % f8
+        cmd += ["--fp8", "hybrid", "--fp8-recipe", FP8_RECIPE[f8],
+                "--fp8-params" if r["float8_fsdp_all_gather"] == "yes" else "--no-fp8-params"]
+        if f8 == "rowwise":
+            flags += "R"
+    if tp > 1:
+        cmd += ["--tp-comm-overlap" if r["async_tp"] == "yes" else "--no-tp-comm-overlap"]
+    return cmd, flags
+
+
+def run(cmd):
+    p = subprocess.run(cmd + ["--json", "-"], capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def summary(errs):
+    a = [abs(e) for e in errs]
+    return ("%2d row%s MAE %5.1f%%, mean %+6.1f%%, within 15%% %2d, within 20%% %2d, worst %+6.1f%%"
+            % (len(errs), "s:" if len(errs) > 1 else ": ", 100 * statistics.mean(a), 100 * statistics.mean(errs), sum(v <= 0.15 for v in a),
+               sum(v <= 0.20 for v in a), 100 * max(errs, key=abs)))
+
+
+def mem_summary(diffs):
+    if not diffs:
+        return "memory: not published"
+    return ("memory (sim - published) over %d rows: mean %+5.1f GiB, mean |.| %4.1f GiB"
+            % (len(diffs), statistics.mean(diffs), statistics.mean(abs(d) for d in diffs)))
+
+
+def main(argv):
+    show = "--commands" in argv
+    argv = [a for a in argv if a != "--commands"]
+    extra, tol = [], None
+    if "--tolerance" in argv:
+        i = argv.index("--tolerance")
+        try:
+            tol = [float(v) for v in argv[i + 1].split(",")]
+            assert len(tol) == 3
+        except (IndexError, ValueError, AssertionError):
+            print("--tolerance: expected WORST,MAE,BIAS (fractions)")
+            return 2
+        del argv[i:i + 2]
+    if "--extra" in argv:
+        i = argv.index("--extra")
+        if i + 1 >= len(argv):
+            print("--extra: expected OPTIONS")
+            return 2
+        extra = shlex.split(argv[i + 1])
+        del argv[i:i + 2]
+    if not argv or argv[0].startswith("-"):
+        print(__doc__.strip().splitlines()[2])
+        return 2
+    sim = argv[0]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    data = argv[1] if len(argv) > 1 else os.path.join(root, DATA)
+    rows = list(csv.DictReader(line for line in open(data) if not line.startswith("#")))
+    layers = model_layers(sim)
+    plans = [(r,) + command(sim, r, layers) for r in rows]
+    todo = [(r, cmd + extra) for r, cmd, _ in plans if cmd]
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        results = dict(zip((r["row_id"] for r, _ in todo), pool.map(run, (c for _, c in todo))))
+
+    print("torchtitan published runs vs sim (dgx-h100.xml / dgx-h200.xml as shipped; no fit saw these rows)")
+    print("error = published TPS / sim TPS - 1 = sim step time / published step time - 1 (negative: sim too fast)")
+    if extra:
+        print("--extra on every row: %s" % " ".join(extra))
+    print()
+    hdr = ("%-41s %4s %-15s %8s %8s %7s %6s %6s %-4s %s"
+           % ("row", "GPUs", "fsdp/tp/pp/cp", "pub TPS", "sim TPS", "error", "pubGiB", "simGiB", "fits", "flags"))
+    print(hdr)
+    print("-" * len(hdr))
+    errs, groups, mems, skipped, failed, band = {}, {}, {}, [], [], None
+    for r, cmd, why in plans:
+        rid = r["row_id"]
+        if cmd is None:
+            skipped.append((rid, why))
+            continue
+        rc, out, err = results[rid]
+        try:
+            j = json.loads(out[out.index("{"):]) if rc in (0, 1) else None
+        except ValueError:
+            j = None
+        if j is None:
+            msg = (err.strip().splitlines() or ["no output"])[-1]
+            failed.append((rid, rc, msg))
+            print("%-41s sim exit status %d: %s" % (rid, rc, msg[:90]))
+            continue
+        band = band or j["time"].get("error_band", {}).get("fsdp")
+        pub = float(r["tokens_per_s_per_gpu"])
+        got = j["time"]["tokens_per_s"] / j["plan"]["gpus"]
+        e = pub / got - 1
+        errs[rid] = e
+        peak = j["memory"]["peak_bytes"] / GIB
+        pmem = float(r["memory_gib"]) if r["memory_gib"] else None
+        if pmem is not None:
+            mems[rid] = peak - pmem
+        layout_s = "%s/%s/%s/%s" % (r["fsdp"], r["tp"], r["pp"], r["cp"])
+        print("%-41s %4s %-15s %8.1f %8.1f %+6.1f%% %6s %6.1f %-4s %s"
+              % (rid, r["num_gpus"], layout_s, pub, got, 100 * e, "%.1f" % pmem if pmem is not None else "-",
+                 peak, "yes" if rc == 0 else "OOM", why))
+        if show:
+            print("    " + " ".join(shlex.quote(c) for c in cmd + extra))
+        src = SOURCE.get(os.path.basename(r["source_file"].split(" @")[0].split()[-1]), r["source_file"])
+        kind = "H200" if "H200" in r["gpu"] else "H100"
+        for g in (("source", src), ("table", "%s, %s" % (src, r["table"])),
+                  ("gpus", "%s x %4d" % (kind, int(r["num_gpus"]))),
+                  ("float8", "float8 %s%s" % (r["float8"] or "none", " (sim blockwise)" if r["float8"] == "rowwise" else "")),
+                  ("compile", "torch.compile %s" % r["compile"])):
+            groups.setdefault(g, []).append(rid)
+    print("flags: C torch.compile (no sim flag: runs as eager), R torchao rowwise float8 run as sim's blockwise recipe")
+    if band:
+        print("sim's own --framework fsdp band on Hopper (MosaicML, time.error_band.fsdp): MAE %.1f%%, mean %+.1f%%, %s runs"
+              % (100 * band.get("mean_abs_error", 0), 100 * band.get("mean_error", 0), band.get("runs", "?")))
+    for kind, title in (("source", "per source"), ("table", "per table"), ("gpus", "per GPU type and count"),
+                        ("float8", "per float8 recipe"), ("compile", "per torch.compile")):
+        print("\n%s" % title)
+        for (k, name), ids in sorted(groups.items()):
+            if k != kind:
+                continue
+            m = [mems[i] for i in ids if i in mems]
+            print("  %-48s %s" % (name, summary([errs[i] for i in ids])))
+            if kind in ("source", "table") and m:
+                print("  %-48s %s" % ("", mem_summary(m)))
+    if errs:
+        print("\nall predicted rows: %s" % summary(list(errs.values())))
+        print("                    %s" % mem_summary(list(mems.values())))
+        oom = [i for i in errs if results[i][0] == 1]
+        print("                    %d of %d predicted to fit the shipped cluster file's GPU (%s)"
+              % (len(errs) - len(oom), len(errs), ", ".join(oom) if oom else "all fit"))
+    print("\nskipped (not expressible in sim): %d" % len(skipped))
+    for rid, why in skipped:
+        print("  %-41s %s" % (rid, why))
+    if failed:
+        print("\nsim failed (exit status 2 or no JSON) on %d rows:" % len(failed))
+        for rid, rc, msg in failed:
+            print("  %-41s status %d: %s" % (rid, rc, msg))
+    bad = []
+    if tol and errs:
+        e = list(errs.values())
+        worst, mae, bias = max(abs(v) for v in e), statistics.mean(abs(v) for v in e), abs(statistics.mean(e))
+        for name, got, lim in (("worst |error|", worst, tol[0]), ("MAE", mae, tol[1]), ("|bias|", bias, tol[2])):
+            ok = got <= lim
+            print("%s %s %.1f%% (<= %.0f%%)" % ("ok  " if ok else "FAIL", name, 100 * got, 100 * lim))
+            if not ok:
+                bad.append(name)
+    return 1 if failed or bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
