@@ -404,6 +404,7 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
   int p = plan->pp, v = plan->virtual_stages;
   int replicas = full ? plan->dp : 1;
   gboolean apart; /* cp_apart, once */
+  double spread;  /* the slowest GPU's compute over nominal (sim-variability.h) */
 
   b->topo = topo, b->model = model, b->plan = plan, b->ledger = ledger;
   if (sc->e == NULL) {
@@ -472,9 +473,10 @@ builder_init (SimIterBuilder *b, const SimTopology *topo, const SimModel *model,
    * replica slows that one's stage, and the others wait for it at the
    * gradient reduction.  With every replica simulated, each its own. */
   b->stage_scale = g_new (double, (gsize) replicas * p);
+  spread = 1.0 + sim_variability_slowdown (plan->gpu_variation, sim_plan_world_size (plan));
   for (int r = 0; r < replicas; r++)
     for (int s = 0; s < p; s++) {
-      double f = 1.0 + sim_variability_slowdown (plan->gpu_variation, sim_plan_world_size (plan));
+      double f = spread;
       for (int d = full ? r : 0; plan->n_slow > 0 && d < (full ? r + 1 : plan->dp); d++)
         f = MAX (f, sim_plan_slow_factor (plan, topo->gpus_per_node, s, d));
       b->stage_scale[r * p + s] = f;

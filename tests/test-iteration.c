@@ -9,6 +9,7 @@
 #include "sim-iteration.h"
 #include "sim-memory.h"
 #include "sim-network.h"
+#include "sim-variability.h"
 #include "test-util.h"
 #include "test-ideal.h"
 
@@ -46,6 +47,26 @@ test_gpipe (void)
   check_bubble (r.it, 23 * 12e-3, 7.0 / 23.0);
   g_assert_cmpuint (g_array_index (r.it->stages, SimStageTime, 0).peak_activation_bytes, ==,
                     16 * 4 * g_array_index (r.mem->stages, SimStageMemory, 0).activation_bytes_per_layer);
+}
+
+/* E[max of n standard normals] against its closed forms (n = 2: 1/sqrt(pi);
+ * 3: 3/(2 sqrt(pi)); 4: (6/pi^1.5) atan(sqrt(2))) and Tippett's 1925 table
+ * (n = 1000: 3.24144); twice, the second from the cache; growing with n */
+static void
+test_expected_max (void)
+{
+  for (int k = 0; k < 2; k++) {
+    g_assert_cmpfloat (sim_normal_expected_max (1), ==, 0.0);
+    g_assert_cmpfloat_with_epsilon (sim_normal_expected_max (2), 1 / sqrt (G_PI), 1e-9);
+    g_assert_cmpfloat_with_epsilon (sim_normal_expected_max (3), 3 / (2 * sqrt (G_PI)), 1e-9);
+    g_assert_cmpfloat_with_epsilon (sim_normal_expected_max (4), 6 / pow (G_PI, 1.5) * atan (sqrt (2)), 1e-9);
+    g_assert_cmpfloat_with_epsilon (sim_normal_expected_max (1000), 3.24144, 1e-5);
+  }
+  for (int n = 2; n < 100000; n *= 3)
+    g_assert_cmpfloat (sim_normal_expected_max (3 * n), >, sim_normal_expected_max (n));
+  g_assert_cmpfloat (sim_variability_slowdown (0.015, 1), ==, 0.0);
+  g_assert_cmpfloat (sim_variability_slowdown (0, 1000), ==, 0.0);
+  g_assert_cmpfloat_with_epsilon (sim_variability_slowdown (0.015, 1000), 0.015 * 3.24144, 1e-7);
 }
 
 /* The same 1F1B on a real cluster's spread of GPU speeds: 8 GPUs at 1 +
@@ -391,6 +412,7 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/1f1b", test_1f1b);
   g_test_add_func ("/iteration/gpipe", test_gpipe);
   g_test_add_func ("/iteration/interleaved", test_interleaved);
+  g_test_add_func ("/iteration/expected-max", test_expected_max);
   g_test_add_func ("/iteration/variability", test_variability);
   g_test_add_func ("/iteration/slow-stage", test_slow_stage);
   g_test_add_func ("/iteration/timeline-matches-ledger", test_timeline_matches_ledger);
