@@ -284,9 +284,18 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
       int s = g_array_index (rows, int, r);
       double yc = y0 + r * l.row_h + 4, yl = yc + l.lane_compute_h + 3;
       int rank = rank_of_stage (in->run->plan, s);
-      g_autofree char *label = g_strdup_printf ("stage %d", s);
+      /* a stage the straggler what-if slows (--slow-gpu, --slow-node, in
+       * any replica: the one drawn stands for it) says by how much */
+      double slow = 1.0;
+      for (int d = 0; d < in->run->plan->dp && in->run->plan->n_slow > 0; d++)
+        slow = MAX (slow, sim_plan_slow_factor (in->run->plan, in->run->topo->gpus_per_node, s, d));
+      g_autofree char *label = slow > 1.0 ? g_strdup_printf ("stage %d, %.2fx", s, slow)
+                                          : g_strdup_printf ("stage %d", s);
       g_autofree char *sub = g_strdup_printf ("GPU %d, node %d", rank, sim_topology_gpu (in->run->topo, rank)->node);
-      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+      if (slow > 1.0)
+        cairo_set_source_rgb (cr, 0.75, 0.1, 0.1);
+      else
+        cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
       viz_font (cr, 13, TRUE);
       viz_text (cr, x0 - 10, yc + 13, 1, label);
       viz_font (cr, 10.5, FALSE);
