@@ -24,7 +24,7 @@ typedef SimSweepRow Row;
 
 static const char *usage =
     "usage: sim sweep --topology FILE|NAME [--model FILE|NAME] [--nodes N | --gpus N]\n"
-    "                 [--global-batch B] [--seq-len N] [--scale] [--top K]\n"
+    "                 [--global-batch B] [--seq-len N] [--gpu-variation S] [--scale] [--top K]\n"
     "                 [--fp8 off|hybrid|e4m3|both] [--fp4 off|e2m1|both]\n"
     "                 [--tp LIST] [--pp LIST] [--cp LIST] [--ep LIST] [--etp LIST]\n"
     "                 [--max-nodes N] [--min-headroom P%]\n"
@@ -44,6 +44,8 @@ static const char *usage =
     "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
     "--seq-len N trains on sequences of N tokens (default: the model's).  --global-batch B\n"
     "sequences per step (default: the model's, else 8 per GPU), the same for every layout.\n"
+    "--gpu-variation S simulates every layout with that spread of GPU speeds (default 1.5%:\n"
+    "each step waits for the slowest GPU; 0 a uniform cluster).\n"
     "--fp8 trains the linear layers in FP8; both ranks BF16 and FP8 layouts together.\n"
     "--fp4 e2m1 trains them in NVFP4 (Blackwell); both ranks NVFP4 layouts beside the others.\n"
     "--tp, --pp and --cp LIST (such as 1,2,4,8) try only those sizes.  For a mixture-of-experts\n"
@@ -177,7 +179,8 @@ rows_differ_in_gb (GPtrArray *rows)
 }
 
 /* a row's plan as the narrow table shows it: still a plan string, without
- * the sequence length (the sweep's, in the title), the global batch unless
+ * the sequence length and the spread of GPU speeds (the sweep's, in the
+ * title), the global batch unless
  * the rows' differ (keep_gb), and the defaults */
 static char *
 compact_label (const char *label, gboolean keep_gb)
@@ -187,7 +190,7 @@ compact_label (const char *label, gboolean keep_gb)
   g_autoptr (GPtrArray) kept = g_ptr_array_new ();
   for (guint i = 0; items[i] != NULL; i++) {
     gboolean drop = (!keep_gb && g_str_has_prefix (items[i], "gb=")) ||
-                    g_str_has_prefix (items[i], "seq=");
+                    g_str_has_prefix (items[i], "seq=") || g_str_has_prefix (items[i], "gpu-variation=");
     for (guint k = 0; k < G_N_ELEMENTS (dropped); k++)
       drop |= g_str_equal (items[i], dropped[k]);
     if (!drop)
@@ -730,8 +733,9 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL, *csv = NULL, *chart = NULL;
   double tokens = 0, price = 0;
   g_autofree char *jobs_s = NULL, *tp_s = NULL, *pp_s = NULL, *cp_s = NULL, *max_nodes_s = NULL, *headroom_s = NULL;
-  g_autofree char *ep_s = NULL, *etp_s = NULL, *seq_s = NULL;
+  g_autofree char *ep_s = NULL, *etp_s = NULL, *seq_s = NULL, *variation_s = NULL;
   int seq = 0;
+  double variation = -1;
   SimSweepConstraints constraints = { .n_tp = 0 };
   int cap = 0;
   g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL, *gpus_s = NULL;
@@ -747,7 +751,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "csv", TRUE, &csv, NULL, NULL }, { "chart", TRUE, &chart, NULL, NULL },
     { "tp", TRUE, &tp_s, NULL, NULL }, { "pp", TRUE, &pp_s, NULL, NULL }, { "cp", TRUE, &cp_s, NULL, NULL },
     { "ep", TRUE, &ep_s, NULL, NULL }, { "etp", TRUE, &etp_s, NULL, NULL },
-    { "seq-len", TRUE, &seq_s, NULL, NULL },
+    { "seq-len", TRUE, &seq_s, NULL, NULL }, { "gpu-variation", TRUE, &variation_s, NULL, NULL },
     { "max-nodes", TRUE, &max_nodes_s, NULL, NULL }, { "min-headroom", TRUE, &headroom_s, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
     { "fp8", TRUE, &fp8_s, NULL, NULL },
@@ -800,6 +804,13 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     return 2;
   if (seq_s != NULL && !sim_cli_int ("seq-len", seq_s, 1, 1 << 24, &seq, error))
     return 2;
+  if (variation_s != NULL) {
+    /* the plan's own parser checks it, as every layout's plan will */
+    g_autoptr (SimPlan) check = sim_plan_new ();
+    if (!sim_plan_set (check, "gpu-variation", variation_s, NULL, error))
+      return 2;
+    variation = check->gpu_variation;
+  }
   if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, SIM_TOPOLOGY_MAX_GPUS, &gpus, error))
     return 2;
   /* the output, before hours of simulation */
@@ -818,6 +829,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   sw = sim_sweep_new (model, job.gb);
   sim_sweep_set_constraints (sw, &constraints);
   sim_sweep_set_seq_len (sw, (guint64) seq);
+  sim_sweep_set_gpu_variation (sw, variation);
   if (!add_clusters (sw, topo_path, job.nodes, gpus, calibration, scale, cap, &max_nodes, error))
     return 2;
   if (fp8_s != NULL) {
@@ -873,13 +885,15 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     g_autofree char *limits = constraints_text (sim_sweep_constraints (sw), cap);
     /* the sequence only when given, so that other sweeps' text is as before */
     g_autofree char *seq_text = seq > 0 ? g_strdup_printf (",seq-len=%d", seq) : g_strdup ("");
+    /* and the spread of GPU speeds only when given */
+    g_autofree char *var_text = variation >= 0 ? g_strdup_printf (",gpu-variation=%g", variation) : g_strdup ("");
     /* and how many of each GPU count's best were simulated for certain
      * (sim_sweep_set_keep): the merge ranks at most that many exactly */
     g_autofree char *exact = keep > 0 ? g_strdup_printf (",exact-top=%d", keep) : g_strdup (",exact-top=all");
     /* and FP4 only when given, for the same reason */
     g_autofree char *fp4_text = fp4_s != NULL ? g_strdup_printf (",fp4=%s", fp4_s) : g_strdup ("");
-    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s,scale=%s,calibration=%s,fp8=%s%s%s%s",
-                                                job.nodes, job.gb, seq_text, scale ? "yes" : "no",
+    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s%s,scale=%s,calibration=%s,fp8=%s%s%s%s",
+                                                job.nodes, job.gb, seq_text, var_text, scale ? "yes" : "no",
                                                 calibration != NULL ? calibration : "",
                                                 fp8_s != NULL ? fp8_s : "off", fp4_text, limits, exact);
     json_text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
@@ -889,7 +903,9 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     const SimTopology *big = sim_sweep_cluster (sw, max_nodes);
     int n = big != NULL ? sim_topology_n_gpus (big) : 0;
     g_autofree char *limits = constraints_title (sim_sweep_constraints (sw));
-    g_autofree char *seq_title = seq > 0 ? g_strdup_printf ("; sequence %d tokens", seq) : g_strdup ("");
+    g_autofree char *seq_only = seq > 0 ? g_strdup_printf ("; sequence %d tokens", seq) : g_strdup ("");
+    g_autofree char *seq_title = variation >= 0 ? g_strdup_printf ("%s; GPU speeds spread %g%%", seq_only, 100 * variation)
+                                                : g_strdup (seq_only);
     /* a model that publishes no global batch: SIM_SWEEP_SEQUENCES_PER_GPU
      * per GPU (sim_sweep_enumerate) */
     g_autofree char *gb_title =

@@ -48,6 +48,7 @@ struct _SimSweep {
   const SimModel *model;
   guint64 global_batch;
   guint64 seq_len;       /* tokens per sequence; 0: the model's */
+  double gpu_variation;  /* the plans' gpu-variation; < 0: their default */
   int fp8_modes[2];      /* SimFp8 values to try, -1 for none */
   int fp4_mode;          /* 0: no FP4 layouts; 1: FP4 alone; 2: FP4 beside fp8_modes */
   SimSweepConstraints constraints;
@@ -96,6 +97,7 @@ sim_sweep_new (const SimModel *model, guint64 global_batch)
   sw->global_batch = global_batch;
   sw->fp8_modes[0] = SIM_FP8_OFF;
   sw->fp8_modes[1] = -1;
+  sw->gpu_variation = -1;
   sw->rows = g_ptr_array_new_with_free_func (sim_run_summary_free);
   sw->want_runs = g_hash_table_new (g_direct_hash, g_direct_equal);
   sw->runs = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) sim_run_free);
@@ -247,6 +249,12 @@ void
 sim_sweep_set_seq_len (SimSweep *sw, guint64 seq_len)
 {
   sw->seq_len = seq_len;
+}
+
+void
+sim_sweep_set_gpu_variation (SimSweep *sw, double sigma)
+{
+  sw->gpu_variation = sigma;
 }
 
 const SimTopology *
@@ -465,7 +473,10 @@ sim_sweep_enumerate (SimSweep *sw)
   const SimSweepConstraints *c = &sw->constraints;
   int zero_max = 3;
   guint64 seq = sw->seq_len > 0 ? sw->seq_len : m->seq_len;
-  g_autofree char *seqs = sw->seq_len > 0 ? g_strdup_printf (",seq=%" G_GUINT64_FORMAT, sw->seq_len) : g_strdup ("");
+  /* the sequence and the spread of GPU speeds only when given, in every plan */
+  g_autofree char *seq_part = sw->seq_len > 0 ? g_strdup_printf (",seq=%" G_GUINT64_FORMAT, sw->seq_len) : g_strdup ("");
+  g_autofree char *seqs = sw->gpu_variation >= 0 ? g_strdup_printf ("%s,gpu-variation=%g", seq_part, sw->gpu_variation)
+                                                 : g_strdup (seq_part);
   /* a mixture-of-experts or latent-attention model also tries the
    * recomputation between none and full that Megatron-Bridge's recipes
    * for them use: the modules whose saved tensors are large and whose

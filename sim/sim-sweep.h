@@ -66,6 +66,10 @@ const SimTopology *sim_sweep_cluster (const SimSweep *sw, int nodes);
 /* tokens per sequence of the enumerated layouts (each plan then says
  * seq=N); before sim_sweep_enumerate; default 0: the model's */
 void sim_sweep_set_seq_len (SimSweep *sw, guint64 seq_len);
+/* the spread of GPU speeds every layout is simulated with (the plan's
+ * gpu-variation, sim-variability.h), from 0 to 0.2; < 0 (the default):
+ * the plans' own default.  Before sim_sweep_enumerate. */
+void sim_sweep_set_gpu_variation (SimSweep *sw, double sigma);
 
 /* the most values a constraint list holds */
 #define SIM_SWEEP_MAX_CHOICES 32

@@ -16,7 +16,8 @@ usage: test-straggler.py SIM SOURCE_ROOT
   60 = 4 + 8 x (1 + 2 x 3), so tp rank 4, dp 1, stage 3) slows stage 3;
   the JSON's step with none slow is the plan's own step without the flag,
   and the report names the stage and replica;
-- sim compare takes the same as plan strings;
+- sim compare takes the same as plan strings, and sim sweep takes
+  --gpu-variation: its best layout's step is compare's for that plan;
 - bad values: one line, exit status 2.
 """
 import sys
@@ -106,6 +107,23 @@ if r.returncode == 0:
     checks.check("compare: the same steps as sim", steps,
                  {"tp=8,pp=4,dp=2": round(base["time"]["step_s"], 9),
                   "tp=8,pp=4,dp=2,slow-gpu=60:1.3": round(slow["time"]["step_s"], 9)})
+
+# sim sweep takes the spread too: its best layout's step is the one sim
+# compare gives the same plan string (a number seen in two places)
+r = cli.run(sim, "sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--top", "1",
+            "--seq-len", "4096", "--gpu-variation", "0", "--json", "-", echo_stderr=True)
+checks.check("sweep --gpu-variation 0: exit status", r.returncode, 0)
+if r.returncode == 0:
+    rows = [x for x in cli.json_of(r)["rows"] if x.get("fits") and x.get("step_s")]
+    best = min(rows, key=lambda x: x["step_s"])
+    checks.report("sweep: plans carry gpu-variation=0", ",gpu-variation=0," in best["plan"], best["plan"])
+    c = cli.run(sim, "compare", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b",
+                "--plan", best["plan"], "--json", "-", echo_stderr=True)
+    checks.check("sweep's best, compared: the same step", round(cli.json_of(c)["runs"][0]["step_s"], 9),
+                 round(best["step_s"], 9))
+r = cli.run(sim, "sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--gpu-variation", "50%")
+checks.check("sweep --gpu-variation 50%: exit status", r.returncode, 2)
+checks.report("sweep --gpu-variation 50%: one line", r.stderr.count("\n") == 1, r.stderr.strip())
 
 for bad, msg in ((["--slow-gpu", "64:1.3"], "--slow-gpu 64:1.3: expected a rank below 64"),
                  (["--slow-gpu", "3:0.5"], "--slow-gpu: expected RANK:FACTOR"),
