@@ -2,7 +2,7 @@
 """Predict the held-out dense H100 runs with sim and print the error table.
 
 usage: heldout-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--extra "OPTIONS"]
-                         [--kernels-as-configured] [--write | --check-band]
+                         [--scale-drift POINTS] [--kernels-as-configured] [--write | --check-band]
 
 Reads SOURCE_ROOT/tests/validation/data/h100_dense_heldout.csv (the columns
 of ../shared/validation/training_calibration.csv; sources and conventions in
@@ -46,6 +46,13 @@ of every cluster file that carries the H100 constants (HOPPER below);
 --check-band fails when a file's stored band (three decimals) or count
 differs from what the rows give now, so that a change of the model or of
 the constants cannot leave it stale.
+
+The scaling series: a release's runs of one model and precision on GPU
+counts 8x apart or more (Llama 3.1 8B on 8-128 GPUs, 70B and Nemotron-4
+15B on 16 or 64-2048) are printed with the error at the largest count less
+the error at the smallest, and their mean: a uniform cluster's model drifts
+optimistic as the GPU count grows (no step waits for a slower GPU).  With
+--scale-drift, that mean must be within POINTS percentage points of zero.
 
 Exit status: 0 when every expressible row was predicted and predicted to
 fit (each run trained), with --tolerance the largest |error|, the MAE and
@@ -213,6 +220,34 @@ def take_tolerance(argv):
     return tol
 
 
+def scale_drift(by_id, limit):
+    """the scaling series of by_id (row id -> error) and the mean drift from
+    the smallest GPU count to the largest; False when --scale-drift's limit
+    is given and exceeded"""
+    series = {}
+    for rid, e in by_id.items():
+        head, _, n = rid.rpartition("_")
+        if n.isdigit():
+            series.setdefault(head, []).append((int(n), e))
+    drifts = []
+    print("\nscaling series (error at the largest GPU count less at the smallest, in points)")
+    for head in sorted(series):
+        v = sorted(series[head])
+        if len(v) < 3 or v[-1][0] < 8 * v[0][0]:
+            continue
+        drifts.append(100 * (v[-1][1] - v[0][1]))
+        print("  %-38s %5d -> %5d GPUs: %+6.1f%% -> %+6.1f%%  drift %+5.1f"
+              % (head, v[0][0], v[-1][0], 100 * v[0][1], 100 * v[-1][1], drifts[-1]))
+    if not drifts:
+        return True
+    mean = statistics.mean(drifts)
+    ok = limit is None or abs(mean) <= limit
+    print("  %d series: mean drift %+.2f points, mean |drift| %.2f%s"
+          % (len(drifts), mean, statistics.mean(abs(d) for d in drifts),
+             "" if limit is None else " (%s: |mean| <= %g)" % ("ok" if ok else "NOT WITHIN", limit)))
+    return ok
+
+
 def main(argv):
     mode = next((a for a in argv if a in ("--write", "--check-band")), None)
     argv = [a for a in argv if a not in ("--write", "--check-band")]
@@ -226,13 +261,18 @@ def main(argv):
     if extra is None:
         return 2
     tol = take_tolerance(argv)
+    limit = None
+    if "--scale-drift" in argv:
+        i = argv.index("--scale-drift")
+        limit = float(argv[i + 1])
+        del argv[i:i + 2]
     if not argv:
         print(__doc__.strip().splitlines()[2])
         return 2
     sim = argv[0]
     root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tmp = tempfile.mkdtemp()
-    errs, fams, failed, oom = [], {}, 0, 0
+    errs, fams, failed, oom, by_id = [], {}, 0, 0, {}
     print("held-out dense H100 runs: published vs sim (dgx-h100.xml as shipped; no fit saw these rows)")
     rows = list(csv.DictReader(line for line in open(os.path.join(root, DATA)) if not line.startswith("#")))
     for r in rows:
@@ -261,6 +301,7 @@ def main(argv):
         want, got = measured_s(r), j["time"]["step_s"]
         e = (got - want) / want
         errs.append(e)
+        by_id[rid] = e
         fams.setdefault(family(rid), []).append(e)
         fits = j["memory"]["fits"]
         oom += not fits
@@ -272,6 +313,7 @@ def main(argv):
     print(summary(errs) + ("; %d predicted out of memory" % oom))
     drift(root, [r for r in rows if "maxtext" not in r["row_id"] and r["row_id"] not in INCONSISTENT])
     ok = not failed and not oom and errs
+    ok = scale_drift(by_id, limit) and ok
     if tol is not None and errs:
         worst = max(abs(e) for e in errs)
         mae = statistics.mean(abs(e) for e in errs)
