@@ -162,9 +162,9 @@ sim_cmd_compare (int argc, char **argv, GError **error)
       return 2;
     }
     /* a model that publishes no global batch: one for every plan that
-     * gives none, as sim sweep does, so that their step times compare
-     * (each plan's own default, 8 micro-batches per stage, differs with
-     * its layout); a micro-batch that divides the 8 per GPU divides it */
+     * gives none, as sim sweep does, so that their step times compare;
+     * it is each plan's own default (SIM_PLAN_SEQUENCES_PER_GPU per GPU)
+     * where a micro-batch divides the 8 per GPU, and the title says so */
     if (model->default_global_batch == 0 && plan->global_batch == 0 &&
         (plan->micro_batch == 0 || SIM_SWEEP_SEQUENCES_PER_GPU % plan->micro_batch == 0)) {
       plan->global_batch = shared_gb;

@@ -982,10 +982,14 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
                     plan->global_batch, model->name,
                     plan->global_batch != model->default_global_batch ? ", rounded up to a multiple of micro-batch x dp" : "");
     } else {
-      /* 8 micro-batches per stage keeps the 1F1B bubble (p-1)/m under 1/8 */
-      plan->global_batch = mbdp * 8 * (guint64) plan->pp;
-      note_default (plan, "--global-batch %" G_GUINT64_FORMAT " (8 micro-batches per pipeline stage)",
-                    plan->global_batch);
+      /* SIM_PLAN_SEQUENCES_PER_GPU per GPU, rounded up to whole
+       * micro-batches of every replica */
+      guint64 want = SIM_PLAN_SEQUENCES_PER_GPU * (guint64) sim_plan_world_size (plan);
+      plan->global_batch = (want + mbdp - 1) / mbdp * mbdp;
+      note_default (plan, "--global-batch %" G_GUINT64_FORMAT " (%d sequences per GPU%s: %s publishes none)",
+                    plan->global_batch, SIM_PLAN_SEQUENCES_PER_GPU,
+                    plan->global_batch != want ? ", rounded up to a multiple of micro-batch x dp" : "",
+                    model->name);
     }
   }
   if (plan->global_batch % mbdp != 0) {

@@ -90,6 +90,12 @@ typedef enum {
 #define SIM_PLAN_MAX_GLOBAL_BATCH (G_GUINT64_CONSTANT (1) << 40)
 #define SIM_PLAN_MAX_LORA_RANK (1u << 20)
 #define SIM_PLAN_MAX_MICRO_BATCHES 16384
+/* the global batch of a model that publishes none: this many sequences
+ * per GPU of the job, the one policy of sim, sim compare and sim sweep
+ * (so that a plan's step is the same number in all three); with mb 1 a
+ * replica then runs 8 x tp x cp x pp micro-batches, at least 8 per
+ * pipeline stage, which keeps the 1F1B bubble (p-1)/(m+p-1) under 1/8 */
+#define SIM_PLAN_SEQUENCES_PER_GPU 8
 
 /* the four parallel dimensions, in the names --order uses */
 /* FP8 training of the linear layers, as Megatron's --fp8-format: hybrid is

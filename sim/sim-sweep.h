@@ -42,7 +42,7 @@ typedef struct _SimSweep SimSweep;
 /* a sweep of model's layouts; global_batch 0: the model's published batch
  * (where it has none, SIM_SWEEP_SEQUENCES_PER_GPU sequences per GPU of each
  * cluster size, the same for every layout).  Free with sim_sweep_free. */
-#define SIM_SWEEP_SEQUENCES_PER_GPU 8
+#define SIM_SWEEP_SEQUENCES_PER_GPU SIM_PLAN_SEQUENCES_PER_GPU
 SimSweep *sim_sweep_new (const SimModel *model, guint64 global_batch);
 /* the global batch a sweep, and sim compare, run a layout of `gpus` GPUs at
  * when none is given: the model's published batch, else
