@@ -1836,27 +1836,35 @@ sim_plan_slow_factor (const SimPlan *plan, int gpus_per_node, int stage, int dp)
   double f = 1.0;
   int g = MAX (gpus_per_node, 1);
   for (int i = 0; i < plan->n_slow; i++) {
-    const SimSlow *x = &plan->slow[i];
-    int first = x->node ? x->index * g : x->index, n = x->node ? g : 1;
-    for (int r = first; r < first + n && r < sim_plan_world_size (plan); r++) {
+    int first, last;
+    sim_plan_slow_ranks (plan, g, i, &first, &last);
+    for (int r = first; r <= last; r++) {
       int c[SIM_DIM_COUNT];
       sim_plan_rank_coords (plan, r, c);
       if (c[SIM_DIM_PP] == stage && c[SIM_DIM_DP] == dp)
-        f = MAX (f, x->factor);
+        f = MAX (f, plan->slow[i].factor);
     }
   }
   return f;
 }
 
-char *
-sim_plan_slow_name (const SimPlan *plan, int gpus_per_node, int i)
+void
+sim_plan_slow_ranks (const SimPlan *plan, int gpus_per_node, int i, int *first, int *last)
 {
   const SimSlow *x = &plan->slow[i];
   int g = MAX (gpus_per_node, 1);
-  if (x->node)
-    return g_strdup_printf ("node %d: GPUs %d-%d", x->index, x->index * g,
-                            MIN ((x->index + 1) * g, sim_plan_world_size (plan)) - 1);
-  return g_strdup_printf ("GPU %d", x->index);
+  *first = x->node ? x->index * g : x->index;
+  *last = MIN (x->node ? *first + g : *first + 1, sim_plan_world_size (plan)) - 1;
+}
+
+char *
+sim_plan_slow_name (const SimPlan *plan, int gpus_per_node, int i)
+{
+  int first, last;
+  sim_plan_slow_ranks (plan, gpus_per_node, i, &first, &last);
+  if (plan->slow[i].node)
+    return g_strdup_printf ("node %d: GPUs %d-%d", plan->slow[i].index, first, last);
+  return g_strdup_printf ("GPU %d", first);
 }
 
 /* --cpu-offloading-num-layers: Megatron-Core's TransformerConfig refuses

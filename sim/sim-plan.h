@@ -246,6 +246,9 @@ typedef struct {
  * of them is slow.  gpus_per_node maps --slow-node to ranks (rank r on GPU
  * r, node r / gpus_per_node).  A resolved plan; pure; any thread. */
 double sim_plan_slow_factor (const SimPlan *plan, int gpus_per_node, int stage, int dp);
+/* the global ranks of plan->slow[i]: *first .. *last (a node's GPUs, or
+ * the one rank), clipped to the job */
+void sim_plan_slow_ranks (const SimPlan *plan, int gpus_per_node, int i, int *first, int *last);
 /* the named GPU (or node) of plan->slow[i] as text: "GPU 17" or "node 2:
  * GPUs 16-23"; new string */
 char *sim_plan_slow_name (const SimPlan *plan, int gpus_per_node, int i);

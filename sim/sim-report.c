@@ -436,7 +436,7 @@ sim_report_straggler_sentence (const SimRun *run)
 {
   const SimPlan *p = run->plan;
   const SimIteration *it = run->time;
-  int g = run->topo->gpus_per_node, worst = -1, world = sim_plan_world_size (p);
+  int g = run->topo->gpus_per_node, worst = -1;
   double worst_bubble = 0, base = run->straggler_base_step_s;
   GString *s;
   gboolean *slow_stage;
@@ -447,9 +447,8 @@ sim_report_straggler_sentence (const SimRun *run)
   for (int i = 0; i < p->n_slow; i++) {
     const SimSlow *x = &p->slow[i];
     g_autofree char *name = sim_plan_slow_name (p, g, i);
-    int first = x->node ? x->index * MAX (g, 1) : x->index;
-    int last = x->node ? MIN (first + MAX (g, 1), world) - 1 : first;
-    int lo = G_MAXINT, hi = -1, c[SIM_DIM_COUNT];
+    int first, last, lo = G_MAXINT, hi = -1, c[SIM_DIM_COUNT];
+    sim_plan_slow_ranks (p, g, i, &first, &last);
     for (int r = first; r <= last; r++) {
       sim_plan_rank_coords (p, r, c);
       lo = MIN (lo, c[SIM_DIM_PP]), hi = MAX (hi, c[SIM_DIM_PP]);

@@ -21,21 +21,27 @@ sim_run_free (SimRun *run)
   g_free (run);
 }
 
+/* the iteration of plan as flags ask (SIM_RUN_REFERENCE, SIM_RUN_STEADY,
+ * SIM_RUN_FULL) */
+static SimIteration *
+simulate (const SimRun *run, const SimPlan *plan, guint flags, GError **error)
+{
+  gboolean full = (flags & SIM_RUN_FULL) != 0;
+  if (flags & SIM_RUN_REFERENCE)
+    return sim_iteration_run_reference (run->topo, run->model, plan, run->memory, full, error);
+  if (flags & SIM_RUN_STEADY)
+    return sim_iteration_run_steady (run->topo, run->model, plan, run->memory, full, error);
+  return sim_iteration_run (run->topo, run->model, plan, run->memory, full, error);
+}
+
 /* the same plan with no GPU slow, simulated as the run was */
 static gboolean
 straggler_base (SimRun *run, guint flags, GError **error)
 {
   g_autoptr (SimPlan) base = sim_plan_copy (run->plan);
   g_autoptr (SimIteration) it = NULL;
-  gboolean full = (flags & SIM_RUN_FULL) != 0;
   base->n_slow = 0;
-  if (flags & SIM_RUN_REFERENCE)
-    it = sim_iteration_run_reference (run->topo, run->model, base, run->memory, full, error);
-  else if (flags & SIM_RUN_STEADY)
-    it = sim_iteration_run_steady (run->topo, run->model, base, run->memory, full, error);
-  else
-    it = sim_iteration_run (run->topo, run->model, base, run->memory, full, error);
-  if (it == NULL)
+  if ((it = simulate (run, base, flags, error)) == NULL)
     return FALSE;
   run->straggler_base_step_s = it->step_s;
   return TRUE;
@@ -73,13 +79,7 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
   run->memory = sim_memory_compute (topo, model, plan);
   if (flags & SIM_RUN_TIME) {
     g_autofree guint64 *peaks = g_new (guint64, plan->pp);
-    gboolean full = (flags & SIM_RUN_FULL) != 0;
-    if (flags & SIM_RUN_REFERENCE)
-      run->time = sim_iteration_run_reference (topo, model, plan, run->memory, full, error);
-    else if (flags & SIM_RUN_STEADY)
-      run->time = sim_iteration_run_steady (topo, model, plan, run->memory, full, error);
-    else
-      run->time = sim_iteration_run (topo, model, plan, run->memory, full, error);
+    run->time = simulate (run, plan, flags, error);
     if (run->time == NULL)
       return NULL;
     run->extrapolated = run->time->steady_micro_batches[0] > 0;
