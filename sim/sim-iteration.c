@@ -651,13 +651,16 @@ dp_group (const SimIterBuilder *b, int tp, int stage, int *g)
 }
 
 /* bytes per gradient element on the wire: fp32 when the recipe keeps the
- * gradients or their accumulation wider than bf16 */
+ * gradients or their accumulation wider than bf16, or under torchtitan,
+ * whose FSDP2 mixed-precision policy reduces in fp32
+ * (training.mixed_precision_reduce, default and only choice "float32",
+ * torchtitan/config_manager.py @9dec370) */
 static int
 grad_wire_bytes (const SimPlan *p)
 {
   int pb, gb, mb, ob, ab;
   sim_recipe_bytes (p->recipe, &pb, &gb, &mb, &ob, &ab);
-  return gb + ab > 2 ? 4 : 2;
+  return gb + ab > 2 || p->framework == SIM_FRAMEWORK_TORCHTITAN ? 4 : 2;
 }
 
 static const SimCollChoice *

@@ -122,8 +122,9 @@ static const Option options[] = {
     "allocator fragmentation allowance, fraction or percent (default 10%)" },
   { "overlap-grad-reduce", "overlap", KEY_OVERLAP, ARG_BOOL, NULL,
     "overlap the data-parallel gradient reduction with the backward pass (default on)" },
-  { "framework", NULL, KEY_FRAMEWORK, ARG_CHOICE, "megatron|fsdp",
-    "whose overlaps and kernels: Megatron-Core/NeMo or PyTorch FSDP (default megatron)" },
+  { "framework", NULL, KEY_FRAMEWORK, ARG_CHOICE, "megatron|fsdp|torchtitan",
+    "whose overlaps and kernels: Megatron-Core/NeMo, llm-foundry's PyTorch FSDP, or torchtitan "
+    "(FSDP2, DTensor TP, SDPA; default megatron)" },
   { "tp-comm-overlap", NULL, KEY_TP_COMM_OVERLAP, ARG_BOOL, NULL,
     "hide TP collectives behind the GEMMs, as Transformer Engine's userbuffers (default: "
     "on with megatron and sequence parallelism)" },
@@ -1611,8 +1612,8 @@ resolve_cuda_graphs (SimPlan *plan, const SimModel *model, GError **error)
     why = "moe_router and moe_preprocess are for mixture-of-experts layers, and the model has none";
   else if ((s & SIM_GRAPH_MOE_PREPROCESS) && !(s & SIM_GRAPH_MOE_ROUTER))
     why = "expected moe_router with moe_preprocess (the preprocess continues the router's graph)";
-  else if (plan->framework == SIM_FRAMEWORK_FSDP)
-    why = "Megatron-Core's graphs, not with --framework fsdp";
+  else if (plan->framework != SIM_FRAMEWORK_MEGATRON)
+    why = "Megatron-Core's graphs, not with PyTorch FSDP or torchtitan";
   else if (plan->recompute == SIM_RECOMPUTE_FULL)
     why = "sim does not model CUDA graphs with --recompute full";
   if (why != NULL) {
@@ -1635,8 +1636,14 @@ resolve_cuda_graphs (SimPlan *plan, const SimModel *model, GError **error)
  * on Hopper+ for performance reasons", transformer_engine/pytorch/
  * attention, get_attention_backend; NVIDIA/NeMo pull request 9188): cudnn
  * where the cluster file gives cuDNN's rates (the Hopper files), else the
- * GPU's FlashAttention-class kernel.  Then --attention-kernel cudnn or
- * flash2 needs the cluster file's rates for it. */
+ * GPU's FlashAttention-class kernel.  torchtitan calls PyTorch's
+ * scaled_dot_product_attention, which on Hopper dispatches its
+ * FlashAttention-2 backend: PyTorch 2.5 made the cuDNN backend opt-in
+ * (pytorch/pytorch pull request 138522, "Make CuDNN Attention Opt in"), and
+ * H100 runs of torchtitan on 2.7 nightlies still got FLASH_ATTENTION
+ * (pytorch/torchtitan issue 1042); flash2 where the cluster file gives its
+ * rates, else flash.  Then --attention-kernel cudnn or flash2 needs the
+ * cluster file's rates for it. */
 static gboolean
 resolve_attention_kernel (SimPlan *plan, const SimTopology *topo, GError **error)
 {
@@ -1645,6 +1652,9 @@ resolve_attention_kernel (SimPlan *plan, const SimTopology *topo, GError **error
   if (plan->attention_kernel < 0) {
     if (plan->framework == SIM_FRAMEWORK_FSDP)
       plan->attention_kernel = SIM_ATTENTION_TRITON;
+    else if (plan->framework == SIM_FRAMEWORK_TORCHTITAN)
+      plan->attention_kernel = g != NULL && g->attn_flash2_fwd_efficiency > 0 ? SIM_ATTENTION_FLASH2
+                                                                              : SIM_ATTENTION_FLASH;
     else
       plan->attention_kernel = g != NULL && g->attn_cudnn_fwd_efficiency > 0 ? SIM_ATTENTION_CUDNN
                                                                              : SIM_ATTENTION_FLASH;
@@ -1652,7 +1662,8 @@ resolve_attention_kernel (SimPlan *plan, const SimTopology *topo, GError **error
       note_default (plan, "--attention-kernel %s",
                     plan->attention_kernel == SIM_ATTENTION_TRITON   ? "triton (llm-foundry's)"
                     : plan->attention_kernel == SIM_ATTENTION_CUDNN ? "cudnn (Transformer Engine's choice on Hopper)"
-                                                                     : "flash");
+                    : plan->attention_kernel == SIM_ATTENTION_FLASH2 ? "flash2 (PyTorch SDPA's FlashAttention-2 backend)"
+                                                                      : "flash");
   }
   cudnn = plan->attention_kernel == SIM_ATTENTION_CUDNN;
   if ((cudnn && (g == NULL || g->attn_cudnn_fwd_efficiency <= 0)) ||

@@ -113,8 +113,10 @@ typedef enum { SIM_FP8_DELAYED, SIM_FP8_CURRENT, SIM_FP8_MXFP8, SIM_FP8_BLOCKWIS
  * FP4 tensor cores; exclusive with --fp8, as in Megatron-Core */
 typedef enum { SIM_FP4_OFF, SIM_FP4_E2M1 } SimFp4;
 
-/* the training framework whose overlaps and kernels the step follows */
-typedef enum { SIM_FRAMEWORK_MEGATRON, SIM_FRAMEWORK_FSDP } SimFramework;
+/* the training framework whose overlaps and kernels the step follows:
+ * Megatron-Core (NeMo recipes), llm-foundry's PyTorch FSDP, or torchtitan
+ * (PyTorch-native: FSDP2, DTensor TP and async TP, SDPA) */
+typedef enum { SIM_FRAMEWORK_MEGATRON, SIM_FRAMEWORK_FSDP, SIM_FRAMEWORK_TORCHTITAN } SimFramework;
 /* the fused attention kernel: the GPU's measured FlashAttention-class
  * kernel (topology <attention>), or FlashAttention's Triton kernel */
 /* flash: the cluster file's FlashAttention-class kernel (<attention>);

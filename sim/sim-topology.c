@@ -127,6 +127,7 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
   SimGpuType *t = g_new0 (SimGpuType, 1);
   xmlNode *mem = NULL;
   xmlNode *gemm = NULL, *attn = NULL, *eff = NULL;
+  double gemm_scale = 1.0;
 
   t->eff = (SimEfficiency) { FALSE, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0 };
   t->gemm = g_array_new (FALSE, FALSE, sizeof (SimGemmPoint));
@@ -177,6 +178,9 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
       return FALSE;
   }
   gemm = sim_xml_first_element (node, "gemm");
+  if (gemm != NULL && xmlHasProp (gemm, (const xmlChar *) "scale") &&
+      !sim_xml_get_double (path, gemm, "scale", 0.1, 10.0, &gemm_scale, error))
+    return FALSE;
   for (xmlNode *p = sim_xml_first_element (gemm, "point"); p != NULL;
        p = sim_xml_next_element (p, "point")) {
     SimGemmPoint pt = { 0 };
@@ -187,6 +191,7 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
         !sim_xml_get_flop_rate (path, p, "rate", &pt.flop_per_s, error))
       return FALSE;
     pt.m = (double) m, pt.n = (double) n, pt.k = (double) k;
+    pt.flop_per_s *= gemm_scale;
     g_array_append_val (t->gemm, pt);
   }
   sim_gemm_prepare (t);

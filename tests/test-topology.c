@@ -112,19 +112,19 @@ test_shipped (void)
   const char *names[] = { "dgx8x4.xml",   "dgx-a100.xml",    "dgx-a800.xml",
                           "dgx-h100.xml", "dgx-h200.xml",    "dgx-h800.xml",
                           "dgx-b200.xml", "gb200-nvl72.xml", "gb300-nvl72.xml",
-                          "dgx-a100-40gb.xml" };
-  const double fp4[] = { 0, 0, 0, 0, 0, 0, 9000e12, 10000e12, 15000e12, 0 };
-  const double fp6[] = { 0, 0, 0, 0, 0, 0, 4500e12, 5000e12, 5000e12, 0 };
+                          "dgx-a100-40gb.xml", "grand-teton-h100.xml" };
+  const double fp4[] = { 0, 0, 0, 0, 0, 0, 9000e12, 10000e12, 15000e12, 0, 0 };
+  const double fp6[] = { 0, 0, 0, 0, 0, 0, 4500e12, 5000e12, 5000e12, 0, 0 };
   /* the Hopper files carry a held-out error band (validation-heldout checks
    * its value against the rows), the others none */
-  const gboolean heldout[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE };
+  const gboolean heldout[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE };
   /* and an MoE band where published MoE runs of the generation were
    * predicted (validation-moe checks its value): not the A100/A800 */
-  const gboolean moe[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE, FALSE };
+  const gboolean moe[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE, FALSE, TRUE };
   /* and an FSDP band where the fit saw Megatron's runs and published FSDP
    * runs were predicted (validation-fsdp checks its value): the Hopper
    * files; the A100's constants are fitted on FSDP runs themselves */
-  const gboolean fsdp[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE };
+  const gboolean fsdp[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
     g_autoptr (SimTopology) t = load (names[i], 0);
     const SimGpuType *g = sim_topology_gpu_type (t, 0);
@@ -142,6 +142,36 @@ test_shipped (void)
     g_assert_cmpint (g->eff.fsdp.within, <=, g->eff.fsdp.rows);
     g_assert_cmpfloat (fabs (g->eff.fsdp.bias), <=, g->eff.fsdp.error);
   }
+}
+
+/* grand-teton-h100.xml is dgx-h100.xml's H100 at a 500 W power limit with
+ * 96 GiB of HBM2e at 2.4 TB/s (torchtitan's benchmark hardware): its peak
+ * linear in the power limit between the H100 NVL (835.5 TFLOP/s dense BF16
+ * at 400 W) and the SXM (989.4 at 700 W), 835.5 + 153.9 x 100/300 = 886.8,
+ * and every GEMM point the SXM's x 886.8/989.4 = 0.8963 (<gemm scale>); the
+ * efficiency constants and the GEMM shapes are the SXM file's */
+static void
+test_grand_teton (void)
+{
+  g_autoptr (SimTopology) gt = load ("grand-teton-h100.xml", 0);
+  g_autoptr (SimTopology) sxm = load ("dgx-h100.xml", 0);
+  const SimGpuType *a = sim_topology_gpu_type (gt, 0), *b = sim_topology_gpu_type (sxm, 0);
+  g_assert_cmpuint (a->hbm_capacity_bytes, ==, 96ull << 30);
+  g_assert_cmpuint (a->hbm_visible_bytes, ==, 96256ull << 20);
+  g_assert_cmpfloat (a->hbm_bw_bytes_per_s, ==, 2.4e12);
+  g_assert_cmpfloat_with_epsilon (a->peak_flop_per_s[SIM_DTYPE_BF16], 886.8e12, 1e9);
+  g_assert_cmpfloat_with_epsilon (a->peak_flop_per_s[SIM_DTYPE_BF16] / b->peak_flop_per_s[SIM_DTYPE_BF16],
+                                  0.8963, 1e-4);
+  g_assert_cmpuint (a->gemm->len, ==, b->gemm->len);
+  for (guint i = 0; i < a->gemm->len; i++) {
+    const SimGemmPoint *p = &g_array_index (a->gemm, SimGemmPoint, i);
+    const SimGemmPoint *q = &g_array_index (b->gemm, SimGemmPoint, i);
+    g_assert_cmpfloat (p->m, ==, q->m);
+    g_assert_cmpfloat_with_epsilon (p->flop_per_s, 0.8963 * q->flop_per_s, 1e-9 * q->flop_per_s);
+  }
+  g_assert_cmpfloat (a->eff.clock, ==, b->eff.clock);
+  g_assert_cmpfloat (a->eff.hbm, ==, b->eff.hbm);
+  g_assert_cmpint (sim_topology_n_gpus (gt), ==, 512);
 }
 
 /* dgx-a100-40gb.xml is dgx-a100.xml with the A100 40GB's memory: 40 GiB
@@ -223,6 +253,7 @@ main (int argc, char **argv)
   g_test_add_func ("/topology/graph", test_graph);
   g_test_add_func ("/topology/shipped", test_shipped);
   g_test_add_func ("/topology/a100-40gb", test_a100_40gb);
+  g_test_add_func ("/topology/grand-teton", test_grand_teton);
   g_test_add_func ("/topology/gemm", test_gemm);
   return g_test_run ();
 }

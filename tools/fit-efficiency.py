@@ -121,7 +121,7 @@ INCONSISTENT = {
 
 AS_CONFIGURED = False
 
-SHIPPED = {"h100": ["dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml"], "a100": ["dgx-a100.xml", "dgx-a800.xml", "dgx-a100-40gb.xml"]}
+SHIPPED = {"h100": ["dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml"], "a100": ["dgx-a100.xml", "dgx-a800.xml", "dgx-a100-40gb.xml"]}
 
 
 def family(rid):

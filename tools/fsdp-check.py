@@ -33,7 +33,7 @@ import importlib.util, json, os, statistics, subprocess, sys
 
 DATA = "mosaic_h100_heldout.csv"
 # the Hopper files share the H100 fit (tools/fit-efficiency.py SHIPPED)
-BAND_FILES = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml")
+BAND_FILES = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml")
 
 
 def fractions(argv, flag):

@@ -64,7 +64,7 @@ import csv, importlib.util, json, os, re, statistics, subprocess, sys, tempfile
 DATA = os.path.join("tests", "validation", "data", "h100_dense_heldout.csv")
 # the shipped cluster files whose <efficiency> is the H100 fit's
 # (tools/fit-efficiency.py SHIPPED["h100"])
-HOPPER = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml")
+HOPPER = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml")
 
 # Rows kept out, with the evidence.  The v25.04 Nemotron-4 340B rows
 # publish VP "NA" (no interleaving): with 16 micro-batches per replica on

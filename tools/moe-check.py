@@ -51,7 +51,7 @@ import csv, importlib.util, json, os, shlex, statistics, subprocess, sys, tempfi
 # the generation key of a row (generation() below): the Hopper files share
 # the H100 fit (tools/heldout-check.py HOPPER), each Blackwell file has its
 # own (tools/blackwell-check.py BAND_FILES)
-BAND_FILES = {"H100": ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml"),
+BAND_FILES = {"H100": ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml"),
               "B200": ("dgx-b200.xml",), "GB200": ("gb200-nvl72.xml",), "GB300": ("gb300-nvl72.xml",)}
 
 
