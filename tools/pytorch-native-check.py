@@ -14,8 +14,8 @@ the shipped grand-teton-h100.xml and dgx-h200.xml are used as shipped.
 Each row runs as a user would type it:
   sim --topology grand-teton-h100 (the benchmark files' hardware; dgx-h200
       for H200 rows) --gpus N (N <= 8) or --nodes N/8, --model, --tp --pp
-      --cp --dp FSDP, --zero 3, --micro-batch (the local batch; with PP the local batch over the
-      PP micro-batches), --global-batch, --seq-len,
+      --cp --dp FSDP, --zero 3, --micro-batch (the local batch; with PP the
+      local batch over the PP micro-batches), --global-batch, --seq-len,
       --recompute none|selective|full (op-level SAC as sim's selective),
       float8: --fp8 hybrid --fp8-recipe tensorwise (torchao tensorwise) or
       blockwise (torchao rowwise, the nearest sim recipe: marked R),
@@ -27,7 +27,7 @@ Each row runs as a user would type it:
   --framework torchtitan.  torch.compile has no sim flag: compiled and
   eager rows run the same command (marked C); sim's kernels are fused as
   Megatron-Core's, closer to compiled than to eager.
---extra adds OPTIONS to every row (to try e.g. --attention-kernel flash2);
+--extra adds OPTIONS to every row (to try e.g. --attention-kernel cudnn);
 --commands prints each row's command.
 
 Error: step-time error = published TPS / predicted TPS - 1 (negative: sim
@@ -204,7 +204,7 @@ def main(argv):
            % ("row", "GPUs", "fsdp/tp/pp/cp", "pub TPS", "sim TPS", "error", "pubGiB", "simGiB", "fits", "flags"))
     print(hdr)
     print("-" * len(hdr))
-    errs, groups, mems, skipped, failed, band, kept = {}, {}, {}, [], [], None, []
+    errs, groups, mems, skipped, failed, kept = {}, {}, {}, [], [], []
     for r, cmd, why in plans:
         rid = r["row_id"]
         if cmd is None:
@@ -220,15 +220,15 @@ def main(argv):
             failed.append((rid, rc, msg))
             print("%-41s sim exit status %d: %s" % (rid, rc, msg[:90]))
             continue
-        band = band or j["time"].get("error_band", {}).get("fsdp")
         pub = float(r["tokens_per_s_per_gpu"])
         got = j["time"]["tokens_per_s"] / j["plan"]["gpus"]
         e = pub / got - 1
-        errs[rid] = e
         peak = j["memory"]["peak_bytes"] / GIB
         pmem = float(r["memory_gib"]) if r["memory_gib"] else None
-        if pmem is not None:
-            mems[rid] = peak - pmem
+        if not r.get("kept_out"):
+            errs[rid] = e
+            if pmem is not None:
+                mems[rid] = peak - pmem
         layout_s = "%s/%s/%s/%s" % (r["fsdp"], r["tp"], r["pp"], r["cp"])
         print("%-41s %4s %-15s %8.1f %8.1f %+6.1f%% %6s %6.1f %-4s %s"
               % (rid, r["num_gpus"], layout_s, pub, got, 100 * e, "%.1f" % pmem if pmem is not None else "-",
@@ -237,8 +237,6 @@ def main(argv):
             print("    " + " ".join(shlex.quote(c) for c in cmd + extra))
         if r.get("kept_out"):
             kept.append((rid, e, r["kept_out"]))
-            del errs[rid]
-            mems.pop(rid, None)
             continue
         src = SOURCE.get(os.path.basename(r["source_file"].split(" @")[0].split()[-1]), r["source_file"])
         kind = "H200" if "H200" in r["gpu"] else "H100"
@@ -249,9 +247,6 @@ def main(argv):
             groups.setdefault(g, []).append(rid)
     print("flags: C torch.compile (no sim flag: runs as the eager rows), R torchao rowwise float8 run as sim's "
           "blockwise recipe,\n       K kept out of the summaries (see the end)")
-    if band:
-        print("sim's own --framework fsdp band on Hopper (MosaicML, time.error_band.fsdp): MAE %.1f%%, mean %+.1f%%, %s runs"
-              % (100 * band.get("mean_abs_error", 0), 100 * band.get("mean_error", 0), band.get("runs", "?")))
     for kind, title in (("source", "per source"), ("table", "per table"), ("gpus", "per GPU type and count"),
                         ("float8", "per float8 recipe"), ("compile", "per torch.compile")):
         print("\n%s" % title)
