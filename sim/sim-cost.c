@@ -583,6 +583,72 @@ mla_linears (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
   k_mem (bwd, 4 * T * H * (n + r) / t);
 }
 
+/* torchtitan's RMSNorm as eager PyTorch runs it, op by op, on n elements
+ * (torchtitan/models/norms.py @9dec370, RMSNorm.forward:
+ * (x.float() * rsqrt(x.float().pow(2).mean(-1) + eps)).type_as(x) * w),
+ * each op one kernel reading its inputs and writing its output through HBM:
+ * forward  float (2 -> 4 bytes), pow (4 -> 4), mean (4 read), + eps and
+ *          rsqrt (one value a row), x * r (4 -> 4), type_as (4 -> 2),
+ *          * w (2 -> 2): 36 bytes an element in 8 kernels;
+ * backward autograd's formulas: * w's two gradients (g * w; g * y then a
+ *          sum over the rows), type_as's (2 -> 4), x * r's two (g * r; g *
+ *          x then a sum over the row), rsqrt's and + eps's (one value a
+ *          row), mean's (expand and divide, 4 written), pow's (x.pow(1), *
+ *          2, * g: torch's pow_backward), the two gradients of x added, and
+ *          float's (4 -> 2): 92 bytes an element in 14 kernels.
+ * Fused (norm_kernels), it is 4 bytes forward and 8 backward. */
+static void
+eager_rmsnorm_fwd (Acc *a, double n)
+{
+  k_mem (a, 6 * n);   /* float */
+  k_mem (a, 8 * n);   /* pow */
+  k_mem (a, 4 * n);   /* mean */
+  k_mem (a, 0);       /* + eps */
+  k_mem (a, 0);       /* rsqrt */
+  k_mem (a, 8 * n);   /* x * r */
+  k_mem (a, 6 * n);   /* type_as */
+  k_mem (a, 4 * n);   /* * w */
+}
+
+static void
+eager_rmsnorm_bwd (Acc *a, double n)
+{
+  k_mem (a, 4 * n);   /* g * w */
+  k_mem (a, 6 * n);   /* g * y */
+  k_mem (a, 2 * n);   /* its sum over the rows: w's gradient */
+  k_mem (a, 6 * n);   /* type_as */
+  k_mem (a, 8 * n);   /* g * r */
+  k_mem (a, 12 * n);  /* g * x */
+  k_mem (a, 4 * n);   /* its sum over the row */
+  k_mem (a, 0);       /* rsqrt */
+  k_mem (a, 4 * n);   /* mean: expand and divide */
+  k_mem (a, 8 * n);   /* pow: x.pow(1) */
+  k_mem (a, 8 * n);   /* * 2 */
+  k_mem (a, 12 * n);  /* * g */
+  k_mem (a, 12 * n);  /* the two gradients of x added */
+  k_mem (a, 6 * n);   /* float */
+}
+
+/* torchtitan's rotary embedding of one tensor of n elements, compiled or
+ * not (torchtitan/models/llama/model.py @9dec370, apply_rotary_emb): cast to
+ * fp32 (2 -> 4 bytes), multiply as complex64 by freqs_cis (4 -> 4), cast
+ * back (4 -> 2); backward the same three in reverse.  Inductor does not
+ * generate code for complex operators and runs the product as an eager
+ * kernel between the casts (the warning of pytorch/torchtitan issue 15,
+ * "Torchinductor does not support code generation for complex
+ * operators"), so compiling changes little; the fused kernel of
+ * Transformer Engine moves 4 bytes an element. */
+static void
+titan_rope (Acc *fwd, Acc *bwd, double n)
+{
+  k_mem (fwd, 6 * n);
+  k_mem (fwd, 8 * n);
+  k_mem (fwd, 6 * n);
+  k_mem (bwd, 6 * n);
+  k_mem (bwd, 8 * n);
+  k_mem (bwd, 6 * n);
+}
+
 /* The kernels Megatron-Core with Transformer Engine launches for one layer
  * (megatron/core/transformer/transformer_layer.py: input norm, attention,
  * bias-dropout-add, pre-MLP norm, MLP, bias-dropout-add), per TP rank and
@@ -612,6 +678,12 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
    * linears, FP8 casts and activation (the bias-dropout-add after it is
    * not part of the module) */
   gboolean mlp_again = f > 0 && recomputes (p, SIM_RECOMPUTE_MLP);
+  /* torchtitan runs its own model code: eagerly op by op unless each block
+   * is compiled (--torch-compile), when Inductor's fused kernels move what
+   * Transformer Engine's do, but for the rotary embedding and the grouped
+   * keys' copies (titan_rope, repeat_kv below) */
+  gboolean titan = p->framework == SIM_FRAMEWORK_TORCHTITAN;
+  gboolean eager = titan && p->torch_compile <= 0;
   Acc mark;
 #define TAG(name) tag (name, fwd, bwd, core_fwd, core_bwd, rec)
 
@@ -623,12 +695,19 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
      * mlp the dense MLP's fused one */
     TAG (i == 0 ? "input_norm" : "pre_mlp_norm");
     mark = *fwd;
-    k_mem (fwd, 4 * Tn * h);
+    if (eager)
+      eager_rmsnorm_fwd (fwd, Tn * h);
+    else
+      k_mem (fwd, 4 * Tn * h);
     if ((recomputes (p, SIM_RECOMPUTE_LAYERNORM) && (i == 0 ? mla : f <= 0)) ||
         (i == 1 && mlp_again))
       again (rec, fwd, &mark);
-    k_mem (bwd, 6 * Tn * h);
-    k_mem (bwd, 2 * Tn * h);
+    if (eager) {
+      eager_rmsnorm_bwd (bwd, Tn * h);
+    } else {
+      k_mem (bwd, 6 * Tn * h);
+      k_mem (bwd, 2 * Tn * h);
+    }
     /* bias-dropout-add: read branch and residual, write the sum (and the
      * dropout mask); backward: the residual gradient adds the branch's */
     TAG ("residual_add");
@@ -723,6 +802,16 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
   mark = *fwd;
   if (f <= 0) {
     /* a mixture-of-experts layer: moe_kernels */
+  } else if (m->mlp == SIM_MLP_SWIGLU && eager) {
+    /* torchtitan's F.silu(w1(x)) * w3(x) op by op (models/llama/model.py
+     * @9dec370, FeedForward.forward): silu (2 -> 2 bytes), the product
+     * (2 + 2 -> 2); backward the product's two gradients (g * b, g *
+     * silu(a)) and silu's (a and g -> 2) */
+    k_mem (fwd, 4 * T * f / t);
+    k_mem (fwd, 6 * T * f / t);
+    k_mem (bwd, 6 * T * f / t);
+    k_mem (bwd, 6 * T * f / t);
+    k_mem (bwd, 6 * T * f / t);
   } else if (m->mlp == SIM_MLP_SWIGLU) {
     k_mem (fwd, 6 * T * f / t);
     k_mem (bwd, 10 * T * f / t);
@@ -745,6 +834,9 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       again (rec, fwd, &mark);
     k_mem (bwd, 4 * T * heads * r / t);
     k_mem (bwd, 4 * Tn * r);
+  } else if (m->position == SIM_POSITION_ROPE && titan) {
+    titan_rope (fwd, bwd, T * qd / t);
+    titan_rope (fwd, bwd, T * kvd / t);
   } else if (m->position == SIM_POSITION_ROPE) {
     k_mem (fwd, 4 * T * qd / t);
     k_mem (fwd, 4 * T * kvd / t);
@@ -752,6 +844,18 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     k_mem (bwd, 4 * T * kvd / t);
   }
 
+  /* torchtitan repeats grouped keys and values to every query head before
+   * SDPA (models/llama/model.py @9dec370, repeat_kv: expand, then reshape,
+   * which copies): read the kv heads, write the query heads' width, for
+   * each; backward the sum back over the copies.  Inductor cannot leave
+   * the copy out, SDPA being a kernel of its own. */
+  if (titan && !mla && kvd < qd) {
+    TAG ("repeat_kv");
+    for (int i = 0; i < 2; i++) {
+      k_mem (fwd, 2 * T * (kvd + qd) / t);
+      k_mem (bwd, 2 * T * (kvd + qd) / t);
+    }
+  }
   /* attention core, per TP rank: heads/t heads of local queries x all keys */
   TAG ("attention");
   {
@@ -1249,7 +1353,14 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
     } else
       k_linear (NULL, &hf, &hb, T, V / t, h);
     tag ("final_norm", &hf, &hb, NULL, NULL, NULL);
-    norm_kernels (&hf, &hb, Tn * h);          /* final norm */
+    if (p->framework == SIM_FRAMEWORK_TORCHTITAN) {
+      /* torchtitan compiles the transformer blocks only
+       * (parallelisms/parallelize_llama.py @9dec370, apply_compile), so its
+       * final norm runs eagerly either way */
+      eager_rmsnorm_fwd (&hf, Tn * h);
+      eager_rmsnorm_bwd (&hb, Tn * h);
+    } else
+      norm_kernels (&hf, &hb, Tn * h);        /* final norm */
     tag ("cross_entropy", &hf, &hb, NULL, NULL, NULL);
     k_mem (&hf, 6.0 * TV);                    /* bf16 -> fp32 */
     k_mem (&hf, 4.0 * TV);                    /* max */

@@ -33,6 +33,7 @@ typedef enum {
   KEY_OVERLAP,
   KEY_FRAMEWORK,
   KEY_TP_COMM_OVERLAP,
+  KEY_TORCH_COMPILE,
   KEY_OVERLAP_PARAM_GATHER,
   KEY_ATTENTION_KERNEL,
   KEY_FP8,
@@ -128,6 +129,9 @@ static const Option options[] = {
   { "tp-comm-overlap", NULL, KEY_TP_COMM_OVERLAP, ARG_BOOL, NULL,
     "hide TP collectives behind the GEMMs, as Transformer Engine's userbuffers (default: "
     "on with megatron and sequence parallelism)" },
+  { "torch-compile", NULL, KEY_TORCH_COMPILE, ARG_BOOL, NULL,
+    "torchtitan: each transformer block compiled by torch.compile, whose Inductor kernels fuse "
+    "the norms and the activation that eager PyTorch runs op by op (default off, as torchtitan)" },
   { "attention-kernel", NULL, KEY_ATTENTION_KERNEL, ARG_CHOICE, "flash|triton|cudnn|flash2",
     "fused attention: the GPU's FlashAttention-class kernel, FlashAttention's Triton kernel, "
     "or, where the cluster file measures them, cuDNN's (Transformer Engine's NVTE_FUSED_ATTN=1) "
@@ -308,6 +312,7 @@ sim_plan_new (void)
   p->overlap = TRUE;
   p->framework = SIM_FRAMEWORK_MEGATRON;
   p->tp_comm_overlap = -1;
+  p->torch_compile = -1;
   p->moe_a2a_overlap = -1;
   p->overlap_param_gather = -1;
   p->attention_kernel = -1;
@@ -688,6 +693,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_OVERLAP: plan->overlap = b; break;
   case KEY_FRAMEWORK: plan->framework = (SimFramework) u; plan->framework_given = TRUE; break;
   case KEY_TP_COMM_OVERLAP: plan->tp_comm_overlap = b; break;
+  case KEY_TORCH_COMPILE: plan->torch_compile = b; break;
   case KEY_OVERLAP_PARAM_GATHER: plan->overlap_param_gather = b; break;
   case KEY_ATTENTION_KERNEL: plan->attention_kernel = (int) u; break;
   case KEY_FP8: plan->fp8 = (SimFp8) u; break;
@@ -1563,6 +1569,39 @@ resolve_framework (SimPlan *plan)
   }
 }
 
+/* torch.compile, a torchtitan setting: torchtitan compiles each
+ * transformer block when asked (--training.compile, off by default:
+ * torchtitan/config_manager.py @9dec370, action store_true; the shipped
+ * train_configs/llama3_8b.toml @9dec370 sets compile = false), and its
+ * async TP needs it (parallelisms/parallelize_llama.py @9dec370: "Async TP
+ * requires --training.compile").  Megatron-Core and llm-foundry runs keep
+ * their own fused kernels, which sim models already. */
+static gboolean
+resolve_torch_compile (SimPlan *plan, GError **error)
+{
+  const char *why = NULL;
+  if (plan->framework != SIM_FRAMEWORK_TORCHTITAN) {
+    if (given (plan, KEY_TORCH_COMPILE)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--%storch-compile: expected --framework torchtitan (Megatron-Core and llm-foundry "
+                   "run their own fused kernels)", plan->torch_compile ? "" : "no-");
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if (plan->torch_compile < 0) {
+    plan->torch_compile = 0;
+    note_default (plan, "--no-torch-compile (torchtitan's default: each block runs eagerly)");
+  }
+  if (!plan->torch_compile && plan->tp_comm_overlap > 0)
+    why = "torchtitan's async TP needs --torch-compile (it is Inductor's micro-pipelining pass)";
+  if (why != NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--tp-comm-overlap: %s", why);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* CUDA graphs.  A scope without an implementation is Transformer Engine's
  * (Megatron-Bridge's recipes pair the two), an implementation without a
  * scope captures every layer whole (Megatron-Core's default, "full").
@@ -1926,7 +1965,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
       !resolve_experts (plan, topo, model, error))
     return FALSE;
   resolve_framework (plan);
-  return resolve_cpu_offload (plan, topo, model, error) &&
+  return resolve_torch_compile (plan, error) && resolve_cpu_offload (plan, topo, model, error) &&
          resolve_cuda_graphs (plan, model, error) && resolve_attention_kernel (plan, topo, error) &&
          resolve_fp8 (plan, topo, error) && resolve_fp4 (plan, topo, error) &&
          resolve_adapters_and_reserves (plan, model, error) &&

@@ -173,6 +173,9 @@ typedef struct {
   gboolean overlap;             /* DP gradient reduction overlaps the backward */
   SimFramework framework;
   int tp_comm_overlap;          /* -1 unset; TP collectives hidden behind the GEMMs */
+  /* -1 unset; with torchtitan, each transformer block compiled by
+   * torch.compile (Inductor fuses its norms and activation), else eager */
+  int torch_compile;
   int overlap_param_gather;     /* -1 unset; ZeRO parameter all-gather behind the forward */
   int attention_kernel;         /* -1 unset, else SimAttentionKernel */
   SimFp8 fp8;                   /* FP8 linear layers (Transformer Engine), or off */

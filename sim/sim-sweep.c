@@ -296,12 +296,12 @@ resolved_key (const SimPlan *p, int nodes)
 {
   g_autofree char *order = sim_plan_order_string (p);
   return g_strdup_printf ("%d:%d,%d,%d,%d,%d,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%d,%d,%d,%d,%d,%d,%d,%s,"
-                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%u,%d,%s,%d,%g",
+                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%u,%d,%s,%d,%g",
                           nodes, p->tp, p->cp, p->pp, p->dp, p->micro_batch, p->global_batch, p->seq_len,
                           (int) p->schedule, p->virtual_stages, (int) p->recompute, p->sequence_parallel,
                           p->flash_attention, p->zero, (int) p->recipe, order, p->lora_rank,
                           p->lora_targets, p->qlora, p->context_reserve_bytes, p->fragmentation,
-                          p->overlap, (int) p->framework, p->tp_comm_overlap, p->overlap_param_gather,
+                          p->overlap, (int) p->framework, p->tp_comm_overlap, p->torch_compile, p->overlap_param_gather,
                           p->attention_kernel, (int) p->fp8, p->fp8_params, p->ep, p->etp,
                           p->first_stage_layers, p->last_stage_layers, p->embedding_in_split,
                           p->loss_in_split, (int) p->fp4, p->recompute_modules, p->mtp_layers,

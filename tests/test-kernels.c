@@ -123,6 +123,94 @@ test_tensor_parallel (void)
   g_assert_cmpfloat (find (k, "forward", "input_norm", "")->bytes, ==, 16777216.0);
 }
 
+/* bytes and kernels of the rows of pass `pass` named `name` */
+static Sum
+tag_bytes (const GArray *k, const char *pass, const char *name, double *bytes)
+{
+  Sum r = { 0, 0 };
+  *bytes = 0;
+  for (guint i = 0; i < k->len; i++) {
+    const SimKernel *x = &g_array_index (k, SimKernel, i);
+    if (strcmp (x->pass, pass) == 0 && strcmp (x->name, name) == 0)
+      *bytes += x->bytes, r.s += x->seconds, r.n += x->kernels;
+  }
+  return r;
+}
+
+/* torchtitan's Llama-3-8B layer, eager and compiled, at tp 1 and
+ * micro-batch 1: N = 8192 x 4096 = 33,554,432 elements through each norm,
+ * F = 8192 x 14336 = 117,440,512 through SwiGLU's product, q 8192 x 4096
+ * and k 8192 x 1024 rotated.
+ *   input norm, eager: 36 N = 1,207,959,552 bytes in 8 kernels forward,
+ *     92 N = 3,087,007,744 in 14 backward; compiled (Inductor's one
+ *     kernel): 4 N = 134,217,728 forward, 8 N = 268,435,456 in 2 backward
+ *   SwiGLU, eager: silu 4 F + product 6 F = 1,174,405,120 bytes in 2
+ *     kernels; compiled 6 F = 704,643,072 in 1
+ *   rotary, both: 20 x 8192 x (4096 + 1024) = 838,860,800 bytes in 6
+ *     kernels (cast, complex product, cast, for q and for k)
+ *   repeat_kv, both: keys and values each read 8192 x 1024 and write
+ *     8192 x 4096 BF16: 2 x 2 x 8192 x 5120 = 167,772,160 bytes, 2 kernels
+ * Kernel counts: forward eager 16 (norms) + 2 (residual adds) + 4 GEMMs +
+ * 2 (SwiGLU) + 6 (rotary) + 2 (repeat_kv) + 1 (attention) = 33, compiled
+ * 2 + 2 + 4 + 1 + 6 + 2 + 1 = 18; backward eager 28 + 2 + 8 + 3 + 6 + 2
+ * + 2 (attention and its dO.O) = 51, compiled 4 + 2 + 8 + 1 + 6 + 2 + 2 =
+ * 25. */
+static void
+test_torchtitan (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimPlan) pe =
+      test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,framework=torchtitan");
+  g_autoptr (SimPlan) pc =
+      test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,framework=torchtitan,torch-compile=true");
+  const SimGpuType *g = sim_topology_gpu_type (t, 0);
+  g_autoptr (GArray) ke = sim_cost_layer_kernels (m, pe, g);
+  g_autoptr (GArray) kc = sim_cost_layer_kernels (m, pc, g);
+  SimLayerCost ce, cc;
+  double bytes;
+  Sum n;
+
+  g_assert_cmpint (pe->torch_compile, ==, 0);
+  g_assert_cmpint (pc->torch_compile, ==, 1);
+  n = tag_bytes (ke, "forward", "input_norm", &bytes);
+  g_assert_cmpfloat (bytes, ==, 1207959552.0);
+  g_assert_cmpint (n.n, ==, 8);
+  n = tag_bytes (ke, "backward", "input_norm", &bytes);
+  g_assert_cmpfloat (bytes, ==, 3087007744.0);
+  g_assert_cmpint (n.n, ==, 14);
+  n = tag_bytes (kc, "forward", "input_norm", &bytes);
+  g_assert_cmpfloat (bytes, ==, 134217728.0);
+  g_assert_cmpint (n.n, ==, 1);
+  n = tag_bytes (kc, "backward", "input_norm", &bytes);
+  g_assert_cmpfloat (bytes, ==, 268435456.0);
+  g_assert_cmpint (n.n, ==, 2);
+  n = tag_bytes (ke, "forward", "swiglu", &bytes);
+  g_assert_cmpfloat (bytes, ==, 1174405120.0);
+  g_assert_cmpint (n.n, ==, 2);
+  n = tag_bytes (kc, "forward", "swiglu", &bytes);
+  g_assert_cmpfloat (bytes, ==, 704643072.0);
+  g_assert_cmpint (n.n, ==, 1);
+  for (int i = 0; i < 2; i++) {
+    const GArray *k = i == 0 ? ke : kc;
+    n = tag_bytes (k, "forward", "rope", &bytes);
+    g_assert_cmpfloat (bytes, ==, 838860800.0);
+    g_assert_cmpint (n.n, ==, 6);
+    n = tag_bytes (k, "forward", "repeat_kv", &bytes);
+    g_assert_cmpfloat (bytes, ==, 167772160.0);
+    g_assert_cmpint (n.n, ==, 2);
+  }
+  g_assert_cmpint (pass_sum (ke, "forward").n, ==, 33);
+  g_assert_cmpint (pass_sum (kc, "forward").n, ==, 18);
+  g_assert_cmpint (pass_sum (ke, "backward").n, ==, 51);
+  g_assert_cmpint (pass_sum (kc, "backward").n, ==, 25);
+  /* the list is still what the layer is charged */
+  sim_cost_layer (m, pe, g, &ce);
+  sim_cost_layer (m, pc, g, &cc);
+  g_assert_cmpfloat_with_epsilon (pass_sum (ke, "forward").s, ce.gpu_s[0], 1e-12);
+  g_assert_cmpfloat_with_epsilon (pass_sum (kc, "backward").s, cc.gpu_s[1], 1e-12);
+}
+
 /* Mixtral 8x7B lists its mixture-of-experts layer: the kernels sum to the
  * MoE layer's GPU time (SimLayerCost.gpu_s[2] and [3]) and include the
  * experts' */
@@ -251,6 +339,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/kernels/dense", test_dense);
   g_test_add_func ("/kernels/tensor-parallel", test_tensor_parallel);
+  g_test_add_func ("/kernels/torchtitan", test_torchtitan);
   g_test_add_func ("/kernels/moe", test_moe);
   g_test_add_func ("/kernels/lora", test_lora);
   g_test_add_func ("/kernels/lora-model-flop", test_lora_model_flop);

@@ -137,6 +137,11 @@ test_errors (void)
     { "tp=8,pp=1,dp=8,recompute=full,cpu-offloading-num-layers=10", "expected --recompute none" },
     { "tp=8,pp=1,dp=8,framework=fsdp,zero=3,cpu-offloading-num-layers=10",
       "expected --framework megatron" },
+    /* torch.compile is a torchtitan setting, and its async TP needs it
+     * (parallelize_llama.py @9dec370) */
+    { "tp=8,pp=4,dp=2,torch-compile=true", "expected --framework torchtitan" },
+    { "tp=8,pp=4,dp=2,framework=torchtitan,tp-comm-overlap=true",
+      "async TP needs --torch-compile" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     assert_refused (t, m, cases[i].plan, cases[i].substring);

@@ -23,10 +23,9 @@ Each row runs as a user would type it:
       --no-fp8-params; TP rows --tp-comm-overlap for async TP, else
       --no-tp-comm-overlap; PP rows --schedule 1f1b|interleaved with the
       layers split as torchtitan's generate_split_points (@9dec370) splits
-      them, given as --pipeline-model-parallel-layout; --json -.
-  --framework torchtitan.  torch.compile has no sim flag: compiled and
-  eager rows run the same command (marked C); sim's kernels are fused as
-  Megatron-Core's, closer to compiled than to eager.
+      them, given as --pipeline-model-parallel-layout; --framework
+      torchtitan, --torch-compile for the rows that compiled (marked C),
+      else --no-torch-compile; --json -.
 --extra adds OPTIONS to every row (to try e.g. --attention-kernel cudnn);
 --commands prints each row's command.
 
@@ -116,6 +115,7 @@ def command(sim, r, layers):
     cmd = [sim, "--topology", topo] + size + ["--model", r["model"], "--tp", str(tp), "--pp", str(pp),
                                               "--cp", str(cp), "--dp", str(f), "--zero", "3", "--framework", "torchtitan"]
     flags = "C" if r["compile"] == "yes" else ""
+    cmd += ["--torch-compile" if r["compile"] == "yes" else "--no-torch-compile"]
     if pp > 1:
         if r["schedule"] not in SCHEDULE:
             return None, "pipeline schedule '%s' has no sim counterpart" % r["schedule"]
@@ -245,7 +245,7 @@ def main(argv):
                   ("float8", "float8 %s%s" % (r["float8"] or "none", " (sim blockwise)" if r["float8"] == "rowwise" else "")),
                   ("compile", "torch.compile %s" % r["compile"])):
             groups.setdefault(g, []).append(rid)
-    print("flags: C torch.compile (no sim flag: runs as the eager rows), R torchao rowwise float8 run as sim's "
+    print("flags: C torch.compile (--torch-compile), R torchao rowwise float8 run as sim's "
           "blockwise recipe,\n       K kept out of the summaries (see the end)")
     for kind, title in (("source", "per source"), ("table", "per table"), ("gpus", "per GPU type and count"),
                         ("float8", "per float8 recipe"), ("compile", "per torch.compile")):
