@@ -1110,13 +1110,33 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
   }
 }
 
+/* Whether the TP collectives of the compute of `span` run beside it:
+ * --tp-comm-overlap, which with torchtitan is async TP, Inductor's
+ * micro-pipelining of an all-gather into the matmul that reads it and of
+ * a matmul into the reduce-scatter of its output.  The forward's (and a
+ * recomputed forward's) collectives are each paired so; the backward's are
+ * not: the data gradient's reduce-scatter is not a pattern the pass fuses
+ * (pytorch/pytorch issue 149946) and the all-gathered output gradient
+ * feeds two matmuls, so torchtitan's backward waits for its collectives
+ * as without async TP.  Transformer Engine's userbuffers overlap both
+ * directions. */
+static gboolean
+tp_beside (const SimIterBuilder *b, guint32 span)
+{
+  if (b->plan->tp_comm_overlap <= 0)
+    return FALSE;
+  return b->plan->framework != SIM_FRAMEWORK_TORCHTITAN ||
+         g_array_index (b->spans, Span, span).kind != SIM_SPAN_BACKWARD;
+}
+
 /* compute of `seconds` on the pass's stream, slowed by `side_s` of other
- * collectives and, with --tp-comm-overlap, by its `tp_count` TP collectives */
+ * collectives and, where they run beside it (tp_beside), by its
+ * `tp_count` TP collectives */
 static SimActivityId
 pass_compute (SimIterBuilder *b, const PassCtx *pc, double seconds, double side_s, int tp_count,
               guint32 span)
 {
-  double comm_s = side_s + (b->plan->tp_comm_overlap > 0 ? tp_pred_s (b, pc->stage, tp_count) : 0);
+  double comm_s = side_s + (tp_beside (b, span) ? tp_pred_s (b, pc->stage, tp_count) : 0);
   double scale = b->stage_scale[pc->replica * b->plan->pp + pc->stage];
   return compute (b, pc->stream, slowed (b, seconds * scale, comm_s), span);
 }
@@ -1130,7 +1150,7 @@ compute_with_tp (SimIterBuilder *b, const PassCtx *pc, double seconds, double si
   SimActivityId a = pass_compute (b, pc, seconds, side_s, tp_count, span);
   SimActivityId y, join;
   dep (b, a, after);
-  y = tp_colls (b, pc->replica, pc->stage, tp_count, b->plan->tp_comm_overlap > 0 ? after : a,
+  y = tp_colls (b, pc->replica, pc->stage, tp_count, tp_beside (b, span) ? after : a,
                 pc->mb, pc->chunk);
   join = gate (b, pc->gspan);
   dep (b, join, y);
@@ -1359,7 +1379,7 @@ build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
   pass->compute_span = new_span (b, SIM_SPAN_FORWARD, pc->stage, pc->replica, pc->mb, pc->chunk);
   a = pass_compute (b, pc, t, pc->side_s + beside, tp_count, pass->compute_span);
   dep (b, a, pass->gate);
-  y = tp_colls (b, pc->replica, pc->stage, tp_count, b->plan->tp_comm_overlap > 0 ? pass->gate : a,
+  y = tp_colls (b, pc->replica, pc->stage, tp_count, tp_beside (b, pass->compute_span) ? pass->gate : a,
                 pc->mb, pc->chunk);
   cp_flows (b, pc->replica, pc->stage, pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
   dep (b, pass->end, y);

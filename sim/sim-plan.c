@@ -127,8 +127,9 @@ static const Option options[] = {
     "whose overlaps and kernels: Megatron-Core/NeMo, llm-foundry's PyTorch FSDP, or torchtitan "
     "(FSDP2, DTensor TP, SDPA; default megatron)" },
   { "tp-comm-overlap", NULL, KEY_TP_COMM_OVERLAP, ARG_BOOL, NULL,
-    "hide TP collectives behind the GEMMs, as Transformer Engine's userbuffers (default: "
-    "on with megatron and sequence parallelism)" },
+    "hide TP collectives behind the GEMMs, as Transformer Engine's userbuffers, or with "
+    "torchtitan its async TP, the forward's only (default: on with megatron and sequence "
+    "parallelism)" },
   { "torch-compile", NULL, KEY_TORCH_COMPILE, ARG_BOOL, NULL,
     "torchtitan: each transformer block compiled by torch.compile, whose Inductor kernels fuse "
     "the norms and the activation that eager PyTorch runs op by op (default off, as torchtitan)" },
