@@ -26,6 +26,7 @@ sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan)
   cfg->etp = (guint64) MAX (plan->etp, 1);
   cfg->graphs_dense = sim_plan_layer_graphs (plan, FALSE);
   cfg->graphs_moe = sim_plan_layer_graphs (plan, TRUE);
+  cfg->op_sac = sim_plan_op_sac (plan);
 }
 
 /* the bytes of `elements` of a linear layer's input as the layer saves it
@@ -238,6 +239,31 @@ layer_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *
     save (a, "cuda graph", "static input", rep (c, ACT * sbh));
 }
 
+/* What torchtitan's op-level checkpointing (sim_plan_op_sac) keeps of a
+ * dense block of standard attention: the block's input (the checkpoint's),
+ * the outputs of the odd matmuls in program order (wq, wv, w1, w2; BF16,
+ * under torchao's float8 too), SDPA's output and its
+ * log-sum-exp (fp32, one per query and head), and with tensor parallelism
+ * the two reduce-scatters' outputs.  w2's output under TP is the partial
+ * sum each rank reduce-scatters, the whole s x b x h. */
+static void
+op_sac_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c)
+{
+  guint64 s = c->seq / c->cp, b = c->micro_batch, h = m->hidden, sbh = s * b * h;
+  guint64 qw = m->heads * sim_model_head_dim (m), kw = sim_model_kv_dim (m);
+  save (a, "layer (checkpoint)", "input", rep (c, ACT * sbh));
+  save (a, "attention.wq", "output", shard (c, ACT * s * b * qw));
+  save (a, "attention.wv", "output", shard (c, ACT * s * b * kw));
+  save (a, "attention.core", "output", shard (c, ACT * s * b * qw));
+  save (a, "attention.core", "log-sum-exp (fp32)", shard (c, FP32 * s * b * m->heads));
+  if (c->tp > 1)
+    save (a, "attention.wo", "reduce-scatter output", rep (c, ACT * sbh));
+  save (a, "mlp.w1", "output", shard (c, ACT * s * b * m->ffn_hidden));
+  save (a, "mlp.w2", "output", ACT * sbh);
+  if (c->tp > 1)
+    save (a, "mlp.w2", "reduce-scatter output", rep (c, ACT * sbh));
+}
+
 static SimActivations *
 activations_layer (const SimModel *m, const SimActivationConfig *c, gboolean moe)
 {
@@ -256,6 +282,14 @@ activations_layer (const SimModel *m, const SimActivationConfig *c, gboolean moe
     /* the recomputed forward keeps everything again, briefly, one layer at a time */
     layer_tensors (whole, m, c, !c->flash, moe);
     a->transient_bytes = whole->saved_bytes;
+    return a;
+  }
+  if (c->op_sac && !moe) {
+    /* the recomputed block holds the rest again, one block at a time */
+    g_autoptr (SimActivations) whole = activations_new ();
+    op_sac_tensors (a, m, c);
+    layer_tensors (whole, m, c, FALSE, moe);
+    a->transient_bytes = whole->saved_bytes > a->saved_bytes ? whole->saved_bytes - a->saved_bytes : 0;
     return a;
   }
   layer_tensors (a, m, c, scores, moe);

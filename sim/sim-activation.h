@@ -124,6 +124,7 @@ typedef struct {
   guint64 etp;          /* expert tensor parallel (MoE layers) */
   guint recompute_modules; /* SimRecomputeModules under selective (0: core_attn) */
   int graphs_dense, graphs_moe; /* CUDA graphs a dense (MoE) layer replays (sim_plan_layer_graphs) */
+  gboolean op_sac;      /* torchtitan's op-level checkpointing (sim_plan_op_sac) */
 } SimActivationConfig;
 
 /* fills cfg from a resolved plan; never fails; any thread */

@@ -649,6 +649,40 @@ titan_rope (Acc *fwd, Acc *bwd, double n)
   k_mem (bwd, 6 * n);
 }
 
+/* torchtitan's op-level selective checkpointing of one block
+ * (sim_plan_op_sac): the policy counts the block's matmuls (aten.mm) in
+ * program order and keeps the output of each odd one, and what it keeps
+ * the backward does not run again.  Under torchao's float8 the policy
+ * sees the same aten.mm: Float8Linear calls torch.mm on its float8 tensor
+ * subclass (torchao/float8/float8_linear.py, matmul_with_hp_or_float8_args),
+ * which lowers it to _scaled_mm below the policy's dispatch mode.  Of the rest, eager
+ * PyTorch reruns every op of the block in order, while a compiled block's
+ * recomputation is what AOTAutograd's partitioner needs for the backward
+ * (PREFER_RECOMPUTE is a must-recompute there: torch/_functorch/
+ * partitioners.py, must_recompute), which leaves out a matmul whose output
+ * no backward reads: the output projection's under tensor parallelism (its
+ * reduce-scatter's output is kept) and the down projection's. */
+typedef struct {
+  gboolean on;       /* sim_plan_op_sac */
+  gboolean eager;    /* the block is not compiled */
+  int count;         /* matmuls of the block so far */
+  Acc gemm;          /* the forward work of the block's linears */
+} OpSac;
+
+/* one of torchtitan's linears, (m x k).(k x n); needed: whether the
+ * backward reads its output (OpSac) */
+static void
+titan_linear (const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, OpSac *sac, double m, double n,
+              double k, gboolean needed)
+{
+  Acc mark = *fwd;
+  k_base_linear (p, fwd, bwd, m, n, k);
+  again (&sac->gemm, fwd, &mark);
+  sac->count++;
+  if (sac->on && sac->count % 2 == 0 && (sac->eager || needed))
+    again (rec, fwd, &mark);
+}
+
 /* The kernels Megatron-Core with Transformer Engine launches for one layer
  * (megatron/core/transformer/transformer_layer.py: input norm, attention,
  * bias-dropout-add, pre-MLP norm, MLP, bias-dropout-add), per TP rank and
@@ -684,7 +718,8 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
    * keys' copies (titan_rope, repeat_kv below) */
   gboolean titan = p->framework == SIM_FRAMEWORK_TORCHTITAN;
   gboolean eager = titan && p->torch_compile <= 0;
-  Acc mark;
+  OpSac sac = { .on = sim_plan_op_sac (p), .eager = eager, .gemm = { .g = fwd->g } };
+  Acc mark, begin = *fwd;
 #define TAG(name) tag (name, fwd, bwd, core_fwd, core_bwd, rec)
 
   for (int i = 0; i < 2; i++) {
@@ -725,6 +760,17 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
      * H(n + r) + H(n + v) (qd + 2 kvd) */
     qd = heads * dv;
     kvd = heads * (2.0 * (double) m->mla.qk_nope_head_dim + (double) m->mla.qk_rope_head_dim) / 2;
+  } else if (titan) {
+    /* torchtitan's attention: wq, wk, wv and wo, a linear each
+     * (models/llama/model.py @9dec370, Attention) */
+    TAG ("wq");
+    titan_linear (p, fwd, bwd, rec, &sac, T, qd / t, h, TRUE);
+    TAG ("wk");
+    titan_linear (p, fwd, bwd, rec, &sac, T, kvd / t, h, TRUE);
+    TAG ("wv");
+    titan_linear (p, fwd, bwd, rec, &sac, T, kvd / t, h, TRUE);
+    TAG ("wo");
+    titan_linear (p, fwd, bwd, rec, &sac, T, h, qd / t, t == 1);
   } else {
     TAG ("qkv");
     k_base_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
@@ -734,10 +780,23 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       lora_adapters (m, p, fwd, bwd, T, SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V | SIM_LORA_O);
   }
   mark = *fwd;
-  TAG ("fc1");
-  k_base_linear (p, fwd, bwd, T, up_n, h);
-  TAG ("fc2");
-  k_base_linear (p, fwd, bwd, T, h, f / t);
+  if (titan && f > 0) {
+    /* its feed-forward: w1 and w3 (the gate and up of SwiGLU), then w2
+     * (FeedForward); a GELU MLP's one up projection in w1's place */
+    TAG ("w1");
+    titan_linear (p, fwd, bwd, rec, &sac, T, f / t, h, TRUE);
+    if (m->mlp == SIM_MLP_SWIGLU) {
+      TAG ("w3");
+      titan_linear (p, fwd, bwd, rec, &sac, T, f / t, h, TRUE);
+    }
+    TAG ("w2");
+    titan_linear (p, fwd, bwd, rec, &sac, T, h, f / t, FALSE);
+  } else {
+    TAG ("fc1");
+    k_base_linear (p, fwd, bwd, T, up_n, h);
+    TAG ("fc2");
+    k_base_linear (p, fwd, bwd, T, h, f / t);
+  }
   if (frozen (p) && f > 0)
     lora_adapters (m, p, fwd, bwd, T, SIM_LORA_GATE | SIM_LORA_UP | SIM_LORA_DOWN);
   if (mlp_again)
@@ -920,6 +979,14 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
         k_mem (core_bwd, 5 * scores);
       }
     }
+  }
+  if (sac.on) {
+    /* op-level checkpointing runs every forward kernel of the block but
+     * its linears again (titan_linear charged those it reruns), and not
+     * SDPA, whose output it keeps */
+    rec->s += fwd->s - begin.s - sac.gemm.s;
+    rec->flop += fwd->flop - begin.flop - sac.gemm.flop;
+    rec->kernels += fwd->kernels - begin.kernels - sac.gemm.kernels;
   }
 #undef TAG
 }
@@ -1137,7 +1204,8 @@ layer_times (const SimPlan *p, const Acc *fwd, const Acc *bwd, const Acc *core_f
      * kernels layer_kernels and moe_kernels charged to rec */
     {
       Acc r = *rec;
-      if ((p->recompute_modules & SIM_RECOMPUTE_CORE_ATTN) || p->recompute_modules == 0)
+      if (!sim_plan_op_sac (p) &&
+          ((p->recompute_modules & SIM_RECOMPUTE_CORE_ATTN) || p->recompute_modules == 0))
         r.s += core_fwd->s, r.kernels += core_fwd->kernels, r.flop += core_fwd->flop;
       *rec_s = wall (&r);
       *rec_flop = r.flop;
@@ -1259,6 +1327,11 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
                &c->layer_recompute_flop, c->gpu_s, c->host_s);
   c->layer_recompute_module_flop = rec.flop;
   c->recompute_tp_colls = recomputes (p, SIM_RECOMPUTE_MLP) ? mlp_colls : 0;
+  /* torchtitan's op-level checkpointing gathers the attention's and the
+   * MLP's inputs again (an all-gather's output is not kept; the
+   * reduce-scatters' are) */
+  if (sim_plan_op_sac (p))
+    c->recompute_tp_colls = p->tp > 1 ? 2 : 0;
   if (sim_model_is_moe (m)) {
     Acc mf = { .g = g, .log = log, .pass = "forward" },
         mb = { .g = g, .log = log, .pass = "backward" };

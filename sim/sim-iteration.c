@@ -2393,7 +2393,7 @@ throughput (SimIteration *it, const SimModel *model, const SimPlan *plan, const 
      * layer and micro-batch on each of a stage's tp x cp x dp GPUs */
     if (plan->recompute_modules & SIM_RECOMPUTE_CORE_ATTN)
       it->hardware_flop += sim_cost_attention_core_flop (model, plan);
-    if (plan->recompute_modules & ~(guint) SIM_RECOMPUTE_CORE_ATTN) {
+    if ((plan->recompute_modules & ~(guint) SIM_RECOMPUTE_CORE_ATTN) || sim_plan_op_sac (plan)) {
       SimLayerCost c;
       gboolean mtp_moe = sim_model_layer_is_moe (model, model->layers);
       double moe_layers = (double) sim_model_moe_layers (model) + (mtp_moe ? mtp : 0);

@@ -769,7 +769,11 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
                   "smaller micro-batches, same global batch by accumulation", mb1);
     if (!plan->flash_attention)
       try_remedy (&r, topo, model, plan, mem, "--flash-attention", "never store the s*s scores", flash_on);
-    if (plan->recompute == SIM_RECOMPUTE_NONE && !plan->flash_attention)
+    if (plan->recompute == SIM_RECOMPUTE_NONE && plan->framework == SIM_FRAMEWORK_TORCHTITAN)
+      try_remedy (&r, topo, model, plan, mem, "--recompute selective",
+                  "torchtitan's op-level checkpointing: keep every other matmul's output and SDPA's",
+                  sel);
+    else if (plan->recompute == SIM_RECOMPUTE_NONE && !plan->flash_attention)
       try_remedy (&r, topo, model, plan, mem, "--recompute selective", "recompute the attention core", sel);
     if (plan->recompute != SIM_RECOMPUTE_FULL && (mla || experts)) {
       guint want = sim_plan_cheap_recompute_modules (model);

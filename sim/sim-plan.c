@@ -1320,6 +1320,23 @@ resolve_recompute_modules (SimPlan *plan, const SimModel *model, GError **error)
     plan->recompute = SIM_RECOMPUTE_SELECTIVE;
     note_default (plan, "--recompute selective (--recompute-modules given)");
   }
+  if (sim_plan_op_sac (plan)) {
+    /* torchtitan's selective recomputation is its op-level policy
+     * (sim_plan_op_sac), modelled on a dense layer of standard attention */
+    const char *why = plan->recompute_modules != 0
+                          ? "--recompute-modules: Megatron-Core's modules, not torchtitan's; its "
+                            "selective recomputation is an op-level policy"
+                      : moe || mla ? "--recompute selective: torchtitan's op-level policy is modelled "
+                                     "on dense layers of standard attention"
+                                   : NULL;
+    if (why != NULL) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "%s (--framework torchtitan)", why);
+      return FALSE;
+    }
+    note_default (plan, "--recompute selective: torchtitan's op-level policy (matmul outputs but "
+                        "every second, SDPA's and the reduce-scatters' kept)");
+    return TRUE;
+  }
   if (plan->recompute != SIM_RECOMPUTE_SELECTIVE) {
     if (plan->recompute_modules != 0) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
@@ -1951,6 +1968,12 @@ resolve_cpu_offload (SimPlan *plan, const SimTopology *topo, const SimModel *mod
     return FALSE;
   }
   return TRUE;
+}
+
+gboolean
+sim_plan_op_sac (const SimPlan *plan)
+{
+  return plan->framework == SIM_FRAMEWORK_TORCHTITAN && plan->recompute == SIM_RECOMPUTE_SELECTIVE;
 }
 
 gboolean

@@ -371,6 +371,14 @@ char *sim_cuda_graph_scope_string (guint scope, const char *sep);
  * (the pre-MLP norm between them with them), and moe_preprocess continues
  * the router's graph.  Pure; any thread. */
 int sim_plan_layer_graphs (const SimPlan *p, gboolean moe_layer);
+
+/* torchtitan's op-level selective activation checkpointing
+ * (--framework torchtitan --recompute selective; parallelisms/
+ * parallelize_llama.py @9dec370, _apply_ac_to_transformer_block with
+ * selective_ac_option 'op'): each block's forward keeps the outputs of its
+ * matmuls (aten.mm) but every second one in program order, of SDPA and of
+ * the reduce-scatters, and runs the rest again before its backward */
+gboolean sim_plan_op_sac (const SimPlan *p);
 const char *sim_recipe_name (SimRecipe r);
 /* "off", "hybrid" or "e4m3"; static; any thread */
 const char *sim_fp8_name (SimFp8 f);

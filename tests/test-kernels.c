@@ -150,11 +150,19 @@ tag_bytes (const GArray *k, const char *pass, const char *name, double *bytes)
  *     kernels (cast, complex product, cast, for q and for k)
  *   repeat_kv, both: keys and values each read 8192 x 1024 and write
  *     8192 x 4096 BF16: 2 x 2 x 8192 x 5120 = 167,772,160 bytes, 2 kernels
- * Kernel counts: forward eager 16 (norms) + 2 (residual adds) + 4 GEMMs +
- * 2 (SwiGLU) + 6 (rotary) + 2 (repeat_kv) + 1 (attention) = 33, compiled
- * 2 + 2 + 4 + 1 + 6 + 2 + 1 = 18; backward eager 28 + 2 + 8 + 3 + 6 + 2
- * + 2 (attention and its dO.O) = 51, compiled 4 + 2 + 8 + 1 + 6 + 2 + 2 =
- * 25. */
+ * Kernel counts, the seven linears (wq, wk, wv, wo, w1, w3, w2) each its
+ * own GEMM: forward eager 16 (norms) + 2 (residual adds) + 7 GEMMs + 2
+ * (SwiGLU) + 6 (rotary) + 2 (repeat_kv) + 1 (attention) = 36, compiled 2
+ * + 2 + 7 + 1 + 6 + 2 + 1 = 21; backward eager 28 + 2 + 14 + 3 + 6 + 2 +
+ * 2 (attention and its dO.O) = 57, compiled 4 + 2 + 14 + 1 + 6 + 2 + 2 =
+ * 31.
+ * Op-level checkpointing (--recompute selective) reruns the even matmuls
+ * the backward needs: wk (8192 x 1024 x 4096), wo (8192 x 4096 x 4096,
+ * whose output the residual add needs at tp 1) and w3 (8192 x 14336 x
+ * 4096): 2 x 8192 x 4096 x (1024 + 4096 + 14336) = 1,305,670,057,984
+ * FLOP; at tp 8 a compiled block leaves wo out (its reduce-scatter's
+ * output is kept): 2 x 8192 x 4096 x (1024 + 14336) / 8 =
+ * 128,849,018,880, and an eager one reruns it: 163,208,757,248. */
 static void
 test_torchtitan (void)
 {
@@ -200,15 +208,32 @@ test_torchtitan (void)
     g_assert_cmpfloat (bytes, ==, 167772160.0);
     g_assert_cmpint (n.n, ==, 2);
   }
-  g_assert_cmpint (pass_sum (ke, "forward").n, ==, 33);
-  g_assert_cmpint (pass_sum (kc, "forward").n, ==, 18);
-  g_assert_cmpint (pass_sum (ke, "backward").n, ==, 51);
-  g_assert_cmpint (pass_sum (kc, "backward").n, ==, 25);
+  g_assert_cmpint (pass_sum (ke, "forward").n, ==, 36);
+  g_assert_cmpint (pass_sum (kc, "forward").n, ==, 21);
+  g_assert_cmpint (pass_sum (ke, "backward").n, ==, 57);
+  g_assert_cmpint (pass_sum (kc, "backward").n, ==, 31);
   /* the list is still what the layer is charged */
   sim_cost_layer (m, pe, g, &ce);
   sim_cost_layer (m, pc, g, &cc);
   g_assert_cmpfloat_with_epsilon (pass_sum (ke, "forward").s, ce.gpu_s[0], 1e-12);
   g_assert_cmpfloat_with_epsilon (pass_sum (kc, "backward").s, cc.gpu_s[1], 1e-12);
+  {
+    const char *plans[] = {
+      "tp=1,pp=1,dp=8,mb=1,framework=torchtitan,torch-compile=true,recompute=selective",
+      "tp=8,pp=1,dp=1,mb=1,framework=torchtitan,torch-compile=true,recompute=selective",
+      "tp=8,pp=1,dp=1,mb=1,framework=torchtitan,recompute=selective",
+    };
+    const double want[] = { 1305670057984.0, 128849018880.0, 163208757248.0 };
+    for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
+      g_autoptr (SimPlan) p = test_resolve_plan (t, m, plans[i]);
+      SimLayerCost c;
+      g_assert_true (sim_plan_op_sac (p));
+      sim_cost_layer (m, p, g, &c);
+      g_assert_cmpfloat (c.layer_recompute_flop, ==, want[i]);
+      /* the two all-gathers of the attention's and the MLP's inputs */
+      g_assert_cmpint (c.recompute_tp_colls, ==, p->tp > 1 ? 2 : 0);
+    }
+  }
 }
 
 /* Mixtral 8x7B lists its mixture-of-experts layer: the kernels sum to the

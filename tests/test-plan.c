@@ -142,6 +142,9 @@ test_errors (void)
     { "tp=8,pp=4,dp=2,torch-compile=true", "expected --framework torchtitan" },
     { "tp=8,pp=4,dp=2,framework=torchtitan,tp-comm-overlap=true",
       "async TP needs --torch-compile" },
+    /* torchtitan's selective recomputation is its op-level policy */
+    { "tp=8,pp=4,dp=2,framework=torchtitan,recompute=selective,recompute-modules=mlp",
+      "Megatron-Core's modules, not torchtitan's" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     assert_refused (t, m, cases[i].plan, cases[i].substring);
