@@ -667,15 +667,38 @@ hf_from_text (const char *path, const char *text, GError **error)
     }
   if (!hf_moe (doc, path, f, m, error))
     return NULL;
-  /* sliding_window counts only when on (Qwen writes use_sliding_window false) */
-  if (window != 0 && window_on && window < max_pos)
+  /* The training length.  A config whose RoPE scaling extends the
+   * context gives the length the model was pre-trained at as
+   * rope_scaling.original_max_position_embeddings (Llama 3.1: 8192 under
+   * its 131072; DeepSeek-V3: 4096 under 163840, the 4K of its report's
+   * pre-training, arXiv:2412.19437 section 4.2), which sim takes; else
+   * max_position_embeddings.  sliding_window counts only when on (Qwen
+   * writes use_sliding_window false). */
+  {
+    const SimJsonValue *rs = sim_json_get (doc, "rope_scaling");
+    guint64 orig = 0;
+    m->seq_len = max_pos;
+    m->seq_len_from = "max_position_embeddings";
+    if (rs != NULL && rs->type == SIM_JOBJECT) {
+      if (!hf_uint (rs, path, "original_max_position_embeddings", FALSE, 1, MAX_SEQ, &orig, error))
+        return NULL;
+      if (orig != 0 && orig < max_pos) {
+        m->seq_len = orig;
+        m->seq_len_from = "rope_scaling.original_max_position_embeddings";
+      }
+    }
+  }
+  if (window != 0 && window_on && window < m->seq_len)
     m->attention_window = window;
-  m->seq_len = m->attention_window != 0 ? m->attention_window : max_pos;
+  if (m->attention_window != 0) {
+    m->seq_len = m->attention_window;
+    m->seq_len_from = "sliding_window";
+  }
   if (!counts_fit (m))
     return hf_fail (error, path, doc->line, "expected a model of fewer than 2^63 parameters"), NULL;
   m->description = g_strdup_printf (
     "%s from a Hugging Face config.json; seq-len %" G_GUINT64_FORMAT " from %s", f->architecture,
-    m->seq_len, m->attention_window != 0 ? "sliding_window" : "max_position_embeddings");
+    m->seq_len, m->seq_len_from);
   return g_steal_pointer (&m);
 }
 

@@ -99,6 +99,9 @@ typedef struct {
   guint64 ffn_hidden;
   guint64 vocab;
   guint64 seq_len;
+  /* where a Hugging Face config's seq_len came from (a static string: the
+   * field read, or the sliding window), NULL for a model file's own */
+  const char *seq_len_from;
   SimMlp mlp;
   SimNorm norm;
   SimPosition position;

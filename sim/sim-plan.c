@@ -961,8 +961,14 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
 {
   guint64 mbdp = 0;
 
-  if (plan->seq_len == 0)
-    plan->seq_len = model->seq_len; /* the model's own length is not a guess: not listed */
+  if (plan->seq_len == 0) {
+    /* a model file's own length is not a guess: not listed; a Hugging
+     * Face config's is read from a field that may not be the run's */
+    plan->seq_len = model->seq_len;
+    if (model->seq_len_from != NULL)
+      note_default (plan, "--seq-len %" G_GUINT64_FORMAT " (the config's %s; give the training run's)",
+                    plan->seq_len, model->seq_len_from);
+  }
   if (model->attention_window > 0 && plan->seq_len > model->attention_window) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "--seq-len %" G_GUINT64_FORMAT " is longer than the %" G_GUINT64_FORMAT

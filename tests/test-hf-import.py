@@ -31,6 +31,7 @@ checks = cli.Checks()
 # (fixture, published parameter count, where it is published)
 PUBLISHED = [
     ("llama3-8b.json", 8_030_261_248, "models/llama3-8b.xml, tests/test-model.c"),
+    ("llama3.1-8b.json", 8_030_261_248, "Llama-3-8B's architecture, tests/data/hf/README.md"),
     ("mistral-7b-v0.1.json", 7_241_732_096, "Hugging Face model page, 7.24B"),
     ("qwen2.5-7b.json", 7_610_000_000, "Qwen2.5-7B model card, 7.61B"),
     ("qwen3-8b.json", 8_200_000_000, "Qwen3-8B model card, 8.2B"),
@@ -70,7 +71,8 @@ if from_xml is not None and from_hf is not None:
     del from_xml["name"], from_hf["name"]
 checks.check("llama3-8b: config.json and models/llama3-8b.xml give the same model", from_hf, from_xml)
 
-# the seq-len is max_position_embeddings, or the sliding window when one is on
+# the seq-len is max_position_embeddings (the pre-training length under RoPE
+# scaling), or the sliding window when one is on
 # Gemma 2 9B's model FLOPs follow its query width, heads x head_dim = 16 x
 # 256 = 4096, not hidden 3584: per token forward 2 (h (qd + 2 kvd) + qd h +
 # 3 h f) L + 4 S qd L + 2 h V with h 3584, qd 4096, kvd 8 x 256 = 2048, f
@@ -93,6 +95,17 @@ checks.check("mistral-7b-v0.1: seq-len is the 4096-token sliding window",
 _, m = model_of("--model", os.path.join(hf, "qwen2.5-7b.json"))
 checks.check("qwen2.5-7b: use_sliding_window false, seq-len is max_position_embeddings",
              m["seq_len"] if m else None, 131072)
+# Llama 3.1 extends its context by RoPE scaling: max_position_embeddings
+# 131072, pre-trained at rope_scaling.original_max_position_embeddings 8192,
+# which sim takes and lists under Defaults (a guess the user should see)
+r = cli.run(sim, "--topology", "dgx8x4", "--memory-only", "--model", os.path.join(hf, "llama3.1-8b.json"))
+checks.check("llama3.1-8b: seq-len is rope_scaling.original_max_position_embeddings, 8192",
+             "seq 8192," in r.stdout, True)
+checks.check("llama3.1-8b: the seq-len is listed under Defaults with its field",
+             "--seq-len 8192 (the config's rope_scaling.original_max_position_embeddings" in r.stdout, True)
+_, m = model_of("--model", os.path.join(hf, "deepseek-v3.json"))
+checks.check("deepseek-v3: seq-len is its YaRN original_max_position_embeddings, 4096",
+             m["seq_len"] if m else None, 4096)
 r = cli.run(sim, "--topology", "dgx8x4", "--memory-only", "--model", os.path.join(hf, "llama3-8b.json"),
             "--seq-len", "4096")
 checks.check("--seq-len 4096 overrides max_position_embeddings 8192 (the plan line)",
