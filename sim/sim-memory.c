@@ -571,6 +571,7 @@ static void cp2_pp (SimPlan *p) { p->cp *= 2; p->pp /= 2; }
 static void mb1 (SimPlan *p) { p->micro_batch = 1; }
 static void one_f1b (SimPlan *p) { p->schedule = SIM_SCHEDULE_1F1B; p->schedule_given = TRUE; }
 static void sel (SimPlan *p) { p->recompute = SIM_RECOMPUTE_SELECTIVE; }
+static void half_seq (SimPlan *p) { p->seq_len /= 2; }
 static void full (SimPlan *p) { p->recompute = SIM_RECOMPUTE_FULL; p->recompute_modules = 0; }
 /* selective recomputation of sim_plan_cheap_recompute_modules' set for a
  * model with latent attention and MoE layers, one of them, or the other
@@ -639,7 +640,7 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
                         change != tp2_pp && change != cp2_pp && change != lora && change != qlora &&
                         change != sel && change != fine_mla_moe && change != fine_moe &&
                         change != fine_mla && change != zero1 && change != zero2 &&
-                        change != bf16_states;
+                        change != bf16_states && change != half_seq;
   g_autoptr (SimPlan) p = sim_plan_copy (plan);
   g_autoptr (SimMemory) m = NULL;
   change (p);
@@ -764,6 +765,14 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
     if (plan->schedule == SIM_SCHEDULE_GPIPE)
       try_remedy (&r, topo, model, plan, mem, "--schedule 1f1b",
                   "hold at most p micro-batches, not all of them", one_f1b);
+    /* a Hugging Face config's length is read from a field that may not be
+     * the run's (SimModel.seq_len_from): a shorter one is the user's call */
+    if (model->seq_len_from != NULL && plan->seq_len % 2 == 0) {
+      g_autofree char *flag = g_strdup_printf ("--seq-len %" G_GUINT64_FORMAT, plan->seq_len / 2);
+      g_autofree char *why = g_strdup_printf ("half the sequence, which is the config's %s",
+                                              model->seq_len_from);
+      try_remedy (&r, topo, model, plan, mem, flag, why, half_seq);
+    }
     if (plan->micro_batch > 1)
       try_remedy (&r, topo, model, plan, mem, "--micro-batch 1",
                   "smaller micro-batches, same global batch by accumulation", mb1);

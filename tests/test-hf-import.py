@@ -106,6 +106,14 @@ checks.check("llama3.1-8b: the seq-len is listed under Defaults with its field",
 _, m = model_of("--model", os.path.join(hf, "deepseek-v3.json"))
 checks.check("deepseek-v3: seq-len is its YaRN original_max_position_embeddings, 4096",
              m["seq_len"] if m else None, 4096)
+# a length read from a config may not be the run's: out of memory, the
+# remedies try half of it, naming the field (Qwen2.5-7B: 131072 from
+# max_position_embeddings, tp 4 on dgx8x4 does not fit)
+r = cli.run(sim, "--topology", "dgx8x4", "--model", os.path.join(hf, "qwen2.5-7b.json"), "--tp", "4",
+            "--dp", "16")
+checks.check("qwen2.5-7b out of memory: --seq-len 65536 offered as a remedy, with its field",
+             r.returncode == 1 and "--seq-len 65536" in r.stdout and "config's max_position_embeddings" in r.stdout,
+             True)
 r = cli.run(sim, "--topology", "dgx8x4", "--memory-only", "--model", os.path.join(hf, "llama3-8b.json"),
             "--seq-len", "4096")
 checks.check("--seq-len 4096 overrides max_position_embeddings 8192 (the plan line)",
