@@ -1066,8 +1066,14 @@ json_time (SimJson *j, const SimRun *run, const SimIteration *it, const SimTopol
   sim_json_double (j, "tokens_per_s", it->tokens_per_s);
   sim_json_double (j, "model_tflops_per_gpu", it->model_tflops_per_gpu);
   sim_json_double (j, "hardware_tflops_per_gpu", it->hardware_tflops_per_gpu);
-  sim_json_double (j, "mfu", it->mfu);
-  sim_json_double (j, "hfu", it->hfu);
+  /* a plan that cannot run has no MFU (the text report says so) */
+  if (run->memory->fits) {
+    sim_json_double (j, "mfu", it->mfu);
+    sim_json_double (j, "hfu", it->hfu);
+  } else {
+    sim_json_null (j, "mfu");
+    sim_json_null (j, "hfu");
+  }
   sim_json_double (j, "bubble_fraction", it->bubble_fraction);
   sim_json_begin_object (j, "exposed_comm_s");
   sim_json_double (j, "tp", it->exposed_tp_s);
@@ -1225,7 +1231,10 @@ sim_report_summary_json (SimJson *j, const SimRunSummary *r)
   sim_json_bool (j, "screened", r->screened);
   sim_json_double (j, "step_s", r->step_s);
   sim_json_double (j, "tokens_per_s", r->tokens_per_s);
-  sim_json_double (j, "mfu", r->mfu);
+  if (r->fits)
+    sim_json_double (j, "mfu", r->mfu);
+  else
+    sim_json_null (j, "mfu");
   sim_json_double (j, "bubble_fraction", r->bubble);
   sim_json_double (j, "compute_s", r->compute_s);
   sim_json_double (j, "exposed_tp_s", r->tp_s);

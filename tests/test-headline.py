@@ -116,6 +116,12 @@ with cli.tempdir() as tmp:
     r = cli.run(sim, *oom, "--memory-only", "--json", "-", cwd=tmp, timeout=60)
     check("exit 1 with --json -, the document still printed",
           (r.returncode, cli.json_of(r)["memory"]["fits"]), (1, False))
+    # the text says "no MFU is given for a plan that cannot run"; so does
+    # the JSON (issue 43 item 5): mfu and hfu null beside the step time
+    r = cli.run(sim, *oom, "--json", "-", cwd=tmp, timeout=60)
+    t = cli.json_of(r)["time"]
+    check("out of memory: time.mfu and time.hfu null, the step time given",
+          (t["mfu"], t["hfu"], t["step_s"] > 0), (None, None, True))
     path = os.path.join(tmp, "oom.json")
     r = cli.run(sim, *oom, "--memory-only", "--json", path, "--memory-chart",
                 os.path.join(tmp, "oom.png"), cwd=tmp, timeout=60)
