@@ -27,6 +27,7 @@ sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan)
   cfg->graphs_dense = sim_plan_layer_graphs (plan, FALSE);
   cfg->graphs_moe = sim_plan_layer_graphs (plan, TRUE);
   cfg->op_sac = sim_plan_op_sac (plan);
+  cfg->titan_loss = plan->framework == SIM_FRAMEWORK_TORCHTITAN;
 }
 
 /* the bytes of `elements` of a linear layer's input as the layer saves it
@@ -352,5 +353,12 @@ sim_activations_output (const SimModel *m, const SimActivationConfig *c)
   save (a, "output.gemm", "input (norm output)", rep (c, ACT * sb * m->hidden));
   /* vocabulary-parallel cross-entropy keeps the fp32 logits of its shard */
   save (a, "loss", "logits (fp32)", shard (c, FP32 * sb * m->vocab));
+  /* torchtitan's loss, cross_entropy (pred.flatten (0, 1).float (), ...)
+   * (torchtitan/train.py @9dec370, loss_fn), runs eagerly: while its
+   * log_softmax runs, the BF16 logits (pred, deleted after the loss) and
+   * their fp32 copy are live beside the fp32 output the backward keeps (the
+   * saved logits above); vocabulary-sharded under TP (loss_parallel) */
+  if (c->titan_loss)
+    a->transient_bytes = shard (c, (ACT + FP32) * sb * m->vocab);
   return a;
 }

@@ -125,6 +125,7 @@ typedef struct {
   guint recompute_modules; /* SimRecomputeModules under selective (0: core_attn) */
   int graphs_dense, graphs_moe; /* CUDA graphs a dense (MoE) layer replays (sim_plan_layer_graphs) */
   gboolean op_sac;      /* torchtitan's op-level checkpointing (sim_plan_op_sac) */
+  gboolean titan_loss;  /* torchtitan's eager cross-entropy (sim_activations_output) */
 } SimActivationConfig;
 
 /* fills cfg from a resolved plan; never fails; any thread */
@@ -140,7 +141,8 @@ SimActivations *sim_activations_layer (const SimModel *m, const SimActivationCon
 SimActivations *sim_activations_moe_layer (const SimModel *m, const SimActivationConfig *cfg);
 /* what the first stage keeps for the embedding (dropout mask) */
 SimActivations *sim_activations_embedding (const SimModel *m, const SimActivationConfig *cfg);
-/* what the last stage keeps for the final norm, output layer and loss */
+/* what the last stage keeps for the final norm, output layer and loss;
+ * transient_bytes: what the loss's forward holds beside it for a moment */
 SimActivations *sim_activations_output (const SimModel *m, const SimActivationConfig *cfg);
 /* one multi-token-prediction module beyond its transformer layer
  * (Megatron-Core's MultiTokenPredictionLayer): the inputs of its two norms

@@ -2262,6 +2262,13 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s,
              (last ? (gint64) out_act->saved_bytes : 0);
     if (sp->kind == SIM_SPAN_FORWARD) {
       mem_event (ev, sp->start, bytes);
+      /* the loss's moment (sim_activations_output): while the head's
+       * forward, the last of the pass, runs */
+      if (last && out_act->transient_bytes > 0) {
+        SimTime from = MAX (sp->start, sp->end - sim_time_from_s (b->cost.head_fwd_s));
+        mem_event (ev, from, (gint64) out_act->transient_bytes);
+        mem_event (ev, sp->end, -(gint64) out_act->transient_bytes);
+      }
     } else if (sp->kind == SIM_SPAN_BACKWARD) {
       mem_event (ev, sp->end, -bytes);
       if (transient > 0 && plan->recompute == SIM_RECOMPUTE_SELECTIVE) {

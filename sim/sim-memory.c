@@ -384,10 +384,12 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
                     (first && op->chunk == 0 ? l->emb_act->saved_bytes : 0) +
                     (last && op->chunk == v - 1 ? l->out_act->saved_bytes + l->mtp_act_bytes : 0);
     if (!op->backward) {
+      /* the loss's moment at the end of the last chunk's forward */
+      guint64 loss = last && op->chunk == v - 1 ? l->out_act->transient_bytes : 0;
       level += bytes;
       chunks++;
-      if (level > best) {
-        best = level;
+      if (level + loss > best) {
+        best = level + loss;
         best_chunks = chunks;
       }
     } else {

@@ -164,6 +164,28 @@ test_op_sac (void)
   g_assert_cmpuint (a->transient_bytes, >, 0);
 }
 
+/* torchtitan's eager loss holds, for a moment, the BF16 logits and their
+ * fp32 copy beside the fp32 output it keeps: (2 + 4) x 8192 x 128256 =
+ * 6,304,038,912 bytes for Llama-3-8B at 8192 tokens, over 8 under TP 8
+ * (loss_parallel): 788,004,864; Megatron's loss none */
+static void
+test_titan_loss (void)
+{
+  g_autoptr (SimModel) m = load ("llama3-8b.xml");
+  SimActivationConfig c = { 8192, 1, 1, 1, FALSE, TRUE, SIM_RECOMPUTE_NONE };
+  g_autoptr (SimActivations) mega = sim_activations_output (m, &c);
+  g_autoptr (SimActivations) titan = NULL;
+  g_autoptr (SimActivations) tp8 = NULL;
+  g_assert_cmpuint (mega->transient_bytes, ==, 0);
+  c.titan_loss = TRUE;
+  titan = sim_activations_output (m, &c);
+  g_assert_cmpuint (titan->transient_bytes, ==, 6304038912);
+  g_assert_cmpuint (titan->saved_bytes, ==, mega->saved_bytes);
+  c.tp = 8;
+  tp8 = sim_activations_output (m, &c);
+  g_assert_cmpuint (tp8->transient_bytes, ==, 788004864);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -175,5 +197,6 @@ main (int argc, char **argv)
   g_test_add_func ("/activation/output", test_output);
   g_test_add_func ("/activation/fp8", test_fp8);
   g_test_add_func ("/activation/op-sac", test_op_sac);
+  g_test_add_func ("/activation/titan-loss", test_titan_loss);
   return g_test_run ();
 }

@@ -171,8 +171,12 @@ test_empty_edge_chunks (void)
 static void
 test_timeline_matches_ledger (void)
 {
+  /* the torchtitan plans add the loss's moment on the last stage
+   * (sim_activations_output) and op-level checkpointing's working set */
   const char *plans[] = { "tp=8,pp=4,dp=2,gb=64", "tp=8,pp=4,dp=2,gb=64,schedule=interleaved,v=2",
-                          "tp=8,pp=4,dp=2,gb=32,schedule=gpipe,mb=1" };
+                          "tp=8,pp=4,dp=2,gb=32,schedule=gpipe,mb=1",
+                          "tp=8,pp=4,dp=2,gb=64,framework=torchtitan",
+                          "tp=8,pp=4,dp=2,gb=64,framework=torchtitan,recompute=selective" };
   for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
     g_autoptr (GError) error = NULL;
     g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
