@@ -354,7 +354,7 @@ sim_activations_output (const SimModel *m, const SimActivationConfig *c)
   /* vocabulary-parallel cross-entropy keeps the fp32 logits of its shard */
   save (a, "loss", "logits (fp32)", shard (c, FP32 * sb * m->vocab));
   /* torchtitan's loss, cross_entropy (pred.flatten (0, 1).float (), ...)
-   * (torchtitan/train.py @9dec370, loss_fn), runs eagerly: while its
+   * (train.py @9dec370, loss_fn, left uncompiled there), runs eagerly: while its
    * log_softmax runs, the BF16 logits (pred, deleted after the loss) and
    * their fp32 copy are live beside the fp32 output the backward keeps (the
    * saved logits above); vocabulary-sharded under TP (loss_parallel) */
