@@ -1475,7 +1475,14 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
                 T * h;
   /* Megatron sends 1/t of the activation from each TP rank (scatter-gather) */
   c->pp_bytes = 2.0 * T * h / t;
-  c->cp_kv_bytes = 2.0 * 2.0 * T * kvd / t;
+  /* K and V around the CP ring; torchtitan repeats grouped keys and values
+   * to every query head before SDPA (repeat_kv, layer_kernels), so its ring
+   * carries the query heads' width */
+  c->cp_kv_bytes = 2.0 * 2.0 * T *
+                   (p->framework == SIM_FRAMEWORK_TORCHTITAN && m->mla.kv_lora_rank == 0
+                        ? (double) m->heads * (double) sim_model_head_dim (m)
+                        : kvd) /
+                   t;
 
   /* CPU offloading (pp 1, so the one chunk holds every layer): the waits
    * for copies longer than their window of compute (sim_memory_offload);

@@ -234,6 +234,19 @@ test_torchtitan (void)
       g_assert_cmpint (c.recompute_tp_colls, ==, p->tp > 1 ? 2 : 0);
     }
   }
+  /* context parallel 2: 4096 tokens a GPU; torchtitan's ring carries K and
+   * V repeated to the 32 query heads, 2 x 2 x 4096 x 4096 = 67,108,864
+   * bytes a layer, Megatron's the 8 KV heads, 2 x 2 x 4096 x 1024 =
+   * 16,777,216 */
+  {
+    g_autoptr (SimPlan) pt = test_resolve_plan (t, m, "tp=1,pp=1,dp=4,cp=2,mb=1,framework=torchtitan");
+    g_autoptr (SimPlan) pm = test_resolve_plan (t, m, "tp=1,pp=1,dp=4,cp=2,mb=1");
+    SimLayerCost c;
+    sim_cost_layer (m, pt, g, &c);
+    g_assert_cmpfloat (c.cp_kv_bytes, ==, 67108864.0);
+    sim_cost_layer (m, pm, g, &c);
+    g_assert_cmpfloat (c.cp_kv_bytes, ==, 16777216.0);
+  }
 }
 
 /* Mixtral 8x7B lists its mixture-of-experts layer: the kernels sum to the
