@@ -342,6 +342,51 @@ test_memory_zoom (void)
   cairo_surface_destroy (s);
 }
 
+/* the rows of the memory chart's right margin (where the capacity lines'
+ * labels go, past the panels' right edge) that hold any ink, counted as
+ * runs of consecutive rows */
+static int
+right_margin_runs (const Run *r, const int *stages, int n)
+{
+  SimRun run = { .topo = r->t, .model = r->m, .plan = r->p, .memory = r->mem, .time = r->it };
+  VizInput in = { &run, (int *) stages, n };
+  double w = 1000, h = viz_memory_height_for (&in, n, w);
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
+  cairo_t *cr = cairo_create (s);
+  int runs = 0;
+  gboolean inked = FALSE;
+  viz_memory_draw (cr, w, h, &in);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  for (int y = 0; y < (int) h; y++) {
+    gboolean any = FALSE;
+    for (int x = (int) (w - 210 + 4); x < (int) w && !any; x++) {
+      double c[3];
+      pixel (s, x, y, c);
+      any = c[0] + c[1] + c[2] < 2.9;
+    }
+    runs += any && !inked;
+    inked = any;
+  }
+  cairo_surface_destroy (s);
+  return runs;
+}
+
+/* The capacity lines are the same GPU's on every stage: their labels
+ * ("driver-visible ...", "usable ...") are written once, on the first
+ * panel of the whole step and on the first of the zoomed windows, so a
+ * chart of two stages has as much text in its right margin as a chart of
+ * one (it had twice as much when every panel repeated them). */
+static void
+test_memory_labels_once (void)
+{
+  g_auto (Run) r = { 0 };
+  run_ideal (&r, "tp=2,pp=4,dp=1,gb=128,schedule=1f1b");
+  g_assert_cmpint (right_margin_runs (&r, (int[]) { 0 }, 1), >, 0);
+  g_assert_cmpint (right_margin_runs (&r, (int[]) { 0, 3 }, 2), ==,
+                   right_margin_runs (&r, (int[]) { 0 }, 1));
+}
+
 /* the Pareto front of a sweep, by hand.  In memory order, the rows that
  * fit and have a time are
  *   3 (30 GB, 12 s): the smallest, on the front;
@@ -398,6 +443,7 @@ main (int argc, char **argv)
   g_test_add_func ("/viz/gantt-lane-labels", test_gantt_lane_labels);
   g_test_add_func ("/viz/gantt-zero3-wait", test_gantt_zero3_wait);
   g_test_add_func ("/viz/memory-zoom", test_memory_zoom);
+  g_test_add_func ("/viz/memory-labels-once", test_memory_labels_once);
   g_test_add_func ("/viz/sweep-pareto", test_sweep_pareto);
   return g_test_run ();
 }

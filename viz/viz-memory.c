@@ -279,9 +279,11 @@ draw_y_axis (cairo_t *cr, const Panel *p)
   cairo_restore (cr);
 }
 
-/* one stage's memory over the step */
+/* one stage's memory over the step; the capacity lines' labels on the
+ * first panel only (every stage has the same GPU) */
 static void
-draw_panel (cairo_t *cr, const Panel *p, const SimMemory *mem, const SimIteration *it, int s)
+draw_panel (cairo_t *cr, const Panel *p, const SimMemory *mem, const SimIteration *it, int s,
+            gboolean labels)
 {
   const SimStageTime *st = it != NULL ? &g_array_index (it->stages, SimStageTime, s) : NULL;
   const SimStageMemory *sm = &g_array_index (mem->stages, SimStageMemory, s);
@@ -291,7 +293,7 @@ draw_panel (cairo_t *cr, const Panel *p, const SimMemory *mem, const SimIteratio
 
   /* activations over time */
   draw_activations (cr, p, st, sm, base, &peak_t, &peak_v);
-  draw_capacity_lines (cr, p, mem, TRUE);
+  draw_capacity_lines (cr, p, mem, labels);
   draw_peak_marker (cr, p, peak_t, peak_v);
   draw_y_axis (cr, p);
   viz_font (cr, 13, TRUE);
@@ -300,11 +302,11 @@ draw_panel (cairo_t *cr, const Panel *p, const SimMemory *mem, const SimIteratio
 }
 
 /* one stage's memory in a zoomed window: the left one carries the y axis
- * and the stage's name, the right one the capacity labels; no peak marker
- * (the whole step above has it) */
+ * and the stage's name, the right one of the first stage the capacity
+ * labels; no peak marker (the whole step above has it) */
 static void
 draw_zoom_panel (cairo_t *cr, const Panel *p, const SimMemory *mem, const SimIteration *it, int s,
-                 gboolean left)
+                 gboolean left, gboolean first)
 {
   const SimStageTime *st = &g_array_index (it->stages, SimStageTime, s);
   const SimStageMemory *sm = &g_array_index (mem->stages, SimStageMemory, s);
@@ -316,7 +318,7 @@ draw_zoom_panel (cairo_t *cr, const Panel *p, const SimMemory *mem, const SimIte
   base = draw_static_stack (cr, p, mem, s);
   draw_activations (cr, p, st, sm, base, &peak_t, &peak_v);
   cairo_restore (cr);
-  draw_capacity_lines (cr, p, mem, !left);
+  draw_capacity_lines (cr, p, mem, !left && first);
   if (left) {
     g_autofree char *lab = g_strdup_printf ("stage %d%s", s, s == mem->peak_stage ? " (peak)" : "");
     draw_y_axis (cr, p);
@@ -521,7 +523,7 @@ viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
   for (guint pi = 0; pi < panels->len; pi++) {
     p.top = TOP + pi * (PANEL_H + GAP);
     p.bottom = p.top + PANEL_H;
-    draw_panel (cr, &p, mem, it, g_array_index (panels, int, pi));
+    draw_panel (cr, &p, mem, it, g_array_index (panels, int, pi), pi == 0);
   }
   draw_time_axis (cr, p.left, p.right, TOP + panels->len * PANEL_H + (panels->len - 1) * GAP, 0,
                   p.t_end, 10);
@@ -547,8 +549,8 @@ viz_memory_draw (cairo_t *cr, double width, double height, const VizInput *in)
     for (guint pi = 0; pi < panels->len; pi++) {
       zl.top = zr.top = top + pi * (ZOOM_H + GAP);
       zl.bottom = zr.bottom = zl.top + ZOOM_H;
-      draw_zoom_panel (cr, &zl, mem, it, g_array_index (panels, int, pi), TRUE);
-      draw_zoom_panel (cr, &zr, mem, it, g_array_index (panels, int, pi), FALSE);
+      draw_zoom_panel (cr, &zl, mem, it, g_array_index (panels, int, pi), TRUE, pi == 0);
+      draw_zoom_panel (cr, &zr, mem, it, g_array_index (panels, int, pi), FALSE, pi == 0);
     }
     draw_time_axis (cr, zl.left, zl.right, yb, zl.t_start, zl.t_end, (int) MAX (3, (zl.right - zl.left) / 130));
     draw_time_axis (cr, zr.left, zr.right, yb, zr.t_start, zr.t_end, (int) MAX (3, (zr.right - zr.left) / 130));
