@@ -162,13 +162,30 @@ text_model (GString *s, const SimModel *m, const SimPlan *p, const SimMemory *me
   g_autofree char *params_exact = sim_format_count (sim_model_param_count (m));
   g_autoptr (GString) line = g_string_new (NULL);
 
-  g_string_append_printf (line, "%s: %s parameters (%s), %" G_GUINT64_FORMAT
+  g_autofree char *active = sim_model_is_moe (m) ? sim_format_billions (sim_model_param_count_active (m))
+                                                 : NULL;
+  g_string_append_printf (line, "%s: %s parameters (%s%s%s), %" G_GUINT64_FORMAT
                           " layers, hidden %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " heads",
-                          m->name, params, params_exact, m->layers, m->hidden, m->heads);
+                          m->name, params, params_exact, active != NULL ? "; active " : "",
+                          active != NULL ? active : "", m->layers, m->hidden, m->heads);
   if (m->kv_heads != m->heads)
     g_string_append_printf (line, " (%" G_GUINT64_FORMAT " KV)", m->kv_heads);
-  g_string_append_printf (line, ", ffn %" G_GUINT64_FORMAT " %s, vocab %" G_GUINT64_FORMAT,
-                          m->ffn_hidden, sim_mlp_name (m->mlp), m->vocab);
+  if (sim_model_is_moe (m)) {
+    /* a mixture of experts: its experts, their width and routing, and the
+     * dense layers' FFN where it has any */
+    guint64 dense = m->layers - sim_model_moe_layers (m);
+    if (dense > 0)
+      g_string_append_printf (line, ", ffn %" G_GUINT64_FORMAT " in %" G_GUINT64_FORMAT " dense layer%s",
+                              m->ffn_hidden, dense, dense > 1 ? "s" : "");
+    g_string_append_printf (line, ", %" G_GUINT64_FORMAT " experts of ffn %" G_GUINT64_FORMAT
+                            " %s, top-%" G_GUINT64_FORMAT,
+                            m->moe.experts, m->moe.ffn_hidden, sim_mlp_name (m->mlp), m->moe.top_k);
+    if (m->moe.shared_experts > 0)
+      g_string_append_printf (line, " + %" G_GUINT64_FORMAT " shared", m->moe.shared_experts);
+    g_string_append_printf (line, ", vocab %" G_GUINT64_FORMAT, m->vocab);
+  } else
+    g_string_append_printf (line, ", ffn %" G_GUINT64_FORMAT " %s, vocab %" G_GUINT64_FORMAT,
+                            m->ffn_hidden, sim_mlp_name (m->mlp), m->vocab);
   append_line (s, wide, "Model     ", line->str);
   if (p->lora_rank > 0) {
     g_autofree char *tr = sim_format_count (mem->trainable_params);

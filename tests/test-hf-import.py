@@ -106,6 +106,16 @@ checks.check("llama3.1-8b: the seq-len is listed under Defaults with its field",
 _, m = model_of("--model", os.path.join(hf, "deepseek-v3.json"))
 checks.check("deepseek-v3: seq-len is its YaRN original_max_position_embeddings, 4096",
              m["seq_len"] if m else None, 4096)
+# a mixture of experts' model line names its experts, their width, the
+# routing and the active parameters (issue 43 item 11): Qwen3-30B-A3B's
+# config.json has num_experts 128, moe_intermediate_size 768,
+# num_experts_per_tok 8; its model card says 3.3B activated
+r = cli.run(sim, "--topology", "dgx8x4", "--memory-only", "--model", os.path.join(hf, "qwen3-30b-a3b.json"),
+            "--ep", "8")
+model_line = " ".join(r.stdout.split("Plan ")[0].split())
+checks.check("qwen3-30b-a3b: the model line gives 128 experts of ffn 768, top-8, active 3.35 B",
+             ("128 experts of ffn 768 swiglu, top-8" in model_line, "active 3.35 B" in model_line),
+             (True, True))
 # a length read from a config may not be the run's: out of memory, the
 # remedies try half of it, naming the field (Qwen2.5-7B: 131072 from
 # max_position_embeddings, tp 4 on dgx8x4 does not fit)
