@@ -143,11 +143,30 @@ print_counts (GString *out, GPtrArray *rows)
       screened += r->screened;
     }
   }
-  g_string_append_printf (out, "%u layouts: %d simulated (%d of them screened from shorter runs), %d pruned before simulation:\n",
-                          rows->len, simulated, screened, pruned);
+  g_string_append_printf (out, "%u layouts: %d simulated (%d screened from shorter runs), %d pruned before "
+                          "simulation:\n", rows->len, simulated, screened, pruned);
   for (guint i = 0; i < order->len; i++)
     g_string_append_printf (out, "  %6d  %s\n", GPOINTER_TO_INT (g_hash_table_lookup (reasons, g_ptr_array_index (order, i))),
                             (const char *) g_ptr_array_index (order, i));
+}
+
+/* a plan string (k=v,k=v,...), which has no spaces to wrap at, broken
+ * after its commas so that no line passes width; continuation lines
+ * indented to col, where the first line's text starts */
+static void
+append_label_wrapped (GString *out, const char *label, int col, int width)
+{
+  g_auto (GStrv) items = g_strsplit (label, ",", -1);
+  int x = col;
+  for (int i = 0; items[i] != NULL; i++) {
+    int n = (int) strlen (items[i]) + (items[i + 1] != NULL ? 1 : 0);
+    if (i > 0 && x + n > width) {
+      g_string_append_printf (out, "\n%*s", col, "");
+      x = col;
+    }
+    g_string_append_printf (out, "%s%s", items[i], items[i + 1] != NULL ? "," : "");
+    x += n;
+  }
 }
 
 /* the "gb=" item of a row's plan string, "" when none */
@@ -716,7 +735,9 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
     if (framework != NULL)
       g_ptr_array_add (d, framework);
   }
-  g_string_append_printf (out, "\nbest: %s\n", best->label);
+  g_string_append (out, "\nbest: ");
+  append_label_wrapped (out, best->label, 6, wide ? G_MAXINT / 2 : SIM_CLI_COLUMNS);
+  g_string_append_c (out, '\n');
   for (guint i = 0; i < d->len; i++) {
     g_string_append (out, "  ");
     sim_cli_append_wrapped (out, g_ptr_array_index (d, i), 2, 4, wide ? G_MAXINT / 2 : SIM_CLI_COLUMNS);

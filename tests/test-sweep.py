@@ -338,6 +338,14 @@ check("sweep without a global batch: every layout that fits runs 128", (len(fit)
 table = r.stdout.split("rank  plan", 1)[-1].split("\n\n", 1)[0]
 check("sweep without a global batch: the table leaves the shared gb out, the best plan gives it",
       ("gb=" in table, "gb=128," in r.stdout.split("best: ", 1)[-1]), (False, True))
+# the 100-column promise on a MoE sweep (issue 43 item 11): its summary
+# and its best plan's string, which has no spaces and wraps after a comma
+r = run("sweep", "--topology", "dgx-h100", "--nodes", "2", "--model", "mixtral-8x7b", "--top", "3")
+wide = [line for line in r.stdout.splitlines() if len(line) > 100]
+best = re.split(r"\n  (?=\S)", r.stdout.split("best: ", 1)[-1], maxsplit=1)[0]
+check("MoE sweep: no line over 100 columns", wide, [])
+check("MoE sweep: the best plan wraps after its commas and reads back whole",
+      ("\n      " in best, "," in best and " " not in best.replace("\n      ", "")), (True, True))
 # sim compare does the same: two Mixtral plans that give no global batch
 # both run 8 x 64 = 512 (each plan's own default, 8 micro-batches per
 # stage, would be 1 x 16 x 8 x 4 = 512 and 1 x 16 x 8 x 2 = 256), and the
