@@ -205,7 +205,13 @@ sim_cli_int (const char *flag, const char *value, int min, int max, int *out, GE
 #include "sim-calibration.h"
 
 /* --gpus N as nodes, or as one node of part of its GPUs (*per_node > 0):
- * 1, 2, 4 or 8 GPUs of one node, or a multiple of a node */
+ * 1, 2, 4 or 8 GPUs of one node, or a multiple of a node; of a rack-scale
+ * node (an NVLink domain of 36 or 72 GPUs, GB200/GB300 NVL36/NVL72) also
+ * any whole number of its compute trays, 4 GPUs each (18 trays of 2 Grace
+ * CPUs and 4 Blackwell GPUs in topologies/gb200-nvl72.xml), so that 64
+ * GPUs of an NVL72 stand beside 64 H100s */
+#define RACK_MIN_GPUS 36
+#define TRAY_GPUS 4
 static gboolean
 gpus_as_nodes (const char *path, const char *name, int gpus, int *nodes, int *per_node, GError **error)
 {
@@ -222,9 +228,19 @@ gpus_as_nodes (const char *path, const char *name, int gpus, int *nodes, int *pe
   if (gpus % gpn == 0) {
     *nodes = gpus / gpn;
     *per_node = 0;
-  } else if (gpus < gpn && (gpus == 1 || gpus == 2 || gpus == 4 || gpus == 8)) {
+  } else if (gpus < gpn && (gpus == 1 || gpus == 2 || gpus == 4 || gpus == 8 ||
+                             (gpn >= RACK_MIN_GPUS && gpus % TRAY_GPUS == 0))) {
     *nodes = 1;
     *per_node = gpus;
+  } else if (gpn >= RACK_MIN_GPUS && gpus < gpn) {
+    /* the whole trays below and above (2 and 4 below one tray) */
+    int below = gpus > TRAY_GPUS ? gpus / TRAY_GPUS * TRAY_GPUS : 2;
+    int above = (gpus / TRAY_GPUS + 1) * TRAY_GPUS;
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--gpus %d: expected 1 or 2 GPUs, whole compute trays of %d, or a multiple of the %d GPUs "
+                 "of a %s rack (for example --gpus %d or --gpus %d)",
+                 gpus, TRAY_GPUS, gpn, t->name, below, above);
+    return FALSE;
   } else {
     /* the nearest that works, below and above */
     int below = gpus > gpn ? gpus / gpn * gpn : gpus > 4 ? 4 : gpus > 2 ? 2 : 1;

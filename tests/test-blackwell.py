@@ -67,6 +67,13 @@ def main(sim, root):
     check("error band +/-4%: mean step-time error on 10 published runs" in out,
           "gb200-nvl72: the report prints the band of the 10 GB200 runs (3.9 %)")
 
+    # 64 GPUs of a rack (16 of its 18 compute trays of 4), the size of a
+    # 64-H100 run beside it (issue 43 item 11)
+    rc, out, err = run(sim, ["--topology", topo("gb200-nvl72.xml"), "--gpus", "64", "--model", "llama3-70b",
+                             "--tp", "4", "--pp", "2", "--dp", "8", "--memory-only"])
+    check(rc == 0 and "64 GPUs: 1 node x 64 NVIDIA GB200" in out,
+          "gb200-nvl72: --gpus 64 takes 16 compute trays of one rack (exit %d%s)" % (rc, (": " + err.strip()) if err else ""))
+
     rc, out, err = run(sim, ["--topology", topo("gb200-nvl72.xml"), "--nodes", "2", "--model", "llama3-70b",
                              "--tp", "8", "--memory-only"])
     check("144 GPUs: 2 nodes x 72" in out, "gb200-nvl72: --nodes 2 gives 2 racks = 144 GPUs")
