@@ -760,22 +760,24 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
      * H(n + r) + H(n + v) (qd + 2 kvd) */
     qd = heads * dv;
     kvd = heads * (2.0 * (double) m->mla.qk_nope_head_dim + (double) m->mla.qk_rope_head_dim) / 2;
-  } else if (titan) {
-    /* torchtitan's attention: wq, wk, wv and wo, a linear each
-     * (models/llama/model.py @9dec370, Attention) */
-    TAG ("wq");
-    titan_linear (p, fwd, bwd, rec, &sac, T, qd / t, h, TRUE);
-    TAG ("wk");
-    titan_linear (p, fwd, bwd, rec, &sac, T, kvd / t, h, TRUE);
-    TAG ("wv");
-    titan_linear (p, fwd, bwd, rec, &sac, T, kvd / t, h, TRUE);
-    TAG ("wo");
-    titan_linear (p, fwd, bwd, rec, &sac, T, h, qd / t, t == 1);
   } else {
-    TAG ("qkv");
-    k_base_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
-    TAG ("proj");
-    k_base_linear (p, fwd, bwd, T, h, qd / t);
+    if (titan) {
+      /* torchtitan's attention: wq, wk, wv and wo, a linear each
+       * (models/llama/model.py @9dec370, Attention) */
+      TAG ("wq");
+      titan_linear (p, fwd, bwd, rec, &sac, T, qd / t, h, TRUE);
+      TAG ("wk");
+      titan_linear (p, fwd, bwd, rec, &sac, T, kvd / t, h, TRUE);
+      TAG ("wv");
+      titan_linear (p, fwd, bwd, rec, &sac, T, kvd / t, h, TRUE);
+      TAG ("wo");
+      titan_linear (p, fwd, bwd, rec, &sac, T, h, qd / t, t == 1);
+    } else {
+      TAG ("qkv");
+      k_base_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
+      TAG ("proj");
+      k_base_linear (p, fwd, bwd, T, h, qd / t);
+    }
     if (frozen (p))
       lora_adapters (m, p, fwd, bwd, T, SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V | SIM_LORA_O);
   }

@@ -767,9 +767,10 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
     if (plan->schedule == SIM_SCHEDULE_GPIPE)
       try_remedy (&r, topo, model, plan, mem, "--schedule 1f1b",
                   "hold at most p micro-batches, not all of them", one_f1b);
-    /* a Hugging Face config's length is read from a field that may not be
-     * the run's (SimModel.seq_len_from): a shorter one is the user's call */
-    if (model->seq_len_from != NULL && plan->seq_len % 2 == 0) {
+    /* a Hugging Face config's length, when the plan runs it, is read from a
+     * field that may not be the run's (SimModel.seq_len_from): a shorter
+     * one is the user's call */
+    if (model->seq_len_from != NULL && plan->seq_len == model->seq_len && plan->seq_len % 2 == 0) {
       g_autofree char *flag = g_strdup_printf ("--seq-len %" G_GUINT64_FORMAT, plan->seq_len / 2);
       g_autofree char *why = g_strdup_printf ("half the sequence, which is the config's %s",
                                               model->seq_len_from);

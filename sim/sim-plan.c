@@ -1603,7 +1603,6 @@ resolve_framework (SimPlan *plan)
 static gboolean
 resolve_torch_compile (SimPlan *plan, GError **error)
 {
-  const char *why = NULL;
   if (plan->framework != SIM_FRAMEWORK_TORCHTITAN) {
     if (given (plan, KEY_TORCH_COMPILE)) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
@@ -1617,10 +1616,10 @@ resolve_torch_compile (SimPlan *plan, GError **error)
     plan->torch_compile = 0;
     note_default (plan, "--no-torch-compile (torchtitan's default: each block runs eagerly)");
   }
-  if (!plan->torch_compile && plan->tp_comm_overlap > 0)
-    why = "torchtitan's async TP needs --torch-compile (it is Inductor's micro-pipelining pass)";
-  if (why != NULL) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--tp-comm-overlap: %s", why);
+  if (!plan->torch_compile && plan->tp_comm_overlap > 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--tp-comm-overlap: torchtitan's async TP needs --torch-compile (it is Inductor's "
+                 "micro-pipelining pass)");
     return FALSE;
   }
   return TRUE;

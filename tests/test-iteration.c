@@ -199,13 +199,9 @@ static SimIteration *
 run_plan (const SimTopology *t, const SimModel *m, const char *plan)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimPlan) p = sim_plan_new ();
-  g_autoptr (SimMemory) mem = NULL;
-  SimIteration *it;
-  g_assert_true (sim_plan_parse_string (p, plan, &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
-  mem = sim_memory_compute (t, m, p);
-  it = sim_iteration_run (t, m, p, mem, FALSE, &error);
+  g_autoptr (SimPlan) p = test_resolve_plan (t, m, plan);
+  g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);
+  SimIteration *it = sim_iteration_run (t, m, p, mem, FALSE, &error);
   g_assert_no_error (error);
   return it;
 }

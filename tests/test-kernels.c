@@ -181,32 +181,25 @@ test_torchtitan (void)
 
   g_assert_cmpint (pe->torch_compile, ==, 0);
   g_assert_cmpint (pc->torch_compile, ==, 1);
-  n = tag_bytes (ke, "forward", "input_norm", &bytes);
-  g_assert_cmpfloat (bytes, ==, 1207959552.0);
-  g_assert_cmpint (n.n, ==, 8);
-  n = tag_bytes (ke, "backward", "input_norm", &bytes);
-  g_assert_cmpfloat (bytes, ==, 3087007744.0);
-  g_assert_cmpint (n.n, ==, 14);
-  n = tag_bytes (kc, "forward", "input_norm", &bytes);
-  g_assert_cmpfloat (bytes, ==, 134217728.0);
-  g_assert_cmpint (n.n, ==, 1);
-  n = tag_bytes (kc, "backward", "input_norm", &bytes);
-  g_assert_cmpfloat (bytes, ==, 268435456.0);
-  g_assert_cmpint (n.n, ==, 2);
-  n = tag_bytes (ke, "forward", "swiglu", &bytes);
-  g_assert_cmpfloat (bytes, ==, 1174405120.0);
-  g_assert_cmpint (n.n, ==, 2);
-  n = tag_bytes (kc, "forward", "swiglu", &bytes);
-  g_assert_cmpfloat (bytes, ==, 704643072.0);
-  g_assert_cmpint (n.n, ==, 1);
-  for (int i = 0; i < 2; i++) {
-    const GArray *k = i == 0 ? ke : kc;
-    n = tag_bytes (k, "forward", "rope", &bytes);
-    g_assert_cmpfloat (bytes, ==, 838860800.0);
-    g_assert_cmpint (n.n, ==, 6);
-    n = tag_bytes (k, "forward", "repeat_kv", &bytes);
-    g_assert_cmpfloat (bytes, ==, 167772160.0);
-    g_assert_cmpint (n.n, ==, 2);
+  {
+    /* the rows by hand above: list (eager or compiled), pass, name, bytes, kernels */
+    const struct { gboolean compiled; const char *pass, *name; double bytes; int kernels; } want[] = {
+      { FALSE, "forward", "input_norm", 1207959552.0, 8 },
+      { FALSE, "backward", "input_norm", 3087007744.0, 14 },
+      { TRUE, "forward", "input_norm", 134217728.0, 1 },
+      { TRUE, "backward", "input_norm", 268435456.0, 2 },
+      { FALSE, "forward", "swiglu", 1174405120.0, 2 },
+      { TRUE, "forward", "swiglu", 704643072.0, 1 },
+      { FALSE, "forward", "rope", 838860800.0, 6 },
+      { TRUE, "forward", "rope", 838860800.0, 6 },
+      { FALSE, "forward", "repeat_kv", 167772160.0, 2 },
+      { TRUE, "forward", "repeat_kv", 167772160.0, 2 },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (want); i++) {
+      n = tag_bytes (want[i].compiled ? kc : ke, want[i].pass, want[i].name, &bytes);
+      g_assert_cmpfloat (bytes, ==, want[i].bytes);
+      g_assert_cmpint (n.n, ==, want[i].kernels);
+    }
   }
   g_assert_cmpint (pass_sum (ke, "forward").n, ==, 36);
   g_assert_cmpint (pass_sum (kc, "forward").n, ==, 21);
