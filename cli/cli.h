@@ -105,6 +105,11 @@ void sim_cli_print_narrow (GString *out, const SimCliRow *rows, guint n, gboolea
 void sim_cli_print_narrow_legend (GString *out, gboolean scale);
 /* what the columns of the compare and sweep tables mean (E with scale) */
 void sim_cli_print_legend (GString *out, gboolean scale);
+/* an MFU for a table: of the peak of the precision the linear layers run
+ * at (sim_run_mfu_gemm_peak), "37.6% FP8", or "52.4%" for BF16; new
+ * strings.  _cell takes a run and its MFU of the BF16 peak. */
+char *sim_cli_mfu_cell (const SimRun *r, double mfu_bf16);
+char *sim_cli_mfu_text (double mfu, const char *precision);
 
 /* --train-tokens COUNT and --gpu-hour-price PRICE (either may be NULL):
  * *tokens and *price, 0 when not given; FALSE with SIM_ERROR_USAGE or

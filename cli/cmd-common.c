@@ -408,6 +408,22 @@ sim_cli_format_options (const char *table, gboolean wide)
 #include "sim-report.h"
 #include "sim-run.h"
 
+char *
+sim_cli_mfu_cell (const SimRun *r, double mfu_bf16)
+{
+  const char *precision = NULL;
+  double m = sim_run_mfu_gemm_peak (r->topo, r->plan, mfu_bf16, &precision);
+  return sim_cli_mfu_text (m, precision);
+}
+
+char *
+sim_cli_mfu_text (double mfu, const char *precision)
+{
+  return g_str_equal (precision, "fp8")   ? g_strdup_printf ("%.1f%% FP8", 100 * mfu)
+         : g_str_equal (precision, "fp4") ? g_strdup_printf ("%.1f%% FP4", 100 * mfu)
+                                          : g_strdup_printf ("%.1f%%", 100 * mfu);
+}
+
 /* what every table's units and columns mean, under it */
 void
 sim_cli_print_legend (GString *out, gboolean scale)
@@ -415,8 +431,8 @@ sim_cli_print_legend (GString *out, gboolean scale)
   g_string_append (out, "peak GB: per GPU, on the busiest pipeline stage (GB = 10^9 bytes); TP s, CP s, PP s,\n"
                         "DP s: communication exposed, not hidden behind compute (seconds per step); limit: what\n"
                         "bounds the step (memory when it does not fit, else compute or communication); MFU:\n"
-                        "of the dense BF16 peak, FP8 and FP4 plans too (the report also gives their MFU of\n"
-                        "the FP8 or FP4 peak)\n");
+                        "of the dense peak of the precision the linear layers run at, BF16 unless the row\n"
+                        "says FP8 or FP4; BF16 MFU: of the BF16 peak, for every row\n");
   if (scale)
     g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
 }
@@ -444,15 +460,17 @@ void
 sim_cli_print_narrow (GString *out, const SimCliRow *rows, guint n, gboolean scale)
 {
   /* the columns after the plan; the plan takes what is left of 100 */
-  const int fixed = 6 + 2 + 8 + 9 + 10 + 6 + 7 + 10 + 2 + (scale ? 11 : 0);
-  int lw = 5, longest = 4, w = 0;
+  int mw = 5, lw = 5, longest = 4, w = 0, fixed = 0;
   for (guint i = 0; i < n; i++) {
     longest = MAX (longest, (int) strlen (rows[i].label));
     lw = MAX (lw, (int) strlen (rows[i].limit));
+    if (rows[i].has_time)
+      mw = MAX (mw, (int) strlen (rows[i].mfu));
   }
+  fixed = 6 + 2 + 8 + 9 + 10 + mw + 1 + 7 + 10 + 2 + (scale ? 11 : 0);
   w = MAX (MIN (longest, SIM_CLI_COLUMNS - fixed - lw), 14);
-  g_string_append_printf (out, "%4s  %-*s  %7s %8s %9s %5s %6s ", "rank", w, "plan", "peak GB", "step s", "tokens/s",
-                          "MFU", "bubble");
+  g_string_append_printf (out, "%4s  %-*s  %7s %8s %9s %*s %6s ", "rank", w, "plan", "peak GB", "step s", "tokens/s",
+                          mw, "MFU", "bubble");
   if (scale)
     g_string_append_printf (out, "%5s %4s ", "GPUs", "E");
   g_string_append_printf (out, "%-9s  %s\n", "exposed s", "limit");
@@ -469,12 +487,12 @@ sim_cli_print_narrow (GString *out, const SimCliRow *rows, guint n, gboolean sca
         if (r->exposed_s[d] > r->exposed_s[k])
           k = d;
       exposed = r->exposed_s[k] > 0 ? g_strdup_printf ("%s %.3f", names[k], r->exposed_s[k]) : g_strdup ("0");
-      g_string_append_printf (out, "%8.3f %9s %5s %5.1f%% ", r->step_s, r->tokens, r->mfu, 100 * r->bubble);
+      g_string_append_printf (out, "%8.3f %9s %*s %5.1f%% ", r->step_s, r->tokens, mw, r->mfu, 100 * r->bubble);
       if (scale)
         g_string_append_printf (out, "%5d %4s ", r->gpus, r->e);
       g_string_append_printf (out, "%-9s  %s\n", exposed, r->limit);
     } else {
-      g_string_append_printf (out, "%8s %9s %5s %6s ", "-", "-", "-", "-");
+      g_string_append_printf (out, "%8s %9s %*s %6s ", "-", "-", mw, "-", "-");
       if (scale)
         g_string_append_printf (out, "%5d %4s ", r->gpus, "-");
       g_string_append_printf (out, "%-9s  %s\n", "-", r->limit);
@@ -493,8 +511,8 @@ sim_cli_print_narrow_legend (GString *out, gboolean scale)
                         "the step, compute or comm (communication), or OOM and its case when it does not\n"
                         "fit; tight: fits only without the fragmentation allowance; *: from the steady\n"
                         "state of shorter runs;\n"
-                        "MFU: of the dense BF16 peak, FP8 and FP4 plans too (the report also gives their MFU\n"
-                        "of the FP8 or FP4 peak)\n");
+                        "MFU: of the dense peak of the precision the linear layers run at, BF16 unless the\n"
+                        "row says FP8 or FP4 (--wide and the JSON also give every row's MFU of the BF16 peak)\n");
   if (scale)
     g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
 }
@@ -538,7 +556,7 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
         row->step_s = it->step_s;
         row->tokens = sim_format_count ((guint64) llround (it->tokens_per_s));
         g_ptr_array_add (keep, (char *) row->tokens);
-        row->mfu = r->memory->fits ? g_strdup_printf ("%.1f%%", 100 * it->mfu) : g_strdup ("-");
+        row->mfu = r->memory->fits ? sim_cli_mfu_cell (r, it->mfu) : g_strdup ("-");
         g_ptr_array_add (keep, (char *) row->mfu);
         row->bubble = it->bubble_fraction;
         row->exposed_s[0] = it->exposed_tp_s;
@@ -559,10 +577,10 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
     sim_cli_print_narrow_legend (out, FALSE);
     return;
   }
-  w = MIN (w, 72);
-  g_string_append_printf (out, "%4s  %-*s  %-5s %7s %8s %9s %6s %6s %6s %6s %6s %6s %6s  %s\n", "rank", (int) w,
-                          "plan", "fits", "peak GB", "step s", "tokens/s", "MFU", "bubble", "TP s", "CP s", "PP s",
-                          "DP s", "EP s", "limit");
+  /* --wide: every plan string whole, however long */
+  g_string_append_printf (out, "%4s  %-*s  %-5s %7s %8s %9s %9s %8s %6s %6s %6s %6s %6s %6s  %s\n", "rank", (int) w,
+                          "plan", "fits", "peak GB", "step s", "tokens/s", "MFU", "BF16 MFU", "bubble", "TP s", "CP s",
+                          "PP s", "DP s", "EP s", "limit");
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
     const SimIteration *it = r->time;
@@ -572,16 +590,17 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
     g_autofree char *rank = r->memory->fits ? g_strdup_printf ("%u", i + 1) : g_strdup ("-");
     g_autofree char *tok = it != NULL ? sim_format_count ((guint64) llround (it->tokens_per_s)) : g_strdup ("-");
     /* no MFU for a plan that cannot run, as in the report */
-    g_autofree char *mfu = it != NULL && r->memory->fits ? g_strdup_printf ("%.1f%%", 100 * it->mfu) : g_strdup ("-");
-    g_string_append_printf (out, "%4s  %-*.*s  %-5s %7.1f ", rank, (int) w, (int) w, r->label, fits,
+    g_autofree char *mfu = it != NULL && r->memory->fits ? sim_cli_mfu_cell (r, it->mfu) : g_strdup ("-");
+    g_autofree char *bf16 = it != NULL && r->memory->fits ? g_strdup_printf ("%.1f%%", 100 * it->mfu) : g_strdup ("-");
+    g_string_append_printf (out, "%4s  %-*s  %-5s %7.1f ", rank, (int) w, r->label, fits,
                             r->memory->peak_bytes / 1e9);
     if (it != NULL)
-      g_string_append_printf (out, "%8.3f %9s %6s %5.1f%% %6.3f %6.3f %6.3f %6.3f %6.3f ", it->step_s, tok, mfu,
-                              100 * it->bubble_fraction, it->exposed_tp_s, it->exposed_cp_s, it->exposed_pp_s,
+      g_string_append_printf (out, "%8.3f %9s %9s %8s %5.1f%% %6.3f %6.3f %6.3f %6.3f %6.3f ", it->step_s, tok, mfu,
+                              bf16, 100 * it->bubble_fraction, it->exposed_tp_s, it->exposed_cp_s, it->exposed_pp_s,
                               it->exposed_dp_s, it->exposed_ep_s);
     else
-      g_string_append_printf (out, "%8s %9s %6s %6s %6s %6s %6s %6s %6s ", "-", "-", "-", "-", "-", "-", "-", "-",
-                              "-");
+      g_string_append_printf (out, "%8s %9s %9s %8s %6s %6s %6s %6s %6s %6s ", "-", "-", "-", "-", "-", "-", "-", "-",
+                              "-", "-");
     g_string_append_printf (out, " %s%s\n", sim_run_wall (r), r->extrapolated ? " (screened)" : "");
   }
   g_string_append_c (out, '\n');

@@ -95,8 +95,8 @@ print_table (GString *out, GPtrArray *ranked, int top, gboolean scale)
   g_string_append_printf (out, "%4s  %-*s ", "rank", (int) w, "plan");
   if (scale)
     g_string_append_printf (out, "%5s ", "GPUs");
-  g_string_append_printf (out, "%7s %8s %9s %6s %6s %6s %6s %6s %6s ", "peak GB", "step s", "tokens/s", "MFU",
-                          "bubble", "TP s", "CP s", "PP s", "DP s");
+  g_string_append_printf (out, "%7s %8s %9s %9s %8s %6s %6s %6s %6s %6s %6s ", "peak GB", "step s", "tokens/s",
+                          "MFU", "BF16 MFU", "bubble", "TP s", "CP s", "PP s", "DP s", "EP s");
   if (scale)
     g_string_append_printf (out, "%5s ", "E");
   g_string_append (out, " limit\n");
@@ -109,8 +109,10 @@ print_table (GString *out, GPtrArray *ranked, int top, gboolean scale)
     g_string_append_printf (out, "%4d  %-*s ", ++shown, (int) w, r->label);
     if (scale)
       g_string_append_printf (out, "%5d ", r->gpus);
-    g_string_append_printf (out, "%7.1f %8.3f %9s %5.1f%% %5.1f%% %6.3f %6.3f %6.3f %6.3f ", r->peak_bytes / 1e9,
-                            r->step_s, tok, 100 * r->mfu, 100 * r->bubble, r->tp_s, r->cp_s, r->pp_s, r->dp_s);
+    g_autofree char *mfu = sim_cli_mfu_text (r->mfu_gemm, r->gemm_precision);
+    g_string_append_printf (out, "%7.1f %8.3f %9s %9s %7.1f%% %5.1f%% %6.3f %6.3f %6.3f %6.3f %6.3f ",
+                            r->peak_bytes / 1e9, r->step_s, tok, mfu, 100 * r->mfu, 100 * r->bubble, r->tp_s, r->cp_s,
+                            r->pp_s, r->dp_s, r->ep_s);
     if (scale)
       g_string_append_printf (out, "%5.2f ", r->e);
     g_string_append_printf (out, " %s%s\n", r->wall != NULL ? r->wall : "-", r->screened ? " (screened)" : "");
@@ -247,13 +249,14 @@ print_ranked (GString *out, GPtrArray *ranked, int top, gboolean scale, gboolean
     row->step_s = r->step_s;
     g_ptr_array_add (keep, t = sim_format_count ((guint64) llround (r->tokens_per_s)));
     row->tokens = t;
-    g_ptr_array_add (keep, t = g_strdup_printf ("%.1f%%", 100 * r->mfu));
+    g_ptr_array_add (keep, t = sim_cli_mfu_text (r->mfu_gemm, r->gemm_precision));
     row->mfu = t;
     row->bubble = r->bubble;
     row->exposed_s[0] = r->tp_s;
     row->exposed_s[1] = r->cp_s;
     row->exposed_s[2] = r->pp_s;
     row->exposed_s[3] = r->dp_s;
+    row->exposed_s[4] = r->ep_s;
     row->gpus = r->gpus;
     g_ptr_array_add (keep, t = isnan (r->e) ? g_strdup ("-") : g_strdup_printf ("%.2f", r->e));
     row->e = t;

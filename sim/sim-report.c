@@ -304,25 +304,25 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
 {
   g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
 
-  if (fits) {
+  /* MFU and HFU of the peak of the precision the linear layers run at
+   * (sim_run_mfu_gemm_peak), and of the BF16 peak beside it for a
+   * quantized plan, where BF16 plans are compared with it */
+  const char *precision = NULL;
+  double m = sim_run_mfu_gemm_peak (t, p, it->mfu, &precision);
+  double h = it->mfu > 0 ? m * it->hfu / it->mfu : 0;
+  if (fits && !g_str_equal (precision, "bf16")) {
+    g_autofree char *line = g_strdup_printf ("step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f)",
+                                             it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu);
+    g_autofree char *bf16 = g_strdup_printf ("MFU %.1f%%, HFU %.1f%% of the %s peak; of the BF16 peak MFU %.1f%%, HFU %.1f%%",
+                                             100 * m, 100 * h, g_str_equal (precision, "fp4") ? "dense FP4" : "FP8",
+                                             100 * it->mfu, 100 * it->hfu);
+    append_line (s, wide, "\nTime      ", line);
+    append_line (s, wide, "          ", bf16);
+  } else if (fits) {
     g_autofree char *line = g_strdup_printf ("step %.3f s: %s tokens/s, %.0f TFLOP/s per GPU (hardware %.0f), MFU %.1f%%, HFU %.1f%%",
                                              it->step_s, tok, it->model_tflops_per_gpu, it->hardware_tflops_per_gpu,
                                              100 * it->mfu, 100 * it->hfu);
     append_line (s, wide, "\nTime      ", line);
-  }
-  if (fits && sim_plan_quantized (p)) {
-    /* NVIDIA's FP8 recipes quote MFU against the FP8 peak (dgxc-benchmarking
-     * READMEs: "peak 1979 FP8"); the line above is against the BF16 peak;
-     * FP4 plans get the same against the dense FP4 peak */
-    const SimGpuType *g = sim_topology_gpu_type (t, 0);
-    gboolean fp4 = p->fp4 != SIM_FP4_OFF;
-    double bf16 = g->peak_flop_per_s[SIM_DTYPE_BF16] > 0 ? g->peak_flop_per_s[SIM_DTYPE_BF16]
-                                                         : g->peak_flop_per_s[SIM_DTYPE_FP16];
-    g_autofree char *line = g_strdup_printf (
-        "MFU above is of the BF16 peak; of the %s: %.1f%%",
-        fp4 ? "dense FP4 peak" : "FP8 peak (as NVIDIA's FP8 recipes quote it)",
-        100 * it->mfu * bf16 / g->peak_flop_per_s[fp4 ? SIM_DTYPE_FP4 : SIM_DTYPE_FP8]);
-    append_line (s, wide, "          ", line);
   }
   if (!fits)
     g_string_append_printf (s, "\nTime      IF MEMORY ALLOWED (it does not: see the verdict above): step %.3f s, %s tokens/s;\n"
@@ -551,6 +551,25 @@ text_stage_table (GString *s, const SimIteration *it, gboolean moe, int cp, gboo
     if (moe)
       g_string_append_printf (s, "  %*.3f", w, st->exposed_ep_s);
     g_string_append_printf (s, "  %8.3f\n", st->bubble_s);
+  }
+  /* the mean of the stages: the exposed communication the JSON's
+   * time.exposed_comm_s, the Gantt chart's subtitle and sim compare give */
+  if (it->stages->len > 1) {
+    double f = 0, b = 0, r = 0, o = 0, idle = 0;
+    for (guint i = 0; i < it->stages->len; i++) {
+      const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
+      f += st->forward_s, b += st->backward_s, r += st->recompute_s, o += st->optimizer_s;
+      idle += st->bubble_s;
+    }
+    f /= it->stages->len, b /= it->stages->len, r /= it->stages->len, o /= it->stages->len;
+    idle /= it->stages->len;
+    g_string_append_printf (s, "   mean  %8.3f  %8.3f  %9.3f  %9.3f  %*.3f", f, b, r, o, w, it->exposed_tp_s);
+    if (show_cp)
+      g_string_append_printf (s, "  %*.3f", w, it->exposed_cp_s);
+    g_string_append_printf (s, "  %*.3f  %*.3f", w, it->exposed_pp_s, w, it->exposed_dp_s);
+    if (moe)
+      g_string_append_printf (s, "  %*.3f", w, it->exposed_ep_s);
+    g_string_append_printf (s, "  %8.3f\n", idle);
   }
 }
 
@@ -1084,12 +1103,21 @@ json_time (SimJson *j, const SimRun *run, const SimIteration *it, const SimTopol
   sim_json_double (j, "model_tflops_per_gpu", it->model_tflops_per_gpu);
   sim_json_double (j, "hardware_tflops_per_gpu", it->hardware_tflops_per_gpu);
   /* a plan that cannot run has no MFU (the text report says so) */
+  const char *precision = NULL;
+  double m = sim_run_mfu_gemm_peak (t, run->plan, it->mfu, &precision);
   if (run->memory->fits) {
     sim_json_double (j, "mfu", it->mfu);
     sim_json_double (j, "hfu", it->hfu);
+    /* of the peak of the precision the linear layers run at */
+    sim_json_double (j, "mfu_gemm_peak", m);
+    sim_json_double (j, "hfu_gemm_peak", it->mfu > 0 ? m * it->hfu / it->mfu : 0);
+    sim_json_string (j, "gemm_precision", precision);
   } else {
     sim_json_null (j, "mfu");
     sim_json_null (j, "hfu");
+    sim_json_null (j, "mfu_gemm_peak");
+    sim_json_null (j, "hfu_gemm_peak");
+    sim_json_string (j, "gemm_precision", precision);
   }
   sim_json_double (j, "bubble_fraction", it->bubble_fraction);
   sim_json_begin_object (j, "exposed_comm_s");
@@ -1238,8 +1266,9 @@ sim_report_json (const SimRun *run)
 void
 sim_report_summary_json (SimJson *j, const SimRunSummary *r)
 {
-  sim_json_bool (j, "fits", r->fits);
-  sim_json_bool (j, "tight", r->tight);
+  /* one verdict: fits, tight (fits only without the fragmentation
+   * allowance: not one to book a cluster on while another fits) or oom */
+  sim_json_string (j, "status", sim_run_summary_status (r));
   sim_json_string (j, "oom_case", r->oom_case);
   sim_json_uint (j, "peak_bytes", r->peak_bytes);
   sim_json_uint (j, "usable_bytes", r->usable_bytes);
@@ -1248,16 +1277,21 @@ sim_report_summary_json (SimJson *j, const SimRunSummary *r)
   sim_json_bool (j, "screened", r->screened);
   sim_json_double (j, "step_s", r->step_s);
   sim_json_double (j, "tokens_per_s", r->tokens_per_s);
-  if (r->fits)
+  if (r->fits) {
     sim_json_double (j, "mfu", r->mfu);
-  else
+    sim_json_double (j, "mfu_gemm_peak", r->mfu_gemm);
+  } else {
     sim_json_null (j, "mfu");
+    sim_json_null (j, "mfu_gemm_peak");
+  }
+  sim_json_string (j, "gemm_precision", r->gemm_precision);
   sim_json_double (j, "bubble_fraction", r->bubble);
   sim_json_double (j, "compute_s", r->compute_s);
   sim_json_double (j, "exposed_tp_s", r->tp_s);
   sim_json_double (j, "exposed_cp_s", r->cp_s);
   sim_json_double (j, "exposed_pp_s", r->pp_s);
   sim_json_double (j, "exposed_dp_s", r->dp_s);
+  sim_json_double (j, "exposed_ep_s", r->ep_s);
   sim_json_string (j, "wall", r->wall);
   sim_json_double (j, "scaling_efficiency", r->e);
 }
@@ -1269,7 +1303,7 @@ sim_report_runs_json (const char *command, const char *topology, const char *mod
   SimJson j;
   sim_json_init (&j, TRUE);
   sim_json_begin_object (&j, NULL);
-  sim_json_string (&j, "schema", "sim-runs/1");
+  sim_json_string (&j, "schema", "sim-runs/2");
   sim_json_string (&j, "command", command);
   sim_json_string (&j, "topology", topology);
   sim_json_string (&j, "model", model);
@@ -1280,6 +1314,11 @@ sim_report_runs_json (const char *command, const char *topology, const char *mod
     sim_run_summary_fill (s, r);
     s->e = sim_run_scaling_efficiency (r, ref);
     sim_json_begin_object (&j, NULL);
+    /* the table's rank: the runs come ranked, those that fit first */
+    if (r->memory->fits)
+      sim_json_int (&j, "rank", (int) i + 1);
+    else
+      sim_json_null (&j, "rank");
     sim_json_string (&j, "label", r->label);
     sim_report_json_plan (&j, r->plan);
     sim_report_summary_json (&j, s);

@@ -87,13 +87,16 @@ char *sim_report_json (const SimRun *run);
  * appends to j, never fails */
 void sim_report_json_plan (SimJson *j, const SimPlan *p);
 
-/* the fields of a summary that every table's JSON shares: fits, oom_case,
- * peak and usable bytes, and with a time screened, step, tokens/s, MFU,
- * bubble, compute, exposed TP/CP/PP/DP, wall and scaling efficiency */
+/* the fields of a summary that every table's JSON shares: status
+ * (sim_run_summary_status), oom_case, peak and usable bytes, and with a
+ * time screened, step, tokens/s, MFU, bubble, compute, exposed TP/CP/PP/DP/EP
+ * (the mean of the stages, as the report's stage table's mean row), wall
+ * and scaling efficiency */
 void sim_report_summary_json (SimJson *j, const SimRunSummary *s);
 
-/* runs side by side (SimRun*, in the order given; schema "sim-runs/1"):
- * label, plan, fits, peak, time, scaling efficiency against ref (may be
+/* runs side by side (SimRun*, in the order given; schema "sim-runs/2"):
+ * rank (1, 2 ... among the runs that fit, null for the rest), label, plan,
+ * status, peak, time, scaling efficiency against ref (may be
  * NULL), wall; extra (may be NULL) becomes "notes".  New text, caller
  * g_free()s; never fails; any thread. */
 char *sim_report_runs_json (const char *command, const char *topology, const char *model,

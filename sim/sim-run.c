@@ -286,8 +286,13 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
       else
         g_ptr_array_add (out, g_strdup ("remedy: the context-parallel ring does not hide behind attention: a smaller --cp"));
     } else {
-      g_ptr_array_add (out, g_strdup_printf ("compute wall: the GPUs compute %.0f%% of the step at %.0f%% MFU; exposed communication is %.0f%% of the step",
-                                             100 * it->compute_s / it->step_s, 100 * it->mfu,
+      const char *precision = NULL;
+      double m = sim_run_mfu_gemm_peak (run->topo, p, it->mfu, &precision);
+      g_ptr_array_add (out, g_strdup_printf ("compute wall: the GPUs compute %.0f%% of the step at %.0f%% MFU%s; exposed communication is %.0f%% of the step",
+                                             100 * it->compute_s / it->step_s, 100 * m,
+                                             g_str_equal (precision, "fp8")   ? " of the FP8 peak"
+                                             : g_str_equal (precision, "fp4") ? " of the FP4 peak"
+                                                                              : "",
                                              100 * comm / it->step_s));
     }
     /* the layer costs both lines read */
@@ -350,6 +355,7 @@ sim_run_summary_new (int index, const char *label, int nodes)
   s->label = g_strdup (label);
   s->nodes = nodes;
   s->e = NAN;
+  s->gemm_precision = "bf16";
   return s;
 }
 
@@ -385,12 +391,14 @@ sim_run_summary_fill (SimRunSummary *s, const SimRun *run)
   s->step_s = it->step_s;
   s->tokens_per_s = it->tokens_per_s;
   s->mfu = it->mfu;
+  s->mfu_gemm = sim_run_mfu_gemm_peak (run->topo, run->plan, it->mfu, &s->gemm_precision);
   s->bubble = it->bubble_fraction;
   s->compute_s = it->compute_s;
   s->tp_s = it->exposed_tp_s;
   s->cp_s = it->exposed_cp_s;
   s->pp_s = it->exposed_pp_s;
   s->dp_s = it->exposed_dp_s;
+  s->ep_s = it->exposed_ep_s;
   {
     /* the runs of a steady state stand for sum(m_i) micro-batches of work */
     double m = (double) (it->steady_micro_batches[0] + it->steady_micro_batches[1] +
@@ -398,6 +406,27 @@ sim_run_summary_fill (SimRunSummary *s, const SimRun *run)
     s->whole_activities = it->activities * (m > 0 ? (double) run->plan->micro_batches / m : 1.0);
   }
   s->passes = (double) run->plan->micro_batches * MAX (run->plan->virtual_stages, 1) * run->plan->pp;
+}
+
+double
+sim_run_mfu_gemm_peak (const SimTopology *t, const SimPlan *p, double mfu_bf16, const char **precision)
+{
+  const SimGpuType *g = sim_topology_gpu_type (t, 0);
+  double bf16 = g->peak_flop_per_s[SIM_DTYPE_BF16] > 0 ? g->peak_flop_per_s[SIM_DTYPE_BF16]
+                                                       : g->peak_flop_per_s[SIM_DTYPE_FP16];
+  SimDtype d = p->fp4 != SIM_FP4_OFF ? SIM_DTYPE_FP4 : p->fp8 != SIM_FP8_OFF ? SIM_DTYPE_FP8 : SIM_DTYPE_BF16;
+  /* sim_plan_resolve refuses FP8 and FP4 on a GPU whose file gives no such peak */
+  if (d != SIM_DTYPE_BF16 && g->peak_flop_per_s[d] <= 0)
+    d = SIM_DTYPE_BF16;
+  if (precision != NULL)
+    *precision = d == SIM_DTYPE_FP4 ? "fp4" : d == SIM_DTYPE_FP8 ? "fp8" : "bf16";
+  return d == SIM_DTYPE_BF16 ? mfu_bf16 : mfu_bf16 * bf16 / g->peak_flop_per_s[d];
+}
+
+const char *
+sim_run_summary_status (const SimRunSummary *s)
+{
+  return !s->fits ? "oom" : s->tight ? "tight" : "fits";
 }
 
 int

@@ -103,7 +103,10 @@ typedef struct {
   char *oom_case;        /* "A", "B", "C" or NULL */
   guint64 peak_bytes, usable_bytes;
   int gpus;
-  double step_s, tokens_per_s, mfu, bubble, compute_s, tp_s, cp_s, pp_s, dp_s;
+  double step_s, tokens_per_s, mfu, bubble, compute_s;
+  double mfu_gemm;       /* MFU of the dense peak of gemm_precision (sim_run_mfu_gemm_peak) */
+  const char *gemm_precision; /* "bf16", "fp8" or "fp4", static */
+  double tp_s, cp_s, pp_s, dp_s, ep_s; /* exposed communication, the mean of the stages */
   char *wall;            /* the diagnosis' wall */
   double e;              /* scaling efficiency against the smallest layout that fits; NAN without one */
   double bound_s;        /* sim sweep: a lower bound of the step from the compute alone
@@ -122,6 +125,17 @@ void sim_run_summary_free (gpointer summary);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimRunSummary, sim_run_summary_free)
 /* the memory and, when the run has one, the time of run into s; any thread */
 void sim_run_summary_fill (SimRunSummary *s, const SimRun *run);
+/* MFU of the dense peak of the precision the linear layers' GEMMs run
+ * at, from mfu_bf16 (of the dense BF16 peak, as SimIteration gives it):
+ * NVIDIA's FP8 recipes quote MFU against the FP8 peak (dgxc-benchmarking
+ * READMEs, "peak 1979 FP8"), an FP4 plan against the dense FP4 peak; a
+ * BF16 plan's is mfu_bf16.  *precision (may be NULL): "bf16", "fp8" or
+ * "fp4", static; any thread */
+double sim_run_mfu_gemm_peak (const SimTopology *t, const SimPlan *p, double mfu_bf16,
+                              const char **precision);
+/* the verdict as one word: "fits", "tight" (fits only without the
+ * fragmentation allowance) or "oom" (static) */
+const char *sim_run_summary_status (const SimRunSummary *s);
 /* the ranking's order, < 0 when a ranks before b: the layouts that fit
  * first, those that fit only without the fragmentation allowance (tight)
  * after the others, each by tokens/s (without a time: 0), equal tokens/s by

@@ -1220,9 +1220,9 @@ csv_double (GString *out, gboolean has, double v)
 char *
 sim_sweep_rows_csv (GPtrArray *rows)
 {
-  GString *out = g_string_new ("rank,index,plan,nodes,gpus,fits,peak_bytes,usable_bytes,step_s,tokens_per_s,"
-                               "mfu,bubble_fraction,compute_s,exposed_tp_s,exposed_cp_s,exposed_pp_s,"
-                               "exposed_dp_s,limit,pruned\n");
+  GString *out = g_string_new ("rank,index,plan,nodes,gpus,status,peak_bytes,usable_bytes,step_s,tokens_per_s,"
+                               "mfu,mfu_gemm_peak,gemm_precision,bubble_fraction,compute_s,exposed_tp_s,exposed_cp_s,exposed_pp_s,"
+                               "exposed_dp_s,exposed_ep_s,limit,pruned\n");
   int rank = 0;
   for (guint i = 0; i < rows->len; i++) {
     const Row *r = g_ptr_array_index (rows, i);
@@ -1233,16 +1233,19 @@ sim_sweep_rows_csv (GPtrArray *rows)
     g_string_append_printf (out, "%d,", r->index);
     csv_field (out, r->label, FALSE);
     g_string_append_printf (out, "%d,%d,%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",", r->nodes, r->gpus,
-                            r->fits ? "yes" : "no", r->peak_bytes, r->usable_bytes);
+                            sim_run_summary_status (r), r->peak_bytes, r->usable_bytes);
     csv_double (out, t, r->step_s);
     csv_double (out, t, r->tokens_per_s);
     csv_double (out, t, r->mfu);
+    csv_double (out, t, r->mfu_gemm);
+    csv_field (out, t ? r->gemm_precision : NULL, FALSE);
     csv_double (out, t, r->bubble);
     csv_double (out, t, r->compute_s);
     csv_double (out, t, r->tp_s);
     csv_double (out, t, r->cp_s);
     csv_double (out, t, r->pp_s);
     csv_double (out, t, r->dp_s);
+    csv_double (out, t, r->ep_s);
     csv_field (out, t ? r->wall : NULL, FALSE);
     csv_field (out, r->pruned, TRUE);
   }
@@ -1251,24 +1254,72 @@ sim_sweep_rows_csv (GPtrArray *rows)
 
 /* ---- shard files ---- */
 
+/* the options text "k=v,k=v" as an object, each value a whole number
+ * where it is one (digits, no leading zero), else a string; a piece
+ * without "=" belongs to the value before it (a file name with a comma).
+ * read_options joins it back into the same text. */
+static void
+json_options (SimJson *j, const char *options)
+{
+  g_auto (GStrv) parts = g_strsplit (options, ",", -1);
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; options[0] != '\0' && parts[i] != NULL; i++) {
+    const char *eq = strchr (parts[i], '=');
+    if (eq == NULL && values->len > 0) {
+      char *v = g_ptr_array_index (values, values->len - 1);
+      values->pdata[values->len - 1] = g_strconcat (v, ",", parts[i], NULL);
+      g_free (v);
+      continue;
+    }
+    g_ptr_array_add (keys, eq != NULL ? g_strndup (parts[i], (gsize) (eq - parts[i])) : g_strdup (parts[i]));
+    g_ptr_array_add (values, g_strdup (eq != NULL ? eq + 1 : ""));
+  }
+  sim_json_begin_object (j, "options");
+  for (guint i = 0; i < keys->len; i++) {
+    const char *k = g_ptr_array_index (keys, i), *v = g_ptr_array_index (values, i);
+    gboolean whole = v[0] != '\0' && strspn (v, "0123456789") == strlen (v) && (v[0] != '0' || v[1] == '\0') &&
+                     strlen (v) <= 15;
+    if (whole)
+      sim_json_uint (j, k, g_ascii_strtoull (v, NULL, 10));
+    else
+      sim_json_string (j, k, v);
+  }
+  sim_json_end_object (j);
+}
+
 static char *
 write_json (GPtrArray *rows, const char *topo, const char *model, const char *options,
             guint layouts, int shard, int shards)
 {
   SimJson j;
+  /* borrowed rows (a copy would take over their free function) */
+  g_autoptr (GPtrArray) order = g_ptr_array_sized_new (rows->len);
+  int rank = 0;
+  for (guint i = 0; i < rows->len; i++)
+    g_ptr_array_add (order, g_ptr_array_index (rows, i));
+  /* a whole sweep in the table's order, ranked as it ranks (the rows with a
+   * time by tokens/s, those that fit first, then the rest by index); a
+   * shard's rows by index, unranked: only the merge can rank them */
+  if (shards == 1)
+    sim_run_summaries_rank (order);
   sim_json_init (&j, TRUE);
   sim_json_begin_object (&j, NULL);
-  sim_json_string (&j, "schema", "sim-sweep/2");
+  sim_json_string (&j, "schema", "sim-sweep/3");
   sim_json_string (&j, "topology", topo);
   sim_json_string (&j, "model", model);
-  sim_json_string (&j, "options", options);
+  json_options (&j, options);
   sim_json_uint (&j, "layouts", layouts);
   sim_json_int (&j, "shard", shard);
   sim_json_int (&j, "shards", shards);
   sim_json_begin_array (&j, "rows");
-  for (guint i = 0; i < rows->len; i++) {
-    const Row *r = g_ptr_array_index (rows, i);
+  for (guint i = 0; i < order->len; i++) {
+    const Row *r = g_ptr_array_index (order, i);
     sim_json_begin_object (&j, NULL);
+    if (shards == 1 && r->has_time)
+      sim_json_int (&j, "rank", ++rank);
+    else
+      sim_json_null (&j, "rank");
     sim_json_int (&j, "index", r->index);
     sim_json_string (&j, "plan", r->label);
     sim_json_int (&j, "nodes", r->nodes);
@@ -1449,9 +1500,10 @@ text (const SimJsonValue *o, const char *key, gboolean null_ok, const char *path
 
 /* the members a row has when it was simulated, and only then */
 static const char *const time_keys[] = {
-  "screened",        "step_s",       "tokens_per_s", "mfu",
+  "screened",        "step_s",       "tokens_per_s", "mfu", "mfu_gemm_peak", "gemm_precision",
   "bubble_fraction", "compute_s",    "exposed_tp_s", "exposed_cp_s",
-  "exposed_pp_s",    "exposed_dp_s", "wall",         "scaling_efficiency"
+  "exposed_pp_s",    "exposed_dp_s", "exposed_ep_s", "wall",
+  "scaling_efficiency"
 };
 
 /* the time of a simulated row */
@@ -1464,12 +1516,14 @@ read_time (const SimJsonValue *o, const char *path, Row *r, GError **error)
   } nums[] = { { "step_s", &r->step_s },
                { "tokens_per_s", &r->tokens_per_s },
                { "mfu", &r->mfu },
+               { "mfu_gemm_peak", &r->mfu_gemm },
                { "bubble_fraction", &r->bubble },
                { "compute_s", &r->compute_s },
                { "exposed_tp_s", &r->tp_s },
                { "exposed_cp_s", &r->cp_s },
                { "exposed_pp_s", &r->pp_s },
-               { "exposed_dp_s", &r->dp_s } };
+               { "exposed_dp_s", &r->dp_s },
+               { "exposed_ep_s", &r->ep_s } };
   const SimJsonValue *e;
   for (guint i = 0; i < G_N_ELEMENTS (nums); i++)
     if (!amount (o, nums[i].key, path, nums[i].to, error))
@@ -1478,6 +1532,18 @@ read_time (const SimJsonValue *o, const char *path, Row *r, GError **error)
   if (r->step_s <= 0 || r->tokens_per_s <= 0 || r->gpus < 1)
     return refuse (error, path, o->line,
                    "a simulated row to have a positive \"step_s\", \"tokens_per_s\" and \"gpus\"");
+  {
+    g_autofree char *precision = NULL;
+    if (!text (o, "gemm_precision", FALSE, path, &precision, error))
+      return FALSE;
+    r->gemm_precision = g_str_equal (precision, "fp8")    ? "fp8"
+                        : g_str_equal (precision, "fp4")  ? "fp4"
+                        : g_str_equal (precision, "bf16") ? "bf16"
+                                                          : NULL;
+    if (r->gemm_precision == NULL)
+      return refuse (error, path, sim_json_get (o, "gemm_precision")->line,
+                     "\"gemm_precision\" to be \"bf16\", \"fp8\" or \"fp4\"");
+  }
   if (!flag (o, "screened", path, &r->screened, error) ||
       !text (o, "wall", FALSE, path, &r->wall, error))
     return FALSE;
@@ -1488,6 +1554,37 @@ read_time (const SimJsonValue *o, const char *path, Row *r, GError **error)
   if (e->type == SIM_JNUMBER && e->number < 0)
     return refuse (error, path, e->line, "\"scaling_efficiency\" to be at least 0");
   r->has_time = r->simulated = TRUE;
+  return TRUE;
+}
+
+/* "status": fits, tight or oom */
+static gboolean
+read_status (const SimJsonValue *o, const char *path, Row *r, GError **error)
+{
+  g_autofree char *s = NULL;
+  if (!text (o, "status", FALSE, path, &s, error))
+    return FALSE;
+  if (!g_str_equal (s, "fits") && !g_str_equal (s, "tight") && !g_str_equal (s, "oom"))
+    return refuse (error, path, sim_json_get (o, "status")->line,
+                   "\"status\" to be \"fits\", \"tight\" or \"oom\"");
+  r->fits = !g_str_equal (s, "oom");
+  r->tight = g_str_equal (s, "tight");
+  return TRUE;
+}
+
+/* the rank: a whole number from 1 or null in a whole sweep's file, null
+ * in a shard of several (the merge ranks; it recomputes every rank, so
+ * only the type is checked) */
+static gboolean
+read_rank (const SimJsonValue *o, const Shard *sh, const char *path, GError **error)
+{
+  const SimJsonValue *v = member (o, "rank", SIM_JNUMBER, TRUE, path, error);
+  if (v == NULL)
+    return FALSE;
+  if (v->type == SIM_JNUMBER && sh->shards > 1)
+    return refuse (error, path, v->line, "\"rank\" to be null in one shard of several");
+  if (v->type == SIM_JNUMBER && (v->number < 1 || v->number != floor (v->number)))
+    return refuse (error, path, v->line, "\"rank\" to be a whole number from 1, or null");
   return TRUE;
 }
 
@@ -1506,7 +1603,7 @@ read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **err
     refuse (error, path, o->line, "each row to be an object, not %s", type_name (o->type));
     return NULL;
   }
-  if (!count (o, "index", 0, MAX_COUNT, path, &index, error) ||
+  if (!read_rank (o, sh, path, error) || !count (o, "index", 0, MAX_COUNT, path, &index, error) ||
       !text (o, "plan", FALSE, path, &label, error) ||
       !count (o, "nodes", 1, 65536, path, &nodes, error) ||
       !count (o, "gpus", 0, MAX_COUNT, path, &gpus, error))
@@ -1529,7 +1626,7 @@ read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **err
   r = sim_run_summary_new ((int) index, label, (int) nodes);
   r->gpus = (int) gpus;
   if (!text (o, "pruned", TRUE, path, &r->pruned, error) ||
-      !flag (o, "fits", path, &r->fits, error) || !flag (o, "tight", path, &r->tight, error) ||
+      !read_status (o, path, r, error) ||
       !text (o, "oom_case", TRUE, path, &r->oom_case, error) ||
       !count (o, "peak_bytes", 0, 18446744073709549568.0, path, &r->peak_bytes, error) ||
       !count (o, "usable_bytes", 0, 18446744073709549568.0, path, &r->usable_bytes, error))
@@ -1561,6 +1658,34 @@ read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **err
   return g_steal_pointer (&r);
 }
 
+/* the "options" object back into the text json_options wrote */
+static gboolean
+read_options (const SimJsonValue *doc, const char *path, char **out, GError **error)
+{
+  const SimJsonValue *o = member (doc, "options", SIM_JOBJECT, FALSE, path, error);
+  GString *s = g_string_new (NULL);
+  if (o == NULL) {
+    g_string_free (s, TRUE);
+    return FALSE;
+  }
+  for (guint i = 0; i < o->keys->len; i++) {
+    const SimJsonValue *v = g_ptr_array_index (o->items, i);
+    const char *k = g_ptr_array_index (o->keys, i);
+    g_string_append_printf (s, "%s%s=", i > 0 ? "," : "", k);
+    if (v->type == SIM_JSTRING)
+      g_string_append (s, v->string);
+    else if (v->type == SIM_JNUMBER && v->number >= 0 && v->number == floor (v->number) && v->number < 1e15)
+      g_string_append_printf (s, "%" G_GUINT64_FORMAT, (guint64) v->number);
+    else {
+      g_string_free (s, TRUE);
+      return refuse (error, path, v->line, "\"options\" values to be strings or whole numbers");
+    }
+  }
+  g_free (*out);
+  *out = g_string_free (s, FALSE);
+  return TRUE;
+}
+
 /* the header of a shard file: what its sweep was and which shard */
 static gboolean
 read_header (const SimJsonValue *doc, const char *path, Shard *sh, GError **error)
@@ -1568,13 +1693,13 @@ read_header (const SimJsonValue *doc, const char *path, Shard *sh, GError **erro
   const SimJsonValue *schema = sim_json_get (doc, "schema");
   guint64 layouts = 0, shard = 0, shards = 0;
   if (doc->type != SIM_JOBJECT || schema == NULL || schema->type != SIM_JSTRING ||
-      !g_str_equal (schema->string, "sim-sweep/2"))
+      !g_str_equal (schema->string, "sim-sweep/3"))
     return refuse (error, path,
                    doc->type == SIM_JOBJECT && schema != NULL ? schema->line : doc->line,
-                   "the JSON of sim sweep --json (schema sim-sweep/2)");
+                   "the JSON of sim sweep --json (schema sim-sweep/3)");
   if (!text (doc, "topology", FALSE, path, &sh->topology, error) ||
       !text (doc, "model", FALSE, path, &sh->model, error) ||
-      !text (doc, "options", FALSE, path, &sh->options, error) ||
+      !read_options (doc, path, &sh->options, error) ||
       !count (doc, "layouts", 0, MAX_COUNT, path, &layouts, error) ||
       !count (doc, "shards", 1, MAX_COUNT, path, &shards, error) ||
       !count (doc, "shard", 1, (double) shards, path, &shard, error))

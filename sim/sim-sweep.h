@@ -153,13 +153,18 @@ SimRun *sim_sweep_take_run (SimSweep *sw, const SimSweepRow *row);
 /* rank rows read back from shard files the same way (no simulation) */
 void sim_sweep_rank_rows (GPtrArray *rows);
 
-/* The shard file of a sweep (schema sim-sweep/2), a new string: the
+/* The shard file of a sweep (schema sim-sweep/3), a new string: the
  * topology as the user named it, the model, `options` (the caller's
- * canonical text of every option that shapes the enumeration or the results,
- * such as the node count, global batch, scaling and calibration; "" when
- * none), the number of layouts enumerated before sim_sweep_keep_shard, the
- * shard and the shard count, and the rows.  --merge accepts shards only
- * when all of these but the shard agree. */
+ * canonical text "k=v,k=v" of every option that shapes the enumeration or
+ * the results, such as the node count, global batch, scaling and
+ * calibration; "" when none), written as an object, a value that is a whole
+ * number as a number), the number of layouts enumerated before
+ * sim_sweep_keep_shard, the shard and the shard count, and the rows: for a
+ * whole sweep (shards 1) in the table's order with their rank (1, 2 ...
+ * among the rows with a time, null for the rest), a shard's by index with
+ * rank null; each with its status ("fits", "tight" or "oom",
+ * sim_run_summary_status) and sim_report_summary_json's fields.  --merge
+ * accepts shards only when all of these but the shard agree. */
 char *sim_sweep_json (const SimSweep *sw, const char *topology, const char *options, int shard,
                       int shards);
 /* the same for rows that are a whole sweep of rows->len layouts (options
@@ -176,10 +181,10 @@ int sim_sweep_ahead_used (const SimSweep *sw);
 /* The rows as CSV (RFC 4180, a new string): a header line, then one line
  * per row in the order given (sim_sweep_rank's, for the table's order):
  * rank (1 .. among the rows with a time, else empty), index, plan, nodes,
- * gpus, fits (yes/no), peak_bytes, usable_bytes, then, for rows with a time,
- * step_s, tokens_per_s, mfu and bubble_fraction (fractions), compute_s,
- * exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s and limit (the
- * wall), empty otherwise; pruned, the reason or empty.  SI units, numbers
+ * gpus, status (fits, tight or oom), peak_bytes, usable_bytes, then, for
+ * rows with a time, step_s, tokens_per_s, mfu and bubble_fraction
+ * (fractions), compute_s, exposed_tp_s, exposed_cp_s, exposed_pp_s,
+ * exposed_dp_s, exposed_ep_s and limit (the wall), empty otherwise; pruned, the reason or empty.  SI units, numbers
  * as the JSON writes them (shortest round trip). */
 char *sim_sweep_rows_csv (GPtrArray *rows);
 

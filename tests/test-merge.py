@@ -117,7 +117,7 @@ with cli.tempdir() as tmp:
     # 1. rows that are not what sim writes (the reproducers segfaulted)
     old = '{"schema":"sim-sweep/1","topology":"t","model":"m","shard":1,"shards":1,"rows":%s}'
     for rows in ('[{"plan":null}]', "[1]", "[{}]", "[null]"):
-        refused(f"sim-sweep/1 file with rows {rows}", [variant("old", text=old % rows)], line=1, want="sim-sweep/2")
+        refused(f"sim-sweep/1 file with rows {rows}", [variant("old", text=old % rows)], line=1, want="sim-sweep/3")
     for name, row in (("plan null", None), ("a number", 1), ("an empty object", {}), ("null", None)):
         d = copy.deepcopy(doc1)
         if name == "plan null":
@@ -176,8 +176,8 @@ with cli.tempdir() as tmp:
         d = copy.deepcopy(doc1)
         d["shards"] = shards
         refused(f"shards {shards}", [variant("shards", d), s2], want='"shard')
-    for key, value in (("topology", "dgx-h100"), ("model", "llama3-70b"), ("options", "nodes=2,global-batch=64"),
-                       ("layouts", 1202), ("shards", 3), ("schema", "sim-sweep/3")):
+    for key, value in (("topology", "dgx-h100"), ("model", "llama3-70b"), ("options", {"nodes": 2, "global-batch": 64}),
+                       ("layouts", 1202), ("shards", 3), ("schema", "sim-sweep/2")):
         d = copy.deepcopy(doc2)
         d[key] = value
         refused(f"shard 2 of another sweep ({key} {value})", [s1, variant("other", d)])

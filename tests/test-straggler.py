@@ -114,7 +114,7 @@ r = cli.run(sim, "sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "ll
             "--seq-len", "4096", "--gpu-variation", "0", "--json", "-", echo_stderr=True)
 checks.check("sweep --gpu-variation 0: exit status", r.returncode, 0)
 if r.returncode == 0:
-    rows = [x for x in cli.json_of(r)["rows"] if x.get("fits") and x.get("step_s")]
+    rows = [x for x in cli.json_of(r)["rows"] if x.get("status") == "fits" and x.get("step_s")]
     best = min(rows, key=lambda x: x["step_s"])
     checks.report("sweep: plans carry gpu-variation=0", ",gpu-variation=0," in best["plan"], best["plan"])
     c = cli.run(sim, "compare", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b",

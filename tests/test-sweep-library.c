@@ -1,12 +1,14 @@
 /* Unit tests of the sweep library (sim-sweep.h): Llama-3-8B on one DGX H100
  * node (8 GPUs), global batch 16. */
 #include <glib.h>
+
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim-json-read.h"
 #include "sim-error.h"
 #include "sim-plan.h"
 #include "sim-run.h"
@@ -155,9 +157,9 @@ test_json (void)
   }
   g_assert_false (sim_sweep_rows_read (
       "bad.json",
-      "{\"schema\":\"sim-sweep/2\",\"topology\":\"dgx8x4\",\n"
-      "\"model\":\"llama3-8b\",\"options\":\"\",\"layouts\":1,\"shard\":1,\"shards\":1,\n"
-      "\"rows\":[{\"index\":0,\n\"plan\":null}]}",
+      "{\"schema\":\"sim-sweep/3\",\"topology\":\"dgx8x4\",\n"
+      "\"model\":\"llama3-8b\",\"options\":{},\"layouts\":1,\"shard\":1,\"shards\":1,\n"
+      "\"rows\":[{\"rank\":null,\"index\":0,\n\"plan\":null}]}",
       &topo, &model, back, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
   g_assert_cmpstr (error->message, ==, "bad.json:4: expected \"plan\" to be a string, not null");
@@ -250,13 +252,13 @@ static void
 test_merge_bad (void)
 {
 #define HEAD(layouts)                                                                                       \
-  "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"\",\n\"layouts\":" #layouts \
+  "{\"schema\":\"sim-sweep/3\",\"topology\":\"t\",\"model\":\"m\",\"options\":{},\n\"layouts\":" #layouts \
   ",\"shard\":1,\"shards\":1,\n\"rows\":["
 #define PRUNED(i, plan)                \
-  "{\"index\":" #i ",\"plan\":\"" plan \
-  "\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":null,\"peak_bytes\":0,\"usable_bytes\":0}"
+  "{\"rank\":null,\"index\":" #i ",\"plan\":\"" plan \
+  "\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"status\":\"oom\",\"oom_case\":null,\"peak_bytes\":0,\"usable_bytes\":0}"
 #define TIMED(extra)                                                                                                                                                                                                                                                                                                                                                        \
-  "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"fits\":true,\"tight\":false,\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2,\n\"screened\":false,\"step_s\":1,\"tokens_per_s\":2,\"mfu\":0.5,\"bubble_fraction\":0,\"compute_s\":1,\"exposed_tp_s\":0,\"exposed_cp_s\":0,\"exposed_pp_s\":0,\"exposed_dp_s\":0,\"wall\":\"compute\"" extra \
+  "{\"rank\":null,\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"status\":\"fits\",\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2,\n\"screened\":false,\"step_s\":1,\"tokens_per_s\":2,\"mfu\":0.5,\"bubble_fraction\":0,\"compute_s\":1,\"exposed_tp_s\":0,\"exposed_cp_s\":0,\"exposed_pp_s\":0,\"exposed_dp_s\":0,\"exposed_ep_s\":0,\"wall\":\"compute\"" extra \
   "}"
   static const struct {
     const char *text, *error;
@@ -264,11 +266,12 @@ test_merge_bad (void)
     { HEAD (1) PRUNED (0, "tp=1") "]}", NULL },
     { HEAD (1) TIMED (",\"scaling_efficiency\":null") "]}", NULL },
     { "{\"schema\":\"sim-sweep/1\",\"topology\":\"t\",\"model\":\"m\",\"shard\":1,\"shards\":1,\"rows\":[{\"plan\":null}]}",
-      "F:1: expected the JSON of sim sweep --json (schema sim-sweep/2)" },
+      "F:1: expected the JSON of sim sweep --json (schema sim-sweep/3)" },
     { HEAD (1) "1]}", "F:3: expected each row to be an object, not a number" },
     { HEAD (1) "null]}", "F:3: expected each row to be an object, not null" },
-    { HEAD (1) "{}]}", "F:3: expected a member \"index\" (a number)" },
-    { HEAD (1) "{\"index\":0,\"plan\":null}]}", "F:3: expected \"plan\" to be a string, not null" },
+    { HEAD (1) "{}]}", "F:3: expected a member \"rank\" (a number or null)" },
+    { HEAD (1) "{\"rank\":null}]}", "F:3: expected a member \"index\" (a number)" },
+    { HEAD (1) "{\"rank\":null,\"index\":0,\"plan\":null}]}", "F:3: expected \"plan\" to be a string, not null" },
     { HEAD (1) PRUNED (0, "tp=999,zz") "]}",
       "F:3: expected \"plan\" to be a plan string, not 'tp=999,zz': " },
     { HEAD (1) PRUNED (0, "") "]}", "F:3: expected \"plan\" to be a plan string, not ''" },
@@ -284,24 +287,32 @@ test_merge_bad (void)
     { HEAD (1) TIMED (",\"scaling_efficiency\":-1") "]}",
       "F:4: expected \"scaling_efficiency\" to be at least 0" },
     { HEAD (
-          1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"fits\":true,\"tight\":false,\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2}]}",
+          1) "{\"rank\":null,\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"status\":\"fits\",\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2}]}",
       "F:3: expected a row either pruned (\"pruned\" a string) or simulated (fits, \"step_s\" and the rest), not neither" },
     { HEAD (
-          1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":\"D\",\"peak_bytes\":0,\"usable_bytes\":0}]}",
+          1) "{\"rank\":null,\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"status\":\"oom\",\"oom_case\":\"D\",\"peak_bytes\":0,\"usable_bytes\":0}]}",
       "F:3: expected \"oom_case\" to be \"A\", \"B\", \"C\" or null" },
     { HEAD (
-          1) "{\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"fits\":false,\"tight\":false,\"oom_case\":null,\"peak_bytes\":-1,\"usable_bytes\":0}]}",
+          1) "{\"rank\":null,\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"status\":\"oom\",\"oom_case\":null,\"peak_bytes\":-1,\"usable_bytes\":0}]}",
       "F:3: expected \"peak_bytes\" to be a whole number from 0 to " },
-    { HEAD (1) "{\"index\":0.5}]}", "F:3: expected \"index\" to be a whole number from 0 to " },
-    { HEAD (1) "{\"index\":0,\"index\":0}]}", "F:3: expected each member name once in an object" },
-    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":null}",
+    { HEAD (1) "{\"rank\":null,\"index\":0.5}]}", "F:3: expected \"index\" to be a whole number from 0 to " },
+    { HEAD (
+          1) "{\"rank\":null,\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"status\":\"yes\",\"oom_case\":null,\"peak_bytes\":0,\"usable_bytes\":0}]}",
+      "F:3: expected \"status\" to be \"fits\", \"tight\" or \"oom\"" },
+    { HEAD (1) "{\"rank\":0,\"index\":0}]}", "F:3: expected \"rank\" to be a whole number from 1, or null" },
+    { "{\"schema\":\"sim-sweep/3\",\"topology\":\"t\",\"model\":\"m\",\"options\":{\"nodes\":[1]},\"layouts\":1,\"shard\":1,\"shards\":1,\"rows\":[]}",
+      "F:1: expected \"options\" values to be strings or whole numbers" },
+    { "{\"schema\":\"sim-sweep/3\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"nodes=1\",\"layouts\":1,\"shard\":1,\"shards\":1,\"rows\":[]}",
+      "F:1: expected \"options\" to be an object, not a string" },
+    { HEAD (1) "{\"rank\":null,\"index\":0,\"index\":0}]}", "F:3: expected each member name once in an object" },
+    { "{\"schema\":\"sim-sweep/3\",\"topology\":\"t\",\"model\":null}",
       "F:1: expected \"model\" to be a string, not null" },
-    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"\",\"layouts\":1,\"shard\":0,\"shards\":1,\"rows\":[]}",
+    { "{\"schema\":\"sim-sweep/3\",\"topology\":\"t\",\"model\":\"m\",\"options\":{},\"layouts\":1,\"shard\":0,\"shards\":1,\"rows\":[]}",
       "F:1: expected \"shard\" to be a whole number from 1 to 1" },
-    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"t\",\"model\":\"m\",\"options\":\"\",\"layouts\":1,\"shard\":1,\"shards\":1099511627776,\"rows\":[]}",
+    { "{\"schema\":\"sim-sweep/3\",\"topology\":\"t\",\"model\":\"m\",\"options\":{},\"layouts\":1,\"shard\":1,\"shards\":1099511627776,\"rows\":[]}",
       "F:1: expected \"shards\" to be a whole number from 1 to 1073741824" },
     { HEAD (1) PRUNED (0, "tp=1") "]} x", "F:3: expected the end of the document" },
-    { "{\"schema\":\"sim-sweep/2\",\"topology\":\"a\\u0000b\"}",
+    { "{\"schema\":\"sim-sweep/3\",\"topology\":\"a\\u0000b\"}",
       "F:1: expected no \\u0000 in a string" },
     { "[0x10]", "F:1: expected ',' or ']'" },
     { "[-inf]", "F:1: expected a finite number" },
@@ -425,6 +436,57 @@ test_min_headroom (void)
   g_assert_cmpint (cut, >, 0);
 }
 
+/* A whole sweep's JSON is the table: rows in its order with their rank,
+ * one status each.  Four rows by hand: 0 fits at 100 tokens/s, 1 tight at
+ * 200 (fits only without the fragmentation allowance: after every row that
+ * fits, sim_run_summary_cmp), 2 fits at 150, 3 pruned out of memory.  The
+ * table's order is 2, 0, 1, 3: ranks 1, 2, 3 and null, statuses fits,
+ * fits, tight, oom; the exposed EP time goes with its row. */
+static void
+test_json_ranked (void)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (sim_run_summary_free);
+  const double tok[] = { 100, 200, 150 };
+  g_autofree char *text = NULL;
+  g_autoptr (SimJsonValue) doc = NULL;
+  const SimJsonValue *out;
+  const int order[] = { 2, 0, 1, 3 };
+  const char *status[] = { "fits", "fits", "tight", "oom" };
+  for (int i = 0; i < 4; i++) {
+    SimRunSummary *r = sim_run_summary_new (i, "tp=1", 1);
+    r->gpus = 8;
+    r->fits = i < 3;
+    r->tight = i == 1;
+    r->peak_bytes = 1, r->usable_bytes = 2;
+    if (i < 3) {
+      r->has_time = r->simulated = TRUE;
+      r->tokens_per_s = tok[i];
+      r->step_s = 1000 / tok[i];
+      r->ep_s = 0.25 * i;
+      r->wall = g_strdup ("compute");
+    } else
+      r->pruned = g_strdup ("out of memory");
+    g_ptr_array_add (rows, r);
+  }
+  text = sim_sweep_rows_json (rows, "t", "m", 1, 1);
+  doc = sim_json_parse ("sweep.json", text, NULL);
+  g_assert_nonnull (doc);
+  g_assert_cmpstr (sim_json_get_string (doc, "schema"), ==, "sim-sweep/3");
+  g_assert_cmpint (sim_json_get (doc, "options")->type, ==, SIM_JOBJECT);
+  out = sim_json_get (doc, "rows");
+  g_assert_cmpuint (out->items->len, ==, 4);
+  for (int k = 0; k < 4; k++) {
+    const SimJsonValue *o = g_ptr_array_index (out->items, k);
+    g_assert_cmpfloat (sim_json_get_number (o, "index", -1), ==, order[k]);
+    g_assert_cmpstr (sim_json_get_string (o, "status"), ==, status[k]);
+    if (k < 3) {
+      g_assert_cmpfloat (sim_json_get_number (o, "rank", -1), ==, k + 1);
+      g_assert_cmpfloat (sim_json_get_number (o, "exposed_ep_s", -1), ==, 0.25 * order[k]);
+    } else
+      g_assert_cmpint (sim_json_get (o, "rank")->type, ==, SIM_JNULL);
+  }
+}
+
 /* CSV: a header and one line per row; the plan, with its commas, quoted */
 static void
 test_csv (void)
@@ -435,7 +497,8 @@ test_csv (void)
   g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
   const SimSweepRow *r0 = g_ptr_array_index (sim_sweep_rows (sw), 0);
   g_autofree char *quoted = g_strdup_printf (",0,\"%s\",1,", r0->label);
-  g_assert_true (g_str_has_prefix (csv, "rank,index,plan,nodes,gpus,fits,peak_bytes,"));
+  g_assert_true (g_str_has_prefix (csv, "rank,index,plan,nodes,gpus,status,peak_bytes,"));
+  g_assert_nonnull (strstr (lines[0], ",exposed_dp_s,exposed_ep_s,limit,pruned"));
   g_assert_cmpuint (g_strv_length (lines), ==, sim_sweep_rows (sw)->len + 2); /* and "" after the last \n */
   g_assert_true (g_str_has_prefix (lines[1], quoted));
 }
@@ -731,6 +794,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep/constraints", test_constraints);
   g_test_add_func ("/sweep/min-headroom", test_min_headroom);
   g_test_add_func ("/sweep/csv", test_csv);
+  g_test_add_func ("/sweep/json-ranked", test_json_ranked);
   g_test_add_func ("/sweep/experts", test_experts);
   g_test_add_func ("/sweep/graphs", test_graphs);
   g_test_add_func ("/sweep/ahead", test_ahead);

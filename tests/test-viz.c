@@ -302,6 +302,54 @@ test_gantt_zero3_wait (void)
   cairo_surface_destroy (s);
 }
 
+/* the whole-step window draws as much of a lane exposed as the stage
+ * spends exposed: Llama 3 8B at tp 2 x pp 4 with 256 micro-batches sends
+ * 2 x 256 activations and gradients from stage 0, each a fraction of a
+ * millisecond, most behind compute.  Stage 0's PP lane may show the full
+ * (exposed) colour on no more pixels than its exposed PP time covers, plus
+ * 4 px of rounding, where each send widened to 2 px painted it solid */
+static void
+test_gantt_dense_lane (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimRun) run = NULL;
+  SimPlan *p = sim_plan_new ();
+  VizInput in = { NULL };
+  VizGanttLayout l;
+  cairo_surface_t *s;
+  cairo_t *cr;
+  double w = 1200, h, y, allowed;
+  const SimStageTime *st0;
+  int full = 0;
+  g_assert_true (sim_plan_parse_string (p, "tp=2,pp=4,dp=1,gb=256", &error));
+  g_assert_no_error (error);
+  run = sim_run_evaluate (t, m, p, "dense-lane", SIM_RUN_TIME, &error);
+  g_assert_no_error (error);
+  in = (VizInput) { run, NULL, 0 };
+  h = viz_gantt_height_for (&in, 4, w);
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
+  cr = cairo_create (s);
+  viz_gantt_draw (cr, w, h, &in);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  viz_gantt_layout (w, h, &in, 4, &l);
+  st0 = &g_array_index (run->time->stages, SimStageTime, 0);
+  /* the PP lane (lane 1) under stage 0's compute lane, at its middle */
+  y = l.top + 4 + l.lane_compute_h + 3 + (l.lane_h + 1) + l.lane_h / 2;
+  for (int x = (int) l.left; x < (int) l.right; x++) {
+    double rgb[3];
+    pixel (s, x, y, rgb);
+    full += is_color (rgb, viz_kind_color (SIM_SPAN_PP)); if (x % 7 == 0 && x < 400) g_test_message ("%d %.2f %.2f %.2f", x, rgb[0], rgb[1], rgb[2]);
+  }
+  allowed = (l.right - l.left) * st0->exposed_pp_s / run->time->step_s + 4;
+  g_test_message ("stage 0: %d px of %.0f exposed PP, %.1f allowed (%.3f s of %.3f s)", full,
+                  l.right - l.left, allowed, st0->exposed_pp_s, run->time->step_s);
+  g_assert_cmpfloat (full, <=, allowed);
+  cairo_surface_destroy (s);
+}
+
 /* the memory chart zooms into the warm-up like the Gantt: with 128
  * micro-batches a 1000 px chart is too dense, so under the whole step
  * (panel 116..306) comes a warm-up window (left, x 84..417, y 414..544)
@@ -442,6 +490,7 @@ main (int argc, char **argv)
   g_test_add_func ("/viz/stages-shown", test_stages_shown);
   g_test_add_func ("/viz/gantt-lane-labels", test_gantt_lane_labels);
   g_test_add_func ("/viz/gantt-zero3-wait", test_gantt_zero3_wait);
+  g_test_add_func ("/viz/gantt-dense-lane", test_gantt_dense_lane);
   g_test_add_func ("/viz/memory-zoom", test_memory_zoom);
   g_test_add_func ("/viz/memory-labels-once", test_memory_labels_once);
   g_test_add_func ("/viz/sweep-pareto", test_sweep_pareto);

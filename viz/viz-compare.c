@@ -25,7 +25,8 @@ static const struct {
   const char *name;
 } parts[] = {
   { SIM_SPAN_FORWARD, "compute" }, { SIM_SPAN_TP, "exposed TP" }, { SIM_SPAN_CP, "exposed CP" },
-  { SIM_SPAN_PP, "exposed PP" }, { SIM_SPAN_DP, "exposed DP" }, { SIM_SPAN_GATE, "bubble" },
+  { SIM_SPAN_PP, "exposed PP" }, { SIM_SPAN_DP, "exposed DP" }, { SIM_SPAN_EP, "exposed EP" },
+  { SIM_SPAN_GATE, "bubble" },
 };
 
 static VizColor
@@ -82,14 +83,22 @@ draw_time_axis (cairo_t *cr, double right, double tmax, int n, double scale, con
 
 /* one layout's step, segment by segment, and its time and MFU if they fit before gx */
 static void
-draw_step_bar (cairo_t *cr, const SimIteration *it, double y, double h, double right, double tmax,
+draw_step_bar (cairo_t *cr, const SimRun *run, double y, double h, double right, double tmax,
                double gx, double scale, const char *unit)
 {
+  const SimIteration *it = run->time;
   double x = LEFT;
   double comp = it->compute_s;
-  double seg[] = { comp, it->exposed_tp_s, it->exposed_cp_s, it->exposed_pp_s, it->exposed_dp_s,
-                   MAX (0.0, it->step_s - comp - it->exposed_tp_s - it->exposed_cp_s - it->exposed_pp_s - it->exposed_dp_s) };
-  g_autofree char *t = g_strdup_printf ("%.2f %s, MFU %.0f%%", it->step_s * scale, unit, 100 * it->mfu);
+  /* the mean of the stages, as the report's stage table's mean row */
+  double exposed = it->exposed_tp_s + it->exposed_cp_s + it->exposed_pp_s + it->exposed_dp_s + it->exposed_ep_s;
+  double seg[] = { comp, it->exposed_tp_s, it->exposed_cp_s, it->exposed_pp_s, it->exposed_dp_s, it->exposed_ep_s,
+                   MAX (0.0, it->step_s - comp - exposed) };
+  const char *precision = NULL;
+  double m = sim_run_mfu_gemm_peak (run->topo, run->plan, it->mfu, &precision);
+  g_autofree char *t = g_strdup_printf ("%.2f %s, MFU %.0f%%%s", it->step_s * scale, unit, 100 * m,
+                                        g_str_equal (precision, "fp8")   ? " of FP8 peak"
+                                        : g_str_equal (precision, "fp4") ? " of FP4 peak"
+                                                                         : "");
 
   for (guint k = 0; k < G_N_ELEMENTS (parts); k++) {
     double w = (right - LEFT) * seg[k] / tmax;
@@ -212,7 +221,7 @@ viz_compare_draw (cairo_t *cr, double width, double height, const SimRun *const 
     }
     viz_text (cr, LEFT - 12, y + h / 2 + 4, 1, label);
     if (r->time != NULL && r->memory->fits)
-      draw_step_bar (cr, r->time, y, h, right, tmax, gx, scale, unit);
+      draw_step_bar (cr, r, y, h, right, tmax, gx, scale, unit);
     else if (r->time != NULL)
       draw_oom_bar (cr, r->time, y, h, right, tmax, gx, scale, unit);
     draw_memory_gauge (cr, r->memory, gx, y, h);

@@ -26,7 +26,8 @@ viz_gantt_layout (double width, double height, const VizInput *in, int rows, Viz
 {
   o->left = LEFT;
   o->right = width - RIGHT;
-  o->top = TOP;
+  /* the whole-step window sits under its caption when zoomed windows follow */
+  o->top = TOP + (in->run->time != NULL && viz_zoom_wanted (in, width - LEFT - RIGHT) ? 18 : 0);
   o->row_h = ROW_H;
   o->lane_compute_h = COMPUTE_H;
   o->lane_h = LANE_H;
@@ -230,6 +231,19 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
     int s = g_array_index (rows, int, r);
     double yc = y0 + r * l.row_h + 4, yl = yc + l.lane_compute_h + 3;
     g_autoptr (GArray) busy = compute_intervals (it, s);
+    /* a lane whose transfers, each widened to be seen, would cover more
+     * than a quarter of the window (a thousand pipeline sends across the
+     * whole step) is drawn at their true widths: widened, they would paint
+     * the lane solid, exposed, where they take a fraction of a percent */
+    int in_lane[3] = { 0, 0, 0 };
+    gboolean dense[3];
+    for (guint i = 0; i < it->spans->len; i++) {
+      const SimSpan *sp = &g_array_index (it->spans, SimSpan, i);
+      if (sp->stage == s && sp->end > sp->start && sp->end >= t0 && sp->start <= t1 && lane_of (sp->kind) >= 0)
+        in_lane[lane_of (sp->kind)]++;
+    }
+    for (int k = 0; k < 3; k++)
+      dense[k] = in_lane[k] * 2.0 > 0.25 * (x1 - x0);
     viz_set_color (cr, viz_idle_color ());
     cairo_rectangle (cr, x0, yc, x1 - x0, l.lane_compute_h);
     cairo_fill (cr);
@@ -265,7 +279,8 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
         /* a pipeline send takes microseconds beside milliseconds of
          * compute: at least 2 px, or it vanishes between the blocks */
         comm_segments (cr, busy, sp->start, sp->end, viz_kind_color (sp->kind), x0, x1, t0, span_s,
-                       yl + lane * (l.lane_h + 1), l.lane_h, sp->kind == SIM_SPAN_PP ? 2.0 : 0.6, TRUE);
+                       yl + lane * (l.lane_h + 1), l.lane_h,
+                       dense[lane] ? 0.0 : sp->kind == SIM_SPAN_PP ? 2.0 : 0.6, TRUE);
         /* a stage whose compute waits for a collective (the ZeRO-3
          * gather, the gradient reduction before the optimizer, the
          * experts' all-to-all, TP not hidden) is communicating, not idle
@@ -355,12 +370,15 @@ viz_gantt_draw (cairo_t *cr, double width, double height, const VizInput *in)
   if (it != NULL) {
     g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
     g_autofree char *ep = in->run->plan->ep > 1 || in->run->plan->etp > 1
-                              ? g_strdup_printf (", EP %.2f s", it->exposed_ep_s)
+                              ? g_strdup_printf (", EP %.3f s", it->exposed_ep_s)
                               : g_strdup ("");
+    const char *precision = NULL;
+    double m = sim_run_mfu_gemm_peak (in->run->topo, in->run->plan, it->mfu, &precision);
     g_autofree char *line = g_strdup_printf (
-        "step %.3f s   %s tokens/s   MFU %.1f%%   bubble %.1f%%   exposed comm per stage: TP %.2f s, PP %.2f s, DP %.2f s%s",
-        it->step_s, tok, 100 * it->mfu, 100 * it->bubble_fraction, it->exposed_tp_s,
-        it->exposed_pp_s, it->exposed_dp_s, ep);
+        "step %.3f s   %s tokens/s   MFU %.1f%%%s   bubble %.1f%%   exposed comm, mean of stages: TP %.3f s, PP %.3f s, DP %.3f s%s",
+        it->step_s, tok, 100 * m,
+        g_str_equal (precision, "fp8") ? " of FP8 peak" : g_str_equal (precision, "fp4") ? " of FP4 peak" : "",
+        100 * it->bubble_fraction, it->exposed_tp_s, it->exposed_pp_s, it->exposed_dp_s, ep);
     g_autofree char *shown = viz_stages_shown (in, rows);
     viz_font (cr, 14, FALSE);
     cairo_set_source_rgb (cr, 0.25, 0.25, 0.25);

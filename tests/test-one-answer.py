@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""One plan, one answer: sim, sim compare and sim sweep agree (issue 43).
+
+usage: test-one-answer.py SIM SOURCE_ROOT
+
+For each case a small sweep is run (its layout lists narrowed to the case)
+and its best row's plan string is run again through sim (as flags) and
+sim compare (as --plan).  Every figure the three show of that plan must be
+the same number: step, tokens/s, MFU (of the BF16 peak and of the peak of
+the precision the linear layers run at), bubble, compute, the exposed
+TP/CP/PP/DP/EP communication (the mean of the pipeline stages: the report's
+stage table's mean row), peak bytes and the verdict.  The text tables show
+them rounded as the JSON's values round.
+"""
+import sys
+
+sys.dont_write_bytecode = True
+import cli
+
+sim, src = cli.arguments("test-one-answer.py")
+checks = cli.Checks()
+check = checks.check
+
+# plan-string keys that sim spells otherwise as a flag
+LONG = {"mb": "micro-batch", "gb": "global-batch", "v": "virtual-stages", "sp": "sequence-parallel",
+        "seq": "seq-len"}
+
+CASES = [
+    # name, cluster and model, sweep narrowing
+    ("dense, tp 2 x pp 2", ["--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b"],
+     ["--tp", "2", "--pp", "2", "--cp", "1", "--seq-len", "4096"]),
+    ("dense, context parallel 2", ["--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b"],
+     ["--tp", "1", "--pp", "1", "--cp", "2", "--seq-len", "8192"]),
+    ("dense FP8", ["--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b"],
+     ["--tp", "2", "--pp", "1", "--cp", "1", "--fp8", "hybrid", "--seq-len", "4096"]),
+    ("mixture of experts, pp 2", ["--topology", "dgx-h100", "--nodes", "2", "--model", "mixtral-8x7b"],
+     ["--tp", "1", "--pp", "2", "--cp", "1", "--ep", "8", "--seq-len", "4096"]),
+    ("70B on 4 nodes, pp 4", ["--topology", "dgx8x4", "--nodes", "4", "--model", "llama3-70b"],
+     ["--tp", "8", "--pp", "4", "--cp", "1", "--seq-len", "4096"]),
+]
+
+
+def flags(plan):
+    """a plan string as sim's flags"""
+    out = []
+    for kv in plan.split(","):
+        k, eq, v = kv.partition("=")
+        out += [f"--{LONG.get(k, k)}"] + ([v] if eq else [])
+    return out
+
+
+def close(a, b):
+    return a == b or (a is not None and b is not None and abs(a - b) <= 1e-12 * max(abs(a), abs(b)))
+
+
+def status(mem):
+    return "oom" if not mem["fits"] else "tight" if mem.get("tight") else "fits"
+
+
+for name, where, narrow in CASES:
+    r = cli.run(sim, "sweep", *where, *narrow, "--top", "1", "--json", "-", timeout=600)
+    check(f"{name}: sweep exit status", r.returncode, 0)
+    if r.returncode != 0:
+        continue
+    row = next(x for x in cli.json_of(r)["rows"] if x["rank"] == 1)
+    plan = row["plan"]
+    s = cli.run(sim, *where, *flags(plan), "--json", "-")
+    c = cli.run(sim, "compare", *where, "--plan", plan, "--json", "-")
+    check(f"{name}: sim and compare exit status ({plan})", (s.returncode, c.returncode), (0, 0))
+    if s.returncode != 0 or c.returncode != 0:
+        continue
+    doc = cli.json_of(s)
+    t, mem = doc["time"], doc["memory"]
+    run = cli.json_of(c)["runs"][0]
+    report = {"step_s": t["step_s"], "tokens_per_s": t["tokens_per_s"], "mfu": t["mfu"],
+              "mfu_gemm_peak": t["mfu_gemm_peak"], "gemm_precision": t["gemm_precision"],
+              "bubble_fraction": t["bubble_fraction"], "compute_s": t["compute_s"],
+              "peak_bytes": mem["peak_bytes"], "status": status(mem)}
+    report.update({f"exposed_{k}_s": v for k, v in t["exposed_comm_s"].items()})
+    for key, want in report.items():
+        got = (row.get(key), run.get(key))
+        ok = all(close(g, want) if isinstance(want, float) else g == want for g in got)
+        checks.report(f"{name}: {key} the same in sim, sweep and compare", ok,
+                      f"sim {want!r}, sweep {got[0]!r}, compare {got[1]!r}")
+    # the text: the stage table's mean row (with more than one stage) and
+    # the compare table's step, as the JSON's values round
+    text = cli.run(sim, *where, *flags(plan)).stdout
+    lines = text.splitlines()
+    header = next((line.split() for line in lines if line.strip().startswith("stage ") and "forward" in line), [])
+    kinds = [w for w in header if w in ("TP", "CP", "PP", "DP", "EP")]
+    mean = next((line.split() for line in lines if line.strip().startswith("mean ")), None)
+    if len(t["stages"]) > 1:
+        ex = t["exposed_comm_s"]
+        check(f"{name}: the stage table's mean row is the JSON's exposed communication",
+              mean[5:5 + len(kinds)] if mean else None, [f"{ex[k.lower()]:.3f}" for k in kinds])
+    ctext = cli.run(sim, "compare", *where, "--plan", plan).stdout
+    check(f"{name}: the compare table's step", f" {t['step_s']:.3f} " in ctext, True)
+    # MFU of the peak the linear layers run at, labelled when not BF16, in
+    # the report, the compare table and the sweep table alike
+    cell = f"{100 * t['mfu_gemm_peak']:.1f}%" + ("" if t["gemm_precision"] == "bf16" else
+                                                 f" {t['gemm_precision'].upper()}")
+    stext = cli.run(sim, "sweep", *where, *narrow, "--top", "1").stdout
+    check(f"{name}: MFU {cell} in the compare and sweep tables", (f" {cell} " in ctext, f" {cell} " in stext),
+          (True, True))
+    check(f"{name}: the report's MFU", f"MFU {100 * t['mfu_gemm_peak']:.1f}%" in text, True)
+
+sys.exit(checks.finish())
