@@ -37,8 +37,10 @@ static const char *usage =
     "top K (default 10).  Layouts are simulated lowest compute-alone bound first, in\n"
     "waves of 16; one whose compute alone is already slower than the K-th best at its\n"
     "GPU count cannot be among them and is not simulated (the top K are those of\n"
-    "simulating all).  --all simulates every layout that fits; --csv, --chart and\n"
-    "--html, which show every layout, imply it.\n"
+    "simulating all).  --all simulates every layout that fits; without it --csv,\n"
+    "--chart and --html show the layouts simulated (the CSV lists the rest with why\n"
+    "they were not).  A sweep that runs past a few seconds says how far it is on\n"
+    "stderr (--quiet: not).\n"
     "--scale also tries 1, 2, 4 ... nodes, and the scaling efficiency\n"
     "E = t1 k1 / (k tk) is against the smallest layout that fits.  --shard I/N\n"
     "does the I-th of N slices (for a job array); --merge joins their --json files.\n"
@@ -405,18 +407,42 @@ merge (GPtrArray *files, int top, const char *csv, const char *chart, GError **e
   return status_of (m->rows);
 }
 
-/* the progress line on a terminal, from the worker threads: the layouts
- * done, the rate so far and the time left at that rate; redrawn at most
- * every PROGRESS_US (a sweep finishes thousands of rows a second, and a
- * write per row would hold the other threads at the lock) and at the end */
+/* the progress line, from the worker threads: the layouts done, the rate
+ * so far and the time left at that rate.  On a terminal (data non-zero)
+ * one line redrawn at most every PROGRESS_US (a sweep finishes thousands
+ * of rows a second, and a write per row would hold the other threads at
+ * the lock) and at the end; elsewhere (a log) a line once the sweep has
+ * run PROGRESS_LOG_FIRST_US, then one every PROGRESS_LOG_US, so that a
+ * short sweep leaves stderr empty */
 #define PROGRESS_US 100000
+#define PROGRESS_LOG_FIRST_US 5000000
+#define PROGRESS_LOG_US 60000000
 static GMutex progress_lock;
 static gint64 progress_start_us, progress_drawn_us;
+
+static void
+progress_log (int done, int total)
+{
+  gint64 now = g_get_monotonic_time ();
+  double elapsed_s = (double) (now - progress_start_us) / 1e6, rate = elapsed_s > 0 ? done / elapsed_s : 0;
+  if (done >= total || now - progress_start_us < PROGRESS_LOG_FIRST_US ||
+      (progress_drawn_us > 0 && now - progress_drawn_us < PROGRESS_LOG_US))
+    return;
+  progress_drawn_us = now;
+  fprintf (stderr, "sim sweep: %d of %d layouts simulated in %.0f s, about %.0f s left\n", done, total,
+           elapsed_s, rate > 0 ? (total - done) / rate : 0.0);
+  fflush (stderr);
+}
 
 static void
 progress (int done, int total, gpointer data)
 {
   g_mutex_lock (&progress_lock);
+  if (data == NULL) {
+    progress_log (done, total);
+    g_mutex_unlock (&progress_lock);
+    return;
+  }
   if (done < total && g_get_monotonic_time () - progress_drawn_us < PROGRESS_US) {
     g_mutex_unlock (&progress_lock);
     return;
@@ -674,8 +700,9 @@ write_outputs (const char *json, const char *json_text, const char *csv, const c
   const SimTopology *t = ranked->len > 0 ? sim_sweep_cluster (sw, ((const Row *) g_ptr_array_index (ranked, 0))->nodes)
                                          : NULL;
   /* the sweep chart's, in its file and on the page */
-  g_autofree char *chart_title = g_strdup_printf ("%s on %s: every layout that fits%s", model->name,
-                                                  t != NULL ? t->name : "the cluster",
+  g_autofree char *chart_title = g_strdup_printf ("%s on %s: %s%s", model->name, t != NULL ? t->name : "the cluster",
+                                                  sim_sweep_keep (sw) > 0 ? "the layouts simulated (--all: every one that fits)"
+                                                                          : "every layout that fits",
                                                   scale ? ", on 1, 2, 4 ... nodes" : "");
   if (json != NULL && !g_str_equal (json, "-") && !sim_output_set_add (set, json, json_text, -1, error)) {
     g_prefix_error (error, "--json: ");
@@ -899,9 +926,11 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   /* this shard's rows, evaluated on the pool; the leaders simulated in full */
   sim_sweep_keep_shard (sw, job.shard, job.shards);
   progress_start_us = g_get_monotonic_time ();
-  keep = all || csv != NULL || chart != NULL || html != NULL ? 0 : top;
+  /* the charts and the CSV show what was simulated: every layout that
+   * fits only with --all, which a user asks for knowing its cost */
+  keep = all ? 0 : top;
   sim_sweep_set_keep (sw, keep);
-  sim_sweep_run (sw, job.threads, !quiet && isatty (STDERR_FILENO) ? progress : NULL, NULL);
+  sim_sweep_run (sw, job.threads, !quiet ? progress : NULL, GINT_TO_POINTER (isatty (STDERR_FILENO)));
   ranked = sim_sweep_rank (sw, top);
 
   if (json != NULL) {

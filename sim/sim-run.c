@@ -435,6 +435,9 @@ sim_run_summary_cmp (const SimRunSummary *a, const SimRunSummary *b)
   double ta = a->has_time ? a->tokens_per_s : 0, tb = b->has_time ? b->tokens_per_s : 0;
   if (a->fits != b->fits)
     return a->fits ? -1 : 1;
+  /* then those simulated (a sweep's others were pruned by their bound) */
+  if (a->fits && a->has_time != b->has_time)
+    return a->has_time ? -1 : 1;
   /* a layout that fits only without the fragmentation allowance is not one
    * to book a cluster on while another fits with it: after all of those */
   if (a->fits && a->tight != b->tight)

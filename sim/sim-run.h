@@ -137,8 +137,9 @@ double sim_run_mfu_gemm_peak (const SimTopology *t, const SimPlan *p, double mfu
  * fragmentation allowance) or "oom" (static) */
 const char *sim_run_summary_status (const SimRunSummary *s);
 /* the ranking's order, < 0 when a ranks before b: the layouts that fit
- * first, those that fit only without the fragmentation allowance (tight)
- * after the others, each by tokens/s (without a time: 0), equal tokens/s by
+ * first, those simulated (with a time) before the others, those that fit
+ * only without the fragmentation allowance (tight) after the others, each
+ * by tokens/s (without a time: 0), equal tokens/s by
  * lower peak memory; then those that do not fit, by peak memory; remaining
  * ties by index; pure */
 int sim_run_summary_cmp (const SimRunSummary *a, const SimRunSummary *b);

@@ -816,6 +816,12 @@ sim_sweep_set_keep (SimSweep *sw, int keep)
   sw->keep = MAX (keep, 0);
 }
 
+int
+sim_sweep_keep (const SimSweep *sw)
+{
+  return sw->keep;
+}
+
 void
 sim_sweep_set_threads (SimSweep *sw, int threads)
 {

@@ -131,6 +131,8 @@ void sim_sweep_keep_shard (SimSweep *sw, int shard, int shards);
  * thread count or on which thread finished first.  Before sim_sweep_run. */
 #define SIM_SWEEP_WAVE 16
 void sim_sweep_set_keep (SimSweep *sw, int keep);
+/* what sim_sweep_set_keep set (0: every layout that fits is simulated) */
+int sim_sweep_keep (const SimSweep *sw);
 
 /* evaluate every row on `threads` threads; progress (may be NULL) is called
  * from the worker threads after each row with the count done and the total */

@@ -522,10 +522,10 @@ viz_sweep_draw (cairo_t *cr, double width, double height, const VizSweepInput *i
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
   draw_header (cr, in->title != NULL ? in->title : "sim sweep",
-               in->scale ? "throughput of every layout that fits against the nodes it takes; the best on each "
-                           "node count joined and labelled with its plan"
-                         : "step time of every layout that fits against its peak memory per GPU; the Pareto "
-                           "front joined and labelled with its plans");
+               in->scale ? "throughput of each simulated layout that fits against the nodes it takes; the best "
+                           "on each node count joined and labelled with its plan"
+                         : "step time of each simulated layout that fits against its peak memory per GPU; the "
+                           "Pareto front of those joined and labelled with its plans");
   if (in->scale)
     draw_scaling (cr, width, height, in);
   else
