@@ -602,13 +602,15 @@ sim_remedy_free (gpointer p)
   SimRemedy *r = p;
   g_free (r->flags);
   g_free (r->why);
+  sim_plan_free (r->plan);
   g_free (r);
 }
 
 static SimRemedy *
-remedy_new (const char *flags, const char *why, gboolean together, const SimMemory *m)
+remedy_new (const char *flags, const char *why, gboolean together, const SimMemory *m, const SimPlan *p)
 {
   SimRemedy *r = g_new0 (SimRemedy, 1);
+  r->plan = sim_plan_copy (p);
   r->flags = g_strdup (flags);
   r->why = g_strdup (why);
   r->together = together;
@@ -651,7 +653,7 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
   m = sim_memory_compute (topo, model, p);
   if (m->peak_bytes >= mem->peak_bytes)
     return; /* a remedy that does not help is not a remedy */
-  g_ptr_array_add (r->lines, remedy_new (flags, why, FALSE, m));
+  g_ptr_array_add (r->lines, remedy_new (flags, why, FALSE, m, p));
   r->any_fits |= m->fits;
   if (!combinable)
     return;
@@ -682,7 +684,7 @@ try_offload (Remedies *r, const SimTopology *topo, const SimModel *model, const 
   g_ptr_array_add (r->lines, remedy_new (flags,
                                          "keep half the layers' activations in host memory, "
                                          "copied beside the compute",
-                                         FALSE, m));
+                                         FALSE, m, p));
   r->any_fits |= m->fits;
 }
 
@@ -708,7 +710,7 @@ try_together (Remedies *r, const SimTopology *topo, const SimModel *model, const
       return;
     m = sim_memory_compute (topo, model, q);
     if (m->fits || i + 1 == r->changes->len) {
-      g_ptr_array_add (r->lines, remedy_new (flags->str, NULL, TRUE, m));
+      g_ptr_array_add (r->lines, remedy_new (flags->str, NULL, TRUE, m, q));
       return;
     }
   }

@@ -193,9 +193,10 @@ void sim_memory_offload_model (const SimModel *model, const SimPlan *plan,
                                double host_bw_bytes_per_s, SimOffload *out);
 
 /* A remedy for a plan that does not fit: a tried plan change and the peak
- * it gives (the ledger's estimate: remedies are not simulated).  The
- * changes are written as the plan options they set ("--zero 1"), which are
- * also plan-string keys; the report renders them (sim-report.h). */
+ * it gives (the ledger's estimate).  The changes are written as the plan
+ * options they set ("--zero 1"), which are also plan-string keys; the
+ * report renders them (sim-report.h).  sim_run_evaluate, when it times the
+ * plan, simulates each remedy that fits and fills its time. */
 typedef struct {
   char *flags;         /* "--recompute full", or every flag of the combination */
   char *why;           /* what it does; NULL for the combination */
@@ -204,6 +205,10 @@ typedef struct {
   int peak_stage;
   gboolean fits;
   gboolean tight;      /* it fits only without the fragmentation allowance (SimMemory) */
+  SimPlan *plan;       /* the plan tried, resolved (owned) */
+  gboolean has_time;   /* simulated (sim_run_evaluate): step_s and the rest are set */
+  double step_s, tokens_per_s;
+  double time_change;  /* time per token against the plan's if memory allowed: 0.14 is 14 % longer */
 } SimRemedy;
 void sim_remedy_free (gpointer remedy);
 

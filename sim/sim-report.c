@@ -71,10 +71,17 @@ sim_report_remedy_text (const SimRemedy *r)
 {
   g_autofree char *gb = sim_format_gb (r->peak_bytes);
   g_autofree char *gib = sim_format_gib (r->peak_bytes);
-  g_autofree char *outcome = g_strdup_printf ("peak %s (%s) on stage %d, %s", gb, gib, r->peak_stage,
+  g_autofree char *tok = r->has_time ? sim_format_count ((guint64) llround (r->tokens_per_s)) : NULL;
+  /* what it costs: the step and how much longer a token takes to train
+   * (so the days to train) than the plan would if memory allowed */
+  g_autofree char *cost = r->has_time ? g_strdup_printf ("; step %.3f s, %s tokens/s, %+.1f%% days to train",
+                                                         r->step_s, tok, 100 * r->time_change)
+                                      : g_strdup ("");
+  g_autofree char *outcome = g_strdup_printf ("peak %s (%s) on stage %d, %s%s", gb, gib, r->peak_stage,
                                               !r->fits   ? "still out of memory"
                                               : r->tight ? "fits only without the fragmentation allowance"
-                                                         : "fits");
+                                                         : "fits",
+                                              cost);
   if (r->together)
     return g_strdup_printf ("together: %s: %s", r->flags, outcome);
   return g_strdup_printf ("%-24s %s: %s", r->flags, r->why, outcome);
@@ -1205,6 +1212,16 @@ json_remedies (SimJson *j, const GPtrArray *remedies)
       sim_json_int (j, "peak_stage", r->peak_stage);
       sim_json_bool (j, "fits", r->fits);
       sim_json_bool (j, "tight", r->tight);
+      /* simulated when it fits and the plan was timed */
+      if (r->has_time) {
+        sim_json_double (j, "step_s", r->step_s);
+        sim_json_double (j, "tokens_per_s", r->tokens_per_s);
+        sim_json_double (j, "time_change", r->time_change);
+      } else {
+        sim_json_null (j, "step_s");
+        sim_json_null (j, "tokens_per_s");
+        sim_json_null (j, "time_change");
+      }
       sim_json_string (j, "text", text);
       sim_json_end_object (j);
     }

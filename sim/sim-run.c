@@ -64,6 +64,34 @@ sim_run_variability (const SimRun *run, SimVariability *out)
   return TRUE;
 }
 
+/* each remedy that fits, simulated as the plan was: what it costs in time
+ * (a remedy that trades memory for time, such as full recomputation, is
+ * only half told by its peak) */
+static gboolean
+time_remedies (SimRun *run, guint flags, GError **error)
+{
+  for (guint i = 0; i < run->remedies->len; i++) {
+    SimRemedy *r = g_ptr_array_index (run->remedies, i);
+    g_autoptr (SimMemory) m = NULL;
+    g_autoptr (SimIteration) it = NULL;
+    if (!r->fits || r->plan == NULL)
+      continue;
+    m = sim_memory_compute (run->topo, run->model, r->plan);
+    it = (flags & SIM_RUN_REFERENCE)
+             ? sim_iteration_run_reference (run->topo, run->model, r->plan, m, (flags & SIM_RUN_FULL) != 0, error)
+         : (flags & SIM_RUN_STEADY)
+             ? sim_iteration_run_steady (run->topo, run->model, r->plan, m, (flags & SIM_RUN_FULL) != 0, error)
+             : sim_iteration_run (run->topo, run->model, r->plan, m, (flags & SIM_RUN_FULL) != 0, error);
+    if (it == NULL)
+      return FALSE;
+    r->has_time = TRUE;
+    r->step_s = it->step_s;
+    r->tokens_per_s = it->tokens_per_s;
+    r->time_change = run->time->tokens_per_s / it->tokens_per_s - 1.0;
+  }
+  return TRUE;
+}
+
 SimRun *
 sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan, const char *label,
                   guint flags, GError **error)
@@ -91,6 +119,8 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
   }
   run->remedies = (flags & SIM_RUN_REMEDIES) ? sim_memory_remedies (topo, model, plan, run->memory)
                                              : g_ptr_array_new_with_free_func (sim_remedy_free);
+  if (run->time != NULL && !time_remedies (run, flags, error))
+    return NULL;
   return g_steal_pointer (&run);
 }
 

@@ -104,4 +104,24 @@ for name, where, narrow in CASES:
           (True, True))
     check(f"{name}: the report's MFU", f"MFU {100 * t['mfu_gemm_peak']:.1f}%" in text, True)
 
+# a remedy's time is the time of the plan it names: Llama 3 70B at tp 4 x
+# pp 4 x dp 4 with micro-batch 2 does not fit on dgx8x4; each remedy that
+# fits was simulated, and its step is sim's step of the plan with its flags
+where = ["--topology", "dgx8x4", "--model", "llama3-70b"]
+oom = ["--tp", "4", "--pp", "4", "--dp", "4", "--micro-batch", "2"]
+r = cli.run(sim, *where, *oom, "--json", "-")
+doc = cli.json_of(r)
+timed = [x for x in doc["memory"]["remedies"] if x["step_s"] is not None]
+check("an out-of-memory plan: exit 1, remedies that fit timed, those that do not untimed",
+      (r.returncode, len(timed) > 0, all(x["fits"] for x in timed),
+       all(x["step_s"] is None for x in doc["memory"]["remedies"] if not x["fits"])), (1, True, True, True))
+for x in timed:
+    fl = x["flags"].split()
+    s = cli.run(sim, *where, *oom, *fl, "--json", "-")
+    got = cli.json_of(s)["time"]["step_s"] if s.returncode in (0, 1) else None
+    checks.report(f"remedy {x['flags']}: its step is sim's with those flags", close(got, x["step_s"]),
+                  f"remedy {x['step_s']!r}, sim {got!r}")
+    check(f"remedy {x['flags']}: days to train against the plan's if memory allowed",
+          round(x["time_change"], 12), round(doc["time"]["tokens_per_s"] / x["tokens_per_s"] - 1, 12))
+
 sys.exit(checks.finish())
