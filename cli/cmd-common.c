@@ -432,7 +432,8 @@ sim_cli_print_legend (GString *out, gboolean scale)
                         "DP s: communication exposed, not hidden behind compute (seconds per step); limit: what\n"
                         "bounds the step (memory when it does not fit, else compute or communication); MFU:\n"
                         "of the dense peak of the precision the linear layers run at, BF16 unless the row\n"
-                        "says FP8 or FP4; BF16 MFU: of the BF16 peak, for every row\n");
+                        "says FP8 or FP4; BF16 MFU: of the BF16 peak, for every row; ~: within the best's\n"
+                        "error band of it, a difference the validation cannot tell from none\n");
   if (scale)
     g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
 }
@@ -512,7 +513,9 @@ sim_cli_print_narrow_legend (GString *out, gboolean scale)
                         "fit; tight: fits only without the fragmentation allowance; *: from the steady\n"
                         "state of shorter runs;\n"
                         "MFU: of the dense peak of the precision the linear layers run at, BF16 unless the\n"
-                        "row says FP8 or FP4 (--wide and the JSON also give every row's MFU of the BF16 peak)\n");
+                        "row says FP8 or FP4 (--wide and the JSON also give every row's MFU of the BF16 peak);\n"
+                        "~: within the best's error band of it, a difference the validation cannot tell\n"
+                        "from none\n");
   if (scale)
     g_string_append (out, "E: scaling efficiency, tokens/s per GPU against the smallest layout that fits\n");
 }
@@ -539,6 +542,8 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
       same_usable = FALSE;
     usable = r->memory->usable_bytes;
   }
+  g_autofree gboolean *tie = g_new0 (gboolean, runs->len + 1);
+  sim_run_ties (runs, tie);
   if (!wide) {
     g_autofree SimCliRow *rows = g_new0 (SimCliRow, runs->len);
     g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
@@ -547,7 +552,7 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
       const SimIteration *it = r->time;
       SimCliRow *row = &rows[i];
       const char *wall = sim_run_wall (r);
-      row->rank = r->memory->fits ? g_strdup_printf ("%u", i + 1) : g_strdup ("-");
+      row->rank = r->memory->fits ? g_strdup_printf ("%s%u", tie[i] ? "~" : "", i + 1) : g_strdup ("-");
       g_ptr_array_add (keep, (char *) row->rank);
       row->label = r->label;
       row->peak_gb = r->memory->peak_bytes / 1e9;
@@ -587,7 +592,7 @@ sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide)
     g_autofree char *fits = r->memory->tight  ? g_strdup ("tight")
                             : r->memory->fits ? g_strdup ("yes")
                                             : g_strdup_printf ("OOM %s", sim_oom_case_name (r->memory->oom_case));
-    g_autofree char *rank = r->memory->fits ? g_strdup_printf ("%u", i + 1) : g_strdup ("-");
+    g_autofree char *rank = r->memory->fits ? g_strdup_printf ("%s%u", tie[i] ? "~" : "", i + 1) : g_strdup ("-");
     g_autofree char *tok = it != NULL ? sim_format_count ((guint64) llround (it->tokens_per_s)) : g_strdup ("-");
     /* no MFU for a plan that cannot run, as in the report */
     g_autofree char *mfu = it != NULL && r->memory->fits ? sim_cli_mfu_cell (r, it->mfu) : g_strdup ("-");

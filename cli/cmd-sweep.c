@@ -108,7 +108,10 @@ print_table (GString *out, GPtrArray *ranked, int top, gboolean scale)
     if (!r->has_time)
       break;
     tok = sim_format_count ((guint64) llround (r->tokens_per_s));
-    g_string_append_printf (out, "%4d  %-*s ", ++shown, (int) w, r->label);
+    {
+      g_autofree char *rank = g_strdup_printf ("%s%d", r->tie ? "~" : "", ++shown);
+      g_string_append_printf (out, "%4s  %-*s ", rank, (int) w, r->label);
+    }
     if (scale)
       g_string_append_printf (out, "%5d ", r->gpus);
     g_autofree char *mfu = sim_cli_mfu_text (r->mfu_gemm, r->gemm_precision);
@@ -242,7 +245,7 @@ print_ranked (GString *out, GPtrArray *ranked, int top, gboolean scale, gboolean
     char *t = NULL;
     if (!r->has_time)
       break;
-    g_ptr_array_add (keep, t = g_strdup_printf ("%u", n + 1));
+    g_ptr_array_add (keep, t = g_strdup_printf ("%s%u", r->tie ? "~" : "", n + 1));
     row->rank = t;
     g_ptr_array_add (keep, t = compact_label (r->label, keep_gb));
     row->label = t;

@@ -306,10 +306,21 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
  * are left out there, since they describe a run that cannot happen and are
  * the numbers most often quoted out of context */
 static void
-text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPlan *p, gboolean fits,
-           gboolean wide)
+text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPlan *p, const SimErrorBand *band,
+           gboolean fits, gboolean wide)
 {
   g_autofree char *tok = sim_format_count ((guint64) llround (it->tokens_per_s));
+  /* the step's range in its error band (sim_run_error_band), on a line of
+   * its own under the step's */
+  const char *basis = g_str_equal (band->basis, "moe")    ? "published mixture-of-experts runs"
+                      : g_str_equal (band->basis, "fsdp") ? "published PyTorch FSDP runs"
+                      : g_str_equal (band->basis, "heldout") ? "published runs no fit saw"
+                                                             : "the fitted runs";
+  g_autofree char *range = band->error > 0 ? g_strdup_printf ("range %.3f-%.3f s: the step +/-%.1f%%, its mean error on %s",
+                                                              it->step_s * (1 - band->error),
+                                                              it->step_s * (1 + band->error), 100 * band->error,
+                                                              basis)
+                                           : NULL;
 
   /* MFU and HFU of the peak of the precision the linear layers run at
    * (sim_run_mfu_gemm_peak), and of the BF16 peak beside it for a
@@ -331,6 +342,8 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
                                              100 * it->mfu, 100 * it->hfu);
     append_line (s, wide, "\nTime      ", line);
   }
+  if (fits && range != NULL)
+    append_line (s, wide, "          ", range);
   if (!fits)
     g_string_append_printf (s, "\nTime      IF MEMORY ALLOWED (it does not: see the verdict above): step %.3f s, %s tokens/s;\n"
                                "          no MFU is given for a plan that cannot run\n",
@@ -779,12 +792,25 @@ sim_report_train_text (const SimRun *run)
   if (!sim_run_train_estimate (run, run->train_tokens, run->gpu_hour_price, &t))
     return g_strdup ("no time to train: the plan was not simulated or does not fit");
   hours = sim_format_count ((guint64) llround (t.gpu_hours));
-  text = g_strdup_printf ("%.4g T tokens in %.1f days on %d GPU%s = %s GPU-hours%s", t.tokens / 1e12, t.days,
-                          sim_plan_world_size (run->plan), sim_plan_world_size (run->plan) == 1 ? "" : "s",
-                          hours, run->gpu_hour_price > 0 ? "" : " (--gpu-hour-price for the cost)");
+  if (t.band > 0) {
+    /* each figure with its range from the step's error band */
+    g_autofree char *hlo = sim_format_count ((guint64) llround (t.gpu_hours_lo));
+    g_autofree char *hhi = sim_format_count ((guint64) llround (t.gpu_hours_hi));
+    text = g_strdup_printf ("%.4g T tokens in %.1f days (%.1f-%.1f, the +/-%.1f%% band) on %d GPU%s = %s "
+                            "GPU-hours (%s-%s)%s",
+                            t.tokens / 1e12, t.days, t.days_lo, t.days_hi, 100 * t.band,
+                            sim_plan_world_size (run->plan), sim_plan_world_size (run->plan) == 1 ? "" : "s", hours,
+                            hlo, hhi, run->gpu_hour_price > 0 ? "" : " (--gpu-hour-price for the cost)");
+  } else
+    text = g_strdup_printf ("%.4g T tokens in %.1f days on %d GPU%s = %s GPU-hours%s", t.tokens / 1e12, t.days,
+                            sim_plan_world_size (run->plan), sim_plan_world_size (run->plan) == 1 ? "" : "s",
+                            hours, run->gpu_hour_price > 0 ? "" : " (--gpu-hour-price for the cost)");
   if (run->gpu_hour_price > 0) {
     g_autofree char *cost = sim_format_count ((guint64) llround (t.cost));
-    char *more = g_strdup_printf ("%s, cost %s (at %.2f per GPU-hour)", text, cost, run->gpu_hour_price);
+    g_autofree char *clo = sim_format_count ((guint64) llround (t.cost_lo));
+    g_autofree char *chi = sim_format_count ((guint64) llround (t.cost_hi));
+    g_autofree char *range = t.band > 0 ? g_strdup_printf (" (%s-%s)", clo, chi) : g_strdup ("");
+    char *more = g_strdup_printf ("%s, cost %s%s at %.2f per GPU-hour", text, cost, range, run->gpu_hour_price);
     g_free (text);
     text = more;
   }
@@ -811,9 +837,16 @@ json_train (SimJson *j, const SimRun *run)
   sim_json_double (j, "tokens", t.tokens);
   sim_json_double (j, "days", t.days);
   sim_json_double (j, "gpu_hours", t.gpu_hours);
+  /* the ranges from the step's error band (time.error_band.applied) */
+  sim_json_double (j, "days_lo", t.days_lo);
+  sim_json_double (j, "days_hi", t.days_hi);
+  sim_json_double (j, "gpu_hours_lo", t.gpu_hours_lo);
+  sim_json_double (j, "gpu_hours_hi", t.gpu_hours_hi);
   if (run->gpu_hour_price > 0) {
     sim_json_double (j, "gpu_hour_price", run->gpu_hour_price);
     sim_json_double (j, "cost", t.cost);
+    sim_json_double (j, "cost_lo", t.cost_lo);
+    sim_json_double (j, "cost_hi", t.cost_hi);
   }
   sim_json_end_object (j);
 }
@@ -855,7 +888,11 @@ text_section (GString *s, const Input *in, const SimRun *run, SimReportSection s
     break;
   case SIM_REPORT_TIME:
     if (in->time != NULL)
-      text_time (s, in->time, t, p, mem->fits, wide);
+      {
+        SimErrorBand band;
+        sim_run_error_band (run, &band);
+        text_time (s, in->time, t, p, &band, mem->fits, wide);
+      }
     break;
   case SIM_REPORT_ERROR_BAND:
     if (in->time != NULL)
@@ -1055,11 +1092,20 @@ json_published_band (SimJson *j, const char *name, const SimPublishedBand *band)
  * --framework fsdp plan, each with its mean signed error and the runs within
  * 15 % beside */
 static void
-json_error_band (SimJson *j, const SimTopology *t, gboolean moe, gboolean fsdp)
+json_error_band (SimJson *j, const SimRun *run, const SimIteration *it, gboolean moe, gboolean fsdp)
 {
-  const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
+  const SimEfficiency *eff = &sim_topology_gpu_type (run->topo, 0)->eff;
+  SimErrorBand b;
 
+  sim_run_error_band (run, &b);
   sim_json_begin_object (j, "error_band");
+  /* the band this plan's figures carry (sim_run_error_band), and the step's range in it */
+  sim_json_begin_object (j, "applied");
+  sim_json_string (j, "basis", b.basis);
+  sim_json_double (j, "error", b.error);
+  sim_json_double (j, "step_lo_s", it->step_s * (1 - b.error));
+  sim_json_double (j, "step_hi_s", it->step_s * (1 + b.error));
+  sim_json_end_object (j);
   json_band (j, "fitted", eff->error, eff->error_rows);
   json_band (j, "heldout", eff->heldout_error, eff->heldout_rows);
   if (moe)
@@ -1140,7 +1186,7 @@ json_time (SimJson *j, const SimRun *run, const SimIteration *it, const SimTopol
     sim_json_double (j, sim_span_kind_name (k), it->critical_s[k]);
   sim_json_end_object (j);
   sim_json_bool (j, "symmetric", it->symmetric);
-  json_error_band (j, t, moe, fsdp);
+  json_error_band (j, run, it, moe, fsdp);
   if (it == run->time)
     json_variability (j, run);
   /* the runs a steady state was extrapolated from; empty when simulated whole */
@@ -1302,6 +1348,9 @@ sim_report_summary_json (SimJson *j, const SimRunSummary *r)
     sim_json_null (j, "mfu_gemm_peak");
   }
   sim_json_string (j, "gemm_precision", r->gemm_precision);
+  /* the step's error band, and whether it is within the best's of it */
+  sim_json_double (j, "error_band", r->band);
+  sim_json_bool (j, "tie", r->tie);
   sim_json_double (j, "bubble_fraction", r->bubble);
   sim_json_double (j, "compute_s", r->compute_s);
   sim_json_double (j, "exposed_tp_s", r->tp_s);
@@ -1324,11 +1373,14 @@ sim_report_runs_json (const char *command, const char *topology, const char *mod
   sim_json_string (&j, "command", command);
   sim_json_string (&j, "topology", topology);
   sim_json_string (&j, "model", model);
+  g_autofree gboolean *tie = g_new0 (gboolean, runs->len + 1);
+  sim_run_ties (runs, tie);
   sim_json_begin_array (&j, "runs");
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
     g_autoptr (SimRunSummary) s = sim_run_summary_new ((int) i, r->label, 0);
     sim_run_summary_fill (s, r);
+    s->tie = tie[i];
     s->e = sim_run_scaling_efficiency (r, ref);
     sim_json_begin_object (&j, NULL);
     /* the table's rank: the runs come ranked, those that fit first */

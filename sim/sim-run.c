@@ -422,6 +422,11 @@ sim_run_summary_fill (SimRunSummary *s, const SimRun *run)
   s->tokens_per_s = it->tokens_per_s;
   s->mfu = it->mfu;
   s->mfu_gemm = sim_run_mfu_gemm_peak (run->topo, run->plan, it->mfu, &s->gemm_precision);
+  {
+    SimErrorBand b;
+    sim_run_error_band (run, &b);
+    s->band = b.error;
+  }
   s->bubble = it->bubble_fraction;
   s->compute_s = it->compute_s;
   s->tp_s = it->exposed_tp_s;
@@ -510,6 +515,36 @@ sim_run_summaries_efficiency (GPtrArray *ranked)
 }
 
 void
+sim_run_summaries_ties (GPtrArray *ranked)
+{
+  const SimRunSummary *best = NULL;
+  for (guint i = 0; i < ranked->len; i++) {
+    SimRunSummary *r = g_ptr_array_index (ranked, i);
+    r->tie = FALSE;
+    if (!r->fits || !r->has_time)
+      continue;
+    if (best == NULL)
+      best = r;
+    else
+      r->tie = best->band > 0 && (best->tokens_per_s - r->tokens_per_s) <= best->band * best->tokens_per_s;
+  }
+}
+
+void
+sim_run_ties (GPtrArray *runs, gboolean *tie)
+{
+  g_autoptr (GPtrArray) sums = g_ptr_array_new_with_free_func (sim_run_summary_free);
+  for (guint i = 0; i < runs->len; i++) {
+    SimRunSummary *s = sim_run_summary_new ((int) i, "", 0);
+    sim_run_summary_fill (s, g_ptr_array_index (runs, i));
+    g_ptr_array_add (sums, s);
+  }
+  sim_run_summaries_ties (sums);
+  for (guint i = 0; i < runs->len; i++)
+    tie[i] = ((const SimRunSummary *) g_ptr_array_index (sums, i))->tie;
+}
+
+void
 sim_run_rank (GPtrArray *runs)
 {
   g_autoptr (GPtrArray) sums = g_ptr_array_new_with_free_func (sim_run_summary_free);
@@ -537,5 +572,29 @@ sim_run_train_estimate (const SimRun *run, double tokens, double price, SimTrain
   out->days = tokens / run->time->tokens_per_s / 86400.0;
   out->gpu_hours = out->days * 24.0 * sim_plan_world_size (run->plan);
   out->cost = price > 0 ? out->gpu_hours * price : 0;
+  {
+    SimErrorBand b;
+    sim_run_error_band (run, &b);
+    out->band = b.error;
+    out->days_lo = out->days * (1 - b.error), out->days_hi = out->days * (1 + b.error);
+    out->gpu_hours_lo = out->gpu_hours * (1 - b.error), out->gpu_hours_hi = out->gpu_hours * (1 + b.error);
+    out->cost_lo = out->cost * (1 - b.error), out->cost_hi = out->cost * (1 + b.error);
+  }
   return TRUE;
+}
+
+void
+sim_run_error_band (const SimRun *run, SimErrorBand *out)
+{
+  const SimEfficiency *eff = &sim_topology_gpu_type (run->topo, 0)->eff;
+  if (sim_model_is_moe (run->model) && eff->moe.rows > 0)
+    *out = (SimErrorBand) { eff->moe.error, "moe" };
+  else if (run->plan->framework == SIM_FRAMEWORK_FSDP && eff->fsdp.rows > 0)
+    *out = (SimErrorBand) { eff->fsdp.error, "fsdp" };
+  else if (eff->heldout_error > 0)
+    *out = (SimErrorBand) { eff->heldout_error, "heldout" };
+  else if (eff->error > 0)
+    *out = (SimErrorBand) { eff->error, "fitted" };
+  else
+    *out = (SimErrorBand) { 0, "none" };
 }

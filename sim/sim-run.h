@@ -39,15 +39,31 @@ typedef struct {
 } SimVariability;
 gboolean sim_run_variability (const SimRun *run, SimVariability *out);
 
+/* The error band a plan's step time carries, the one every output uses:
+ * the mean |step-time error| on the published runs most like it that the
+ * cluster file states (sim-topology.h SimEfficiency): a mixture-of-experts
+ * model's MoE band, a --framework fsdp plan's FSDP band, else the band on
+ * runs no fit saw, else the fitted runs' band; error 0 (basis "none")
+ * where the file states none.  A value x reads as x (1 - error) ..
+ * x (1 + error).  Any thread. */
+typedef struct {
+  double error;        /* fraction: 0.05 is +/-5 % */
+  const char *basis;   /* "moe", "fsdp", "heldout", "fitted" or "none", static */
+} SimErrorBand;
+void sim_run_error_band (const SimRun *run, SimErrorBand *out);
+
 /* The booking answer: training on `tokens` at the run's simulated rate.
  * days = tokens / (tokens/s) / 86400; GPU-hours = days x 24 x GPUs;
- * cost = GPU-hours x price (0 when price is 0).  FALSE when the run was not
- * simulated or does not fit (no rate to train at); any thread. */
+ * cost = GPU-hours x price (0 when price is 0); each with its range from
+ * the error band (sim_run_error_band: lo = x (1 - error), hi = x (1 +
+ * error)).  FALSE when the run was not simulated or does not fit (no rate
+ * to train at); any thread. */
 typedef struct {
   double tokens;
-  double days;
-  double gpu_hours;
-  double cost;
+  double days, days_lo, days_hi;
+  double gpu_hours, gpu_hours_lo, gpu_hours_hi;
+  double cost, cost_lo, cost_hi;
+  double band;         /* the error band's fraction the ranges use */
 } SimTrainEstimate;
 gboolean sim_run_train_estimate (const SimRun *run, double tokens, double price,
                                  SimTrainEstimate *out);
@@ -106,6 +122,8 @@ typedef struct {
   double step_s, tokens_per_s, mfu, bubble, compute_s;
   double mfu_gemm;       /* MFU of the dense peak of gemm_precision (sim_run_mfu_gemm_peak) */
   const char *gemm_precision; /* "bf16", "fp8" or "fp4", static */
+  double band;           /* the step's error band (sim_run_error_band), a fraction */
+  gboolean tie;          /* sim_run_summaries_ties: within the best's band of it */
   double tp_s, cp_s, pp_s, dp_s, ep_s; /* exposed communication, the mean of the stages */
   char *wall;            /* the diagnosis' wall */
   double e;              /* scaling efficiency against the smallest layout that fits; NAN without one */
@@ -146,6 +164,13 @@ int sim_run_summary_cmp (const SimRunSummary *a, const SimRunSummary *b);
 /* sort summaries by sim_run_summary_cmp */
 void sim_run_summaries_rank (GPtrArray *summaries);
 void sim_run_summaries_efficiency (GPtrArray *ranked);
+/* mark the ranked rows (sim_run_summaries_rank's order) that fit, have a
+ * time and are within the best's error band of it, (best - tokens/s) /
+ * best <= its band: a difference the validation cannot tell from none.
+ * The best itself is not marked. */
+void sim_run_summaries_ties (GPtrArray *ranked);
+/* the same for runs ranked by sim_run_rank: tie[i] for runs[i] */
+void sim_run_ties (GPtrArray *runs, gboolean *tie);
 /* sort runs (SimRun*) in the order of their summaries (above), ties in the
  * order given */
 void sim_run_rank (GPtrArray *runs);

@@ -1077,6 +1077,7 @@ sim_sweep_rank_rows (GPtrArray *rows)
 {
   sim_run_summaries_rank (rows);
   sim_run_summaries_efficiency (rows);
+  sim_run_summaries_ties (rows);
 }
 
 /* a leader simulated in full; the run kept where sim_sweep_rank wants it */
@@ -1506,7 +1507,7 @@ text (const SimJsonValue *o, const char *key, gboolean null_ok, const char *path
 
 /* the members a row has when it was simulated, and only then */
 static const char *const time_keys[] = {
-  "screened",        "step_s",       "tokens_per_s", "mfu", "mfu_gemm_peak", "gemm_precision",
+  "screened",        "step_s",       "tokens_per_s", "mfu", "mfu_gemm_peak", "gemm_precision", "error_band", "tie",
   "bubble_fraction", "compute_s",    "exposed_tp_s", "exposed_cp_s",
   "exposed_pp_s",    "exposed_dp_s", "exposed_ep_s", "wall",
   "scaling_efficiency"
@@ -1523,6 +1524,7 @@ read_time (const SimJsonValue *o, const char *path, Row *r, GError **error)
                { "tokens_per_s", &r->tokens_per_s },
                { "mfu", &r->mfu },
                { "mfu_gemm_peak", &r->mfu_gemm },
+               { "error_band", &r->band },
                { "bubble_fraction", &r->bubble },
                { "compute_s", &r->compute_s },
                { "exposed_tp_s", &r->tp_s },
@@ -1550,6 +1552,9 @@ read_time (const SimJsonValue *o, const char *path, Row *r, GError **error)
       return refuse (error, path, sim_json_get (o, "gemm_precision")->line,
                      "\"gemm_precision\" to be \"bf16\", \"fp8\" or \"fp4\"");
   }
+  /* recomputed by the merge's ranking; only its type is checked */
+  if (!flag (o, "tie", path, &r->tie, error))
+    return FALSE;
   if (!flag (o, "screened", path, &r->screened, error) ||
       !text (o, "wall", FALSE, path, &r->wall, error))
     return FALSE;

@@ -135,7 +135,7 @@ def table_page(name, r, path, n_rows):
     p = parse(name, page)
     self_contained(name, page)
     shown = "".join(p.text)
-    rows = [l for l in r.stdout.splitlines() if re.match(r"^\s+(\d+|-)\s+tp=", l)]
+    rows = [l for l in r.stdout.splitlines() if re.match(r"^\s+(~?\d+|-)\s+tp=", l)]
     check(f"{name}: the table printed has {n_rows} rows", len(rows), n_rows)
     report(f"{name}: every row of the printed table", rows and all(row in shown for row in rows),
            repr([row for row in rows if row not in shown]))

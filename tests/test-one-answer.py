@@ -124,4 +124,35 @@ for x in timed:
     check(f"remedy {x['flags']}: days to train against the plan's if memory allowed",
           round(x["time_change"], 12), round(doc["time"]["tokens_per_s"] / x["tokens_per_s"] - 1, 12))
 
+# ranges and ties from the error band: Llama 3 70B on dgx8x4, four layouts.
+# A row that fits is a tie when (best - its tokens/s) / best <= the best's
+# band; the table marks it "~"; days and GPU-hours read x (1 -/+ band).
+plans = ["tp=8,pp=4,dp=2", "tp=8,pp=2,dp=4", "tp=8,pp=8,dp=1", "tp=4,pp=4,dp=4"]
+args = ["compare", "--topology", "dgx8x4"] + [a for p in plans for a in ("--plan", p)] + ["--train-tokens", "15T"]
+doc = cli.json_of(cli.run(sim, *args, "--json", "-"))
+text = cli.run(sim, *args).stdout
+runs = [x for x in doc["runs"] if x["status"] != "oom"]
+best = runs[0]
+want = [False] + [(best["tokens_per_s"] - x["tokens_per_s"]) <= best["error_band"] * best["tokens_per_s"]
+                  for x in runs[1:]]
+check("compare: ties are the rows within the best's error band", [x["tie"] for x in runs], want)
+check("compare: the table marks the ties with ~",
+      [any(line.split()[:2] == [("~" if t else "") + str(x["rank"]), x["label"]] for line in text.splitlines())
+       for x, t in zip(runs, want)], [True] * len(runs))
+check("compare: some rows are ties and some are not (the case tests both)", (any(want), not all(want[1:])),
+      (True, True))
+for x in runs:
+    b, tr = x["error_band"], x["train"]
+    check(f"{x['label']}: days and GPU-hours x (1 -/+ band)",
+          [round(v, 9) for v in (tr["days_lo"], tr["days_hi"], tr["gpu_hours_lo"], tr["gpu_hours_hi"])],
+          [round(v, 9) for v in (tr["days"] * (1 - b), tr["days"] * (1 + b), tr["gpu_hours"] * (1 - b),
+                                 tr["gpu_hours"] * (1 + b))])
+one = cli.json_of(cli.run(sim, "--topology", "dgx8x4", "--tp", "8", "--pp", "4", "--dp", "2", "--json", "-"))
+ap = one["time"]["error_band"]["applied"]
+check("sim: the band applied is the held-out one, and the compare rows carry it",
+      (ap["basis"], ap["error"], round(ap["step_lo_s"], 9)),
+      ("heldout", one["time"]["error_band"]["heldout"]["mean_abs_error"],
+       round(one["time"]["step_s"] * (1 - ap["error"]), 9)))
+check("compare rows carry the same band", {x["error_band"] for x in runs}, {ap["error"]})
+
 sys.exit(checks.finish())

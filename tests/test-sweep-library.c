@@ -258,7 +258,7 @@ test_merge_bad (void)
   "{\"rank\":null,\"index\":" #i ",\"plan\":\"" plan \
   "\",\"nodes\":1,\"gpus\":0,\"pruned\":\"x\",\"status\":\"oom\",\"oom_case\":null,\"peak_bytes\":0,\"usable_bytes\":0}"
 #define TIMED(extra)                                                                                                                                                                                                                                                                                                                                                        \
-  "{\"rank\":null,\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"status\":\"fits\",\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2,\n\"screened\":false,\"step_s\":1,\"tokens_per_s\":2,\"mfu\":0.5,\"mfu_gemm_peak\":0.5,\"gemm_precision\":\"bf16\",\"bubble_fraction\":0,\"compute_s\":1,\"exposed_tp_s\":0,\"exposed_cp_s\":0,\"exposed_pp_s\":0,\"exposed_dp_s\":0,\"exposed_ep_s\":0,\"wall\":\"compute\"" extra \
+  "{\"rank\":null,\"index\":0,\"plan\":\"tp=1\",\"nodes\":1,\"gpus\":8,\"pruned\":null,\"status\":\"fits\",\"oom_case\":null,\"peak_bytes\":1,\"usable_bytes\":2,\n\"screened\":false,\"step_s\":1,\"tokens_per_s\":2,\"mfu\":0.5,\"mfu_gemm_peak\":0.5,\"gemm_precision\":\"bf16\",\"error_band\":0.05,\"tie\":false,\"bubble_fraction\":0,\"compute_s\":1,\"exposed_tp_s\":0,\"exposed_cp_s\":0,\"exposed_pp_s\":0,\"exposed_dp_s\":0,\"exposed_ep_s\":0,\"wall\":\"compute\"" extra \
   "}"
   static const struct {
     const char *text, *error;

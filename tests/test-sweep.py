@@ -34,7 +34,7 @@ with cli.tempdir() as tmp:
           all(r["oom_case"] in ("A", "B", "C") for r in rows if (r["pruned"] or "").startswith("out of memory")), True)
     # ranking: tokens/s descending among the simulated
     table = run("sweep", *base, "--threads", "2", "--top", "5", "--wide").stdout.splitlines()
-    ranks = [l for l in table if l[:4].strip().isdigit() and len(l.split()) >= 12 and "tp=" in l.split()[1]]
+    ranks = [l for l in table if l[:4].strip().lstrip("~").isdigit() and len(l.split()) >= 12 and "tp=" in l.split()[1]]
     check("five ranked rows", len(ranks), 5)
     toks = [float(l.split()[4].replace(",", "")) for l in ranks]
     check("ranked by tokens/s", toks, sorted(toks, reverse=True))
@@ -60,7 +60,7 @@ with cli.tempdir() as tmp:
     check("shard 1/2", run("sweep", *base, "--shard", "1/2", "--json", s1).returncode, 0)
     check("shard 2/2", run("sweep", *base, "--shard", "2/2", "--json", s2).returncode, 0)
     merged = run("sweep", "--merge", s1, s2, "--top", "5").stdout.splitlines()
-    mranks = [l for l in merged if l[:4].strip().isdigit() and len(l.split()) >= 12 and "tp=" in l.split()[1]]
+    mranks = [l for l in merged if l[:4].strip().lstrip("~").isdigit() and len(l.split()) >= 12 and "tp=" in l.split()[1]]
     check("merged top 5 = whole top 5", [l.split()[1] for l in mranks], [l.split()[1] for l in ranks])
     shard_rows = cli.load_json(s1)["rows"] + cli.load_json(s2)["rows"]
     check("shards cover every layout once", sorted(r["index"] for r in shard_rows), list(range(len(rows))))
