@@ -500,7 +500,11 @@ sim_sweep_enumerate (SimSweep *sw)
              pp = next_choice (c->pp, c->n_pp, pp, FALSE)) {
           int dp;
           g_autoptr (GPtrArray) splits = NULL;
-          if ((G / (tp * cp)) % pp || !divides ((guint64) pp, m->layers))
+          /* a pp that does not divide the layers runs uneven stages, as
+           * plain sim resolves them (the first and last stages give up
+           * one layer first, as Llama 3 405B's 126 layers on pp 8 or 16),
+           * under 1F1B; the interleaved schedule below needs the division */
+          if ((G / (tp * cp)) % pp || (guint64) pp > m->layers)
             continue;
           dp = G / (tp * cp * pp);
           splits = expert_splits (sw, tp, cp, dp);

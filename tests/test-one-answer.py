@@ -35,6 +35,10 @@ CASES = [
      ["--tp", "2", "--pp", "1", "--cp", "1", "--fp8", "hybrid", "--seq-len", "4096"]),
     ("mixture of experts, pp 2", ["--topology", "dgx-h100", "--nodes", "2", "--model", "mixtral-8x7b"],
      ["--tp", "1", "--pp", "2", "--cp", "1", "--ep", "8", "--seq-len", "4096"]),
+    # 32 layers on 3 stages: uneven, as plain sim resolves them (issue 43
+    # item 2: the sweep tried only pp dividing the layers)
+    ("uneven pipeline, 32 layers on pp 3", ["--topology", "dgx8x4", "--gpus", "24", "--model", "llama3-8b"],
+     ["--tp", "2", "--pp", "3", "--cp", "1", "--seq-len", "4096"]),
     ("70B on 4 nodes, pp 4", ["--topology", "dgx8x4", "--nodes", "4", "--model", "llama3-70b"],
      ["--tp", "8", "--pp", "4", "--cp", "1", "--seq-len", "4096"]),
 ]
