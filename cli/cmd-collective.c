@@ -113,6 +113,7 @@ rows_json (const SimTopology *topo, SimCollOp op, int n, GArray *rows)
 
   sim_json_init (&j, TRUE);
   sim_json_begin_object (&j, NULL);
+  sim_json_string (&j, "schema", "sim-collective/1");
   sim_json_string (&j, "op", sim_coll_op_name (op));
   sim_json_int (&j, "gpus", n);
   sim_json_string (&j, "topology", topo->name);

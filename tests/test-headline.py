@@ -163,7 +163,7 @@ col = cli.run(sim, "collective", "--topology", "dgx8x4", "--nodes", "1", "--op",
               "--json", "-", timeout=60)
 check("collective exit status", col.returncode, 0)
 cdoc = cli.json_of(col)
-check("collective keys", sorted(cdoc.keys()), ["gpus", "op", "rows", "topology"])
+check("collective keys", sorted(cdoc.keys()), ["gpus", "op", "rows", "schema", "topology"])
 row = cdoc["rows"][0]
 want_us = (1.75 * 2**30 / 370.8e9 + 56e-6) * 1e6
 check("collective time_us (ring formula)", abs(row["time_us"] - want_us) < 0.01, True)
