@@ -221,6 +221,23 @@ sim_cmd_compare (int argc, char **argv, GError **error)
       g_string_append_c (printed.table, '\n');
     }
   }
+  /* a plan whose global batch its own layout rounded up (sim_plan_resolve:
+   * a multiple of micro-batch x dp) trains more tokens per step than the
+   * others: said under the table, where the steps are compared */
+  for (guint i = 0; i < runs->len; i++) {
+    const SimRun *r = g_ptr_array_index (runs, i);
+    for (guint k = 0; k < r->plan->defaults->len; k++) {
+      const char *d = g_ptr_array_index (r->plan->defaults, k);
+      if (g_str_has_prefix (d, "--global-batch") && strstr (d, "rounded up") != NULL) {
+        g_autofree char *text = g_strdup_printf ("%s: %s; compare its tokens/s, not its step", r->label, d);
+        if (wide)
+          g_string_append (printed.table, text);
+        else
+          sim_cli_append_wrapped (printed.table, text, 0, 2, SIM_CLI_COLUMNS);
+        g_string_append_c (printed.table, '\n');
+      }
+    }
+  }
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
     GString *out = printed.notes;

@@ -159,4 +159,13 @@ check("sim: the band applied is the held-out one, and the compare rows carry it"
        round(one["time"]["step_s"] * (1 - ap["error"]), 9)))
 check("compare rows carry the same band", {x["error_band"] for x in runs}, {ap["error"]})
 
+# a global batch a layout rounds up is said where the steps are compared:
+# 1024 sequences over dp 9 at micro-batch 1 round up to 1026 = 114 x 9
+args = ["compare", "--topology", "gb200-nvl72", "--racks", "1", "--plan", "tp=4,pp=2,dp=9", "--plan", "tp=8,pp=9,dp=1"]
+text = cli.run(sim, *args).stdout
+gbs = {x["label"]: x["plan"]["global_batch"] for x in cli.json_of(cli.run(sim, *args, "--json", "-"))["runs"]}
+check("compare: the rounded global batch in the JSON, and said under the table",
+      (gbs, "tp=4,pp=2,dp=9: --global-batch 1026" in text, "tp=8,pp=9,dp=1: --global-batch" in text),
+      ({"tp=4,pp=2,dp=9": 1026, "tp=8,pp=9,dp=1": 1024}, True, False))
+
 sys.exit(checks.finish())
