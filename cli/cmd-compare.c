@@ -201,19 +201,22 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   {
     /* how far every step time of the table is validated, as the report
      * says it under its step time */
-    g_autofree char *band = sim_report_error_band_sentence (topo);
-    g_autofree char *moe = sim_model_is_moe (model) ? sim_report_moe_band_sentence (topo) : NULL;
-    g_autofree char *framework = NULL;
-    /* the framework's band where a plan of the table has one */
-    for (guint i = 0; i < runs->len && framework == NULL; i++)
-      framework =
-          sim_report_framework_band_sentence (topo,
-                                              ((const SimRun *) g_ptr_array_index (runs, i))->plan);
-    const char *lines[] = { band, moe, framework };
-    for (guint k = 0; k < G_N_ELEMENTS (lines); k++) {
-      if (lines[k] == NULL)
-        continue;
-      g_autofree char *text = g_strconcat (k == 0 ? "step times: " : "", lines[k], NULL);
+    /* the bands of the first plan, and the framework's band where
+     * another plan of the table has one */
+    g_autoptr (GPtrArray) lines = sim_report_band_sentences (
+        topo, model, ((const SimRun *) g_ptr_array_index (runs, 0))->plan);
+    for (guint i = 1; i < runs->len && lines->len < 3; i++) {
+      char *framework = sim_report_framework_band_sentence (topo, ((const SimRun *) g_ptr_array_index (runs, i))->plan);
+      gboolean seen = FALSE;
+      for (guint k = 0; k < lines->len && framework != NULL; k++)
+        seen |= g_str_equal (g_ptr_array_index (lines, k), framework);
+      if (framework != NULL && !seen)
+        g_ptr_array_add (lines, framework);
+      else
+        g_free (framework);
+    }
+    for (guint k = 0; k < lines->len; k++) {
+      g_autofree char *text = g_strconcat (k == 0 ? "step times: " : "", (const char *) g_ptr_array_index (lines, k), NULL);
       if (wide)
         g_string_append (printed.table, text);
       else

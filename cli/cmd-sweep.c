@@ -760,13 +760,10 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
     g_ptr_array_insert (d, 0, g_strconcat ("training: ", train, NULL));
   }
   /* how far its step time is validated, as the report says it */
-  g_ptr_array_add (d, sim_report_error_band_sentence (run->topo));
-  if (sim_model_is_moe (model))
-    g_ptr_array_add (d, sim_report_moe_band_sentence (run->topo));
   {
-    char *framework = sim_report_framework_band_sentence (run->topo, run->plan);
-    if (framework != NULL)
-      g_ptr_array_add (d, framework);
+    g_autoptr (GPtrArray) bands = sim_report_band_sentences (run->topo, model, run->plan);
+    for (guint i = 0; i < bands->len; i++)
+      g_ptr_array_add (d, g_strdup (g_ptr_array_index (bands, i)));
   }
   g_string_append (out, "\nbest: ");
   append_label_wrapped (out, best->label, 6, wide ? G_MAXINT / 2 : SIM_CLI_COLUMNS);

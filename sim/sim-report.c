@@ -374,13 +374,21 @@ sim_report_error_band_sentence (const SimTopology *t)
       "published runs): read the step time as an estimate");
 }
 
-/* under the step time, wrapped at 100 columns even with --wide (two lines) */
-static void
-text_error_band (GString *s, const SimTopology *t)
+GPtrArray *
+sim_report_band_sentences (const SimTopology *t, const SimModel *m, const SimPlan *p)
 {
-  g_autofree char *line = sim_report_error_band_sentence (t);
-  append_line (s, FALSE, "          ", line);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  char *framework = sim_report_framework_band_sentence (t, p);
+  gboolean moe = sim_model_is_moe (m);
+  if (!moe || sim_topology_gpu_type (t, 0)->eff.moe.rows == 0)
+    g_ptr_array_add (out, sim_report_error_band_sentence (t));
+  if (moe)
+    g_ptr_array_add (out, sim_report_moe_band_sentence (t));
+  if (framework != NULL)
+    g_ptr_array_add (out, framework);
+  return out;
 }
+
 
 /* How a set of published runs of this generation was predicted: on how
  * many, the mean |error|, how many within 15 %, and the side sim errs on:
@@ -532,12 +540,6 @@ text_variability (GString *s, const SimRun *run)
     append_line (s, FALSE, "          ", x);
 }
 
-static void
-text_moe_band (GString *s, const SimTopology *t, gboolean wide)
-{
-  g_autofree char *line = sim_report_moe_band_sentence (t);
-  append_line (s, wide, "          ", line);
-}
 
 /* the seconds per step of each stage; the exposed CP column only with
  * context parallelism or for a dense model (whose table keeps its shape),
@@ -895,14 +897,12 @@ text_section (GString *s, const Input *in, const SimRun *run, SimReportSection s
       }
     break;
   case SIM_REPORT_ERROR_BAND:
-    if (in->time != NULL)
-      text_error_band (s, t);
-    if (in->time != NULL && sim_model_is_moe (in->model))
-      text_moe_band (s, t, wide);
     if (in->time != NULL) {
-      g_autofree char *line = sim_report_framework_band_sentence (t, p);
-      if (line != NULL)
-        append_line (s, wide, "          ", line);
+      /* the dense band wrapped at 100 columns even with --wide (two lines) */
+      g_autoptr (GPtrArray) bands = sim_report_band_sentences (t, in->model, p);
+      for (guint i = 0; i < bands->len; i++)
+        append_line (s, i == 0 && !sim_model_is_moe (in->model) ? FALSE : wide, "          ",
+                     g_ptr_array_index (bands, i));
     }
     if (in->time != NULL)
       text_variability (s, run);

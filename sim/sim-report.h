@@ -60,6 +60,12 @@ char *sim_report_train_text (const SimRun *run);
 char *sim_report_error_band_sentence (const SimTopology *t);
 char *sim_report_moe_band_sentence (const SimTopology *t);
 char *sim_report_framework_band_sentence (const SimTopology *t, const SimPlan *p);
+/* the sentences a plan's step time carries, in the order every output
+ * prints them: a mixture-of-experts model's MoE band in place of the dense
+ * one where the cluster file states it (else the dense band and that no
+ * MoE run was predicted), then the framework's band where it has one; a
+ * new array of new strings */
+GPtrArray *sim_report_band_sentences (const SimTopology *t, const SimModel *m, const SimPlan *p);
 /* under the bands, one unwrapped sentence each: what the spread of GPU
  * speeds adds to the step (sim_run_variability), NULL without a time; and
  * the straggler what-if of --slow-gpu / --slow-node (the step against the
