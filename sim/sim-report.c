@@ -314,6 +314,7 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
    * its own under the step's */
   const char *basis = g_str_equal (band->basis, "moe")    ? "published mixture-of-experts runs"
                       : g_str_equal (band->basis, "fsdp") ? "published PyTorch FSDP runs"
+                      : g_str_equal (band->basis, "torchtitan") ? "published torchtitan runs"
                       : g_str_equal (band->basis, "heldout") ? "published runs no fit saw"
                                                              : "the fitted runs";
   g_autofree char *range = band->error > 0 ? g_strdup_printf ("range %.3f-%.3f s: the step +/-%.1f%%, its mean error on %s",
@@ -440,6 +441,9 @@ sim_report_framework_band_sentence (const SimTopology *t, const SimPlan *p)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
+  if (p->framework == SIM_FRAMEWORK_TORCHTITAN && eff->torchtitan.rows > 0)
+    return published_band ("PyTorch-native torchtitan (--framework torchtitan)", "published torchtitan runs",
+                           " that no fit saw,", &eff->torchtitan, "validation-pytorch-native");
   if (p->framework != SIM_FRAMEWORK_FSDP || eff->fsdp.rows == 0)
     return NULL;
   return published_band ("PyTorch FSDP (--framework fsdp)", "published FSDP runs",
@@ -1112,6 +1116,8 @@ json_error_band (SimJson *j, const SimRun *run, const SimIteration *it, gboolean
     json_published_band (j, "moe", &eff->moe);
   if (fsdp)
     json_published_band (j, "fsdp", &eff->fsdp);
+  if (run->plan->framework == SIM_FRAMEWORK_TORCHTITAN)
+    json_published_band (j, "torchtitan", &eff->torchtitan);
   sim_json_end_object (j);
 }
 

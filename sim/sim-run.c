@@ -591,6 +591,8 @@ sim_run_error_band (const SimRun *run, SimErrorBand *out)
     *out = (SimErrorBand) { eff->moe.error, "moe" };
   else if (run->plan->framework == SIM_FRAMEWORK_FSDP && eff->fsdp.rows > 0)
     *out = (SimErrorBand) { eff->fsdp.error, "fsdp" };
+  else if (run->plan->framework == SIM_FRAMEWORK_TORCHTITAN && eff->torchtitan.rows > 0)
+    *out = (SimErrorBand) { eff->torchtitan.error, "torchtitan" };
   else if (eff->heldout_error > 0)
     *out = (SimErrorBand) { eff->heldout_error, "heldout" };
   else if (eff->error > 0)

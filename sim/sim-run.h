@@ -42,13 +42,14 @@ gboolean sim_run_variability (const SimRun *run, SimVariability *out);
 /* The error band a plan's step time carries, the one every output uses:
  * the mean |step-time error| on the published runs most like it that the
  * cluster file states (sim-topology.h SimEfficiency): a mixture-of-experts
- * model's MoE band, a --framework fsdp plan's FSDP band, else the band on
+ * model's MoE band, a --framework fsdp plan's FSDP band, a --framework
+ * torchtitan plan's torchtitan band, else the band on
  * runs no fit saw, else the fitted runs' band; error 0 (basis "none")
  * where the file states none.  A value x reads as x (1 - error) ..
  * x (1 + error).  Any thread. */
 typedef struct {
   double error;        /* fraction: 0.05 is +/-5 % */
-  const char *basis;   /* "moe", "fsdp", "heldout", "fitted" or "none", static */
+  const char *basis;   /* "moe", "fsdp", "torchtitan", "heldout", "fitted" or "none", static */
 } SimErrorBand;
 void sim_run_error_band (const SimRun *run, SimErrorBand *out);
 

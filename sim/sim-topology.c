@@ -231,7 +231,8 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
          !sim_xml_get_uint (path, eff, "heldout-rows", 1, 1000000, &t->eff.heldout_rows, error)))
       return FALSE;
     if (!published_band (path, eff, "moe", &t->eff.moe, error) ||
-        !published_band (path, eff, "fsdp", &t->eff.fsdp, error))
+        !published_band (path, eff, "fsdp", &t->eff.fsdp, error) ||
+        !published_band (path, eff, "torchtitan", &t->eff.torchtitan, error))
       return FALSE;
     if (t->eff.kernel_fixed_s > 1e-3 || t->eff.host_launch_s > 1e-3) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,

@@ -70,6 +70,11 @@ typedef struct {
    * tools/fsdp-check.py): the band of a --framework fsdp plan where the
    * fitted runs are Megatron's */
   SimPublishedBand fsdp;
+  /* on its published PyTorch-native torchtitan runs that no fit used
+   * (tests/validation/data/pytorch_native.csv, predicted by
+   * tools/pytorch-native-check.py): the band of a --framework torchtitan
+   * plan */
+  SimPublishedBand torchtitan;
 } SimEfficiency;
 
 typedef struct {

@@ -12,6 +12,7 @@ TP/CP/PP/DP/EP communication (the mean of the pipeline stages: the report's
 stage table's mean row), peak bytes and the verdict.  The text tables show
 them rounded as the JSON's values round.
 """
+import os
 import sys
 
 sys.dont_write_bytecode = True
@@ -158,6 +159,16 @@ check("sim: the band applied is the held-out one, and the compare rows carry it"
       ("heldout", one["time"]["error_band"]["heldout"]["mean_abs_error"],
        round(one["time"]["step_s"] * (1 - ap["error"]), 9)))
 check("compare rows carry the same band", {x["error_band"] for x in runs}, {ap["error"]})
+# a --framework torchtitan plan carries the band of torchtitan's published
+# runs (tools/pytorch-native-check.py --write stores it in the Hopper files)
+import re
+with open(os.path.join(src, "topologies", "grand-teton-h100.xml"), encoding="utf-8") as f:
+    stored = float(re.search(r'torchtitan-error="([0-9.]+)"', f.read()).group(1))
+tt = cli.json_of(cli.run(sim, "--topology", "grand-teton-h100", "--gpus", "8", "--model", "llama3-8b",
+                         "--framework", "torchtitan", "--dp", "8", "--zero", "3", "--json", "-"))
+check("torchtitan: the band applied is the stored torchtitan band",
+      (tt["time"]["error_band"]["applied"]["basis"], tt["time"]["error_band"]["applied"]["error"],
+       tt["time"]["error_band"]["torchtitan"]["mean_abs_error"]), ("torchtitan", stored, stored))
 
 # a global batch a layout rounds up is said where the steps are compared:
 # 1024 sequences over dp 9 at micro-batch 1 round up to 1026 = 114 x 9

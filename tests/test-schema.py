@@ -113,6 +113,8 @@ DOCS = [
      "--shard", "1/2"],
     ["sweep", "--topology", "dgx8x4", "--model", "llama3-8b", "--global-batch", "64", "--quiet", "--scale",
      "--max-nodes", "2", "--tp", "8"],
+    ["--topology", "grand-teton-h100", "--gpus", "8", "--model", "llama3-8b", "--framework", "torchtitan", "--dp",
+     "8", "--zero", "3", "--seq-len", "8192"],
     ["collective", "--topology", "dgx8x4", "--op", "all_reduce", "--gpus", "16"],
 ]
 

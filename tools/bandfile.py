@@ -1,8 +1,9 @@
 """A band of published runs as the cluster files store it: the NAME-error,
 NAME-bias, NAME-rows and NAME-within attributes of <efficiency> (mean
 |step-time error|, mean signed error, runs, runs within 15 %), which the
-report prints under the step time.  Shared by tools/moe-check.py (NAME moe)
-and tools/fsdp-check.py (NAME fsdp)."""
+report prints under the step time.  Shared by tools/moe-check.py (NAME moe),
+tools/fsdp-check.py (NAME fsdp) and tools/pytorch-native-check.py (NAME
+torchtitan)."""
 import re
 import statistics
 

@@ -2,7 +2,7 @@
 """Predict torchtitan's published benchmark rows with sim and print the error table.
 
 usage: pytorch-native-check.py SIM [CSV] [--extra "OPTIONS"] [--commands]
-                               [--tolerance WORST,MAE,BIAS]
+                               [--tolerance WORST,MAE,BIAS] [--write | --check-band]
 
 Reads CSV (default tests/validation/data/pytorch_native.csv, beside this
 script's repository root): every row of the three benchmark files of
@@ -43,6 +43,13 @@ fraction given (meson test validation-pytorch-native holds the level the
 model reaches today, so that a change that loses ground on these runs is
 seen).
 
+--write stores the summary's band (mean |error|, mean signed error, rows,
+rows within 15 %) as the torchtitan-error, torchtitan-bias, torchtitan-rows
+and torchtitan-within attributes of <efficiency> in the Hopper cluster files
+(BAND_FILES: the rows ran on H100 and H200), which the report of a
+--framework torchtitan plan prints and takes its step's range from;
+--check-band fails when a stored band is not the one the rows give.
+
 Exit status: 0, unless sim failed with status 2 (bad input or error) on a
 row (its message is printed, the rest still run) or a tolerance is
 exceeded: 1; 2 on bad usage.
@@ -50,6 +57,8 @@ exceeded: 1; 2 on bad usage.
 import concurrent.futures, csv, json, os, shlex, statistics, subprocess, sys
 
 DATA = os.path.join("tests", "validation", "data", "pytorch_native.csv")
+# the Hopper cluster files that carry the band (as tools/fsdp-check.py's)
+BAND_FILES = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml")
 GIB = 2 ** 30
 RECOMPUTE = {"none": "none", "full": "full", "selective-op": "selective"}
 FP8_RECIPE = {"tensorwise": "tensorwise", "rowwise": "blockwise"}
@@ -164,7 +173,8 @@ def mem_summary(diffs):
 
 def main(argv):
     show = "--commands" in argv
-    argv = [a for a in argv if a != "--commands"]
+    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
+    argv = [a for a in argv if a not in ("--commands", "--write", "--check-band")]
     extra, tol = [], None
     if "--tolerance" in argv:
         i = argv.index("--tolerance")
@@ -282,7 +292,16 @@ def main(argv):
             print("%s %s %.1f%% (<= %.0f%%)" % ("ok  " if ok else "FAIL", name, 100 * got, 100 * lim))
             if not ok:
                 bad.append(name)
-    return 1 if failed or bad else 0
+    stale = 0
+    if mode and errs:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("bandfile", os.path.join(root, "tools", "bandfile.py"))
+        bf = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bf)
+        print()
+        stale = bf.bands([os.path.join(root, "topologies", name) for name in BAND_FILES], "torchtitan",
+                         "torchtitan", bf.band_of(list(errs.values())), mode, "pytorch-native-check.py")
+    return 1 if failed or bad or stale else 0
 
 
 if __name__ == "__main__":
