@@ -251,6 +251,32 @@ test_gantt_lane_labels (void)
   cairo_surface_destroy (s);
 }
 
+/* the Gantt chart, 1200 px wide, of plan (Llama 3 8B on one DGX H100 node,
+ * t and m) as sim_run_evaluate gives it; *run is the caller's */
+static cairo_surface_t *
+render_plan (const SimTopology *t, const SimModel *m, const char *plan, SimRun **run, VizGanttLayout *l)
+{
+  g_autoptr (GError) error = NULL;
+  SimPlan *p = sim_plan_new ();
+  VizInput in = { NULL };
+  cairo_surface_t *s;
+  cairo_t *cr;
+  double w = 1200, h;
+  g_assert_true (sim_plan_parse_string (p, plan, &error));
+  g_assert_no_error (error);
+  *run = sim_run_evaluate (t, m, p, plan, SIM_RUN_TIME, &error);
+  g_assert_no_error (error);
+  in = (VizInput) { *run, NULL, 0 };
+  h = viz_gantt_height_for (&in, p->pp, w);
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
+  cr = cairo_create (s);
+  viz_gantt_draw (cr, w, h, &in);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  viz_gantt_layout (w, h, &in, p->pp, l);
+  return s;
+}
+
 /* ZeRO-3 (llama3-8b, dp 8 on one node): where a stage's compute starts the
  * moment a DP all-gather ends, the exposed wait before it is drawn in the
  * DP colour in the compute lane, not as idle */
@@ -259,27 +285,10 @@ test_gantt_zero3_wait (void)
 {
   g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
   g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
-  g_autoptr (GError) error = NULL;
   g_autoptr (SimRun) run = NULL;
-  SimPlan *p = sim_plan_new ();
-  VizInput in = { NULL };
   VizGanttLayout l;
-  cairo_surface_t *s;
-  cairo_t *cr;
-  double w = 1200, h;
+  cairo_surface_t *s = render_plan (t, m, "tp=1,pp=1,dp=8,zero=3,gb=32", &run, &l);
   int probed = 0;
-  g_assert_true (sim_plan_parse_string (p, "tp=1,pp=1,dp=8,zero=3,gb=32", &error));
-  g_assert_no_error (error);
-  run = sim_run_evaluate (t, m, p, "zero3", SIM_RUN_TIME, &error);
-  g_assert_no_error (error);
-  in = (VizInput) { run, NULL, 0 };
-  h = viz_gantt_height_for (&in, 1, w);
-  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
-  cr = cairo_create (s);
-  viz_gantt_draw (cr, w, h, &in);
-  cairo_destroy (cr);
-  cairo_surface_flush (s);
-  viz_gantt_layout (w, h, &in, 1, &l);
   /* the first compute span: before it, the stage waits for the first
    * layers' parameters (nothing else to wait for with one stage) */
   for (guint i = 0; i < run->time->spans->len && probed == 0; i++) {
@@ -313,35 +322,19 @@ test_gantt_dense_lane (void)
 {
   g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
   g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
-  g_autoptr (GError) error = NULL;
   g_autoptr (SimRun) run = NULL;
-  SimPlan *p = sim_plan_new ();
-  VizInput in = { NULL };
   VizGanttLayout l;
-  cairo_surface_t *s;
-  cairo_t *cr;
-  double w = 1200, h, y, allowed;
+  cairo_surface_t *s = render_plan (t, m, "tp=2,pp=4,dp=1,gb=256", &run, &l);
+  double y, allowed;
   const SimStageTime *st0;
   int full = 0;
-  g_assert_true (sim_plan_parse_string (p, "tp=2,pp=4,dp=1,gb=256", &error));
-  g_assert_no_error (error);
-  run = sim_run_evaluate (t, m, p, "dense-lane", SIM_RUN_TIME, &error);
-  g_assert_no_error (error);
-  in = (VizInput) { run, NULL, 0 };
-  h = viz_gantt_height_for (&in, 4, w);
-  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);
-  cr = cairo_create (s);
-  viz_gantt_draw (cr, w, h, &in);
-  cairo_destroy (cr);
-  cairo_surface_flush (s);
-  viz_gantt_layout (w, h, &in, 4, &l);
   st0 = &g_array_index (run->time->stages, SimStageTime, 0);
   /* the PP lane (lane 1) under stage 0's compute lane, at its middle */
   y = l.top + 4 + l.lane_compute_h + 3 + (l.lane_h + 1) + l.lane_h / 2;
   for (int x = (int) l.left; x < (int) l.right; x++) {
     double rgb[3];
     pixel (s, x, y, rgb);
-    full += is_color (rgb, viz_kind_color (SIM_SPAN_PP)); if (x % 7 == 0 && x < 400) g_test_message ("%d %.2f %.2f %.2f", x, rgb[0], rgb[1], rgb[2]);
+    full += is_color (rgb, viz_kind_color (SIM_SPAN_PP));
   }
   allowed = (l.right - l.left) * st0->exposed_pp_s / run->time->step_s + 4;
   g_test_message ("stage 0: %d px of %.0f exposed PP, %.1f allowed (%.3f s of %.3f s)", full,
