@@ -36,12 +36,6 @@ sim_format_billions (guint64 n)
   return g_strdup_printf ("%.1f M", (double) n / 1e6);
 }
 
-char *
-sim_format_rate (double bytes_per_s)
-{
-  return g_strdup_printf ("%g GB/s", bytes_per_s / 1e9);
-}
-
 /* whether a word is a number, kept on the line of the word after it (its
  * unit: "400 Gb/s", "45.2 GB", "4 mb") */
 static gboolean

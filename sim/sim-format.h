@@ -11,7 +11,6 @@ char *sim_format_gb (guint64 bytes);     /* "58.83 GB" */
 char *sim_format_gib (guint64 bytes);    /* "54.79 GiB" */
 char *sim_format_count (guint64 n);      /* "70,553,706,496" */
 char *sim_format_billions (guint64 n);   /* "70.55 B" */
-char *sim_format_rate (double bytes_per_s); /* "450 GB/s" */
 /* appends text, which starts at column col, wrapped at width columns with
  * continuation lines indented by indent; a number (and an operator such as
  * "x" or ">") never ends a line: it stays with the word after it, its unit */

@@ -1554,8 +1554,7 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
   }
   if (plan->lora_rank > 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--lora-rank: sim does not model LoRA adapters on mixture-of-experts layers yet "
-                 "(issue 17)");
+                 "--lora-rank: sim does not model LoRA adapters on mixture-of-experts layers");
     return FALSE;
   }
   if (group > 1) {

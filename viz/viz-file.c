@@ -102,21 +102,6 @@ viz_stage_chart (SimOutputSet *set, const char *path, VizChart chart, const VizI
   return stage_surface (set, path, w, h, draw_chart, &d, error);
 }
 
-gboolean
-viz_write_compare (const char *path, const SimRun *const *runs, int n, const char *title,
-                   GError **error)
-{
-  g_autoptr (SimOutputSet) set = sim_output_set_new ();
-  return viz_stage_compare (set, path, runs, n, title, error) && sim_output_set_commit (set, error);
-}
-
-gboolean
-viz_write_chart (const char *path, VizChart chart, const VizInput *in, GError **error)
-{
-  g_autoptr (SimOutputSet) set = sim_output_set_new ();
-  return viz_stage_chart (set, path, chart, in, error) && sim_output_set_commit (set, error);
-}
-
 /* the stream every surface writes through: the first failed write is kept
  * so that the error names its cause, not only CAIRO_STATUS_WRITE_ERROR */
 typedef struct {

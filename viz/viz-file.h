@@ -31,12 +31,6 @@ gboolean viz_stage_compare (SimOutputSet *set, const char *path, const SimRun *c
 /* the sweep chart (viz.h: viz_sweep_draw); the same errors and threads */
 gboolean viz_stage_sweep (SimOutputSet *set, const char *path, const VizSweepInput *in, GError **error);
 
-/* the same, each in a set of its own, committed at once; any thread, one
- * writer per path */
-gboolean viz_write_chart (const char *path, VizChart chart, const VizInput *in, GError **error);
-gboolean viz_write_compare (const char *path, const SimRun *const *runs, int n, const char *title,
-                            GError **error);
-
 /* the same charts as SVG documents in memory, for a page that holds them
  * (viz-html.h): new text (caller g_free()s), or NULL with SIM_ERROR_IO
  * when Cairo fails (out of memory); any thread */

@@ -13,13 +13,6 @@
 #define COMPUTE_H 30.0
 #define LANE_H 8.0
 
-double
-viz_gantt_height (int rows)
-{
-  return TOP + rows * ROW_H + BOTTOM;
-}
-
-double viz_gantt_height_for (const VizInput *in, int rows, double width);
 
 void
 viz_gantt_layout (double width, double height, const VizInput *in, int rows, VizGanttLayout *o)

@@ -60,7 +60,6 @@ void viz_gantt_draw (cairo_t *cr, double width, double height, const VizInput *i
 /* the height the Gantt chart wants for this many rows (and, when the
  * blocks of the whole step are too thin to read, for the zoomed windows of
  * the warm-up and the cool-down drawn under it) */
-double viz_gantt_height (int rows);
 double viz_gantt_height_for (const VizInput *in, int rows, double width);
 
 /* memory over the iteration: one panel per stage shown, stacked by
