@@ -360,13 +360,13 @@ sim_report_error_band_sentence (const SimTopology *t)
 
   if (eff->heldout_error > 0 && eff->error > 0)
     return g_strdup_printf (
-        "error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
-        " published runs of this GPU generation that no fit saw (+/-%.0f%% on %" G_GUINT64_FORMAT
+        "error band +/-%.1f%%: mean step-time error on %" G_GUINT64_FORMAT
+        " published runs of this GPU generation that no fit saw (+/-%.1f%% on %" G_GUINT64_FORMAT
         " fitted runs, each predicted with its model family left out)",
         100 * eff->heldout_error, eff->heldout_rows, 100 * eff->error, eff->error_rows);
   if (eff->error > 0)
     return g_strdup_printf (
-        "error band +/-%.0f%%: mean step-time error on %" G_GUINT64_FORMAT
+        "error band +/-%.1f%%: mean step-time error on %" G_GUINT64_FORMAT
         " published runs of this GPU generation, each predicted with constants that were not "
         "fitted to it",
         100 * eff->error, eff->error_rows);
@@ -401,9 +401,9 @@ published_band (const char *what, const char *runs, const char *which, const Sim
 {
   double error = band->error, bias = band->bias;
   return g_strdup_printf ("%s: on %" G_GUINT64_FORMAT " %s of this GPU generation%s "
-                          "the step time was off by %.0f%% on average, %" G_GUINT64_FORMAT
+                          "the step time was off by %.1f%% on average, %" G_GUINT64_FORMAT
                           " of them within 15%%, %s "
-                          "(mean %+.0f%%)%s (meson test %s prints the table)",
+                          "(mean %+.1f%%)%s (meson test %s prints the table)",
                           what, band->rows, runs, which, 100 * error, band->within,
                           bias < -error / 2  ? "mostly optimistic"
                           : bias > error / 2 ? "mostly pessimistic"

@@ -10,10 +10,10 @@ Each case runs Llama-3-8B with --framework fsdp (ZeRO 3 over the 64 GPUs,
 full recomputation, which fits) on a copy of dgx8x4.xml whose band is set
 by hand, and reads the sentence the report prints for it:
 - error 0.070, bias -0.052, 52 rows, 51 within: "on 52 published FSDP runs
-  of this GPU generation that no fit saw, the step time was off by 7% on
-  average, 51 of them within 15%, mostly optimistic (mean -5%): expect a
+  of this GPU generation that no fit saw, the step time was off by 7.0% on
+  average, 51 of them within 15%, mostly optimistic (mean -5.2%): expect a
   longer step" (-0.052 is beyond half the mean |error|, -0.035);
-- error 0.100, bias +0.020: "on both sides (mean +2%)", no expectation;
+- error 0.100, bias +0.020: "on both sides (mean +2.0%)", no expectation;
 - no band: no FSDP sentence (the fitted band above stays);
 - the same model with Megatron's framework (tp 8, pp 4) gets no FSDP
   sentence from the shipped file;
@@ -55,19 +55,19 @@ with cli.tempdir() as tmp:
     checks.report("optimistic band: exit 0", rc == 0, err)
     checks.report("optimistic band: the sentence",
                   HEAD + " on 52 published FSDP runs of this GPU generation that no fit saw, the step time "
-                  "was off by 7% on average, 51 of them within 15%, mostly optimistic (mean -5%): expect a "
+                  "was off by 7.0% on average, 51 of them within 15%, mostly optimistic (mean -5.2%): expect a "
                   "longer step (meson test validation-fsdp prints the table)" in out, out[out.find(HEAD):][:300])
-    checks.report("optimistic band: the fitted band stays", "error band +/-5%" in out)
+    checks.report("optimistic band: the fitted band stays", "error band +/-4.6%" in out)
 
     rc, out, err = report(with_band(tmp, "both",
                                     ' fsdp-error="0.100" fsdp-bias="0.020" fsdp-rows="5" fsdp-within="5"'))
     checks.report("two-sided band: the sentence",
-                  "off by 10% on average, 5 of them within 15%, on both sides (mean +2%) (meson test "
+                  "off by 10.0% on average, 5 of them within 15%, on both sides (mean +2.0%) (meson test "
                   "validation-fsdp prints the table)" in out, out[out.find(HEAD):][:300])
 
     rc, out, err = report(with_band(tmp, "none", ""))
     checks.report("no band: exit 0", rc == 0, err)
-    checks.report("no band: no FSDP sentence, the fitted band stays", HEAD not in out and "error band +/-5%" in out)
+    checks.report("no band: no FSDP sentence, the fitted band stays", HEAD not in out and "error band +/-4.6%" in out)
 
     rc, out, err = report(SHIPPED, MEGATRON)
     checks.report("Megatron plan: exit 0", rc == 0, err)
@@ -85,7 +85,7 @@ with cli.tempdir() as tmp:
     checks.report("JSON: a Megatron plan has no fsdp band", "fsdp" not in cli.json_of(r)["time"]["error_band"])
 
     # sim compare: under its table when one of its plans is FSDP's
-    want = "on %s published FSDP runs of this GPU generation that no fit saw, the step time was off by %.0f%% " \
+    want = "on %s published FSDP runs of this GPU generation that no fit saw, the step time was off by %.1f%% " \
            "on average, %s of them within 15%%" % (m.group(3), 100 * float(m.group(1)), m.group(4))
     r = cli.run(sim, "compare", "--topology", SHIPPED, "--model", "llama3-8b",
                 "--plan", "tp=1,pp=1,dp=64,zero=3,framework=fsdp,recompute=full", "--plan", "tp=8,pp=4")

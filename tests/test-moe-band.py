@@ -8,12 +8,12 @@ usage: test-moe-band.py SIM SOURCE_ROOT
 
 Each case runs Mixtral 8x7B (tp 2, ep 8, pp 2, full recomputation, which
 fits) on a copy of dgx8x4.xml whose band is set by hand, and reads the sentence the report prints for it:
-- error 0.300, bias -0.200, 8 rows, 3 within: "off by 30% on average, 3 of
-  them within 15%, mostly optimistic (mean -20%): expect a longer step"
+- error 0.300, bias -0.200, 8 rows, 3 within: "off by 30.0% on average, 3 of
+  them within 15%, mostly optimistic (mean -20.0%): expect a longer step"
   (-0.200 is beyond half the mean |error|, -0.150);
 - error 0.120, bias +0.110, 7 rows, 6 within: mostly pessimistic, "expect a
   shorter step";
-- error 0.100, bias +0.020: "on both sides (mean +2%)", no expectation;
+- error 0.100, bias +0.020: "on both sides (mean +2.0%)", no expectation;
 - no band: "no published MoE run of this GPU generation has been predicted";
 - a dense model (Llama-3-8B, tp 8 pp 4) gets no MoE sentence;
 - the shipped dgx8x4.xml prints the band its attributes hold, and the JSON
@@ -57,20 +57,20 @@ with cli.tempdir() as tmp:
     checks.report("optimistic band: exit 0", rc == 0, err)
     checks.report("optimistic band: the sentence",
                   "mixture-of-experts layers: on 8 published MoE runs of this GPU generation the step time "
-                  "was off by 30% on average, 3 of them within 15%, mostly optimistic (mean -20%): expect a "
+                  "was off by 30.0% on average, 3 of them within 15%, mostly optimistic (mean -20.0%): expect a "
                   "longer step" in out, out[out.find("mixture-of-experts layers"):][:300])
 
     rc, out, err = report(with_band(tmp, "pessimistic",
                                     ' moe-error="0.120" moe-bias="0.110" moe-rows="7" moe-within="6"'))
     checks.report("pessimistic band: the sentence",
-                  "on 7 published MoE runs of this GPU generation the step time was off by 12% on average, "
-                  "6 of them within 15%, mostly pessimistic (mean +11%): expect a shorter step" in out,
+                  "on 7 published MoE runs of this GPU generation the step time was off by 12.0% on average, "
+                  "6 of them within 15%, mostly pessimistic (mean +11.0%): expect a shorter step" in out,
                   out[out.find("mixture-of-experts layers"):][:300])
 
     rc, out, err = report(with_band(tmp, "both",
                                     ' moe-error="0.100" moe-bias="0.020" moe-rows="5" moe-within="5"'))
     checks.report("two-sided band: the sentence",
-                  "off by 10% on average, 5 of them within 15%, on both sides (mean +2%) (meson test "
+                  "off by 10.0% on average, 5 of them within 15%, on both sides (mean +2.0%) (meson test "
                   "validation-moe prints the table)" in out, out[out.find("mixture-of-experts layers"):][:300])
 
     rc, out, err = report(with_band(tmp, "none", ""))
@@ -87,7 +87,7 @@ with cli.tempdir() as tmp:
     m = re.search(r'moe-error="([0-9.]+)" moe-bias="([-0-9.]+)" moe-rows="([0-9]+)" moe-within="([0-9]+)"',
                   open(SHIPPED, encoding="utf-8").read())
     rc, out, err = report(SHIPPED)
-    want = "on %s published MoE runs of this GPU generation the step time was off by %.0f%% on average, " \
+    want = "on %s published MoE runs of this GPU generation the step time was off by %.1f%% on average, " \
            "%s of them within 15%%" % (m.group(3), 100 * float(m.group(1)), m.group(4))
     checks.report("shipped dgx8x4.xml: its stored band", want in out, want)
 
