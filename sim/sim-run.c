@@ -21,17 +21,17 @@ sim_run_free (SimRun *run)
   g_free (run);
 }
 
-/* the iteration of plan as flags ask (SIM_RUN_REFERENCE, SIM_RUN_STEADY,
- * SIM_RUN_FULL) */
+/* the iteration of plan, whose ledger is mem, as flags ask
+ * (SIM_RUN_REFERENCE, SIM_RUN_STEADY, SIM_RUN_FULL) */
 static SimIteration *
-simulate (const SimRun *run, const SimPlan *plan, guint flags, GError **error)
+simulate (const SimRun *run, const SimPlan *plan, const SimMemory *mem, guint flags, GError **error)
 {
   gboolean full = (flags & SIM_RUN_FULL) != 0;
   if (flags & SIM_RUN_REFERENCE)
-    return sim_iteration_run_reference (run->topo, run->model, plan, run->memory, full, error);
+    return sim_iteration_run_reference (run->topo, run->model, plan, mem, full, error);
   if (flags & SIM_RUN_STEADY)
-    return sim_iteration_run_steady (run->topo, run->model, plan, run->memory, full, error);
-  return sim_iteration_run (run->topo, run->model, plan, run->memory, full, error);
+    return sim_iteration_run_steady (run->topo, run->model, plan, mem, full, error);
+  return sim_iteration_run (run->topo, run->model, plan, mem, full, error);
 }
 
 /* the same plan with no GPU slow, simulated as the run was */
@@ -41,7 +41,7 @@ straggler_base (SimRun *run, guint flags, GError **error)
   g_autoptr (SimPlan) base = sim_plan_copy (run->plan);
   g_autoptr (SimIteration) it = NULL;
   base->n_slow = 0;
-  if ((it = simulate (run, base, flags, error)) == NULL)
+  if ((it = simulate (run, base, run->memory, flags, error)) == NULL)
     return FALSE;
   run->straggler_base_step_s = it->step_s;
   return TRUE;
@@ -77,12 +77,7 @@ time_remedies (SimRun *run, guint flags, GError **error)
     if (!r->fits || r->plan == NULL)
       continue;
     m = sim_memory_compute (run->topo, run->model, r->plan);
-    it = (flags & SIM_RUN_REFERENCE)
-             ? sim_iteration_run_reference (run->topo, run->model, r->plan, m, (flags & SIM_RUN_FULL) != 0, error)
-         : (flags & SIM_RUN_STEADY)
-             ? sim_iteration_run_steady (run->topo, run->model, r->plan, m, (flags & SIM_RUN_FULL) != 0, error)
-             : sim_iteration_run (run->topo, run->model, r->plan, m, (flags & SIM_RUN_FULL) != 0, error);
-    if (it == NULL)
+    if ((it = simulate (run, r->plan, m, flags, error)) == NULL)
       return FALSE;
     r->has_time = TRUE;
     r->step_s = it->step_s;
@@ -107,7 +102,7 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
   run->memory = sim_memory_compute (topo, model, plan);
   if (flags & SIM_RUN_TIME) {
     g_autofree guint64 *peaks = g_new (guint64, plan->pp);
-    run->time = simulate (run, plan, flags, error);
+    run->time = simulate (run, plan, run->memory, flags, error);
     if (run->time == NULL)
       return NULL;
     run->extrapolated = run->time->steady_micro_batches[0] > 0;
@@ -320,9 +315,7 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
       double m = sim_run_mfu_gemm_peak (run->topo, p, it->mfu, &precision);
       g_ptr_array_add (out, g_strdup_printf ("compute wall: the GPUs compute %.0f%% of the step at %.0f%% MFU%s; exposed communication is %.0f%% of the step",
                                              100 * it->compute_s / it->step_s, 100 * m,
-                                             g_str_equal (precision, "fp8")   ? " of the FP8 peak"
-                                             : g_str_equal (precision, "fp4") ? " of the FP4 peak"
-                                                                              : "",
+                                             sim_run_gemm_peak_words (precision),
                                              100 * comm / it->step_s));
     }
     /* the layer costs both lines read */
@@ -456,6 +449,12 @@ sim_run_mfu_gemm_peak (const SimTopology *t, const SimPlan *p, double mfu_bf16, 
   if (precision != NULL)
     *precision = d == SIM_DTYPE_FP4 ? "fp4" : d == SIM_DTYPE_FP8 ? "fp8" : "bf16";
   return d == SIM_DTYPE_BF16 ? mfu_bf16 : mfu_bf16 * bf16 / g->peak_flop_per_s[d];
+}
+
+const char *
+sim_run_gemm_peak_words (const char *precision)
+{
+  return g_str_equal (precision, "fp8") ? " of the FP8 peak" : g_str_equal (precision, "fp4") ? " of the FP4 peak" : "";
 }
 
 const char *

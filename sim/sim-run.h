@@ -152,6 +152,9 @@ void sim_run_summary_fill (SimRunSummary *s, const SimRun *run);
  * "fp4", static; any thread */
 double sim_run_mfu_gemm_peak (const SimTopology *t, const SimPlan *p, double mfu_bf16,
                               const char **precision);
+/* what an MFU of precision's peak says after it: " of the FP8 peak", " of
+ * the FP4 peak", or "" for bf16 (static) */
+const char *sim_run_gemm_peak_words (const char *precision);
 /* the verdict as one word: "fits", "tight" (fits only without the
  * fragmentation allowance) or "oom" (static) */
 const char *sim_run_summary_status (const SimRunSummary *s);

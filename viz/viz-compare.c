@@ -96,9 +96,7 @@ draw_step_bar (cairo_t *cr, const SimRun *run, double y, double h, double right,
   const char *precision = NULL;
   double m = sim_run_mfu_gemm_peak (run->topo, run->plan, it->mfu, &precision);
   g_autofree char *t = g_strdup_printf ("%.2f %s, MFU %.0f%%%s", it->step_s * scale, unit, 100 * m,
-                                        g_str_equal (precision, "fp8")   ? " of FP8 peak"
-                                        : g_str_equal (precision, "fp4") ? " of FP4 peak"
-                                                                         : "");
+                                        sim_run_gemm_peak_words (precision));
 
   for (guint k = 0; k < G_N_ELEMENTS (parts); k++) {
     double w = (right - LEFT) * seg[k] / tmax;

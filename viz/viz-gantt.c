@@ -370,7 +370,7 @@ viz_gantt_draw (cairo_t *cr, double width, double height, const VizInput *in)
     g_autofree char *line = g_strdup_printf (
         "step %.3f s   %s tokens/s   MFU %.1f%%%s   bubble %.1f%%   exposed comm, mean of stages: TP %.3f s, PP %.3f s, DP %.3f s%s",
         it->step_s, tok, 100 * m,
-        g_str_equal (precision, "fp8") ? " of FP8 peak" : g_str_equal (precision, "fp4") ? " of FP4 peak" : "",
+        sim_run_gemm_peak_words (precision),
         100 * it->bubble_fraction, it->exposed_tp_s, it->exposed_pp_s, it->exposed_dp_s, ep);
     g_autofree char *shown = viz_stages_shown (in, rows);
     viz_font (cr, 14, FALSE);
