@@ -21,6 +21,7 @@
 #include "sim-plan.h"
 #include "sim-report.h"
 #include "sim-run.h"
+#include "sim-sweep.h"
 #include "sim-trace.h"
 #include "viz-file.h"
 #include "viz-html.h"
@@ -41,6 +42,7 @@ typedef struct {
   gboolean full_fidelity;
   gboolean exact;
   gboolean memory_only;
+  gboolean search, no_search;
   char *gantt;
   char *memory_chart;
   char *html;
@@ -103,6 +105,10 @@ print_help (gboolean wide)
       "                                     every TP rank's gradient traffic (default: rank 0's\n"
       "                                     where the others mirror it)\n"
       "  --memory-only                      the memory ledger alone, no time simulation\n"
+      "  --[no-]search                      for a plan that does not fit, look for the fastest\n"
+      "                                     layout of the job that does, as sim sweep --top 1 (default:\n"
+      "                                     on up to 256 GPUs; a second on tens of GPUs, a minute or\n"
+      "                                     more on hundreds)\n"
       "  --train-tokens COUNT               add the time to train on COUNT tokens (15T, 300B):\n"
       "                                     days and GPU-hours at the simulated rate\n"
       "  --gpu-hour-price PRICE             with --train-tokens, the cost at PRICE per GPU-hour\n"
@@ -359,6 +365,44 @@ stage_outputs (SimOutputSet *set, const Cli *cli, const SimRun *in, GError **err
   return TRUE;
 }
 
+/* the search for the fastest layout that fits says how far it is on
+ * stderr once it has run 5 s, then each minute */
+static gint64 search_start_us, search_logged_us;
+static GMutex search_lock;
+
+static void
+search_progress (int done, int total, gpointer unused)
+{
+  gint64 now = g_get_monotonic_time ();
+  g_mutex_lock (&search_lock);
+  if (done < total && now - search_start_us >= 5000000 &&
+      (search_logged_us == 0 || now - search_logged_us >= 60000000)) {
+    search_logged_us = now;
+    fprintf (stderr, "sim: the plan does not fit; looking for the fastest layout that does: "
+                     "%d of %d layouts in %.0f s (--no-search skips this)\n",
+             done, total, (double) (now - search_start_us) / 1e6);
+    fflush (stderr);
+  }
+  g_mutex_unlock (&search_lock);
+}
+
+/* a plan that does not fit: the fastest layout of its job that does, on
+ * the same cluster, loaded again for the sweep to own */
+static gboolean
+search_fastest_fit (const Cli *cli, const char *topo_path, SimRun *r, GError **error)
+{
+  SimTopology *t = sim_cli_load_topology (topo_path, cli->nodes, cli->gpus, cli->calibration, error);
+  if (t == NULL)
+    return FALSE;
+  if (cli->efficiency != NULL && !sim_topology_set_efficiency (t, cli->efficiency, error)) {
+    sim_topology_free (t);
+    return FALSE;
+  }
+  search_start_us = g_get_monotonic_time ();
+  r->fastest_fit = sim_sweep_fastest_fit (t, r, (int) g_get_num_processors (), search_progress, NULL);
+  return TRUE;
+}
+
 /* all the files or none: a failure aborts the set, which leaves every
  * target as it was */
 static gboolean
@@ -416,6 +460,8 @@ sim_cmd_run (int argc, char **argv, GError **error)
     { "full-fidelity", FALSE, NULL, &cli.full_fidelity, NULL },
     { "exact", FALSE, NULL, &cli.exact, NULL },
     { "memory-only", FALSE, NULL, &cli.memory_only, NULL },
+    { "search", FALSE, NULL, &cli.search, NULL },
+    { "no-search", FALSE, NULL, &cli.no_search, NULL },
     { "help", FALSE, NULL, &cli.help, NULL }, { "version", FALSE, NULL, &cli.version, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
@@ -484,6 +530,16 @@ sim_cmd_run (int argc, char **argv, GError **error)
       g_ptr_array_insert (r->plan->defaults, 0, g_strdup ("--model " DEFAULT_MODEL));
     r->train_tokens = tokens;
     r->gpu_hour_price = per_hour;
+  }
+  if (cli.search && cli.no_search) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--search and --no-search: expected one of them");
+    return 2;
+  }
+  if (!r->memory->fits && r->time != NULL && !cli.no_search) {
+    if (!cli.search && sim_topology_n_gpus (topo) > SIM_RUN_SEARCH_MAX_GPUS)
+      r->search_skipped = TRUE;
+    else if (!search_fastest_fit (&cli, topo_path, r, error))
+      return 2;
   }
   if (!write_outputs (&cli, r, error))
     return 2;

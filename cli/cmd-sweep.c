@@ -204,28 +204,6 @@ rows_differ_in_gb (GPtrArray *rows)
   return FALSE;
 }
 
-/* a row's plan as the narrow table shows it: still a plan string, without
- * the sequence length and the spread of GPU speeds (the sweep's, in the
- * title), the global batch unless
- * the rows' differ (keep_gb), and the defaults */
-static char *
-compact_label (const char *label, gboolean keep_gb)
-{
-  static const char *const dropped[] = { "cp=1", "schedule=1f1b", "recompute=none" };
-  g_auto (GStrv) items = g_strsplit (label, ",", -1);
-  g_autoptr (GPtrArray) kept = g_ptr_array_new ();
-  for (guint i = 0; items[i] != NULL; i++) {
-    gboolean drop = (!keep_gb && g_str_has_prefix (items[i], "gb=")) ||
-                    g_str_has_prefix (items[i], "seq=") || g_str_has_prefix (items[i], "gpu-variation=");
-    for (guint k = 0; k < G_N_ELEMENTS (dropped); k++)
-      drop |= g_str_equal (items[i], dropped[k]);
-    if (!drop)
-      g_ptr_array_add (kept, items[i]);
-  }
-  g_ptr_array_add (kept, NULL);
-  return g_strjoinv (",", (char **) kept->pdata);
-}
-
 /* the ranked layouts that have a time, at most 100 columns unless wide */
 static void
 print_ranked (GString *out, GPtrArray *ranked, int top, gboolean scale, gboolean wide)
@@ -247,7 +225,7 @@ print_ranked (GString *out, GPtrArray *ranked, int top, gboolean scale, gboolean
       break;
     g_ptr_array_add (keep, t = g_strdup_printf ("%s%u", r->tie ? "~" : "", n + 1));
     row->rank = t;
-    g_ptr_array_add (keep, t = compact_label (r->label, keep_gb));
+    g_ptr_array_add (keep, t = sim_sweep_compact_label (r->label, keep_gb));
     row->label = t;
     row->peak_gb = r->peak_bytes / 1e9;
     row->has_time = TRUE;
@@ -344,7 +322,7 @@ sweep_input (GPtrArray *rows, gboolean scale, const char *title, GPtrArray *labe
   gboolean keep_gb = rows_differ_in_gb (rows);
   for (guint i = 0; i < rows->len; i++)
     g_ptr_array_add (labels,
-                     compact_label (((const Row *) g_ptr_array_index (rows, i))->label, keep_gb));
+                     sim_sweep_compact_label (((const Row *) g_ptr_array_index (rows, i))->label, keep_gb));
   return (VizSweepInput) { (const SimRunSummary *const *) rows->pdata, (int) rows->len,
                            (const char *const *) labels->pdata, scale, title };
 }
@@ -680,7 +658,7 @@ shown_runs (SimSweep *sw, const SimModel *model, GPtrArray *ranked, int top, GEr
     SimRun *run = NULL;
     if (!r->has_time)
       break;
-    label = compact_label (r->label, keep_gb);
+    label = sim_sweep_compact_label (r->label, keep_gb);
     run = sim_run_evaluate (sim_sweep_cluster (sw, r->nodes), model, plan_of (r->label), label, SIM_RUN_TIME,
                             error);
     if (run == NULL) {

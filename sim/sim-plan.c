@@ -794,6 +794,67 @@ sim_plan_parse_string (SimPlan *plan, const char *text, GError **error)
   return sim_units_foreach_key_value (text, plan_item, plan, error);
 }
 
+static gboolean
+given (const SimPlan *plan, Key k)
+{
+  return (plan->given & (G_GUINT64_CONSTANT (1) << k)) != 0;
+}
+
+typedef struct {
+  GString *out;
+} FlagsCtx;
+
+static gboolean
+flag_item (const char *key, const char *value, gpointer data, GError **error)
+{
+  FlagsCtx *c = data;
+  gboolean negated = FALSE;
+  const Option *o = find_option (key, &negated);
+  int b = 1;
+  guint64 u = 0;
+  if (o == NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unknown option '%s'", key);
+    return FALSE;
+  }
+  if (c->out->len > 0)
+    g_string_append_c (c->out, ' ');
+  if (o->arg == ARG_BOOL) {
+    if (!parse_value (o, key, value, negated, &u, &b, error))
+      return FALSE;
+    g_string_append_printf (c->out, "--%s%s", b ? "" : "no-", o->name);
+  } else
+    g_string_append_printf (c->out, "--%s %s", o->name, value != NULL ? value : "");
+  return TRUE;
+}
+
+char *
+sim_plan_string_flags (const char *text, GError **error)
+{
+  FlagsCtx c = { g_string_new (NULL) };
+  if (!sim_units_foreach_key_value (text, flag_item, &c, error)) {
+    g_string_free (c.out, TRUE);
+    return NULL;
+  }
+  return g_string_free (c.out, FALSE);
+}
+
+gboolean
+sim_plan_given (const SimPlan *plan, const char *key)
+{
+  gboolean negated = FALSE;
+  const Option *o = find_option (key, &negated);
+  return o != NULL && given (plan, o->key);
+}
+
+gboolean
+sim_plan_given_within (const SimPlan *plan, const char *const *keys)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    if (given (plan, options[i].key) && !g_strv_contains (keys, options[i].name))
+      return FALSE;
+  return TRUE;
+}
+
 char *
 sim_plan_help (void)
 {
@@ -831,12 +892,6 @@ sim_plan_help (void)
   }
   g_string_append_c (s, '\n');
   return g_string_free (s, FALSE);
-}
-
-static gboolean
-given (const SimPlan *plan, Key k)
-{
-  return (plan->given & (G_GUINT64_CONSTANT (1) << k)) != 0;
 }
 
 G_GNUC_PRINTF (2, 3) static void

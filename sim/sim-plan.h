@@ -285,6 +285,17 @@ gboolean sim_plan_key_takes_value (const char *key);
 /* parse "tp=8,pp=4,dp=2,schedule=interleaved" into plan: sim_plan_set for
  * each item, stopping at the first error (SIM_ERROR_USAGE) */
 gboolean sim_plan_parse_string (SimPlan *plan, const char *text, GError **error);
+/* the plan string text ("tp=8,mb=1,sp=on") as the command-line flags that
+ * set the same plan ("--tp 8 --micro-batch 1 --sequence-parallel"), each
+ * key by its option's full name, in text's order; NULL with
+ * SIM_ERROR_USAGE when an item is not a plan option; any thread */
+char *sim_plan_string_flags (const char *text, GError **error);
+/* whether every option plan was given (by flag or plan string, rather
+ * than left to its default) is one of keys (options' full names,
+ * NULL-terminated); any thread */
+gboolean sim_plan_given_within (const SimPlan *plan, const char *const *keys);
+/* whether plan was given the option key (its full name); any thread */
+gboolean sim_plan_given (const SimPlan *plan, const char *key);
 /* a help text listing every plan option, for --help (caller g_free()s);
  * never fails; any thread */
 char *sim_plan_help (void);

@@ -87,6 +87,34 @@ sim_report_remedy_text (const SimRemedy *r)
   return g_strdup_printf ("%-24s %s: %s", r->flags, r->why, outcome);
 }
 
+char *
+sim_report_fastest_fit_text (const SimRun *run)
+{
+  const SimFastestFit *f = run->fastest_fit;
+  int gpus = sim_topology_n_gpus (run->topo);
+  g_autofree char *layouts = NULL;
+  g_autofree char *gb = NULL, *gib = NULL, *tok = NULL, *change = NULL;
+  if (f == NULL && run->search_skipped)
+    return g_strdup_printf ("not searched: finding the fastest layout of this job that fits on these %d "
+                            "GPUs takes a minute or more beyond %d GPUs; --search finds it (as sim sweep "
+                            "--top 1)", gpus, SIM_RUN_SEARCH_MAX_GPUS);
+  if (f == NULL)
+    return NULL;
+  layouts = sim_format_count ((guint64) f->layouts);
+  if (f->row == NULL)
+    return g_strdup_printf ("no layout of this job fits on these %d GPUs (%s layouts tried, as sim sweep "
+                            "--top 1): more GPUs, a smaller global batch or a smaller model",
+                            gpus, layouts);
+  gb = sim_format_gb (f->row->peak_bytes);
+  gib = sim_format_gib (f->row->peak_bytes);
+  tok = sim_format_count ((guint64) llround (f->row->tokens_per_s));
+  change = isnan (f->time_change) ? g_strdup ("")
+                                  : g_strdup_printf (", %+.1f%% days to train", 100 * f->time_change);
+  return g_strdup_printf ("the fastest layout of this job that fits on these %d GPUs (sim sweep --top 1; "
+                          "%d of %s layouts simulated): %s: step %.3f s, %s tokens/s%s, peak %s (%s)",
+                          gpus, f->simulated, layouts, f->flags, f->row->step_s, tok, change, gb, gib);
+}
+
 /* what the report reads of a run, the diagnosis made once */
 typedef struct {
   const SimTopology *topo;
@@ -740,8 +768,22 @@ text_oom_why (GString *s, const SimMemory *mem)
   g_string_append (s, "\n");
 }
 
+/* a line of the verdict after its 10-column heading: whole with --wide,
+ * else wrapped at REPORT_COLUMNS with its continuation lines indented */
 static void
-text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies, gboolean wide)
+append_entry (GString *s, const char *heading, const char *text, int indent, gboolean wide)
+{
+  g_string_append (s, heading);
+  if (wide)
+    g_string_append (s, text);
+  else
+    sim_format_append_wrapped (s, text, 10, indent, REPORT_COLUMNS);
+  g_string_append_c (s, '\n');
+}
+
+static void
+text_verdict (GString *s, const SimRun *run, const SimMemory *mem, const GPtrArray *remedies,
+              gboolean wide)
 {
   g_autofree char *pk_gb = sim_format_gb (mem->peak_bytes);
   g_autofree char *pk_gib = sim_format_gib (mem->peak_bytes);
@@ -774,15 +816,15 @@ text_verdict (GString *s, const SimMemory *mem, const GPtrArray *remedies, gbool
       g_string_append (s, "Remedies  (each tried on this plan)\n");
       for (guint i = 0; i < remedies->len; i++) {
         g_autofree char *text = sim_report_remedy_text (g_ptr_array_index (remedies, i));
-        g_string_append (s, "          ");
-        if (wide)
-          g_string_append (s, text);
-        else
-          sim_format_append_wrapped (s, text, 10, 12, REPORT_COLUMNS);
-        g_string_append_c (s, '\n');
+        append_entry (s, "          ", text, 12, wide);
       }
     } else {
       g_string_append (s, "Remedies  none of the usual plan changes helps on this cluster: more GPUs or a smaller model\n");
+    }
+    {
+      g_autofree char *fit = sim_report_fastest_fit_text (run);
+      if (fit != NULL)
+        append_entry (s, "Instead   ", fit, 10, wide);
     }
   }
 }
@@ -890,7 +932,7 @@ text_section (GString *s, const Input *in, const SimRun *run, SimReportSection s
     text_capacity (s, sim_topology_gpu_type (t, 0), mem, wide);
     break;
   case SIM_REPORT_VERDICT:
-    text_verdict (s, mem, in->remedies, wide);
+    text_verdict (s, run, mem, in->remedies, wide);
     break;
   case SIM_REPORT_TIME:
     if (in->time != NULL)
@@ -1280,8 +1322,36 @@ json_remedies (SimJson *j, const GPtrArray *remedies)
   sim_json_end_array (j);
 }
 
+/* the fastest layout of the job that fits, where it was searched */
 static void
-json_memory (SimJson *j, const SimMemory *mem, const GPtrArray *remedies)
+json_fastest_fit (SimJson *j, const SimRun *run)
+{
+  const SimFastestFit *f = run->fastest_fit;
+  g_autofree char *text = NULL;
+  if (f == NULL)
+    return;
+  text = sim_report_fastest_fit_text (run);
+  sim_json_begin_object (j, "fastest_fit");
+  sim_json_bool (j, "found", f->row != NULL);
+  sim_json_int (j, "layouts", f->layouts);
+  sim_json_int (j, "simulated", f->simulated);
+  if (f->row != NULL) {
+    sim_json_string (j, "plan", f->row->label);
+    sim_json_string (j, "flags", f->flags);
+    sim_json_double (j, "step_s", f->row->step_s);
+    sim_json_double (j, "tokens_per_s", f->row->tokens_per_s);
+    sim_json_uint (j, "peak_bytes", f->row->peak_bytes);
+    if (isnan (f->time_change))
+      sim_json_null (j, "time_change");
+    else
+      sim_json_double (j, "time_change", f->time_change);
+  }
+  sim_json_string (j, "text", text);
+  sim_json_end_object (j);
+}
+
+static void
+json_memory (SimJson *j, const SimRun *run, const SimMemory *mem, const GPtrArray *remedies)
 {
   sim_json_begin_object (j, "memory");
   sim_json_uint (j, "hbm_capacity_bytes", mem->hbm_capacity_bytes);
@@ -1298,6 +1368,7 @@ json_memory (SimJson *j, const SimMemory *mem, const GPtrArray *remedies)
   sim_json_uint (j, "frozen_params", mem->frozen_params);
   json_memory_stages (j, mem);
   json_remedies (j, remedies);
+  json_fastest_fit (j, run);
   sim_json_end_object (j);
 }
 
@@ -1319,7 +1390,7 @@ sim_report_json (const SimRun *run)
     json_time (&j, run, in->time, run->topo, sim_model_is_moe (run->model),
                run->plan->framework == SIM_FRAMEWORK_FSDP);
   json_train (&j, run);
-  json_memory (&j, run->memory, in->remedies);
+  json_memory (&j, run, run->memory, in->remedies);
 
   sim_json_string (&j, "wall", in->wall);
   sim_json_begin_array (&j, "diagnosis");

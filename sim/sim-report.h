@@ -86,6 +86,10 @@ char *sim_report_kernels (const SimModel *m, const SimPlan *p, const SimGpuType 
 char *sim_report_kernels_csv (const GArray *k);
 /* one remedy as the report writes it: "--zero 3  why: peak ... fits" */
 char *sim_report_remedy_text (const SimRemedy *r);
+/* the fastest layout of the job that fits, as the report words it after
+ * the remedies (a new string), or NULL when run has none searched
+ * (SimRun.fastest_fit) */
+char *sim_report_fastest_fit_text (const SimRun *run);
 /* schema "sim-result/1", pretty-printed, ends with a newline */
 char *sim_report_json (const SimRun *run);
 /* the resolved plan as the object "plan" of j: degrees, batch, schedule,

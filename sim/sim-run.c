@@ -18,7 +18,19 @@ sim_run_free (SimRun *run)
   sim_memory_free (run->memory);
   g_clear_pointer (&run->remedies, g_ptr_array_unref);
   sim_iteration_free (run->time);
+  sim_fastest_fit_free (run->fastest_fit);
   g_free (run);
+}
+
+void
+sim_fastest_fit_free (SimFastestFit *f)
+{
+  if (f == NULL)
+    return;
+  if (f->row != NULL)
+    sim_run_summary_free (f->row);
+  g_free (f->flags);
+  g_free (f);
 }
 
 /* the iteration of plan, whose ledger is mem, as flags ask
@@ -391,6 +403,17 @@ sim_run_summary_free (gpointer p)
   g_free (s->oom_case);
   g_free (s->wall);
   g_free (s);
+}
+
+SimRunSummary *
+sim_run_summary_copy (const SimRunSummary *s)
+{
+  SimRunSummary *c = g_memdup2 (s, sizeof *s);
+  c->label = g_strdup (s->label);
+  c->pruned = g_strdup (s->pruned);
+  c->oom_case = g_strdup (s->oom_case);
+  c->wall = g_strdup (s->wall);
+  return c;
 }
 
 void

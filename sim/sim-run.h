@@ -9,6 +9,8 @@
 
 G_BEGIN_DECLS
 
+typedef struct _SimFastestFit SimFastestFit;
+
 typedef struct {
   const SimTopology *topo; /* the cluster and model it ran on (not owned) */
   const SimModel *model;
@@ -23,6 +25,12 @@ typedef struct {
   /* with slow GPUs or nodes (plan->n_slow > 0) and a time: the step of
    * the same plan with none slow, for what they cost; 0 otherwise */
   double straggler_base_step_s;
+  /* a plan that does not fit: the fastest layout of its job that does,
+   * where the caller searched for one (sim_sweep_fastest_fit); else NULL */
+  SimFastestFit *fastest_fit;
+  /* TRUE: the plan does not fit and sim did not search unasked, the
+   * cluster being larger than SIM_RUN_SEARCH_MAX_GPUS GPUs */
+  gboolean search_skipped;
 } SimRun;
 
 /* What the spread of GPU speeds adds to the step (sim-variability.h): the
@@ -137,10 +145,31 @@ typedef struct {
                           * virtual stages x stages (for scheduling); not saved */
 } SimRunSummary;
 
+/* The fastest layout of a run's job that fits on its GPUs, which
+ * sim_sweep_fastest_fit finds for a plan that does not fit. */
+struct _SimFastestFit {
+  SimRunSummary *row;   /* its plan string (whole), memory and time; NULL: none fits */
+  char *flags;          /* the flags that set it, less what the job fixes (the global batch,
+                         * the sequence length, the spread of GPU speeds) and sim's
+                         * defaults (cp 1, schedule 1f1b, recompute none) */
+  int layouts;          /* the job's layouts enumerated */
+  int simulated;        /* of them simulated (the others pruned) */
+  double time_change;   /* time per token against the run's plan if memory allowed (as
+                         * SimRemedy's); NAN when that plan was not simulated */
+};
+void sim_fastest_fit_free (SimFastestFit *f);
+/* the most GPUs sim searches for the fastest layout that fits unasked:
+ * on 2 cores the search took 0.3 s on 64 GPUs (Llama 3 70B on dgx8x4),
+ * 0.7 to 17 s on 256 and 47 s on 512 (Llama 3.1 405B on dgx-h100), and
+ * grows with the GPUs: beyond, the report says how to ask for it */
+#define SIM_RUN_SEARCH_MAX_GPUS 256
+
 /* a new summary (free with sim_run_summary_free) of label, index and nodes,
  * e NAN, nothing else yet */
 SimRunSummary *sim_run_summary_new (int index, const char *label, int nodes);
 void sim_run_summary_free (gpointer summary);
+/* a new copy of s (free with sim_run_summary_free) */
+SimRunSummary *sim_run_summary_copy (const SimRunSummary *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimRunSummary, sim_run_summary_free)
 /* the memory and, when the run has one, the time of run into s; any thread */
 void sim_run_summary_fill (SimRunSummary *s, const SimRun *run);

@@ -1193,6 +1193,94 @@ sim_sweep_rank (SimSweep *sw, int exact)
   return ranked;
 }
 
+/* the options a plan may give for sim_sweep_fastest_fit to search its
+ * job: those the sweep enumerates or sets for the whole job (the
+ * framework and recipe only as the sweep's own, checked apart) */
+static const char *const fastest_fit_keys[] = {
+  "tp", "cp", "pp", "dp", "ep", "etp", "micro-batch", "global-batch", "seq-len", "schedule",
+  "virtual-stages", "layers-per-virtual-stage", "first-stage-layers", "last-stage-layers",
+  "pipeline-model-parallel-layout", "account-for-embedding-in-pipeline-split",
+  "account-for-loss-in-pipeline-split", "recompute", "recompute-modules", "sequence-parallel",
+  "zero", "fp8", "fp4", "gpu-variation", "framework", "recipe", NULL,
+};
+
+char *
+sim_sweep_compact_label (const char *label, gboolean keep_gb)
+{
+  static const char *const dropped[] = { "cp=1", "schedule=1f1b", "recompute=none" };
+  g_auto (GStrv) items = g_strsplit (label, ",", -1);
+  g_autoptr (GPtrArray) kept = g_ptr_array_new ();
+  for (guint i = 0; items[i] != NULL; i++) {
+    gboolean drop = (!keep_gb && g_str_has_prefix (items[i], "gb=")) ||
+                    g_str_has_prefix (items[i], "seq=") || g_str_has_prefix (items[i], "gpu-variation=");
+    for (guint k = 0; k < G_N_ELEMENTS (dropped); k++)
+      drop |= g_str_equal (items[i], dropped[k]);
+    if (!drop)
+      g_ptr_array_add (kept, items[i]);
+  }
+  g_ptr_array_add (kept, NULL);
+  return g_strjoinv (",", (char **) kept->pdata);
+}
+
+/* a plan string as flags, less what the job fixes and sim's defaults */
+static char *
+fit_flags (const char *label)
+{
+  g_autofree char *text = sim_sweep_compact_label (label, FALSE);
+  char *flags = sim_plan_string_flags (text, NULL);
+  /* the sweep's own labels are plan strings: never NULL */
+  return flags != NULL ? flags : g_strdup (text);
+}
+
+SimFastestFit *
+sim_sweep_fastest_fit (SimTopology *topo, const SimRun *run, int threads,
+                       SimSweepProgress progress, gpointer data)
+{
+  const SimPlan *p = run->plan;
+  g_autoptr (SimSweep) sw = NULL;
+  g_autoptr (GPtrArray) ranked = NULL;
+  SimFastestFit *f;
+  int simulated = 0;
+  if (p->framework != SIM_FRAMEWORK_MEGATRON || p->recipe != SIM_RECIPE_BF16_ADAM ||
+      !sim_plan_given_within (p, fastest_fit_keys)) {
+    sim_topology_free (topo);
+    return NULL;
+  }
+  sw = sim_sweep_new (run->model, p->global_batch);
+  if (sim_plan_given (p, "seq-len"))
+    sim_sweep_set_seq_len (sw, p->seq_len);
+  if (sim_plan_given (p, "gpu-variation"))
+    sim_sweep_set_gpu_variation (sw, p->gpu_variation);
+  if (p->fp4 != SIM_FP4_OFF)
+    sim_sweep_set_fp4 (sw, FALSE);
+  else if (p->fp8 != SIM_FP8_OFF)
+    sim_sweep_set_fp8 (sw, p->fp8, FALSE);
+  sim_sweep_add_cluster (sw, topo, topo->n_nodes);
+  sim_sweep_set_threads (sw, threads);
+  sim_sweep_enumerate (sw);
+  sim_sweep_set_keep (sw, 1);
+  sim_sweep_run (sw, threads, progress, data);
+  ranked = sim_sweep_rank (sw, 1);
+  for (guint i = 0; i < ranked->len; i++)
+    simulated += ((const Row *) g_ptr_array_index (ranked, i))->has_time;
+  f = g_new0 (SimFastestFit, 1);
+  f->layouts = (int) sw->layouts;
+  f->simulated = simulated;
+  f->time_change = NAN;
+  for (guint i = 0; i < ranked->len && f->row == NULL; i++) {
+    const Row *r = g_ptr_array_index (ranked, i);
+    if (!r->has_time || !r->fits)
+      break;
+    if (r->tight)
+      continue;
+    f->row = sim_run_summary_copy (r);
+    f->flags = fit_flags (r->label);
+    if (run->time != NULL)
+      f->time_change = run->time->tokens_per_s / r->tokens_per_s - 1.0;
+  }
+  return f;
+}
+
 SimRun *
 sim_sweep_take_run (SimSweep *sw, const SimSweepRow *row)
 {

@@ -152,6 +152,27 @@ GPtrArray *sim_sweep_rank (SimSweep *sw, int exact);
  * sim_run_free); NULL otherwise, or when taken already */
 SimRun *sim_sweep_take_run (SimSweep *sw, const SimSweepRow *row);
 
+/* a sweep row's plan string as the narrow table shows it (a new string):
+ * without the sequence length and the spread of GPU speeds (the sweep's
+ * own, the same for every row), the global batch unless keep_gb, and
+ * sim's defaults cp=1, schedule=1f1b and recompute=none */
+char *sim_sweep_compact_label (const char *label, gboolean keep_gb);
+
+/* The fastest layout of run's job that fits on its GPUs, offered when
+ * run's plan does not fit: the sweep that sim sweep --top 1 runs, of
+ * run's model on topo (taken over and freed: run's cluster at its size,
+ * loaded again by the caller), at run's global batch, and at the sequence
+ * length, spread of GPU speeds and FP8 or FP4 precision its plan gave, on
+ * `threads` threads, progress (may be NULL) as sim_sweep_run calls it.
+ * Returns a new SimFastestFit (free with sim_fastest_fit_free), its row
+ * NULL when no layout fits (not counting those that fit only without the
+ * fragmentation allowance); NULL when the plan gave an option the sweep
+ * does not enumerate or carry (a framework other than Megatron-Core, another
+ * recipe, LoRA, its own memory allowances, slow GPUs ...): its layouts
+ * would not be the job the user asked about. */
+SimFastestFit *sim_sweep_fastest_fit (SimTopology *topo, const SimRun *run, int threads,
+                                      SimSweepProgress progress, gpointer data);
+
 /* rank rows read back from shard files the same way (no simulation) */
 void sim_sweep_rank_rows (GPtrArray *rows);
 

@@ -129,6 +129,48 @@ for x in timed:
     check(f"remedy {x['flags']}: days to train against the plan's if memory allowed",
           round(x["time_change"], 12), round(doc["time"]["tokens_per_s"] / x["tokens_per_s"] - 1, 12))
 
+# the fastest layout that fits, offered for a plan that does not (issue 43
+# item 7): Llama 3 70B at tp 2 x pp 2 x dp 16 on dgx8x4 (8 nodes) fits with
+# none of its remedies.  The offer is sim sweep --top 1's best on the same
+# job, its step is sim's step of the plan with the offered flags, and its
+# days to train are against the plan's if memory allowed.
+oom = ["--tp", "2", "--pp", "2", "--dp", "16"]
+r = cli.run(sim, *where, *oom, "--json", "-")
+doc = cli.json_of(r)
+ff = doc["memory"].get("fastest_fit")
+best = next(x for x in cli.json_of(cli.run(sim, "sweep", *where, "--top", "1", "--json", "-"))["rows"]
+            if x["rank"] == 1)
+check("fastest fit: offered, and it is the sweep's best of the job",
+      (r.returncode, ff is not None and ff["found"], ff and ff["plan"], all(not x["fits"] for x in doc["memory"]["remedies"])),
+      (1, True, best["plan"], True))
+if ff and ff["found"]:
+    s = cli.json_of(cli.run(sim, *where, *ff["flags"].split(), "--json", "-"))
+    checks.report("fastest fit: its step and peak are sim's with its flags, and the sweep's",
+                  close(ff["step_s"], s["time"]["step_s"]) and close(ff["step_s"], best["step_s"]) and
+                  ff["peak_bytes"] == s["memory"]["peak_bytes"] == best["peak_bytes"] and s["memory"]["fits"],
+                  f"offer {ff['step_s']!r} {ff['peak_bytes']}, sim {s['time']['step_s']!r} {s['memory']['peak_bytes']}, "
+                  f"sweep {best['step_s']!r} {best['peak_bytes']}")
+    check("fastest fit: days to train against the plan's if memory allowed",
+          round(ff["time_change"], 12), round(doc["time"]["tokens_per_s"] / ff["tokens_per_s"] - 1, 12))
+    text = cli.run(sim, *where, *oom).stdout
+    check("fastest fit: the report's Instead line gives its step",
+          any(line.startswith("Instead ") for line in text.splitlines()) and f"step {ff['step_s']:.3f} s" in
+          " ".join(text.split()), True)
+check("fastest fit: not searched with --no-search, with --memory-only, nor for another framework's plan",
+      ["fastest_fit" in cli.json_of(cli.run(sim, *where, *oom, *extra, "--json", "-"))["memory"]
+       for extra in (["--no-search"], ["--memory-only"], ["--framework", "fsdp"])], [False, False, False])
+# beyond 256 GPUs the search is asked for, not run unasked: Llama 3.1 405B
+# at tp 8 x dp 64 on 512 H100s does not fit
+big = ["--topology", "dgx-h100", "--nodes", "64", "--model", "llama3-405b", "--tp", "8", "--dp", "64"]
+text = " ".join(cli.run(sim, *big).stdout.split())
+check("fastest fit: on 512 GPUs not searched unasked, and the report says --search",
+      ("fastest_fit" in cli.json_of(cli.run(sim, *big, "--json", "-"))["memory"],
+       "Instead not searched:" in text and "--search finds it" in text), (False, True))
+none = cli.json_of(cli.run(sim, "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-405b", "--tp", "8",
+                           "--json", "-"))["memory"].get("fastest_fit")
+check("fastest fit: Llama 3.1 405B on 8 GPUs: searched, no layout fits",
+      (none is not None and none["found"], none and none["simulated"], none and "plan" in none), (False, 0, False))
+
 # ranges and ties from the error band: Llama 3 70B on dgx8x4, four layouts.
 # A row that fits is a tie when (best - its tokens/s) / best <= the best's
 # band; the table marks it "~"; days and GPU-hours read x (1 -/+ band).

@@ -7,7 +7,8 @@ The schemas are JSON Schema (draft 2020-12) with every object closed
 (additionalProperties false), so a field added to the output without its
 description fails here.  The documents checked: the golden commands'
 (tests/test-golden.py: the headline, the compare and the sweep) and more
-plans that reach the other fields (out of memory with remedies, FP8 with a
+plans that reach the other fields (out of memory with remedies and the
+fastest layout that fits, or none that fits, FP8 with a
 slow GPU, a mixture of experts, FSDP, --memory-only, --train-tokens, a
 sweep shard and a scaling sweep, the collective table).  The subset of JSON
 Schema the files use (type, const, enum, properties, required,
@@ -116,6 +117,9 @@ DOCS = [
     ["--topology", "grand-teton-h100", "--gpus", "8", "--model", "llama3-8b", "--framework", "torchtitan", "--dp",
      "8", "--zero", "3", "--seq-len", "8192"],
     ["collective", "--topology", "dgx8x4", "--op", "all_reduce", "--gpus", "16"],
+    # out of memory, with the fastest layout that fits, and with none that fits
+    ["--topology", "dgx8x4", "--model", "llama3-70b", "--tp", "2", "--pp", "2", "--dp", "16"],
+    ["--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-405b", "--tp", "8"],
 ]
 
 # the validator finds what it is for: an undocumented field, a wrong type,
