@@ -1624,9 +1624,22 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
   return TRUE;
 }
 
+/* whether the nodes' NVSwitch multicasts (NVLink SHARP: Hopper's
+ * third-generation NVSwitch and later; the cluster file's sharp="true") */
+static gboolean
+nvswitch_multicast (const SimTopology *topo)
+{
+  for (guint i = 0; i < topo->vertices->len; i++) {
+    const SimVertex *v = &g_array_index (topo->vertices, SimVertex, i);
+    if (v->kind == SIM_VERTEX_NVSWITCH && v->sharp)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* the recipe, and the framework's overlaps and attention kernel */
 static void
-resolve_framework (SimPlan *plan)
+resolve_framework (SimPlan *plan, const SimTopology *topo)
 {
   if (!plan->recipe_given)
     note_default (plan, "--recipe %s", sim_recipe_name (plan->recipe));
@@ -1634,11 +1647,26 @@ resolve_framework (SimPlan *plan)
     note_default (plan, "--framework megatron (Megatron-Core overlaps and kernels, as NeMo recipes)");
   if (plan->tp_comm_overlap < 0) {
     /* Transformer Engine's userbuffers overlap splits the sequence-parallel
-     * all-gathers and reduce-scatters; NeMo recipes turn it on with TP */
+     * all-gathers and reduce-scatters; NeMo recipes turn it on with TP on
+     * Hopper and later.  Its buffers are CUDA multicast objects, which
+     * need an NVSwitch with NVLink SHARP (TransformerEngine
+     * pytorch/module/base.py initialize_ub asserts
+     * tex.device_supports_multicast() unless UB_SKIPMC=1), and NeMo's tuned
+     * overlap configurations are for H100 and B200 alone
+     * (nemo/collections/llm/recipes/tp_overlap_configs/userbuffers.py).
+     * The published Megatron runs on A100 ran without it: Narayanan et al.
+     * 2021 and Korthikanti et al. 2022 predate it, and MegaScale's Table 3
+     * (arXiv 2402.15627) adds "TP overlap" to its Megatron-LM baseline
+     * (tests/validation/data/megascale_scaling.md). */
+    gboolean multicast = nvswitch_multicast (topo);
     plan->tp_comm_overlap = plan->framework == SIM_FRAMEWORK_MEGATRON && plan->tp > 1 &&
-                            plan->sequence_parallel;
+                            plan->sequence_parallel && multicast;
     if (plan->tp > 1)
-      note_default (plan, "--%stp-comm-overlap", plan->tp_comm_overlap ? "" : "no-");
+      note_default (plan, "--%stp-comm-overlap%s", plan->tp_comm_overlap ? "" : "no-",
+                    plan->framework == SIM_FRAMEWORK_MEGATRON && plan->sequence_parallel && !multicast
+                        ? " (no NVLink SHARP multicast on this NVSwitch, which Transformer Engine's "
+                          "overlap needs)"
+                        : "");
   }
   if (plan->overlap_param_gather < 0) {
     plan->overlap_param_gather = plan->framework == SIM_FRAMEWORK_MEGATRON;
@@ -2047,7 +2075,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
       !resolve_memory_savers (plan, error) || !resolve_recompute_modules (plan, model, error) ||
       !resolve_experts (plan, topo, model, error))
     return FALSE;
-  resolve_framework (plan);
+  resolve_framework (plan, topo);
   return resolve_torch_compile (plan, error) && resolve_cpu_offload (plan, topo, model, error) &&
          resolve_cuda_graphs (plan, model, error) && resolve_attention_kernel (plan, topo, error) &&
          resolve_fp8 (plan, topo, error) && resolve_fp4 (plan, topo, error) &&

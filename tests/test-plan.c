@@ -103,6 +103,34 @@ test_defaults (void)
   g_assert_true (g_str_has_prefix (g_ptr_array_index (p->defaults, 0), "--dp 2"));
 }
 
+/* Transformer Engine's TP overlap is a default where the NVSwitch
+ * multicasts (NVLink SHARP, sharp="true": dgx8x4.xml's H100 nodes) and
+ * not on DGX A100 (second-generation NVSwitch, sharp="false"), where the
+ * defaults line says why; given, it is kept on either */
+static void
+test_tp_overlap_default (void)
+{
+  g_autoptr (SimModel) m = model ("llama3-70b.xml");
+  const char *files[] = { "dgx8x4.xml", "dgx-a100.xml" };
+  const int want[] = { 1, 0 };
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++) {
+    g_autoptr (SimTopology) t = test_load_topology (files[i], 0);
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimPlan) given = sim_plan_new ();
+    g_autoptr (GError) error = NULL;
+    gboolean said = FALSE;
+    g_assert_true (sim_plan_parse_string (p, "tp=8,pp=4", &error));
+    g_assert_true (sim_plan_resolve (p, t, m, &error));
+    g_assert_cmpint (p->tp_comm_overlap, ==, want[i]);
+    for (guint k = 0; k < p->defaults->len; k++)
+      said |= strstr (g_ptr_array_index (p->defaults, k), "no NVLink SHARP multicast") != NULL;
+    g_assert_cmpint (said, ==, !want[i]);
+    g_assert_true (sim_plan_parse_string (given, "tp=8,pp=4,tp-comm-overlap=true", &error));
+    g_assert_true (sim_plan_resolve (given, t, m, &error));
+    g_assert_cmpint (given->tp_comm_overlap, ==, 1);
+  }
+}
+
 /* the plan parses but sim_plan_resolve refuses it with a message that
  * holds `substring` */
 static void
@@ -328,6 +356,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/order", test_order);
   g_test_add_func ("/plan/uneven", test_uneven);
   g_test_add_func ("/plan/defaults", test_defaults);
+  g_test_add_func ("/plan/tp-overlap-default", test_tp_overlap_default);
   g_test_add_func ("/plan/errors", test_errors);
   g_test_add_func ("/plan/offload-host-link", test_offload_host_link);
   g_test_add_func ("/plan/uneven-chunks", test_uneven_chunks);
