@@ -3,6 +3,8 @@
 #
 #   ./quickstart.sh sim ARGS...   install what is missing, build, install, run sim ARGS
 #   ./quickstart.sh test          install what is missing, build, run the whole test suite
+#   ./quickstart.sh python        install what is missing, build, install sim and libsim, then
+#                                 the Python binding (pip install ./python, offline)
 #
 # As root, missing Debian packages are installed with apt-get and sim goes to
 # /usr/local (on the PATH).  As another user, the exact apt-get line is printed
@@ -15,7 +17,9 @@ packages="meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev libxml2-dev 
 # the test suite also runs the headline command under valgrind memcheck, and
 # loads the --html pages in headless Chromium (tests/test-html-browser.py;
 # about 122 MB to download, 414 MB installed, on Debian 12)
-[ "${1:-}" = test ] && packages="$packages valgrind chromium"
+[ "${1:-}" = test ] && packages="$packages valgrind chromium python3-venv"
+# pip installs the Python binding
+[ "${1:-}" = python ] && packages="$packages python3-pip"
 
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
@@ -57,8 +61,24 @@ case "${1:-}" in
   test)
     exec meson test -C build --print-errorlogs
     ;;
+  python)
+    meson install -C build --quiet >&2
+    # the new libsim on the loader's path (PREFIX/lib is in ld.so.conf)
+    if [ "$(id -u)" -eq 0 ]; then ldconfig; fi
+    # into the active virtual environment; else, as root, Python's own
+    # folder for local packages (Debian: /usr/local/lib/python3.X/
+    # dist-packages, beside no Debian package), or the user's site
+    flags="--quiet --no-index"
+    if [ -z "${VIRTUAL_ENV:-}" ]; then
+      [ "$(id -u)" -eq 0 ] || flags="$flags --user"
+      python3 -m pip install --help | grep -q -- --break-system-packages && flags="$flags --break-system-packages"
+    fi
+    python3 -m pip install $flags ./python >&2
+    [ "$(id -u)" -eq 0 ] || echo "quickstart: libsim is in $prefix/lib; set SIM_LIBRARY to its libsim.so.1 if Python does not find it" >&2
+    exec python3 -c "import simtrain; print('simtrain', simtrain.API_VERSION)"
+    ;;
   *)
-    echo "usage: ./quickstart.sh sim ARGS... | ./quickstart.sh test" >&2
+    echo "usage: ./quickstart.sh sim ARGS... | ./quickstart.sh test | ./quickstart.sh python" >&2
     exit 2
     ;;
 esac

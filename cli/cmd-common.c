@@ -204,77 +204,12 @@ sim_cli_int (const char *flag, const char *value, int min, int max, int *out, GE
 
 #include "sim-calibration.h"
 
-/* --gpus N as nodes, or as one node of part of its GPUs (*per_node > 0):
- * 1, 2, 4 or 8 GPUs of one node, or a multiple of a node; of a rack-scale
- * node (an NVLink domain of 36 or 72 GPUs, GB200/GB300 NVL36/NVL72) also
- * any whole number of its compute trays, 4 GPUs each (18 trays of 2 Grace
- * CPUs and 4 Blackwell GPUs in topologies/gb200-nvl72.xml), so that 64
- * GPUs of an NVL72 stand beside 64 H100s */
-#define RACK_MIN_GPUS 36
-#define TRAY_GPUS 4
-static gboolean
-gpus_as_nodes (const char *path, const char *name, int gpus, int *nodes, int *per_node, GError **error)
-{
-  g_autoptr (SimTopology) t = sim_topology_load (path, 0, error);
-  int gpn = 0;
-  if (t == NULL)
-    return FALSE;
-  gpn = t->file_gpus_per_node;
-  if (gpn <= 0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--gpus: %s is a <graph>, whose GPUs cannot be taken in part; use the whole file", name);
-    return FALSE;
-  }
-  if (gpus % gpn == 0) {
-    *nodes = gpus / gpn;
-    *per_node = 0;
-  } else if (gpus < gpn && (gpus == 1 || gpus == 2 || gpus == 4 || gpus == 8 ||
-                             (gpn >= RACK_MIN_GPUS && gpus % TRAY_GPUS == 0))) {
-    *nodes = 1;
-    *per_node = gpus;
-  } else if (gpn >= RACK_MIN_GPUS && gpus < gpn) {
-    /* the whole trays below and above (2 and 4 below one tray) */
-    int below = gpus > TRAY_GPUS ? gpus / TRAY_GPUS * TRAY_GPUS : 2;
-    int above = (gpus / TRAY_GPUS + 1) * TRAY_GPUS;
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--gpus %d: expected 1 or 2 GPUs, whole compute trays of %d, or a multiple of the %d GPUs "
-                 "of a %s rack (for example --gpus %d or --gpus %d)",
-                 gpus, TRAY_GPUS, gpn, t->name, below, above);
-    return FALSE;
-  } else {
-    /* the nearest that works, below and above */
-    int below = gpus > gpn ? gpus / gpn * gpn : gpus > 4 ? 4 : gpus > 2 ? 2 : 1;
-    int above = gpus > gpn ? below + gpn : gpus < 4 && gpn > 4 ? 4 : gpus < 8 && gpn > 8 ? 8 : gpn;
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--gpus %d: expected 1, 2, 4 or 8 GPUs of one node, or a multiple of the %d GPUs of a %s node "
-                 "(for example --gpus %d or --gpus %d)",
-                 gpus, gpn, t->name, below, above);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 SimTopology *
 sim_cli_load_topology (const char *name, int nodes, int gpus, const char *calibration, GError **error)
 {
   static gboolean warned = FALSE;
-  g_autofree char *path = sim_paths_resolve (name, "topologies", error);
-  g_autoptr (SimTopology) t = NULL;
-  int per_node = 0;
-  if (path == NULL)
-    return NULL;
-  if (gpus > 0) {
-    int want = 0;
-    if (!gpus_as_nodes (path, name, gpus, &want, &per_node, error))
-      return NULL;
-    if (nodes > 0 && nodes != want) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--gpus %d is %d node%s, but --nodes says %d; give one of them",
-                   gpus, want, want == 1 ? "" : "s", nodes);
-      return NULL;
-    }
-    nodes = want;
-  }
-  if ((t = sim_calibration_load_topology_part (path, nodes, per_node, calibration, error)) == NULL)
+  g_autoptr (SimTopology) t = sim_calibration_load_cluster (name, nodes, gpus, calibration, error);
+  if (t == NULL)
     return NULL;
   /* a rack holds one NVLink domain of 36 or 72 GPUs (GB200 NVL36/NVL72);
    * a node of 8 is a server */
@@ -291,10 +226,6 @@ sim_cli_load_topology (const char *name, int nodes, int gpus, const char *calibr
       fprintf (stderr, "sim: warning: %s\n", (const char *) g_ptr_array_index (t->warnings, i));
     warned = TRUE;
   }
-  /* every subcommand models one GPU type per cluster (sim_plan_resolve
-   * checks it too, for library users) */
-  if (!sim_topology_check_one_gpu_type (t, error))
-    return NULL;
   return g_steal_pointer (&t);
 }
 

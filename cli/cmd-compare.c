@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "sim-compare.h"
 #include "sim-error.h"
 #include "sim-io.h"
 #include "sim-paths.h"
@@ -101,7 +102,7 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   g_autofree char *calibration = NULL, *gpus_s = NULL, *train_s = NULL, *price_s = NULL, *html = NULL;
   double tokens = 0, price = 0;
   g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_free);
+  g_autoptr (GPtrArray) runs = NULL;
   g_autofree char *model_path = NULL;
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimModel) model = NULL;
@@ -151,36 +152,11 @@ sim_cmd_compare (int argc, char **argv, GError **error)
   if (html != NULL && !sim_cli_check_html (html, error))
     return 2;
 
-  shared_gb = sim_sweep_default_global_batch (model, sim_topology_n_gpus (topo));
-  for (guint i = 0; i < plans->len; i++) {
-    const char *text = g_ptr_array_index (plans, i);
-    SimPlan *plan = sim_plan_new ();
-    SimRun *r = NULL;
-    if (!sim_plan_parse_string (plan, text, error)) {
-      g_prefix_error (error, "--plan %s: ", text);
-      sim_plan_free (plan);
-      return 2;
-    }
-    /* a model that publishes no global batch: one for every plan that
-     * gives none, as sim sweep does, so that their step times compare;
-     * it is each plan's own default (SIM_PLAN_SEQUENCES_PER_GPU per GPU)
-     * where a micro-batch divides the 8 per GPU, and the title says so */
-    if (model->default_global_batch == 0 && plan->global_batch == 0 &&
-        (plan->micro_batch == 0 || SIM_SWEEP_SEQUENCES_PER_GPU % plan->micro_batch == 0)) {
-      plan->global_batch = shared_gb;
-      shared_used = TRUE;
-    }
-    r = sim_run_evaluate (topo, model, plan, text,
-                          SIM_RUN_TIME | SIM_RUN_REMEDIES | (full ? SIM_RUN_FULL : 0), error);
-    if (r == NULL) {
-      g_prefix_error (error, "--plan %s: ", text);
-      return 2;
-    }
-    r->train_tokens = tokens;
-    r->gpu_hour_price = price;
-    g_ptr_array_add (runs, r);
-  }
-  sim_run_rank (runs);
+  runs = sim_compare_runs (topo, model, (const char *const *) plans->pdata, plans->len, full, tokens, price,
+                           &shared_gb, error);
+  if (runs == NULL)
+    return 2;
+  shared_used = shared_gb > 0;
   /* ranked: the plans that fit come first */
   status = runs->len > 0 && ((const SimRun *) g_ptr_array_index (runs, 0))->memory->fits ? 0 : 1;
 

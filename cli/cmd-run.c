@@ -386,23 +386,6 @@ search_progress (int done, int total, gpointer unused)
   g_mutex_unlock (&search_lock);
 }
 
-/* a plan that does not fit: the fastest layout of its job that does, on
- * the same cluster, loaded again for the sweep to own */
-static gboolean
-search_fastest_fit (const Cli *cli, const char *topo_path, SimRun *r, GError **error)
-{
-  SimTopology *t = sim_cli_load_topology (topo_path, cli->nodes, cli->gpus, cli->calibration, error);
-  if (t == NULL)
-    return FALSE;
-  if (cli->efficiency != NULL && !sim_topology_set_efficiency (t, cli->efficiency, error)) {
-    sim_topology_free (t);
-    return FALSE;
-  }
-  search_start_us = g_get_monotonic_time ();
-  r->fastest_fit = sim_sweep_fastest_fit (t, r, (int) g_get_num_processors (), search_progress, NULL);
-  return TRUE;
-}
-
 /* all the files or none: a failure aborts the set, which leaves every
  * target as it was */
 static gboolean
@@ -535,12 +518,12 @@ sim_cmd_run (int argc, char **argv, GError **error)
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--search and --no-search: expected one of them");
     return 2;
   }
-  if (!r->memory->fits && r->time != NULL && !cli.no_search) {
-    if (!cli.search && sim_topology_n_gpus (topo) > SIM_RUN_SEARCH_MAX_GPUS)
-      r->search_skipped = TRUE;
-    else if (!search_fastest_fit (&cli, topo_path, r, error))
-      return 2;
-  }
+  search_start_us = g_get_monotonic_time ();
+  if (!cli.no_search &&
+      !sim_sweep_offer_fastest_fit (r, topo_path, cli.nodes, cli.gpus, cli.calibration, cli.efficiency,
+                                    cli.search, (int) g_get_num_processors (), search_progress, NULL,
+                                    error))
+    return 2;
   if (!write_outputs (&cli, r, error))
     return 2;
   if (cli.json != NULL && g_str_equal (cli.json, "-")) {

@@ -52,6 +52,16 @@ SimTopology *sim_calibration_load_topology (const char *path, int nodes, const c
  * each node (sim_topology_load_part, sim --gpus) */
 SimTopology *sim_calibration_load_topology_part (const char *path, int nodes, int gpus_per_node,
                                                  const char *calibration, GError **error);
+/* The cluster a job runs on, as the command line takes it: the topology
+ * `name` (a path, or a name in topologies/: sim_paths_resolve) at `nodes`
+ * nodes (0: the file's), or at `gpus` GPUs (0: whole nodes; else 1, 2, 4
+ * or 8 GPUs of one node, whole compute trays of a rack-scale node, or a
+ * multiple of a node), with calibration applied (NULL: none), checked to
+ * hold one GPU type.  A new topology, or NULL with SIM_ERROR_USAGE (a GPU
+ * count no node divides, nodes and gpus that disagree) or the loaders'
+ * errors; any thread. */
+SimTopology *sim_calibration_load_cluster (const char *name, int nodes, int gpus,
+                                           const char *calibration, GError **error);
 
 /* ---- fitting measurements into a calibration (sim calibrate) ---- */
 

@@ -1,11 +1,14 @@
 /* sim-sweep.c — see sim-sweep.h */
 #include "sim-sweep.h"
 
+#include "sim-calibration.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim-balance.h"
+#include "sim-calibration.h"
 #include "sim-cost.h"
 #include "sim-error.h"
 #include "sim-input.h"
@@ -1279,6 +1282,29 @@ sim_sweep_fastest_fit (SimTopology *topo, const SimRun *run, int threads,
       f->time_change = run->time->tokens_per_s / r->tokens_per_s - 1.0;
   }
   return f;
+}
+
+gboolean
+sim_sweep_offer_fastest_fit (SimRun *run, const char *topology, int nodes, int gpus,
+                             const char *calibration, const char *efficiency, gboolean force,
+                             int threads, SimSweepProgress progress, gpointer data, GError **error)
+{
+  SimTopology *t;
+  if (run->memory->fits || run->time == NULL)
+    return TRUE;
+  if (!force && sim_topology_n_gpus (run->topo) > SIM_RUN_SEARCH_MAX_GPUS) {
+    run->search_skipped = TRUE;
+    return TRUE;
+  }
+  if ((t = sim_calibration_load_cluster (topology, nodes, gpus, calibration, error)) == NULL)
+    return FALSE;
+  if (efficiency != NULL && !sim_topology_set_efficiency (t, efficiency, error)) {
+    sim_topology_free (t);
+    return FALSE;
+  }
+  sim_fastest_fit_free (run->fastest_fit);
+  run->fastest_fit = sim_sweep_fastest_fit (t, run, threads, progress, data);
+  return TRUE;
 }
 
 SimRun *

@@ -152,6 +152,19 @@ GPtrArray *sim_sweep_rank (SimSweep *sw, int exact);
  * sim_run_free); NULL otherwise, or when taken already */
 SimRun *sim_sweep_take_run (SimSweep *sw, const SimSweepRow *row);
 
+/* What sim offers for run's plan when it does not fit (and was timed):
+ * the fastest layout of its job that fits (sim_sweep_fastest_fit, into
+ * run->fastest_fit) on the cluster loaded again as
+ * sim_calibration_load_cluster (topology, nodes, gpus, calibration) with
+ * the efficiency overrides (NULL: none) applied, when `force` or the
+ * cluster has at most SIM_RUN_SEARCH_MAX_GPUS GPUs; beyond, it sets
+ * run->search_skipped.  Nothing for a plan that fits.  FALSE with the
+ * loader's error; any thread. */
+gboolean sim_sweep_offer_fastest_fit (SimRun *run, const char *topology, int nodes, int gpus,
+                                      const char *calibration, const char *efficiency,
+                                      gboolean force, int threads, SimSweepProgress progress,
+                                      gpointer data, GError **error);
+
 /* a sweep row's plan string as the narrow table shows it (a new string):
  * without the sequence length and the spread of GPU speeds (the sweep's
  * own, the same for every row), the global batch unless keep_gb, and

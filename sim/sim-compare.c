@@ -1,0 +1,45 @@
+/* sim-compare.c — layouts of one job side by side (sim-compare.h) */
+#include "sim-compare.h"
+
+#include "sim-plan.h"
+#include "sim-sweep.h"
+
+GPtrArray *
+sim_compare_runs (const SimTopology *topo, const SimModel *model, const char *const *plans, guint n,
+                  gboolean full, double tokens, double price, guint64 *shared_gb, GError **error)
+{
+  g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_free);
+  guint64 gb = sim_sweep_default_global_batch (model, sim_topology_n_gpus (topo));
+  gboolean shared = FALSE;
+  for (guint i = 0; i < n; i++) {
+    SimPlan *plan = sim_plan_new ();
+    SimRun *r;
+    if (!sim_plan_parse_string (plan, plans[i], error)) {
+      g_prefix_error (error, "--plan %s: ", plans[i]);
+      sim_plan_free (plan);
+      return NULL;
+    }
+    /* a model that publishes no global batch: one for every plan that
+     * gives none, as sim sweep does, so that their step times compare;
+     * it is each plan's own default (SIM_PLAN_SEQUENCES_PER_GPU per GPU)
+     * where a micro-batch divides the 8 per GPU */
+    if (model->default_global_batch == 0 && plan->global_batch == 0 &&
+        (plan->micro_batch == 0 || SIM_SWEEP_SEQUENCES_PER_GPU % plan->micro_batch == 0)) {
+      plan->global_batch = gb;
+      shared = TRUE;
+    }
+    r = sim_run_evaluate (topo, model, plan, plans[i],
+                          SIM_RUN_TIME | SIM_RUN_REMEDIES | (full ? SIM_RUN_FULL : 0), error);
+    if (r == NULL) {
+      g_prefix_error (error, "--plan %s: ", plans[i]);
+      return NULL;
+    }
+    r->train_tokens = tokens;
+    r->gpu_hour_price = price;
+    g_ptr_array_add (runs, r);
+  }
+  sim_run_rank (runs);
+  if (shared_gb != NULL)
+    *shared_gb = shared ? gb : 0;
+  return g_steal_pointer (&runs);
+}
