@@ -508,84 +508,6 @@ parse_job (const char *nodes_s, const char *threads_s, const char *jobs_s, const
   return TRUE;
 }
 
-/* --tp 1,2,4,8: the sizes allowed, into list (at most
- * SIM_SWEEP_MAX_CHOICES) */
-static gboolean
-parse_choices (const char *flag, const char *value, int *list, int *n, GError **error)
-{
-  g_auto (GStrv) items = NULL;
-  if (value == NULL)
-    return TRUE;
-  items = g_strsplit (value, ",", -1);
-  *n = 0;
-  for (guint i = 0; items[i] != NULL; i++) {
-    guint64 v = 0;
-    if (*n == SIM_SWEEP_MAX_CHOICES || !g_ascii_string_to_unsigned (items[i], 10, 1, 1 << 20, &v, NULL)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "--%s: expected a comma-separated list of at most %d positive integers such as "
-                   "1,2,4,8, got '%.60s'", flag, SIM_SWEEP_MAX_CHOICES, value);
-      return FALSE;
-    }
-    list[(*n)++] = (int) v;
-  }
-  if (*n == 0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--%s: expected a comma-separated list of positive integers such as 1,2,4,8, got ''", flag);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* --min-headroom 10% (or 10): a fraction from 0 to 0.99 */
-static gboolean
-parse_headroom (const char *value, double *fraction, GError **error)
-{
-  g_autofree char *digits = NULL;
-  double v = 0;
-  char *end = NULL;
-  if (value == NULL)
-    return TRUE;
-  digits = g_strdup (value);
-  if (g_str_has_suffix (digits, "%"))
-    digits[strlen (digits) - 1] = '\0';
-  v = g_ascii_strtod (digits, &end);
-  if (digits[0] == '\0' || end == NULL || *end != '\0' || !(v >= 0 && v < 100)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--min-headroom: expected a percentage of usable memory from 0 to below 100, such as 10%%, got '%.40s'",
-                 value);
-    return FALSE;
-  }
-  *fraction = v / 100;
-  return TRUE;
-}
-
-/* the constraints as text, for the shard file's options: shards of one
- * sweep agree on them */
-static char *
-constraints_text (const SimSweepConstraints *c, int cap)
-{
-  const int *lists[] = { c->tp, c->cp, c->pp, c->ep, c->etp };
-  const int ns[] = { c->n_tp, c->n_cp, c->n_pp, c->n_ep, c->n_etp };
-  const char *names[] = { "tp", "cp", "pp", "ep", "etp" };
-  GString *s = g_string_new (NULL);
-  for (int k = 0; k < 5; k++) {
-    /* the expert lists only when given, so a dense sweep's text is as before */
-    if (k >= 3 && ns[k] == 0)
-      continue;
-    g_string_append_printf (s, ",%s=", names[k]);
-    if (ns[k] == 0)
-      g_string_append (s, "any");
-    for (int i = 0; i < ns[k]; i++)
-      g_string_append_printf (s, "%s%d", i > 0 ? "/" : "", lists[k][i]);
-  }
-  if (cap > 0)
-    g_string_append_printf (s, ",max-nodes=%d", cap);
-  else
-    g_string_append (s, ",max-nodes=any");
-  g_string_append_printf (s, ",min-headroom=%g%%", 100 * c->min_headroom);
-  return g_string_free (s, FALSE);
-}
-
 /* the constraints for the title, "; tp 1, 2; min headroom 10%" ("" when
  * none), so that a table is never read as the whole sweep */
 static char *
@@ -604,44 +526,6 @@ constraints_title (const SimSweepConstraints *c)
   if (c->min_headroom > 0)
     g_string_append_printf (s, "; min headroom %g%%", 100 * c->min_headroom);
   return g_string_free (s, FALSE);
-}
-
-/* the cluster at nodes (0: as the file says; at most cap nodes when cap >
- * 0), or with --scale at 1, 2, 4 ... nodes and at its full size;
- * *max_nodes is the full size */
-static gboolean
-add_clusters (SimSweep *sw, const char *topo_path, int nodes, int gpus, const char *calibration,
-              gboolean scale, int cap, int *max_nodes, GError **error)
-{
-  SimTopology *t = sim_cli_load_topology (topo_path, nodes, gpus, calibration, error);
-  if (t == NULL)
-    return FALSE;
-  /* --max-nodes: the largest cluster a booking may get */
-  if (cap > 0 && t->n_nodes > cap) {
-    sim_topology_free (t);
-    if ((t = sim_cli_load_topology (topo_path, cap, 0, calibration, error)) == NULL)
-      return FALSE;
-  }
-  *max_nodes = t->n_nodes;
-  /* a part of one node does not scale */
-  if (!scale || t->gpus_per_node < t->file_gpus_per_node) {
-    sim_sweep_add_cluster (sw, t, *max_nodes);
-    return TRUE;
-  }
-  sim_topology_free (t);
-  for (int n = 1; n <= *max_nodes; n *= 2) {
-    SimTopology *tn = sim_cli_load_topology (topo_path, n, 0, calibration, error);
-    if (tn == NULL)
-      return FALSE;
-    sim_sweep_add_cluster (sw, tn, n);
-    if (n < *max_nodes && n * 2 > *max_nodes) {
-      tn = sim_cli_load_topology (topo_path, *max_nodes, 0, calibration, error);
-      if (tn == NULL)
-        return FALSE;
-      sim_sweep_add_cluster (sw, tn, *max_nodes);
-    }
-  }
-  return TRUE;
 }
 
 /* the layouts of the table, simulated again for the comparison chart of
@@ -822,12 +706,12 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     return 2;
   if (!parse_job (nodes_s, threads_s, jobs_s, gb_s, shard_s, &job, error))
     return 2;
-  if (!parse_choices ("tp", tp_s, constraints.tp, &constraints.n_tp, error) ||
-      !parse_choices ("pp", pp_s, constraints.pp, &constraints.n_pp, error) ||
-      !parse_choices ("cp", cp_s, constraints.cp, &constraints.n_cp, error) ||
-      !parse_choices ("ep", ep_s, constraints.ep, &constraints.n_ep, error) ||
-      !parse_choices ("etp", etp_s, constraints.etp, &constraints.n_etp, error) ||
-      !parse_headroom (headroom_s, &constraints.min_headroom, error))
+  if (!sim_sweep_parse_choices ("tp", tp_s, ",", constraints.tp, &constraints.n_tp, error) ||
+      !sim_sweep_parse_choices ("pp", pp_s, ",", constraints.pp, &constraints.n_pp, error) ||
+      !sim_sweep_parse_choices ("cp", cp_s, ",", constraints.cp, &constraints.n_cp, error) ||
+      !sim_sweep_parse_choices ("ep", ep_s, ",", constraints.ep, &constraints.n_ep, error) ||
+      !sim_sweep_parse_choices ("etp", etp_s, ",", constraints.etp, &constraints.n_etp, error) ||
+      !sim_sweep_parse_headroom (headroom_s, &constraints.min_headroom, error))
     return 2;
   if (max_nodes_s != NULL && !sim_cli_int ("max-nodes", max_nodes_s, 1, 65536, &cap, error))
     return 2;
@@ -855,52 +739,16 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
       !sim_sweep_check_experts (model, &constraints, error))
     return 2;
 
-  sw = sim_sweep_new (model, job.gb);
-  sim_sweep_set_constraints (sw, &constraints);
-  sim_sweep_set_seq_len (sw, (guint64) seq);
-  sim_sweep_set_gpu_variation (sw, variation);
-  if (!add_clusters (sw, topo_path, job.nodes, gpus, calibration, scale, cap, &max_nodes, error))
-    return 2;
-  if (fp8_s != NULL) {
-    /* off, hybrid, e4m3, or both: BF16 and hybrid FP8 ranked together */
-    static const char *names[] = { "off", "hybrid", "e4m3", "both" };
-    int k = -1;
-    const SimGpuType *g = sim_topology_gpu_type (sim_sweep_cluster (sw, max_nodes), 0);
-    for (int i = 0; i < 4; i++)
-      if (g_str_equal (fp8_s, names[i]))
-        k = i;
-    if (k < 0) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp8: expected one of off, hybrid, e4m3, both, got '%.40s'", fp8_s);
+  {
+    /* the cluster as every command loads it: its warnings said once, a
+     * rack-scale --racks checked */
+    g_autoptr (SimTopology) check = sim_cli_load_topology (topo_path, job.nodes, gpus, calibration, error);
+    SimSweepAsk ask = { .topology = topo_path, .nodes = job.nodes, .gpus = gpus, .calibration = calibration,
+                        .global_batch = job.gb, .seq_len = seq, .gpu_variation = variation, .scale = scale,
+                        .max_nodes = cap, .constraints = constraints, .fp8 = fp8_s, .fp4 = fp4_s };
+    if (check == NULL || (sw = sim_sweep_prepare (model, &ask, job.threads, &max_nodes, error)) == NULL)
       return 2;
-    }
-    if (k > 0 && (g == NULL || g->peak_flop_per_s[SIM_DTYPE_FP8] <= 0)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp8: %s has no FP8 tensor cores (its cluster file gives no fp8 peak)",
-                   g != NULL ? g->name : topology);
-      return 2;
-    }
-    sim_sweep_set_fp8 (sw, k == 3 ? SIM_FP8_HYBRID : (SimFp8) k, k == 3);
   }
-  if (fp4_s != NULL && !g_str_equal (fp4_s, "off")) {
-    /* e2m1: NVFP4 layouts alone; both: beside the --fp8 choice */
-    const SimGpuType *g = sim_topology_gpu_type (sim_sweep_cluster (sw, max_nodes), 0);
-    if (!g_str_equal (fp4_s, "e2m1") && !g_str_equal (fp4_s, "both")) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp4: expected one of off, e2m1, both, got '%.40s'", fp4_s);
-      return 2;
-    }
-    if (g == NULL || g->peak_flop_per_s[SIM_DTYPE_FP4] <= 0) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp4: %s has no FP4 tensor cores (its cluster file gives no fp4 peak)",
-                   g != NULL ? g->name : topology);
-      return 2;
-    }
-    if (g_str_equal (fp4_s, "e2m1") && fp8_s != NULL && !g_str_equal (fp8_s, "off")) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "--fp4 e2m1: expected --fp8 off with it (FP4 layouts alone); --fp4 both ranks them beside the --fp8 ones");
-      return 2;
-    }
-    sim_sweep_set_fp4 (sw, g_str_equal (fp4_s, "both"));
-  }
-  sim_sweep_set_threads (sw, job.threads);
-  sim_sweep_enumerate (sw);
   /* this shard's rows, evaluated on the pool; the leaders simulated in full */
   sim_sweep_keep_shard (sw, job.shard, job.shards);
   progress_start_us = g_get_monotonic_time ();
@@ -913,20 +761,10 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
 
   if (json != NULL) {
     /* what shapes the sweep, so that --merge joins only shards of one */
-    g_autofree char *limits = constraints_text (sim_sweep_constraints (sw), cap);
-    /* the sequence only when given, so that other sweeps' text is as before */
-    g_autofree char *seq_text = seq > 0 ? g_strdup_printf (",seq-len=%d", seq) : g_strdup ("");
-    /* and the spread of GPU speeds only when given */
-    g_autofree char *var_text = variation >= 0 ? g_strdup_printf (",gpu-variation=%g", variation) : g_strdup ("");
-    /* and how many of each GPU count's best were simulated for certain
-     * (sim_sweep_set_keep): the merge ranks at most that many exactly */
-    g_autofree char *exact = keep > 0 ? g_strdup_printf (",exact-top=%d", keep) : g_strdup (",exact-top=all");
-    /* and FP4 only when given, for the same reason */
-    g_autofree char *fp4_text = fp4_s != NULL ? g_strdup_printf (",fp4=%s", fp4_s) : g_strdup ("");
-    g_autofree char *shaping = g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s%s,scale=%s,calibration=%s,fp8=%s%s%s%s",
-                                                job.nodes, job.gb, seq_text, var_text, scale ? "yes" : "no",
-                                                calibration != NULL ? calibration : "",
-                                                fp8_s != NULL ? fp8_s : "off", fp4_text, limits, exact);
+    SimSweepAsk ask = { .topology = topo_path, .nodes = job.nodes, .gpus = gpus, .calibration = calibration,
+                        .global_batch = job.gb, .seq_len = seq, .gpu_variation = variation, .scale = scale,
+                        .max_nodes = cap, .constraints = constraints, .fp8 = fp8_s, .fp4 = fp4_s };
+    g_autofree char *shaping = sim_sweep_options_text (sw, &ask, keep);
     json_text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
   }
   /* the text, unless the JSON on stdout is all that is asked for */

@@ -3,12 +3,12 @@
 
 usage: python3 examples/python-cluster-sizes.py [MODEL] [OUT.png]
 
-For Llama 3 70B (or MODEL) on 1, 2, 4, 8 and 16 DGX H100 nodes, a handful of
-Megatron layouts is compared on each size with simtrain.compare() (one
-Session per size, loaded once), the fastest that fits is kept, and the time
-and cost to train 1T tokens at $2 per GPU-hour are printed and plotted with
-matplotlib.  Each figure is the one `sim compare` prints for the same
-plans; the shaded band is the step's error band, as the report gives it.
+For Llama 3 70B (or MODEL) on 1, 2, 4, 8 and 16 DGX H100 nodes,
+simtrain.sweep() ranks every layout of the job on each size (as `sim sweep
+--top 1`, the model's global batch) and the fastest that fits is kept; the
+time and cost to train 1T tokens at $2 per GPU-hour are printed and plotted
+with matplotlib.  Each figure is the one `sim sweep` prints for the same
+job; the shaded band is the step's error band, as the report gives it.
 
 Needs the binding (./quickstart.sh python, or PYTHONPATH=python with
 SIM_LIBRARY=build/sim/libsim.so.1 from a checkout) and matplotlib.
@@ -23,31 +23,23 @@ TOKENS = 1e12
 PRICE = 2.0  # $ per GPU-hour
 
 
-def layouts(gpus):
-    """TP within a node, PP 1-8, the rest data parallel; with and without full recomputation"""
-    out = []
-    for tp in (2, 4, 8):
-        for pp in (1, 2, 4, 8):
-            if gpus % (tp * pp) == 0:
-                for rc in ("none", "full"):
-                    out.append("tp=%d,pp=%d,dp=%d,recompute=%s" % (tp, pp, gpus // (tp * pp), rc))
-    return out
-
-
 rows = []
 for nodes in (1, 2, 4, 8, 16):
     gpus = 8 * nodes
     with simtrain.Session("dgx-h100", MODEL, nodes=nodes) as s:
-        c = s.compare(layouts(gpus))
-    best = next((r for r in c["runs"] if r["status"] == "fits"), None)
+        ranked = s.sweep(top=1)["rows"]
+    best = next((r for r in ranked if r["rank"] == 1 and r["status"] == "fits"), None)
     if best is None:
-        print("%3d GPUs: no layout tried fits" % gpus)
+        print("%3d GPUs: no layout fits" % gpus)
         continue
+    # the plan as the sweep's table shows it: less the global batch and defaults
+    label = ",".join(kv for kv in best["plan"].split(",")
+                     if not kv.startswith("gb=") and kv not in ("cp=1", "schedule=1f1b", "recompute=none"))
     days = TOKENS / best["tokens_per_s"] / 86400
     cost = days * 24 * gpus * PRICE
-    rows.append((gpus, best["label"], best["step_s"], best["error_band"], days, cost))
-    print("%3d GPUs  %-34s step %8.3f s (+/-%.1f%%)  %6.1f days  $%.2fM for 1T tokens"
-          % (gpus, best["label"], best["step_s"], 100 * best["error_band"], days, cost / 1e6))
+    rows.append((gpus, label, best["step_s"], best["error_band"], days, cost))
+    print("%3d GPUs  %-58s step %8.3f s (+/-%.1f%%)  %6.1f days  $%.2fM for 1T tokens"
+          % (gpus, label, best["step_s"], 100 * best["error_band"], days, cost / 1e6))
 
 try:
     import matplotlib
@@ -71,8 +63,9 @@ ax1.set_xlim(g[0] / 1.4, g[-1] * 2.2)
 ax1.set_ylim(bottom=0)
 ax1.legend(loc="upper right")
 for x, r in zip(g, rows):
-    ax1.annotate(r[1].replace(",recompute=none", "").replace("recompute=", "rc="), (x, r[2]),
-                 textcoords="offset points", xytext=(6, 4), ha="left", fontsize=7.5)
+    ax1.annotate(r[1].replace("recompute=", "rc=").replace(",schedule=interleaved", ",interleaved")
+                 .replace(",", ", ").replace(", mb", "\nmb"), (x, r[2]),
+                 textcoords="offset points", xytext=(6, 4), ha="left", fontsize=7)
 ax2.plot(g, [r[4] for r in rows], "o-", color="#d62728", label="days for 1T tokens")
 ax2.set_xscale("log", base=2)
 ax2.set_xticks(g, [str(x) for x in g])

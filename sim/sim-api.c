@@ -14,6 +14,7 @@
 #include "sim-report.h"
 #include "sim-run.h"
 #include "sim-sweep.h"
+#include "sim-units.h"
 
 /* the model sim runs when none is given (cli/cmd-run.c's) */
 #define DEFAULT_MODEL "llama3-70b"
@@ -146,6 +147,122 @@ sim_api_compare (SimApiSession *s, const char *const *plans, int n, char **error
   }
   json = sim_report_runs_json ("compare", s->topo->name, s->model->name, runs, NULL, NULL);
   return dup_malloc (json);
+}
+
+/* a sweep's options, as sim sweep takes them */
+typedef struct {
+  SimSweepAsk ask;
+  int top;
+  gboolean all;
+  char *fp8, *fp4;
+} SweepOptions;
+
+static gboolean
+sweep_option (const char *key, const char *value, gpointer data, GError **error)
+{
+  SweepOptions *o = data;
+  SimSweepConstraints *c = &o->ask.constraints;
+  guint64 v = 0;
+  if (value == NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a value (key=value)", key);
+    return FALSE;
+  }
+  if (g_str_equal (key, "top") || g_str_equal (key, "global-batch") || g_str_equal (key, "seq-len")) {
+    guint64 max = g_str_equal (key, "top") ? 100000 : g_str_equal (key, "seq-len") ? 1 << 24 : 1 << 30;
+    if (!g_ascii_string_to_unsigned (value, 10, 1, max, &v, NULL)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a whole number from 1 to %" G_GUINT64_FORMAT
+                   ", got '%.40s'", key, max, value);
+      return FALSE;
+    }
+    if (g_str_equal (key, "top"))
+      o->top = (int) v;
+    else if (g_str_equal (key, "seq-len"))
+      o->ask.seq_len = (int) v;
+    else
+      o->ask.global_batch = v;
+    return TRUE;
+  }
+  if (g_str_equal (key, "all")) {
+    if (!g_str_equal (value, "true") && !g_str_equal (value, "false")) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--all: expected true or false, got '%.40s'", value);
+      return FALSE;
+    }
+    o->all = g_str_equal (value, "true");
+    return TRUE;
+  }
+  if (g_str_equal (key, "gpu-variation")) {
+    /* the plan's own parser checks it, as every layout's plan will */
+    g_autoptr (SimPlan) check = sim_plan_new ();
+    if (!sim_plan_set (check, "gpu-variation", value, NULL, error))
+      return FALSE;
+    o->ask.gpu_variation = check->gpu_variation;
+    return TRUE;
+  }
+  if (g_str_equal (key, "fp8") || g_str_equal (key, "fp4")) {
+    char **slot = g_str_equal (key, "fp8") ? &o->fp8 : &o->fp4;
+    g_free (*slot);
+    *slot = g_strdup (value);
+    return TRUE;
+  }
+  if (g_str_equal (key, "min-headroom"))
+    return sim_sweep_parse_headroom (value, &c->min_headroom, error);
+  if (g_str_equal (key, "tp"))
+    return sim_sweep_parse_choices (key, value, "/", c->tp, &c->n_tp, error);
+  if (g_str_equal (key, "pp"))
+    return sim_sweep_parse_choices (key, value, "/", c->pp, &c->n_pp, error);
+  if (g_str_equal (key, "cp"))
+    return sim_sweep_parse_choices (key, value, "/", c->cp, &c->n_cp, error);
+  if (g_str_equal (key, "ep"))
+    return sim_sweep_parse_choices (key, value, "/", c->ep, &c->n_ep, error);
+  if (g_str_equal (key, "etp"))
+    return sim_sweep_parse_choices (key, value, "/", c->etp, &c->n_etp, error);
+  g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+               "sweep: unknown option '%.40s' (top, all, global-batch, seq-len, gpu-variation, fp8, fp4, "
+               "tp, pp, cp, ep, etp, min-headroom)", key);
+  return FALSE;
+}
+
+char *
+sim_api_sweep (SimApiSession *s, const char *options, char **error)
+{
+  GError *err = NULL;
+  SweepOptions o = { .top = 10 };
+  g_autoptr (SimSweep) sw = NULL;
+  g_autoptr (GPtrArray) ranked = NULL;
+  g_autofree char *shaping = NULL, *json = NULL;
+  int threads = (int) g_get_num_processors (), max_nodes = 0, keep;
+  char *out = NULL;
+  if (error != NULL)
+    *error = NULL;
+  if (s == NULL) {
+    g_set_error (&err, SIM_ERROR, SIM_ERROR_USAGE, "sweep: expected a session");
+    set_error (error, err);
+    return NULL;
+  }
+  o.ask.topology = s->topology;
+  o.ask.nodes = s->nodes;
+  o.ask.gpus = s->gpus;
+  o.ask.gpu_variation = -1;
+  if (sim_units_foreach_key_value (options != NULL ? options : "", sweep_option, &o, &err)) {
+    o.ask.fp8 = o.fp8;
+    o.ask.fp4 = o.fp4;
+    sw = sim_sweep_prepare (s->model, &o.ask, threads, &max_nodes, &err);
+  }
+  if (sw != NULL) {
+    /* as sim sweep: the top K of each GPU count simulated for certain,
+     * every layout that fits with all */
+    keep = o.all ? 0 : o.top;
+    sim_sweep_set_keep (sw, keep);
+    sim_sweep_run (sw, threads, NULL, NULL);
+    ranked = sim_sweep_rank (sw, o.top);
+    shaping = sim_sweep_options_text (sw, &o.ask, keep);
+    json = sim_sweep_json (sw, s->topology, shaping, 1, 1);
+    out = dup_malloc (json);
+  } else
+    set_error (error, err);
+  g_free (o.fp8);
+  g_free (o.fp4);
+  return out;
 }
 
 void

@@ -61,6 +61,15 @@ SIM_API char *sim_api_estimate (SimApiSession *session, const char *plan, char *
 SIM_API char *sim_api_compare (SimApiSession *session, const char *const *plans, int n,
                                char **error);
 
+/* The session's layouts ranked, as `sim sweep --json -` on its cluster
+ * and model: options are sim sweep's, as "key=value" items joined by
+ * commas, lists joined by "/": top=K (default 10), all=true,
+ * global-batch=B, seq-len=N, gpu-variation=S, fp8=off|hybrid|e4m3|both,
+ * fp4=off|e2m1|both, tp=1/2/4, pp=..., cp=..., ep=..., etp=...,
+ * min-headroom=10% ("" for none).  Returns the sim-sweep/3 JSON text (the
+ * whole sweep's rows in the table's order), or NULL with *error. */
+SIM_API char *sim_api_sweep (SimApiSession *session, const char *options, char **error);
+
 /* free what the functions above return; NULL is ignored */
 SIM_API void sim_api_free (void *p);
 

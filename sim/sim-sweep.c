@@ -1307,6 +1307,203 @@ sim_sweep_offer_fastest_fit (SimRun *run, const char *topology, int nodes, int g
   return TRUE;
 }
 
+/* ---- a sweep as sim sweep is asked for it ---- */
+
+/* --tp 1,2,4,8: the sizes allowed, into list (at most
+ * SIM_SWEEP_MAX_CHOICES) */
+gboolean
+sim_sweep_parse_choices (const char *flag, const char *value, const char *sep, int *list, int *n,
+                         GError **error)
+{
+  g_auto (GStrv) items = NULL;
+  if (value == NULL)
+    return TRUE;
+  items = g_strsplit (value, sep, -1);
+  *n = 0;
+  for (guint i = 0; items[i] != NULL; i++) {
+    guint64 v = 0;
+    if (*n == SIM_SWEEP_MAX_CHOICES || !g_ascii_string_to_unsigned (items[i], 10, 1, 1 << 20, &v, NULL)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--%s: expected a comma-separated list of at most %d positive integers such as "
+                   "1,2,4,8, got '%.60s'", flag, SIM_SWEEP_MAX_CHOICES, value);
+      return FALSE;
+    }
+    list[(*n)++] = (int) v;
+  }
+  if (*n == 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--%s: expected a comma-separated list of positive integers such as 1,2,4,8, got ''", flag);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* --min-headroom 10% (or 10): a fraction from 0 to 0.99 */
+gboolean
+sim_sweep_parse_headroom (const char *value, double *fraction, GError **error)
+{
+  g_autofree char *digits = NULL;
+  double v = 0;
+  char *end = NULL;
+  if (value == NULL)
+    return TRUE;
+  digits = g_strdup (value);
+  if (g_str_has_suffix (digits, "%"))
+    digits[strlen (digits) - 1] = '\0';
+  v = g_ascii_strtod (digits, &end);
+  if (digits[0] == '\0' || end == NULL || *end != '\0' || !(v >= 0 && v < 100)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--min-headroom: expected a percentage of usable memory from 0 to below 100, such as 10%%, got '%.40s'",
+                 value);
+    return FALSE;
+  }
+  *fraction = v / 100;
+  return TRUE;
+}
+
+/* the constraints as text, for the shard file's options: shards of one
+ * sweep agree on them */
+static char *
+constraints_text (const SimSweepConstraints *c, int cap)
+{
+  const int *lists[] = { c->tp, c->cp, c->pp, c->ep, c->etp };
+  const int ns[] = { c->n_tp, c->n_cp, c->n_pp, c->n_ep, c->n_etp };
+  const char *names[] = { "tp", "cp", "pp", "ep", "etp" };
+  GString *s = g_string_new (NULL);
+  for (int k = 0; k < 5; k++) {
+    /* the expert lists only when given, so a dense sweep's text is as before */
+    if (k >= 3 && ns[k] == 0)
+      continue;
+    g_string_append_printf (s, ",%s=", names[k]);
+    if (ns[k] == 0)
+      g_string_append (s, "any");
+    for (int i = 0; i < ns[k]; i++)
+      g_string_append_printf (s, "%s%d", i > 0 ? "/" : "", lists[k][i]);
+  }
+  if (cap > 0)
+    g_string_append_printf (s, ",max-nodes=%d", cap);
+  else
+    g_string_append (s, ",max-nodes=any");
+  g_string_append_printf (s, ",min-headroom=%g%%", 100 * c->min_headroom);
+  return g_string_free (s, FALSE);
+}
+
+/* the cluster at nodes (0: as the file says; at most cap nodes when cap >
+ * 0), or with --scale at 1, 2, 4 ... nodes and at its full size;
+ * *max_nodes is the full size */
+static gboolean
+add_clusters (SimSweep *sw, const char *topo_path, int nodes, int gpus, const char *calibration,
+              gboolean scale, int cap, int *max_nodes, GError **error)
+{
+  SimTopology *t = sim_calibration_load_cluster (topo_path, nodes, gpus, calibration, error);
+  if (t == NULL)
+    return FALSE;
+  /* --max-nodes: the largest cluster a booking may get */
+  if (cap > 0 && t->n_nodes > cap) {
+    sim_topology_free (t);
+    if ((t = sim_calibration_load_cluster (topo_path, cap, 0, calibration, error)) == NULL)
+      return FALSE;
+  }
+  *max_nodes = t->n_nodes;
+  /* a part of one node does not scale */
+  if (!scale || t->gpus_per_node < t->file_gpus_per_node) {
+    sim_sweep_add_cluster (sw, t, *max_nodes);
+    return TRUE;
+  }
+  sim_topology_free (t);
+  for (int n = 1; n <= *max_nodes; n *= 2) {
+    SimTopology *tn = sim_calibration_load_cluster (topo_path, n, 0, calibration, error);
+    if (tn == NULL)
+      return FALSE;
+    sim_sweep_add_cluster (sw, tn, n);
+    if (n < *max_nodes && n * 2 > *max_nodes) {
+      tn = sim_calibration_load_cluster (topo_path, *max_nodes, 0, calibration, error);
+      if (tn == NULL)
+        return FALSE;
+      sim_sweep_add_cluster (sw, tn, *max_nodes);
+    }
+  }
+  return TRUE;
+}
+
+SimSweep *
+sim_sweep_prepare (const SimModel *model, const SimSweepAsk *ask, int threads, int *max_nodes,
+                   GError **error)
+{
+  g_autoptr (SimSweep) sw = NULL;
+  const char *fp8_s = ask->fp8, *fp4_s = ask->fp4, *topology = ask->topology;
+  if (!sim_sweep_check_experts (model, &ask->constraints, error))
+    return NULL;
+  sw = sim_sweep_new (model, ask->global_batch);
+  sim_sweep_set_constraints (sw, &ask->constraints);
+  sim_sweep_set_seq_len (sw, (guint64) ask->seq_len);
+  sim_sweep_set_gpu_variation (sw, ask->gpu_variation);
+  if (!add_clusters (sw, topology, ask->nodes, ask->gpus, ask->calibration, ask->scale, ask->max_nodes,
+                     max_nodes, error))
+    return NULL;
+  if (fp8_s != NULL) {
+    /* off, hybrid, e4m3, or both: BF16 and hybrid FP8 ranked together */
+    static const char *names[] = { "off", "hybrid", "e4m3", "both" };
+    int k = -1;
+    const SimGpuType *g = sim_topology_gpu_type (sim_sweep_cluster (sw, *max_nodes), 0);
+    for (int i = 0; i < 4; i++)
+      if (g_str_equal (fp8_s, names[i]))
+        k = i;
+    if (k < 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp8: expected one of off, hybrid, e4m3, both, got '%.40s'", fp8_s);
+      return NULL;
+    }
+    if (k > 0 && (g == NULL || g->peak_flop_per_s[SIM_DTYPE_FP8] <= 0)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp8: %s has no FP8 tensor cores (its cluster file gives no fp8 peak)",
+                   g != NULL ? g->name : topology);
+      return NULL;
+    }
+    sim_sweep_set_fp8 (sw, k == 3 ? SIM_FP8_HYBRID : (SimFp8) k, k == 3);
+  }
+  if (fp4_s != NULL && !g_str_equal (fp4_s, "off")) {
+    /* e2m1: NVFP4 layouts alone; both: beside the --fp8 choice */
+    const SimGpuType *g = sim_topology_gpu_type (sim_sweep_cluster (sw, *max_nodes), 0);
+    if (!g_str_equal (fp4_s, "e2m1") && !g_str_equal (fp4_s, "both")) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp4: expected one of off, e2m1, both, got '%.40s'", fp4_s);
+      return NULL;
+    }
+    if (g == NULL || g->peak_flop_per_s[SIM_DTYPE_FP4] <= 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--fp4: %s has no FP4 tensor cores (its cluster file gives no fp4 peak)",
+                   g != NULL ? g->name : topology);
+      return NULL;
+    }
+    if (g_str_equal (fp4_s, "e2m1") && fp8_s != NULL && !g_str_equal (fp8_s, "off")) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--fp4 e2m1: expected --fp8 off with it (FP4 layouts alone); --fp4 both ranks them beside the --fp8 ones");
+      return NULL;
+    }
+    sim_sweep_set_fp4 (sw, g_str_equal (fp4_s, "both"));
+  }
+  sim_sweep_set_threads (sw, threads);
+  sim_sweep_enumerate (sw);
+  return g_steal_pointer (&sw);
+}
+
+char *
+sim_sweep_options_text (const SimSweep *sw, const SimSweepAsk *ask, int keep)
+{
+  g_autofree char *limits = constraints_text (sim_sweep_constraints (sw), ask->max_nodes);
+  /* the sequence only when given, so that other sweeps' text is as before */
+  g_autofree char *seq_text = ask->seq_len > 0 ? g_strdup_printf (",seq-len=%d", ask->seq_len) : g_strdup ("");
+  /* and the spread of GPU speeds only when given */
+  g_autofree char *var_text = ask->gpu_variation >= 0 ? g_strdup_printf (",gpu-variation=%g", ask->gpu_variation)
+                                                      : g_strdup ("");
+  /* and how many of each GPU count's best were simulated for certain
+   * (sim_sweep_set_keep): the merge ranks at most that many exactly */
+  g_autofree char *exact = keep > 0 ? g_strdup_printf (",exact-top=%d", keep) : g_strdup (",exact-top=all");
+  /* and FP4 only when given, for the same reason */
+  g_autofree char *fp4_text = ask->fp4 != NULL ? g_strdup_printf (",fp4=%s", ask->fp4) : g_strdup ("");
+  return g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s%s,scale=%s,calibration=%s,fp8=%s%s%s%s",
+                          ask->nodes, ask->global_batch, seq_text, var_text, ask->scale ? "yes" : "no",
+                          ask->calibration != NULL ? ask->calibration : "",
+                          ask->fp8 != NULL ? ask->fp8 : "off", fp4_text, limits, exact);
+}
+
 SimRun *
 sim_sweep_take_run (SimSweep *sw, const SimSweepRow *row)
 {

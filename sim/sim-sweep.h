@@ -186,6 +186,45 @@ char *sim_sweep_compact_label (const char *label, gboolean keep_gb);
 SimFastestFit *sim_sweep_fastest_fit (SimTopology *topo, const SimRun *run, int threads,
                                       SimSweepProgress progress, gpointer data);
 
+/* ---- a sweep as sim sweep is asked for it (the command line, the C API) ---- */
+
+/* what a sweep is asked: sim sweep's options, parsed */
+typedef struct {
+  const char *topology;    /* the cluster as the user named it: a path or a name in topologies/ */
+  int nodes;               /* 0: the file's node count */
+  int gpus;                /* 0: whole nodes (sim_calibration_load_cluster) */
+  const char *calibration; /* NULL: none */
+  guint64 global_batch;    /* 0: the model's, else SIM_SWEEP_SEQUENCES_PER_GPU per GPU */
+  int seq_len;             /* 0: the model's */
+  double gpu_variation;    /* < 0: the plans' default */
+  gboolean scale;          /* also 1, 2, 4 ... nodes */
+  int max_nodes;           /* at most this many nodes; 0: no cap */
+  SimSweepConstraints constraints;
+  const char *fp8;         /* off, hybrid, e4m3 or both; NULL: not given (off) */
+  const char *fp4;         /* off, e2m1 or both; NULL: not given (off) */
+} SimSweepAsk;
+
+/* value, a list of positive integers separated by sep ("1,2,4,8" with
+ * ","), into list (at most SIM_SWEEP_MAX_CHOICES; *n how many); NULL value:
+ * nothing, TRUE.  FALSE with SIM_ERROR_USAGE naming --flag. */
+gboolean sim_sweep_parse_choices (const char *flag, const char *value, const char *sep, int *list,
+                                  int *n, GError **error);
+/* "10%" or "10": a fraction of usable memory from 0 to below 1 into
+ * *fraction; NULL value: nothing, TRUE; FALSE with SIM_ERROR_USAGE */
+gboolean sim_sweep_parse_headroom (const char *value, double *fraction, GError **error);
+/* A sweep of model as ask says, enumerated on `threads` threads: its
+ * cluster (with scale at 1, 2, 4 ... nodes and at its full size; at most
+ * max_nodes), constraints, sequence, spread of GPU speeds and precisions;
+ * *max_nodes is the largest cluster's node count.  A new sweep, or NULL
+ * with SIM_ERROR_USAGE (an FP8 or FP4 choice the GPU lacks, an expert list
+ * the model cannot take) or the cluster loader's error. */
+SimSweep *sim_sweep_prepare (const SimModel *model, const SimSweepAsk *ask, int threads, int *max_nodes,
+                             GError **error);
+/* the options text of the sweep's JSON (sim_sweep_json's `options`): every
+ * option of ask that shapes the enumeration or the results, and keep
+ * (sim_sweep_set_keep's), so that --merge joins only shards of one sweep */
+char *sim_sweep_options_text (const SimSweep *sw, const SimSweepAsk *ask, int keep);
+
 /* rank rows read back from shard files the same way (no simulation) */
 void sim_sweep_rank_rows (GPtrArray *rows);
 

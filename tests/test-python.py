@@ -92,6 +92,21 @@ except simtrain.SimError as e:
     said = str(e)
 check("an option sim does not have: SimError", said, "unknown plan option 'tensor_parallel'")
 
+# sweep: the document sim sweep --json - prints (the whole sweep's rows)
+r = cli.run(sim, "sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--global-batch", "64",
+            "--top", "3", "--tp", "1,2", "--json", "-", timeout=600)
+got = simtrain.sweep("dgx8x4", model="llama3-8b", nodes=1, global_batch=64, top=3, tp=[1, 2])
+check("sweep: the document sim sweep --json - prints", got == cli.json_of(r), True)
+check("sweep: its best", next(x["plan"] for x in got["rows"] if x["rank"] == 1),
+      next(x["plan"] for x in cli.json_of(r)["rows"] if x["rank"] == 1))
+try:
+    simtrain.sweep("dgx8x4", nodes=1, model="llama3-8b", fp8="fast")
+    said = None
+except simtrain.SimError as e:
+    said = str(e)
+r = cli.run(sim, "sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--fp8", "fast")
+check("sweep: an option sim refuses, sim's line", said, r.stderr.strip().removeprefix("sim: "))
+
 # every plan option of sim (sim/sim-plan.c's table) is a typed keyword
 with open(os.path.join(src, "sim", "sim-plan.c"), encoding="utf-8") as f:
     names = [n.replace("-", "_") for n in re.findall(r'\{ "([a-z0-9-]+)", (?:NULL|"[a-z0-9-]+"), KEY_', f.read())]
@@ -105,9 +120,9 @@ try:
     nm = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True).stdout
     exported = sorted({line.split()[-1].split("@")[0] for line in nm.splitlines() if " T " in line})
     check("libsim exports sim_api_* alone", [s for s in exported if not s.startswith("sim_api_")], [])
-    check("... all six of sim-api.h", exported, sorted(["sim_api_version", "sim_api_session_new",
-                                                       "sim_api_session_free", "sim_api_estimate",
-                                                       "sim_api_compare", "sim_api_free"]))
+    check("... all seven of sim-api.h", exported, sorted(["sim_api_version", "sim_api_session_new",
+                                                         "sim_api_session_free", "sim_api_estimate",
+                                                         "sim_api_compare", "sim_api_sweep", "sim_api_free"]))
 except OSError:
     print("# nm is not installed: the exports are not checked")
 

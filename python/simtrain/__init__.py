@@ -22,7 +22,7 @@ import subprocess
 import threading
 from typing import Dict, Iterable, List, Literal, Optional, Union
 
-__all__ = ["SimError", "Session", "estimate", "compare", "plan_string", "to_dataframe", "API_VERSION"]
+__all__ = ["SimError", "Session", "estimate", "compare", "sweep", "plan_string", "to_dataframe", "API_VERSION"]
 
 #: the C interface this binding speaks (sim-api.h SIM_API_VERSION)
 API_VERSION = 1
@@ -78,6 +78,8 @@ def _library():
             lib.sim_api_compare.restype = ctypes.c_void_p
             lib.sim_api_compare.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
                                             ctypes.POINTER(ctypes.c_void_p)]
+            lib.sim_api_sweep.restype = ctypes.c_void_p
+            lib.sim_api_sweep.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
             lib.sim_api_free.argtypes = [ctypes.c_void_p]
             if lib.sim_api_version() != API_VERSION:
                 raise SimError("%s speaks sim-api version %d; this binding speaks %d"
@@ -200,6 +202,45 @@ class Session:
         return json.loads(_take(self._lib, out, error))
 
 
+def sweep_options(**options) -> str:
+    """sim sweep's options as the C API takes them: top=5, global_batch=64,
+    tp=[1, 2, 4] -> 'top=5,global-batch=64,tp=1/2/4'"""
+    allowed = ("top", "all", "global_batch", "seq_len", "gpu_variation", "fp8", "fp4", "tp", "pp", "cp", "ep",
+               "etp", "min_headroom")
+    items = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        if key not in allowed:
+            raise SimError("sweep: unknown option '%s' (%s)" % (key, ", ".join(allowed)))
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, (list, tuple)):
+            value = "/".join(str(v) for v in value)
+        items.append("%s=%s" % (key.replace("_", "-"), value))
+    return ",".join(items)
+
+
+def _sweep(self, top: Optional[int] = None, all: Optional[bool] = None, global_batch: Optional[int] = None,
+           seq_len: Optional[int] = None, gpu_variation: Optional[Union[float, str]] = None,
+           fp8: Optional[Literal["off", "hybrid", "e4m3", "both"]] = None,
+           fp4: Optional[Literal["off", "e2m1", "both"]] = None, tp: Optional[List[int]] = None,
+           pp: Optional[List[int]] = None, cp: Optional[List[int]] = None, ep: Optional[List[int]] = None,
+           etp: Optional[List[int]] = None, min_headroom: Optional[Union[str, float]] = None) -> dict:
+    """the session's layouts ranked, as `sim sweep --json -`: the
+    sim-sweep/3 document, its rows in the table's order (rank 1 first)"""
+    if not self._session:
+        raise SimError("the session is closed")
+    text = sweep_options(top=top, all=all, global_batch=global_batch, seq_len=seq_len,
+                         gpu_variation=gpu_variation, fp8=fp8, fp4=fp4, tp=tp, pp=pp, cp=cp, ep=ep, etp=etp,
+                         min_headroom=min_headroom)
+    error = ctypes.c_void_p()
+    out = self._lib.sim_api_sweep(self._session, text.encode(), ctypes.byref(error))
+    return json.loads(_take(self._lib, out, error))
+
+
+Session.sweep = _sweep
+
 _sessions: Dict[tuple, Session] = {}
 _sessions_lock = threading.Lock()
 
@@ -251,6 +292,14 @@ def compare(topology: str, plans: Iterable[Union[str, Dict[str, object]]], *, mo
     """plans side by side, as `sim compare --topology T --plan P ... --json -`:
     the sim-runs/2 document; each plan a plan string or a dict of options"""
     return _session(topology, model, nodes, gpus).compare(plans)
+
+
+def sweep(topology: str, *, model: Optional[str] = None, nodes: int = 0, gpus: int = 0, **options) -> dict:
+    """the layouts of a job ranked, as `sim sweep --topology T --model M
+    [options] --json -`: the sim-sweep/3 document; options as Session.sweep
+    (top, all, global_batch, seq_len, gpu_variation, fp8, fp4, tp, pp, cp,
+    ep, etp as lists, min_headroom)"""
+    return _session(topology, model, nodes, gpus).sweep(**options)
 
 
 def to_dataframe(result: dict):
