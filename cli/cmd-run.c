@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sim-config.h"
 #include "sim-error.h"
 #include "sim-iteration.h"
 #include "sim-memory.h"
@@ -52,6 +53,7 @@ typedef struct {
   char *ranks;
   char *calibration;
   char *efficiency;
+  char *config;
 } Cli;
 
 static void
@@ -69,6 +71,7 @@ cli_clear (Cli *cli)
   g_free (cli->ranks);
   g_free (cli->calibration);
   g_free (cli->efficiency);
+  g_free (cli->config);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cli, cli_clear)
@@ -91,6 +94,9 @@ print_help (gboolean wide)
       "                                     rack, whole compute trays of 4), or a multiple of a node's\n"
       "                                     GPUs\n"
       "  --json FILE|-                      write the result as JSON (- for stdout alone)\n"
+      "  --config FILE                      the plan (and model) of a framework's own config:\n"
+      "                                     torchtitan's TOML, NeMo's or Megatron-Bridge's YAML;\n"
+      "                                     flags given win; what it cannot map is listed\n"
       "  --calibration FILE                 measured rates (from sim calibrate) applied over the\n"
       "                                     topology's own\n"
       "  --efficiency KEY=VALUE,...         override the GPU's training efficiency constants:\n"
@@ -423,6 +429,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimModel) model = NULL;
   g_autoptr (SimRun) r = NULL;
+  g_autoptr (SimConfig) config = NULL;
 
   g_autofree char *nodes = NULL;
   g_autofree char *gpus = NULL;
@@ -439,6 +446,7 @@ sim_cmd_run (int argc, char **argv, GError **error)
     { "html", TRUE, &cli.html, NULL, NULL },
     { "output-dir", TRUE, &cli.output_dir, NULL, NULL }, { "ranks", TRUE, &cli.ranks, NULL, NULL },
     { "calibration", TRUE, &cli.calibration, NULL, NULL },
+    { "config", TRUE, &cli.config, NULL, NULL },
     { "efficiency", TRUE, &cli.efficiency, NULL, NULL },
     { "full-fidelity", FALSE, NULL, &cli.full_fidelity, NULL },
     { "exact", FALSE, NULL, &cli.exact, NULL },
@@ -473,11 +481,20 @@ sim_cmd_run (int argc, char **argv, GError **error)
   topo_path = sim_paths_resolve (cli.topology, "topologies", error);
   if (topo_path == NULL)
     return 2;
-  model_path = sim_paths_resolve (cli.model != NULL ? cli.model : DEFAULT_MODEL, "models", error);
-  if (model_path == NULL)
-    return 2;
   topo = sim_cli_load_topology (topo_path, cli.nodes, cli.gpus, cli.calibration, error);
   if (topo == NULL)
+    return 2;
+  /* a framework's config: its plan where no flag sets the same, its model
+   * where --model gives none */
+  if (cli.config != NULL) {
+    if ((config = sim_config_load (cli.config, error)) == NULL ||
+        !sim_config_apply (config, plan, sim_topology_n_gpus (topo), error))
+      return 2;
+    if (cli.model == NULL && config->model != NULL)
+      cli.model = g_strdup (config->model);
+  }
+  model_path = sim_paths_resolve (cli.model != NULL ? cli.model : DEFAULT_MODEL, "models", error);
+  if (model_path == NULL)
     return 2;
   if (cli.efficiency != NULL && !sim_topology_set_efficiency (topo, cli.efficiency, error)) {
     g_prefix_error (error, "--efficiency: ");
@@ -511,6 +528,11 @@ sim_cmd_run (int argc, char **argv, GError **error)
     /* resolve() resets the list; keep the model default in front */
     if (model_default)
       g_ptr_array_insert (r->plan->defaults, 0, g_strdup ("--model " DEFAULT_MODEL));
+    if (config != NULL) {
+      g_autoptr (GPtrArray) notes = sim_config_notes (config, r->plan);
+      for (guint i = 0; i < notes->len; i++)
+        g_ptr_array_insert (r->plan->defaults, (int) i, g_strdup (g_ptr_array_index (notes, i)));
+    }
     r->train_tokens = tokens;
     r->gpu_hour_price = per_hour;
   }
