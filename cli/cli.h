@@ -24,6 +24,7 @@ int sim_cmd_shapes (int argc, char **argv, GError **error);
 int sim_cmd_kernels (int argc, char **argv, GError **error);
 int sim_cmd_calibrate (int argc, char **argv, GError **error);
 int sim_cmd_list (int argc, char **argv, GError **error);
+int sim_cmd_topology (int argc, char **argv, GError **error);
 
 /* shared by the subcommands: "--key value" / "--key=value" scanning */
 typedef struct {

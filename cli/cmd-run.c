@@ -142,6 +142,7 @@ print_help (gboolean wide)
           "       sim kernels --topology FILE|NAME --model FILE|NAME ...         (sim kernels --help)\n"
           "       sim shapes --model FILE|NAME [--tp N] ...                      (sim shapes --help)\n"
           "       sim list models|topologies|gpus                                (sim list --help)\n"
+          "       sim topology import --nccl-topo FILE --topo-m FILE --ibstat FILE (sim topology --help)\n"
           "\n"
           "Does a transformer training layout fit in GPU memory, and how long does a step take?\n"
           "\n"

@@ -28,6 +28,7 @@ static const struct {
   { "kernels", sim_cmd_kernels },
   { "calibrate", sim_cmd_calibrate },
   { "list", sim_cmd_list },
+  { "topology", sim_cmd_topology },
 };
 
 /* async-signal-safe only: unlink the temporary files, then die of the same
