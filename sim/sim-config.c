@@ -399,7 +399,10 @@ map_torchtitan (Map *m)
                    m->path, name, flavor);
       return FALSE;
     }
-    c->model = g_ascii_strdown (g_strdup_printf ("llama3-%s", flavor), -1);
+    {
+      g_autofree char *name_flavor = g_strdup_printf ("llama3-%s", flavor);
+      c->model = g_ascii_strdown (name_flavor, -1);
+    }
   }
   same (m, "parallelism.tensor_parallel_degree", "tp");
   same (m, "parallelism.context_parallel_degree", "cp");
