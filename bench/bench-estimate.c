@@ -4,7 +4,7 @@
  * issue 16 asks for (a target of 2 ms per estimate).
  *
  * Without --layouts: a stress set, the published layouts of
- * ../shared/validation/training_calibration.csv's NeMo rows that a shipped
+ * tests/validation/data/training_calibration.csv's NeMo rows that a shipped
  * model file describes (GPT-3 175B on dgx-h100, as NVIDIA's DGX Cloud
  * recipes ran it, the slowest of them) and the headline layouts of the
  * README.  With --layouts FILE: the lines of FILE (row, topology path,

@@ -32,7 +32,7 @@ static const double ll_max_bw_GBps[3] = { 87.7, 22.5, 19.0 };
  * follows t = 95.6 us + S / 274 GB/s (sharp-bandwidth of the topology) from
  * 64 MiB to 16 GiB within 4.7 %: the value minimises the largest relative
  * error over rows dgxc_h100x8_allreduce_67108864 .. _17179869184 of
- * ../shared/validation/nccl_collectives.csv (NCCL's NVLS ramp, "256M is too
+ * tests/validation/data/nccl_collectives.csv (NCCL's NVLS ramp, "256M is too
  * small to reach peak bandwidth", NVIDIA/nccl-tests#212). */
 #define NVLS_ONE_NODE_LAT_US 95.6
 

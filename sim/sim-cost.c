@@ -79,7 +79,7 @@ bf16_peak (const SimGpuType *g)
 /* FP8 GEMMs: cuBLAS on H100 SXM reaches 1,402.6 TFLOP/s at its best FP8
  * (E4M3) shape against 794.5 at its best BF16 shape (stas00/ml-engineering
  * compute/accelerator/README.md @744d01e, MAMF table: rows
- * mamf_h100_sxm_fp8 of ../shared/validation/gemm_efficiency.csv and the
+ * mamf_h100_sxm_fp8 of tests/validation/data/gemm_efficiency.csv and the
  * H100 bf16 row of gemm_h100_shapes.csv).  An FP8 GEMM runs at the measured
  * BF16 rate of its shape times their ratio, 1.765, below the 2x of the
  * peaks. */

@@ -73,7 +73,7 @@ G_BEGIN_DECLS
 #define SIM_CONTEXT_RESERVE_BYTES 1.5e9
 /* Allocator fragmentation allowance, a fraction of what the context
  * leaves.  The published runs that trained bound it from above: at 10 % the
- * tightest runs of ../shared/validation/training_calibration.csv (each as
+ * tightest runs of tests/validation/data/training_calibration.csv (each as
  * tools/fit-efficiency.py runs it, the 40 GB rows on dgx-a100-40gb.xml) are
  * at the edge of usable memory, MPT-1B on 32 A100-40GB (37.36 GB peak of
  * the 41.45 GB the context leaves: it fits below a 9.9 % allowance), on 64

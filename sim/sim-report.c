@@ -16,7 +16,7 @@ static const char *
 case_explanation (SimOomCase c)
 {
   /* the course notes' table of the three kinds of "does not fit"
-   * (../shared/seeds/000, 9.1.5) */
+   * (docs/course-notes/000, 9.1.5) */
   switch (c) {
   case SIM_OOM_A:
     return "case A, model states alone exceed the usable memory: shard them (ZeRO/FSDP, more "

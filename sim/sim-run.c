@@ -144,7 +144,7 @@ sim_run_scaling_efficiency (const SimRun *run, const SimRun *ref)
 
 /* Thresholds of the diagnosis.  The course notes' criterion for the
  * communication wall is exposed communication "comparable to" compute
- * (../shared/seeds/000, 9.1.4); we call it comparable from a quarter of
+ * (docs/course-notes/000, 9.1.4); we call it comparable from a quarter of
  * the compute time on.  A bubble above 10 % of the step is worth naming
  * (1F1B's (p-1)/(m+p-1) is 10 % at m = 9 (p-1)). */
 #define COMM_COMPARABLE 0.25

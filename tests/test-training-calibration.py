@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Validation: step times of the published bf16 runs of
 tests/validation/data/training_calibration.csv (a copy of
-../shared/validation/training_calibration.csv: NVIDIA DGX Cloud NeMo 24.11
+tests/validation/data/training_calibration.csv: NVIDIA DGX Cloud NeMo 24.11
 recipes on H100, MosaicML llm-foundry FSDP runs on A100), each predicted by
 the sim command line as a user would run it, with the shipped cluster
 files and their fitted <efficiency> constants.  Prints the error table per

@@ -2,7 +2,7 @@
  *
  * 1. The 8x H100 all_reduce sweep of NVIDIA/dgxc-benchmarking
  *    (tests/validation/data/nccl-tests/h100x8-allreduce-dgxc-benchmarking.txt,
- *    rows dgxc_h100x8_allreduce_* of ../shared/validation/nccl_collectives.csv)
+ *    rows dgxc_h100x8_allreduce_* of tests/validation/data/nccl_collectives.csv)
  *    on dgx8x4.xml with one node.  Tolerances from the issue: busbw within
  *    10 % from 64 MiB up, within 25 % from 1 MiB up, and the small-message
  *    latency floor (the fastest time up to 4 KiB) within 30 %.

@@ -6,11 +6,11 @@ usage: a100-40gb-check.py SIM [SOURCE_ROOT] [--tolerance MAE,BIAS]
 
 Reads the bf16 rows of SOURCE_ROOT/tests/validation/data/training_calibration.csv
 that ran on A100 40GB (MosaicML's llm-foundry benchmarks, rows
-mosaic_a100_40gb_*, the copy of ../shared/validation/training_calibration.csv)
+mosaic_a100_40gb_*, the copy of tests/validation/data/training_calibration.csv)
 and runs each as tools/fit-efficiency.py does (its model file, layout and
 options), once with topologies/dgx-a100-40gb.xml and once with
 topologies/dgx-a100.xml (80 GB of HBM2e at 2,039 GB/s against 40 GB of HBM2
-at 1,555 GB/s; everything else the same).  ../shared/tools/fidelity.py runs
+at 1,555 GB/s; everything else the same).  tools/fidelity.py runs
 every A100 row on dgx-a100.xml, and the Ampere <efficiency> constants were
 fitted that way, so these rows are in the fit's sample: the table checks
 the memory model of the 40 GB file (its bandwidth and capacity), not the

@@ -7,9 +7,9 @@ usage: blackwell-check.py SIM [SOURCE_ROOT] [--extra "OPTIONS"] [--write | --che
 --write).
 
 Reads SOURCE_ROOT/tests/validation/data/blackwell/training_blackwell.csv (the
-columns of ../shared/validation/training_calibration.csv) and
+columns of tests/validation/data/training_calibration.csv) and
 nccl_blackwell.csv (the columns of nccl_collectives.csv).  Each training row is
-run the way ../shared/tools/fidelity.py runs a row (the same model XML, the
+run the way tools/fidelity.py runs a row (the same model XML, the
 same flags: --sequence-parallel when TP > 1, the interleaved schedule for
 virtual stages, --fp8 hybrid for FP8 rows with the row's scaling recipe
 (FP8-CS: --fp8-recipe current, FP8-MX: mxfp8, as tools/moe-check.py),

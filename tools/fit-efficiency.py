@@ -9,7 +9,7 @@ comm-slowdown.  Each is searched only inside its prior range (PRIORS below,
 with the source of each range); nothing is fitted per row, per model or per
 layout.  The objective is the mean absolute relative error of the step time
 over the bf16 rows of CSV run on that GPU (the rows
-../shared/validation/README.md allows a fit to use), each predicted with
+tests/validation/data/README.md allows a fit to use), each predicted with
 `SIM --efficiency ...` as a user would run it (the shipped cluster file of
 the GPU, --nodes, the row's layout, ZeRO-3 and --framework fsdp for FSDP
 rows, ZeRO-1 and --framework megatron otherwise).
@@ -166,7 +166,7 @@ def command(sim, r, mx):
     rc = rc if rc in ("full", "selective") else "none"
     fsdp = "FSDP" in r["framework"]
     # every A100 row on dgx-a100.xml, the 40 GB ones too, as
-    # ../shared/tools/fidelity.py runs them (the check the constants are held
+    # tools/fidelity.py runs them (the check the constants are held
     # to): in-sample MAE 4.4 % on the 135 rows.  With dgx-a100-40gb.xml for
     # the 40 GB rows a refit gives 3.9 % (sustained clock 0.861 against
     # 0.849, host launch 5.3 us against 20, comm-slowdown at the same bound)

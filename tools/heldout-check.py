@@ -5,14 +5,14 @@ usage: heldout-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--extra 
                          [--scale-drift POINTS] [--kernels-as-configured] [--write | --check-band]
 
 Reads SOURCE_ROOT/tests/validation/data/h100_dense_heldout.csv (the columns
-of ../shared/validation/training_calibration.csv; sources and conventions in
+of tests/validation/data/training_calibration.csv; sources and conventions in
 h100_dense_heldout.md): NVIDIA's published DGX H100 pre-training runs of
 Llama 3/3.1 8B, 70B and 405B and Nemotron-4 15B and 340B (dgxc-benchmarking
 releases v25.01-v25.05.04, Megatron-Bridge 25.09-26.02).  No fit has seen
 them: the shipped dgx-h100.xml and its <efficiency> constants, fitted on the
 NeMo 24.11 rows of training_calibration.csv, are used as shipped.
 
-Each row runs as ../shared/tools/fidelity.py runs a row (the model XML from
+Each row runs as tools/fidelity.py runs a row (the model XML from
 the row's columns: Llama-style SwiGLU/RMSNorm/RoPE unless the id says
 nemotron, which is the two-matrix MLP with LayerNorm; --sequence-parallel
 when TP > 1; the interleaved schedule for virtual stages; --recompute none;

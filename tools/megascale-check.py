@@ -13,7 +13,7 @@ virtual stages, sequence 2,048, global batch 768 on 256-1,024 GPUs and
 6,144 on 3,072-12,288.  No fit has seen them.
 
 Each row runs twice:
-  - as ../shared/tools/fidelity.py runs it (tools/fit-efficiency.py's
+  - as tools/fidelity.py runs it (tools/fit-efficiency.py's
     command: dgx-a100.xml, ZeRO 1, sequence parallelism, --framework
     megatron with its default overlaps);
   - as the stack the paper compares against ran, where the paper says what
