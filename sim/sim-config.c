@@ -172,6 +172,12 @@ typedef struct {
   char *key;
 } Level;
 
+static void
+level_clear (gpointer p)
+{
+  g_free (((Level *) p)->key);
+}
+
 static gboolean
 read_yaml (const char *path, const char *text, GPtrArray *entries, GError **error)
 {
@@ -179,6 +185,7 @@ read_yaml (const char *path, const char *text, GPtrArray *entries, GError **erro
   /* the open mappings, outermost first */
   g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (Level));
   int skip_indent = -1; /* inside a block scalar (| or >) deeper than this */
+  g_array_set_clear_func (stack, level_clear);
   for (int i = 0; lines[i] != NULL; i++) {
     g_autofree char *line = strip_comment (lines[i], TRUE);
     int indent = 0;
@@ -201,10 +208,8 @@ read_yaml (const char *path, const char *text, GPtrArray *entries, GError **erro
     if (strchr ("&*!%", body[0]) != NULL || strstr (body, ": &") != NULL || strstr (body, ": *") != NULL ||
         g_str_has_prefix (body, "<<"))
       return fail (error, path, i + 1, "plain mappings and lists (anchors, aliases, tags and directives are not read)");
-    while (stack->len > 0 && g_array_index (stack, Level, stack->len - 1).indent >= indent) {
-      g_free (g_array_index (stack, Level, stack->len - 1).key);
-      g_array_set_size (stack, stack->len - 1);
-    }
+    while (stack->len > 0 && g_array_index (stack, Level, stack->len - 1).indent >= indent)
+      g_array_remove_index (stack, stack->len - 1);
     for (guint k = 0; k < stack->len; k++)
       g_string_append_printf (path_key, "%s%s", k > 0 ? "." : "", g_array_index (stack, Level, k).key);
     if (body[0] == '-' && (body[1] == ' ' || body[1] == '\0')) {
@@ -271,8 +276,6 @@ read_yaml (const char *path, const char *text, GPtrArray *entries, GError **erro
       add_entry (entries, full, v, i + 1);
     }
   }
-  for (guint k = 0; k < stack->len; k++)
-    g_free (g_array_index (stack, Level, k).key);
   return TRUE;
 }
 

@@ -16,7 +16,7 @@ set -u
 cd "$(dirname "$0")/../.."
 secs=${1:-60}
 shift || true
-targets=${*:-units topology model calibration nccl microbench json plan sweep merge layout}
+targets=${*:-units topology model calibration nccl microbench json plan sweep merge layout config import}
 
 if [ ! -f build-fuzz/build.ninja ]; then
   CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
@@ -37,6 +37,8 @@ seeds() {
     sweep) echo tests/fuzz/seeds/merge tests/fuzz/seeds/json ;;
     merge) echo tests/fuzz/seeds/merge ;;
     layout) echo tests/fuzz/seeds/layout ;;
+    config) echo tests/fuzz/seeds/config ;;
+    import) echo tests/fuzz/seeds/import ;;
   esac
 }
 dict() {
