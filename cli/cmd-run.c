@@ -489,8 +489,10 @@ sim_cmd_run (int argc, char **argv, GError **error)
    * where --model gives none */
   if (cli.config != NULL) {
     if ((config = sim_config_load (cli.config, error)) == NULL ||
-        !sim_config_apply (config, plan, sim_topology_n_gpus (topo), error))
+        !sim_config_apply (config, plan, sim_topology_n_gpus (topo), error)) {
+      g_prefix_error (error, "--config: ");
       return 2;
+    }
     if (cli.model == NULL && config->model != NULL)
       cli.model = g_strdup (config->model);
   }

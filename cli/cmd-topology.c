@@ -53,11 +53,13 @@ sim_cmd_topology (int argc, char **argv, GError **error)
     { "output", TRUE, &out, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
-  if (argc < 3 || g_str_equal (argv[2], "--help") || g_str_equal (argv[2], "-h")) {
-    fputs (usage, argc < 3 ? stderr : stdout);
-    if (argc < 3)
-      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "topology: expected import; see sim topology --help");
-    return argc < 3 ? 2 : 0;
+  if (argc < 3) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "topology: expected import; see sim topology --help");
+    return 2;
+  }
+  if (g_str_equal (argv[2], "--help") || g_str_equal (argv[2], "-h")) {
+    fputs (usage, stdout);
+    return 0;
   }
   if (!g_str_equal (argv[2], "import")) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "topology: expected import, got '%.40s'", argv[2]);
