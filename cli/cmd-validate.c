@@ -223,8 +223,15 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   if (topo == NULL)
     return 2;
   rows = sim_validate_nccl (topo, measured, op, ranks, algo, error);
-  if (rows == NULL)
+  if (rows == NULL) {
+    /* the library says the quantities; the flag that changes them is ours */
+    if (ranks > sim_topology_n_gpus (topo) && g_error_matches (*error, SIM_ERROR, SIM_ERROR_USAGE)) {
+      char *old = (*error)->message;
+      (*error)->message = g_strdup_printf ("%s (use --nodes)", old);
+      g_free (old);
+    }
     return 2;
+  }
   mean = print_nccl_rows (nccl, measured, op, ranks, algo, topo, rows);
   if (!isnan (max_error) && mean > max_error) {
     fprintf (stderr, "sim: validate: mean absolute error %.1f %% is above --max-error %.1f %%\n", mean, max_error);

@@ -22,7 +22,7 @@ sim_validate_nccl_scaled (const SimTopology *topo, const SimNcclResult *measured
 
   if (ranks < 1 || ranks > sim_topology_n_gpus (topo)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "%s: the measurement used %d GPU%s, but %s has %d (use --nodes)", measured->path,
+                 "%s: the measurement used %d GPU%s, but %s has %d", measured->path,
                  ranks, ranks == 1 ? "" : "s", topo->name, sim_topology_n_gpus (topo));
     return NULL;
   }
