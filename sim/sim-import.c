@@ -232,58 +232,72 @@ read_topo_m (const char *path, const char *text, Found *f, GError **error)
 
 /* ---- ibstat ---- */
 
+/* the port being read, and the active InfiniBand ports counted */
+typedef struct {
+  int type;          /* its CA's "MT<n>" */
+  gboolean active, ib;
+  double rate;       /* Gb/s */
+  int nics;
+  double nic_rate;
+  const char *name;
+} Ports;
+
+/* the port read so far ends (a new port, a new CA, the end of the text):
+ * counted when it is an active InfiniBand port; FALSE when its rate is not
+ * the others' */
+static gboolean
+port_end (Ports *p)
+{
+  gboolean ok = TRUE;
+  if (p->active && p->ib && p->rate > 0) {
+    ok = p->nic_rate == 0 || p->rate == p->nic_rate;
+    p->nics++;
+    p->nic_rate = p->rate;
+    for (guint k = 0; k < G_N_ELEMENTS (nic_names); k++)
+      if (nic_names[k].type == p->type)
+        p->name = nic_names[k].name;
+  }
+  p->active = FALSE, p->ib = FALSE, p->rate = 0;
+  return ok;
+}
+
 static gboolean
 read_ibstat (const char *path, const char *text, Found *f, GError **error)
 {
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  int type = 0, active = 0, cas = 0, nics = 0;
-  double rate = 0, nic_rate = 0;
-  gboolean ib = FALSE;
-  const char *name = NULL;
-  for (int i = 0; lines[i] != NULL; i++) {
+  Ports p = { 0 };
+  int cas = 0, i = 0;
+  for (; lines[i] != NULL; i++) {
     char *l = g_strstrip (lines[i]);
-    if (g_str_has_prefix (l, "CA '") || lines[i + 1] == NULL) {
-      /* the previous port ends */
-      if (active && ib && rate > 0) {
-        if (nic_rate > 0 && rate != nic_rate)
-          return fail (error, path, i + 1, "one rate on every active InfiniBand port");
-        nics++;
-        nic_rate = rate;
-        for (guint k = 0; k < G_N_ELEMENTS (nic_names); k++)
-          if (nic_names[k].type == type)
-            name = nic_names[k].name;
-      }
-      active = 0, ib = FALSE, rate = 0;
-      if (g_str_has_prefix (l, "CA '"))
-        cas++;
+    gboolean ca = g_str_has_prefix (l, "CA '");
+    if (ca || (g_str_has_prefix (l, "Port ") && g_str_has_suffix (l, ":"))) {
+      if (!port_end (&p))
+        return fail (error, path, i + 1, "one rate on every active InfiniBand port");
+      cas += ca;
     } else if (g_str_has_prefix (l, "CA type:")) {
       const char *mt = strstr (l, "MT");
-      type = mt != NULL ? (int) g_ascii_strtoll (mt + 2, NULL, 10) : 0;
-    } else if (g_str_has_prefix (l, "Port ") && g_str_has_suffix (l, ":")) {
-      if (active && ib && rate > 0) {
-        nics++;
-        nic_rate = rate;
-      }
-      active = 0, ib = FALSE, rate = 0;
+      p.type = mt != NULL ? (int) g_ascii_strtoll (mt + 2, NULL, 10) : 0;
     } else if (g_str_has_prefix (l, "State:")) {
-      active = strstr (l, "Active") != NULL;
+      p.active = strstr (l, "Active") != NULL;
     } else if (g_str_has_prefix (l, "Rate:")) {
-      rate = g_ascii_strtod (l + 5, NULL);
+      p.rate = g_ascii_strtod (l + 5, NULL);
     } else if (g_str_has_prefix (l, "Link layer:")) {
-      ib = strstr (l, "InfiniBand") != NULL;
+      p.ib = strstr (l, "InfiniBand") != NULL;
     }
   }
+  if (!port_end (&p))
+    return fail (error, path, i, "one rate on every active InfiniBand port");
   if (cas == 0)
     return fail (error, path, 0, "ibstat's output: CA 'name' blocks");
-  if (nics == 0)
+  if (p.nics == 0)
     return fail (error, path, 0, "an active InfiniBand port (the compute fabric)");
-  if (f->nics > 0 && (f->nics != nics || f->nic_bps != nic_rate * 1e9))
+  if (f->nics > 0 && (f->nics != p.nics || f->nic_bps != p.nic_rate * 1e9))
     return fail (error, path, 0, "the active InfiniBand ports and rate the NCCL dump's GPUDirect NICs give");
-  f->nics = nics;
-  f->nic_bps = nic_rate * 1e9;
-  if (name != NULL) {
+  f->nics = p.nics;
+  f->nic_bps = p.nic_rate * 1e9;
+  if (p.name != NULL) {
     g_free (f->nic_name);
-    f->nic_name = g_strdup (name);
+    f->nic_name = g_strdup (p.name);
   }
   return TRUE;
 }

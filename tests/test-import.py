@@ -80,6 +80,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check("ibstat alone: the 8 active InfiniBand ports (not the Ethernet bond), ConnectX-7 from MT4129",
           (r.returncode, '<nic name="ConnectX-7" count="8" bandwidth="400Gb/s"' in r.stdout), (0, True))
 
+    # two ports of one HCA, and a text that ends without a newline: every
+    # port ends where the next begins or the text does
+    two = os.path.join(tmp, "ib2.txt")
+    with open(two, "w") as f:
+        f.write("CA 'mlx5_0'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Active\n\t\tRate: 400\n"
+                "\t\tLink layer: InfiniBand\n\tPort 2:\n\t\tState: Active\n\t\tRate: 400\n"
+                "\t\tLink layer: InfiniBand")
+    r = cli.run(sim, "topology", "import", "--ibstat", two, "--gpu-type", "dgx-h100")
+    check("ibstat: both ports of a two-port HCA, the last line read",
+          '<nic name="ConnectX-7" count="2" bandwidth="400Gb/s"' in r.stdout, True)
+
     def write(name, body):
         p = os.path.join(tmp, name)
         with open(p, "w") as f:
