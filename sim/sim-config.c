@@ -571,6 +571,13 @@ map_nemo (Map *m)
     item (m, "overlap-grad-reduce", is_true (take (m, "model.optim.overlap_grad_sync")) ? "true" : "false");
   if (take (m, "model.optim.overlap_param_sync") != NULL)
     item (m, "overlap-param-gather", is_true (take (m, "model.optim.overlap_param_sync")) ? "true" : "false");
+  /* the distributed optimizer's gradient synchronisation dtype (Apex
+   * DistributedFusedAdam's grad_sync_dtype, which NeMo's
+   * distributed_fused_adam passes through) */
+  if (take (m, "model.optim.grad_sync_dtype") != NULL) {
+    const char *v = take (m, "model.optim.grad_sync_dtype");
+    item (m, "grad-reduce-in-fp32", strstr (v, "32") != NULL ? "true" : "false");
+  }
   if (precision != NULL && strstr (precision, "bf16") == NULL)
     unmapped (m, "trainer.precision", "sim trains in bf16 (or FP8): fp16 and fp32 are not modelled");
   {
@@ -597,9 +604,8 @@ map_bridge (Map *m)
     item (m, "overlap-grad-reduce", is_true (take (m, "ddp.overlap_grad_reduce")) ? "true" : "false");
   if (take (m, "ddp.overlap_param_gather") != NULL)
     item (m, "overlap-param-gather", is_true (take (m, "ddp.overlap_param_gather")) ? "true" : "false");
-  if (is_true (take (m, "ddp.grad_reduce_in_fp32")))
-    unmapped (m, "ddp.grad_reduce_in_fp32", "gradients kept and reduced in fp32, which sim's bf16-adam recipe "
-                                            "keeps in bf16; --recipe bf16-adam-fp32-accum is the nearest");
+  if (take (m, "ddp.grad_reduce_in_fp32") != NULL)
+    item (m, "grad-reduce-in-fp32", is_true (take (m, "ddp.grad_reduce_in_fp32")) ? "true" : "false");
   if (take (m, "comm_overlap.tp_comm_overlap") != NULL)
     item (m, "tp-comm-overlap", is_true (take (m, "comm_overlap.tp_comm_overlap")) ? "true" : "false");
   /* the recipes' precision configs by name (megatron/bridge/training/

@@ -1460,7 +1460,7 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
    * writes master, m and v, and writes the bf16 parameter */
   {
     int pb, gb, mb, ob, ab;
-    sim_recipe_bytes (p->recipe, &pb, &gb, &mb, &ob, &ab);
+    sim_plan_state_bytes (p, &pb, &gb, &mb, &ob, &ab);
     c->optimizer_s_per_param = (double) (3 * (gb + ab) + 2 * (mb + ob) + pb) /
                                (g->hbm_bw_bytes_per_s * g->eff.hbm);
   }

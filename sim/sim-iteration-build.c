@@ -10,6 +10,7 @@
 #include "sim-activation.h"
 #include "sim-collective.h"
 #include "sim-error.h"
+#include "sim-memory.h"
 #include "sim-schedule.h"
 #include "sim-variability.h"
 
@@ -460,8 +461,9 @@ dp_group (const SimIterBuilder *b, int tp, int stage, int *g)
   return n;
 }
 
-/* bytes per gradient element on the wire: fp32 when the recipe keeps the
- * gradients or their accumulation wider than bf16, or under torchtitan,
+/* bytes per gradient element on the wire: fp32 when the plan keeps the
+ * gradients or their accumulation wider than bf16 (its recipe, or
+ * --grad-reduce-in-fp32), or under torchtitan,
  * whose FSDP2 mixed-precision policy reduces in fp32
  * (training.mixed_precision_reduce, default and only choice "float32",
  * torchtitan/config_manager.py @9dec370) */
@@ -469,7 +471,7 @@ static int
 grad_wire_bytes (const SimPlan *p)
 {
   int pb, gb, mb, ob, ab;
-  sim_recipe_bytes (p->recipe, &pb, &gb, &mb, &ob, &ab);
+  sim_plan_state_bytes (p, &pb, &gb, &mb, &ob, &ab);
   return gb + ab > 2 || p->framework == SIM_FRAMEWORK_TORCHTITAN ? 4 : 2;
 }
 

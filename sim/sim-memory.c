@@ -24,6 +24,15 @@ sim_recipe_bytes (SimRecipe recipe, int *params, int *grads, int *master, int *o
   }
 }
 
+void
+sim_plan_state_bytes (const SimPlan *plan, int *params, int *grads, int *master, int *optimizer,
+                      int *accum)
+{
+  sim_recipe_bytes (plan->recipe, params, grads, master, optimizer, accum);
+  if (plan->grad_reduce_fp32 && *grads + *accum < 4)
+    *grads = 4;
+}
+
 const char *
 sim_oom_case_name (SimOomCase c)
 {
@@ -483,7 +492,7 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
   l.lora_layer_gpu = plan->lora_rank > 0
                          ? div_up (sim_model_lora_params_per_layer (model, plan->lora_rank, plan->lora_targets), l.tp)
                          : 0;
-  sim_recipe_bytes (plan->recipe, &l.pb, &l.gb, &l.mb, &l.ob, &l.ab);
+  sim_plan_state_bytes (plan, &l.pb, &l.gb, &l.mb, &l.ob, &l.ab);
   mem->stages = g_array_new (FALSE, TRUE, sizeof (SimStageMemory));
   memory_budget (mem, gpu, plan);
 

@@ -156,6 +156,16 @@ guint64 sim_memory_in_flight (SimSchedule schedule, int pp, int stage, guint64 m
 void sim_recipe_bytes (SimRecipe recipe, int *params, int *grads, int *master, int *optimizer,
                        int *accum);
 
+/* the same for a plan: its recipe's, with the gradients in fp32 (4 bytes)
+ * where the plan accumulates and reduces them in fp32 (--grad-reduce-in-fp32:
+ * Megatron-Core's DDP gradient buffer is then fp32, bf16 params 2 + fp32
+ * grads 4 + master 4 + m 4 + v 4 = 18 bytes; the course notes,
+ * docs/course-notes/000_98543d7f24e12d1f.txt line 250, name fp32 gradients
+ * as the first thing to check when a measured ledger is above 16N); a recipe that already keeps an fp32 accumulation
+ * buffer or fp32 gradients is unchanged.  Pure; any thread. */
+void sim_plan_state_bytes (const SimPlan *plan, int *params, int *grads, int *master, int *optimizer,
+                           int *accum);
+
 /* NULL for NONE, else "A", "B", "C" (static); any thread */
 const char *sim_oom_case_name (SimOomCase c);
 

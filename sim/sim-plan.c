@@ -52,6 +52,7 @@ typedef enum {
   KEY_FP4,
   KEY_FP4_RECIPE,
   KEY_TP_ONLY_AMAX_RED,
+  KEY_GRAD_REDUCE_FP32,
   KEY_RECOMPUTE_MODULES,
   KEY_MTP_LAYERS,
   KEY_PIPELINE_LAYOUT,
@@ -123,6 +124,10 @@ static const Option options[] = {
     "allocator fragmentation allowance, fraction or percent (default 10%)" },
   { "overlap-grad-reduce", "overlap", KEY_OVERLAP, ARG_BOOL, NULL,
     "overlap the data-parallel gradient reduction with the backward pass (default on)" },
+  { "grad-reduce-in-fp32", NULL, KEY_GRAD_REDUCE_FP32, ARG_BOOL, NULL,
+    "accumulate the gradients and reduce them over data parallelism in fp32, 4 bytes each: "
+    "Megatron-LM's own default with --bf16 (default off: bf16, as NeMo's and Megatron-Bridge's "
+    "performance recipes)" },
   { "framework", NULL, KEY_FRAMEWORK, ARG_CHOICE, "megatron|fsdp|torchtitan",
     "whose overlaps and kernels: Megatron-Core/NeMo, llm-foundry's PyTorch FSDP, or torchtitan "
     "(FSDP2, DTensor TP, SDPA; default megatron)" },
@@ -228,6 +233,8 @@ static const Alias aliases[] = {
   { "recompute-granularity", "recompute", NULL, NULL },
   { "recompute-activations", "recompute", "selective", NULL },
   { "use-distributed-optimizer", "zero", "1", NULL },
+  { "accumulate-allreduce-grads-in-fp32", "grad-reduce-in-fp32", "true", NULL },
+  { "grad-reduce-in-bf16", "grad-reduce-in-fp32", "false", NULL },
   { "num-layers-per-virtual-pipeline-stage", "layers-per-virtual-stage", NULL, NULL },
   { "virtual-pipeline-model-parallel-size", "virtual-stages", NULL, NULL },
   { "decoder-first-pipeline-num-layers", "first-stage-layers", NULL, NULL },
@@ -702,6 +709,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_FP8_RECIPE: plan->fp8_recipe = u == 4 ? SIM_FP8_CURRENT : (int) u; break;
   case KEY_FP8_ATTENTION: plan->fp8_attention = b; break;
   case KEY_TP_ONLY_AMAX_RED: plan->tp_only_amax_red = b; break;
+  case KEY_GRAD_REDUCE_FP32: plan->grad_reduce_fp32 = b; break;
   case KEY_FP4: plan->fp4 = (SimFp4) u; break;
   case KEY_FP4_RECIPE: plan->fp4_recipe_given = TRUE; break;
   case KEY_LAYERS_PER_VIRTUAL_STAGE: plan->layers_per_virtual_stage = (int) u; break;
@@ -1673,6 +1681,14 @@ resolve_framework (SimPlan *plan, const SimTopology *topo)
     if (plan->zero >= 1 && plan->zero < 3 && plan->dp * plan->cp > 1)
       note_default (plan, "--%soverlap-param-gather", plan->overlap_param_gather ? "" : "no-");
   }
+  /* bf16 gradients on the wire, as NeMo's performance recipes set
+   * (grad_reduce_in_fp32 = False); said where a pasted Megatron-LM script
+   * would differ: its --bf16 reduces in fp32 */
+  if (plan->framework == SIM_FRAMEWORK_MEGATRON && plan->dp * plan->cp > 1 && !given (plan, KEY_GRAD_REDUCE_FP32) &&
+      (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM8BIT ||
+       plan->recipe == SIM_RECIPE_BF16_ADAM_BF16_STATES || plan->recipe == SIM_RECIPE_BF16_SGD))
+    note_default (plan, "--no-grad-reduce-in-fp32 (bf16 gradients, as NeMo's performance recipes; "
+                        "Megatron-LM's --bf16 reduces in fp32)");
 }
 
 /* torch.compile, a torchtitan setting: torchtitan compiles each

@@ -185,6 +185,12 @@ typedef struct {
   /* delayed scaling: each pass's amaxes reduced over the TP x CP group only,
    * not Megatron-Core's default TP x DP x CP (its --tp-only-amax-red) */
   gboolean tp_only_amax_red;
+  /* gradients accumulated and reduced over data parallelism in fp32 (4 bytes
+   * each) instead of bf16: Megatron-LM's own default with --bf16
+   * (megatron/training/arguments.py: "bfloat16 requires gradient
+   * accumulation and all-reduce to be done in fp32", unless
+   * --grad-reduce-in-bf16), Megatron-Core's DDP grad_reduce_in_fp32 */
+  gboolean grad_reduce_fp32;
   SimFp4 fp4;                   /* NVFP4 linear layers (Transformer Engine), or off */
   /* 0 unset; Megatron's --num-layers-per-virtual-pipeline-stage, turned into
    * virtual_stages = layers / (pp x this) by sim_plan_resolve, then 0 */

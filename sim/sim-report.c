@@ -1061,6 +1061,7 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
                                                                                         : "flash");
   sim_json_int (j, "zero", p->zero);
   sim_json_string (j, "recipe", sim_recipe_name (p->recipe));
+  sim_json_bool (j, "grad_reduce_in_fp32", p->grad_reduce_fp32);
   sim_json_string (j, "fp8", sim_fp8_name (p->fp8));
   sim_json_string (j, "fp8_recipe", p->fp8 != SIM_FP8_OFF ? sim_fp8_recipe_name ((SimFp8Recipe) p->fp8_recipe) : NULL);
   sim_json_bool (j, "fp8_attention", p->fp8_attention);

@@ -47,7 +47,7 @@ CASES = [
      "bridge-llama3-70b.yaml",
      "--tp 4 --pp 4 --cp 2 --schedule interleaved --virtual-stages 5 --sequence-parallel --micro-batch 1 "
      "--global-batch 128 --seq-len 8192 --zero 1 --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap "
-     "--fp8 hybrid --fp8-recipe current"),
+     "--fp8 hybrid --fp8-recipe current --grad-reduce-in-fp32"),
 ]
 
 for name, where, path, flags in CASES:
@@ -77,7 +77,8 @@ text = " ".join(cli.run(sim, "--topology", "dgx-h100", "--nodes", "16", "--model
 check("Megatron-Bridge: the model's own fields are listed as --model's",
       "not modelled from the config (describes the model, which --model gives): model.num_layers = 80, "
       "model.hidden_size = 8192" in text, True)
-check("Megatron-Bridge: grad_reduce_in_fp32 is listed", "ddp.grad_reduce_in_fp32 = true" in text, True)
+check("Megatron-Bridge: grad_reduce_in_fp32 is read, not listed as not modelled",
+      ("--grad-reduce-in-fp32" in text, "ddp.grad_reduce_in_fp32 = true" in text), (True, False))
 check("the keys read with no effect on the step are named", "read from the config, no effect on the step:" in text,
       True)
 

@@ -447,6 +447,38 @@ test_fp8_amax (void)
   g_assert_nonnull (strstr (error->message, "--tp-only-amax-red: expected --fp8"));
 }
 
+/* --grad-reduce-in-fp32 (Megatron-LM's own bf16 default) puts 4 bytes per
+ * gradient on the wire instead of 2.  Llama-3-8B on two DGX nodes, tp 8,
+ * dp 2, ZeRO 0, the reduction after the whole backward: each GPU
+ * all-reduces its 1.0e9 gradients over its 2-node rail in about 25 buckets
+ * of 40 M (Megatron-Core's bucket).  An all-reduce of B bytes in n buckets
+ * takes about n a + B / b: at bf16 B = 2.0 GB, and a 2-rank ring moves
+ * B (n-1)/n x 2 = B over each 400 Gb/s NIC: B / b ~ 40 ms at 50 GB/s,
+ * against n a ~ 1 ms of latency, so doubling B multiplies the
+ * exposed reduction by (n a + 2B/b) / (n a + B/b), between 1.95 and 2. */
+static void
+test_grad_reduce_fp32 (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 2);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  const char *base = "tp=8,pp=1,dp=2,gb=16,zero=0,overlap=false,gpu-variation=0";
+  g_autofree char *wide = g_strdup_printf ("%s,grad-reduce-in-fp32", base);
+  g_autoptr (SimPlan) pn = test_resolve_plan (t, m, base);
+  g_autoptr (SimPlan) pw = test_resolve_plan (t, m, wide);
+  g_autoptr (SimMemory) mn = sim_memory_compute (t, m, pn);
+  g_autoptr (SimMemory) mw = sim_memory_compute (t, m, pw);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimIteration) n = sim_iteration_run (t, m, pn, mn, FALSE, &error);
+  g_autoptr (SimIteration) w = sim_iteration_run (t, m, pw, mw, FALSE, &error);
+  g_assert_no_error (error);
+  g_test_message ("exposed DP: bf16 %.6f s, fp32 %.6f s (x%.4f); step %.6f s -> %.6f s", n->exposed_dp_s,
+                  w->exposed_dp_s, w->exposed_dp_s / n->exposed_dp_s, n->step_s, w->step_s);
+  g_assert_cmpfloat (n->exposed_dp_s, >, 0.035);
+  g_assert_cmpfloat (w->exposed_dp_s / n->exposed_dp_s, >=, 1.95);
+  g_assert_cmpfloat (w->exposed_dp_s / n->exposed_dp_s, <=, 2.0);
+  g_assert_cmpfloat (w->step_s - n->step_s, >=, w->exposed_dp_s - n->exposed_dp_s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -465,5 +497,6 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/empty-edge-chunks", test_empty_edge_chunks);
   g_test_add_func ("/iteration/fp8-amax", test_fp8_amax);
   g_test_add_func ("/iteration/async-tp", test_async_tp);
+  g_test_add_func ("/iteration/grad-reduce-fp32", test_grad_reduce_fp32);
   return g_test_run ();
 }

@@ -120,6 +120,21 @@ test_llama8b_recipes (void)
   g_assert_cmpuint (stage (&b, 0)->states_bytes, ==, G_GUINT64_CONSTANT (8030261248) * 10);
 }
 
+/* Megatron-LM's own bf16 default, gradients accumulated and reduced in fp32
+ * (--grad-reduce-in-fp32): 2 + 4 + 4 + 4 + 4 = 18 B/param, 8,030,261,248 x
+ * 18 = 144,544,702,464 B; with the recipe that already keeps an fp32
+ * accumulation buffer the flag adds nothing (20 B/param) */
+static void
+test_llama8b_grad_reduce_fp32 (void)
+{
+  g_auto (Run) a = { 0 };
+  g_auto (Run) b = { 0 };
+  run (&a, "tests/data/h100x1.xml", 0, "llama3-8b.xml", "gb=1,grad-reduce-in-fp32");
+  g_assert_cmpuint (stage (&a, 0)->states_bytes, ==, G_GUINT64_CONSTANT (144544702464));
+  run (&b, "tests/data/h100x1.xml", 0, "llama3-8b.xml", "gb=1,recipe=bf16-adam-fp32-accum,grad-reduce-in-fp32");
+  g_assert_cmpuint (stage (&b, 0)->states_bytes, ==, G_GUINT64_CONSTANT (8030261248) * 20);
+}
+
 /* LoRA r = 16 on all seven projections: 41,943,040 trainable;
  * 8,030,261,248 x 2 + 41,943,040 x 16 = 16,731,611,136 B = 16.7 GB: fits */
 static void
@@ -325,6 +340,7 @@ main (int argc, char **argv)
   g_test_add_func ("/memory/recipes", test_recipes);
   g_test_add_func ("/memory/llama8b-full", test_llama8b_full);
   g_test_add_func ("/memory/llama8b-recipes", test_llama8b_recipes);
+  g_test_add_func ("/memory/llama8b-grad-reduce-fp32", test_llama8b_grad_reduce_fp32);
   g_test_add_func ("/memory/llama8b-recipe-remedies", test_llama8b_recipe_remedies);
   g_test_add_func ("/memory/llama8b-lora", test_llama8b_lora);
   g_test_add_func ("/memory/zero3", test_zero3);
