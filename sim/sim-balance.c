@@ -33,10 +33,15 @@ virtual_stage_s (const SimModel *m, const SimPlan *p, const SimLayerCost *c, int
 {
   guint64 first = sim_plan_chunk_first_layer (p, m, stage, chunk);
   guint64 n = sim_plan_chunk_layers (p, m, stage, chunk);
-  int v = MAX (p->virtual_stages, 1);
+  int v = MAX (p->virtual_stages, 1), offset = sim_plan_chunk_rank_offset (p, m, stage, chunk);
   double s = 0;
-  for (guint64 i = 0; i < n; i++)
+  for (guint64 i = 0; i < n; i++) {
     s += layer_s (m, c, first + i);
+    /* a layer full recomputation leaves alone (--recompute-method) */
+    if (p->recompute == SIM_RECOMPUTE_FULL &&
+        sim_plan_layer_recompute (p, offset, (int) i) == SIM_LAYER_KEPT)
+      s -= sim_model_layer_is_moe (m, first + i) ? c->moe_recompute_s : c->layer_recompute_s;
+  }
   if (stage == 0 && chunk == 0)
     s += head_s (c);
   if (stage == p->pp - 1 && chunk == v - 1)

@@ -458,12 +458,10 @@ map_torchtitan (Map *m)
     else if (g_str_equal (mode, "selective") && (option == NULL || g_str_equal (option, "op")))
       item (m, "recompute", "selective");
     else if (g_str_equal (mode, "selective")) {
-      /* every k-th block recomputed whole: sim recomputes every block */
+      /* every k-th block recomputed whole (_apply_layer_sac) */
       item (m, "recompute", "full");
-      g_ptr_array_add (c->unmapped, g_strdup_printf ("activation_checkpoint.selective_ac_option = %s: every "
-                                                     "%s-th block; sim recomputes every block (full), an upper "
-                                                     "bound of the time and a lower bound of the memory",
-                                                     option, option));
+      item (m, "recompute-method", "every");
+      item (m, "recompute-num-layers", option);
     } else
       unmapped (m, "activation_checkpoint.mode", "expected none, selective or full");
   }
@@ -485,6 +483,30 @@ map_torchtitan (Map *m)
     ignore (m, ignored);
   }
   return TRUE;
+}
+
+/* which layers full recomputation takes: Megatron-Core's recompute_method
+ * and recompute_num_layers (NeMo 1's activations_checkpoint_method and
+ * _num_layers), which it reads only under recompute_granularity full
+ * (full FALSE: read and left, as Megatron-Core leaves them) */
+static void
+map_recompute_method (Map *m, const char *model, gboolean full)
+{
+  static const char *const methods[] = { "recompute_method", "activations_checkpoint_method" };
+  static const char *const counts[] = { "recompute_num_layers", "activations_checkpoint_num_layers" };
+  for (guint i = 0; i < G_N_ELEMENTS (methods); i++) {
+    g_autofree char *key = g_strdup_printf ("%s.%s", model, methods[i]);
+    g_autofree char *nkey = g_strdup_printf ("%s.%s", model, counts[i]);
+    const char *v = take (m, key), *n = take (m, nkey);
+    if (!full)
+      continue;
+    if (v != NULL && (g_str_equal (v, "uniform") || g_str_equal (v, "block")))
+      item (m, "recompute-method", v);
+    else if (v != NULL && !g_str_equal (v, "null"))
+      unmapped (m, key, "expected uniform or block");
+    if (n != NULL && !g_str_equal (n, "null"))
+      item (m, "recompute-num-layers", n);
+  }
 }
 
 /* NeMo's megatron_gpt config and Megatron-Bridge's ConfigContainer share
@@ -525,6 +547,7 @@ map_megatron_model (Map *m, const char *model)
       item (m, "virtual-stages", v);
     } else if (g_str_equal (names[i].option, "recompute")) {
       item (m, "recompute", g_str_equal (v, "full") || g_str_equal (v, "selective") ? v : "none");
+      map_recompute_method (m, model, g_str_equal (v, "full"));
     } else if (g_str_equal (names[i].option, "sequence-parallel") || g_str_equal (names[i].option, "fp8-params") ||
                g_str_equal (names[i].option, "tp-comm-overlap") ||
                g_str_has_prefix (names[i].option, "account-for")) {

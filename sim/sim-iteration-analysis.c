@@ -327,14 +327,25 @@ recompute_events (GArray *ev, SimIterBuilder *b, const Span *rc, gint64 bytes)
  * starts, freed when its backward ends; one layer's recomputation set
  * while its backward runs */
 static GArray *
-stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s,
-                  const SimActivations *layer_act, const SimActivations *moe_act,
-                  const SimActivations *emb_act, const SimActivations *out_act)
+stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s, const SimActivations *layer_act,
+                  const SimActivations *moe_act, const SimActivations *layer_kept,
+                  const SimActivations *moe_kept, const SimActivations *emb_act,
+                  const SimActivations *out_act)
 {
   const SimPlan *plan = b->plan;
   GArray *ev = g_array_new (FALSE, FALSE, sizeof (MemEvent));
   gint64 transient = (gint64) MAX (layer_act->transient_bytes,
                                    moe_act != NULL ? moe_act->transient_bytes : 0);
+  /* each chunk's layers as the recomputation leaves them, and what its
+   * full recomputation holds besides (sim_memory_chunk_saved_bytes) */
+  g_autofree gint64 *chunk_bytes = g_new0 (gint64, plan->virtual_stages);
+  g_autofree gint64 *chunk_rec = g_new0 (gint64, plan->virtual_stages);
+  for (int c = 0; c < plan->virtual_stages; c++) {
+    guint64 t = 0;
+    chunk_bytes[c] = (gint64) sim_memory_chunk_saved_bytes (b->model, plan, s, c, layer_act, moe_act,
+                                                            layer_kept, moe_kept, &t);
+    chunk_rec[c] = (gint64) t;
+  }
   /* with CPU offloading (pp 1: the one chunk holds every layer) each pass
    * holds the chunk's offloading peak throughout, the ledger's figure */
   SimOffload off = { 0 };
@@ -347,15 +358,7 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s,
     const Span *sp = &g_array_index (b->spans, Span, g_array_index (x->chunked[s], guint32, i));
     gboolean first = s == 0 && sp->chunk == 0;
     gboolean last = s == plan->pp - 1 && sp->chunk == plan->virtual_stages - 1;
-    gint64 bytes;
-    int nm;
-    nm = b->moe_of[s * plan->virtual_stages + sp->chunk];
-    if (offload)
-      bytes = (gint64) off.peak_bytes;
-    else
-      bytes = (gint64) (b->lc_of[s * plan->virtual_stages + sp->chunk] - nm) *
-                  (gint64) layer_act->saved_bytes +
-              (nm > 0 ? (gint64) nm * (gint64) moe_act->saved_bytes : 0);
+    gint64 bytes = offload ? (gint64) off.peak_bytes : chunk_bytes[sp->chunk];
     bytes += (first ? (gint64) emb_act->saved_bytes : 0) +
              (last ? (gint64) out_act->saved_bytes : 0);
     if (sp->kind == SIM_SPAN_FORWARD) {
@@ -373,9 +376,9 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s,
         mem_event (ev, sp->start, transient);
         mem_event (ev, sp->end, -transient);
       }
-    } else if (sp->kind == SIM_SPAN_RECOMPUTE && transient > 0 &&
+    } else if (sp->kind == SIM_SPAN_RECOMPUTE && chunk_rec[sp->chunk] > 0 &&
                plan->recompute == SIM_RECOMPUTE_FULL) {
-      recompute_events (ev, b, sp, transient);
+      recompute_events (ev, b, sp, chunk_rec[sp->chunk]);
     }
   }
   return ev;
@@ -385,9 +388,11 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s,
 static void
 stage_memory (SimStageTime *st, SimIterBuilder *b, const StageIndex *x, int s,
               const SimActivations *layer_act, const SimActivations *moe_act,
+              const SimActivations *layer_kept, const SimActivations *moe_kept,
               const SimActivations *emb_act, const SimActivations *out_act)
 {
-  g_autoptr (GArray) ev = stage_mem_events (b, x, s, layer_act, moe_act, emb_act, out_act);
+  g_autoptr (GArray) ev = stage_mem_events (b, x, s, layer_act, moe_act, layer_kept, moe_kept,
+                                            emb_act, out_act);
   SimMemPoint origin = { 0, 0 };
   gint64 level = 0, peak = 0;
   g_array_sort (ev, mem_event_cmp);
@@ -490,10 +495,30 @@ sim_iter_throughput (SimIteration *it, const SimModel *model, const SimPlan *pla
   double mtp = MAX (plan->mtp_layers, 0);
   /* (multi-token prediction: its modules' layers are recomputed, not their
    * eh_proj and output layer) */
-  if (plan->recompute == SIM_RECOMPUTE_FULL)
-    it->hardware_flop += it->model_flop / 3 - (1 + mtp) * 2.0 * h * (double) model->vocab * gbs * S -
-                         mtp * 4.0 * h * h * gbs * S;
-  else if (plan->recompute == SIM_RECOMPUTE_SELECTIVE) {
+  if (plan->recompute == SIM_RECOMPUTE_FULL) {
+    double layers_fwd = it->model_flop / 3 - (1 + mtp) * 2.0 * h * (double) model->vocab * gbs * S -
+                        mtp * 4.0 * h * h * gbs * S;
+    /* --recompute-method: the share of the layers' forward run again,
+     * each layer weighed by its forward's FLOPs */
+    if (!sim_plan_recomputes_all (plan)) {
+      SimLayerCost c;
+      double all = 0, again = 0;
+      sim_cost_layer (model, plan, gpu, &c);
+      for (int s = 0; s < plan->pp; s++)
+        for (int k = 0; k < plan->virtual_stages; k++) {
+          int rd, rm, lc = (int) (sim_plan_chunk_layers (plan, model, s, k) +
+                                  sim_plan_chunk_mtp_layers (plan, s, k));
+          guint64 first = sim_plan_chunk_first_layer (plan, model, s, k);
+          for (int i = 0; i < lc; i++)
+            all += sim_model_layer_is_moe (model, first + (guint64) i) ? c.moe_recompute_flop
+                                                                       : c.layer_recompute_flop;
+          sim_plan_chunk_recomputed (plan, model, s, k, &rd, &rm);
+          again += rd * c.layer_recompute_flop + rm * c.moe_recompute_flop;
+        }
+      layers_fwd *= all > 0 ? again / all : 0;
+    }
+    it->hardware_flop += layers_fwd;
+  } else if (plan->recompute == SIM_RECOMPUTE_SELECTIVE) {
     /* the attention core, and the other modules' forward again: per
      * layer and micro-batch on each of a stage's tp x cp x dp GPUs */
     if (plan->recompute_modules & SIM_RECOMPUTE_CORE_ATTN)
@@ -527,6 +552,8 @@ sim_iter_analyse (SimIteration *it, SimIterBuilder *b)
   g_autoptr (SimActivations) emb_act = NULL;
   g_autoptr (SimActivations) out_act = NULL;
   g_autoptr (SimActivations) moe_act = NULL;
+  g_autoptr (SimActivations) layer_kept = NULL;
+  g_autoptr (SimActivations) moe_kept = NULL;
 
   preds_build (&pr, b, sim_engine_n_activities (b->e));
   it->step_s = sim_time_to_s (sim_engine_now (b->e));
@@ -544,12 +571,13 @@ sim_iter_analyse (SimIteration *it, SimIterBuilder *b)
   }
   if (sim_model_is_moe (b->model))
     moe_act = sim_activations_moe_layer (b->model, &cfg);
+  sim_memory_kept_activations (b->model, plan, &layer_kept, &moe_kept);
   stage_index_build (&x, b);
   for (int s = 0; s < plan->pp; s++) {
     SimStageTime st = { 0 };
     st.stage = s;
     stage_time (&st, b, &pr, &x, s);
-    stage_memory (&st, b, &x, s, layer_act, moe_act, emb_act, out_act);
+    stage_memory (&st, b, &x, s, layer_act, moe_act, layer_kept, moe_kept, emb_act, out_act);
     g_array_append_val (it->stages, st);
   }
   sim_iter_stage_averages (it, plan->pp);

@@ -243,10 +243,15 @@ sim_iter_builder_init (SimIterBuilder *b, const SimTopology *topo, const SimMode
   b->gpu = sim_topology_gpu_type (topo, 0);
   b->replicas = replicas;
   b->lc_of = g_new (int, p * v);
+  b->rec_dense_of = g_new (int, p * v);
+  b->rec_moe_of = g_new (int, p * v);
   for (int s = 0; s < p; s++)
-    for (int c = 0; c < v; c++)
+    for (int c = 0; c < v; c++) {
       b->lc_of[s * v + c] = (int) (sim_plan_chunk_layers (plan, model, s, c) +
                                    sim_plan_chunk_mtp_layers (plan, s, c));
+      sim_plan_chunk_recomputed (plan, model, s, c, &b->rec_dense_of[s * v + c],
+                                 &b->rec_moe_of[s * v + c]);
+    }
   b->layer_params = (double) sim_model_layer_params_sharded (model) / plan->tp +
                     (double) sim_model_layer_params_replicated (model);
   b->grad_params = plan->lora_rank > 0 ? lora_rank_params (model, plan) : b->layer_params;
@@ -364,6 +369,8 @@ sim_iter_builder_clear (SimIterBuilder *b)
   g_clear_pointer (&b->ag_join, g_free);
   g_clear_error (&b->error);
   g_clear_pointer (&b->lc_of, g_free);
+  g_clear_pointer (&b->rec_dense_of, g_free);
+  g_clear_pointer (&b->rec_moe_of, g_free);
   g_clear_pointer (&b->moe_of, g_free);
   g_clear_pointer (&b->first_of, g_free);
   g_clear_pointer (&b->ep_layer_s, g_free);
@@ -849,6 +856,7 @@ typedef struct {
   int mb, chunk;
   int lc;               /* layers in the chunk */
   int nm;               /* of which mixture-of-experts layers */
+  int rd, rm;           /* the dense and MoE layers recomputed in full (--recompute full) */
   int first_layer;      /* the chunk's first layer in the model */
   /* --overlap-moe-expert-parallel-comm and a pass of the other direction
    * next to this one in program order (the steady state of 1F1B, where
@@ -882,6 +890,8 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
   pc->mb = (int) op->micro_batch, pc->chunk = op->chunk;
   pc->lc = b->lc_of[stage * p->virtual_stages + op->chunk];
   pc->nm = b->moe_of[stage * p->virtual_stages + op->chunk];
+  pc->rd = b->rec_dense_of[stage * p->virtual_stages + op->chunk];
+  pc->rm = b->rec_moe_of[stage * p->virtual_stages + op->chunk];
   pc->first_layer = b->first_of[stage * p->virtual_stages + op->chunk];
   pc->ep_beside = FALSE;
   pc->first_chunk = stage == 0 && op->chunk == 0;
@@ -1214,17 +1224,21 @@ static SimActivityId
 build_recompute (SimIterBuilder *b, const PassCtx *pc, Pass *pass, SimActivityId after)
 {
   const SimLayerCost *c = &b->cost;
-  int nd = pc->lc - pc->nm;
-  double t = nd * c->layer_recompute_s + pc->nm * c->moe_recompute_s;
+  gboolean full = b->plan->recompute == SIM_RECOMPUTE_FULL;
+  /* full: the layers --recompute-method picks; selective: every layer's
+   * recomputed modules */
+  int nd = full ? pc->rd : pc->lc - pc->nm, nm = full ? pc->rm : pc->nm;
+  double t = nd * c->layer_recompute_s + nm * c->moe_recompute_s;
   SimActivityId r;
   pass->has_recompute = TRUE;
   pass->recompute_span = new_span (b, SIM_SPAN_RECOMPUTE, pc->stage, pc->replica, pc->mb,
                                    pc->chunk);
-  /* full recomputation runs the whole forward again, TP collectives included */
-  if (b->plan->recompute == SIM_RECOMPUTE_FULL)
-    return then_ep (b, pc, pc->nm,
+  /* full recomputation runs the layers' whole forward again, TP
+   * collectives included */
+  if (full)
+    return then_ep (b, pc, nm,
                     compute_with_tp (b, pc, t, pc->side_s,
-                                     nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd,
+                                     nd * c->tp_colls_fwd + nm * c->moe_tp_colls_fwd,
                                      pass->recompute_span, after));
   /* selective: the recomputed modules' TP collectives (a dense MLP's,
    * the shared experts'), and a whole MoE layer's all-to-alls */
@@ -1326,7 +1340,8 @@ build_backward (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
   const SimLayerCost *c = &b->cost;
   const SimPlan *p = b->plan;
   SimActivityId y = pass->gate;
-  if (c->layer_recompute_s > 0 || c->moe_recompute_s > 0)
+  if ((c->layer_recompute_s > 0 || c->moe_recompute_s > 0) &&
+      (p->recompute != SIM_RECOMPUTE_FULL || pc->rd + pc->rm > 0))
     y = build_recompute (b, pc, pass, y);
   pass->compute_span = new_span (b, SIM_SPAN_BACKWARD, pc->stage, pc->replica, pc->mb, pc->chunk);
   if (grads != NULL) {

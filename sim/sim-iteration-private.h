@@ -137,6 +137,9 @@ typedef struct {
    * dispatch and combine all-to-alls (and expert TP gather and
    * reduce-scatter) of one MoE layer's forward, alone on the network */
   int *moe_of, *first_of;
+  /* of each chunk's layers, those full recomputation runs again, dense
+   * and MoE [s * v + c] (sim_plan_chunk_recomputed) */
+  int *rec_dense_of, *rec_moe_of;
   double moe_layer_params, expert_layer_params;
   double *ep_layer_s;
   GError *error; /* the first collective no algorithm could run */

@@ -225,7 +225,11 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
       /* as build_forward, build_recompute and build_backward charge them */
       f = nd * c.layer_fwd_s + nm * c.moe_fwd_s + (first ? c.embed_fwd_s + c.offload_fwd_s : 0) +
           (last ? sim_cost_tail_s (&c, plan, FALSE) : 0);
-      if (c.layer_recompute_s > 0 || c.moe_recompute_s > 0)
+      if (plan->recompute == SIM_RECOMPUTE_FULL) {
+        int rd, rm;
+        sim_plan_chunk_recomputed (plan, model, s, k, &rd, &rm);
+        r = rd * c.layer_recompute_s + rm * c.moe_recompute_s;
+      } else if (c.layer_recompute_s > 0 || c.moe_recompute_s > 0)
         r = nd * c.layer_recompute_s + nm * c.moe_recompute_s;
       bw = r + nd * c.layer_bwd_s + nm * c.moe_bwd_s +
            (first ? c.embed_bwd_s + c.offload_bwd_s : 0) +

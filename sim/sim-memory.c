@@ -140,6 +140,9 @@ typedef struct {
   guint64 moe_dense_gpu, expert_gpu;
   int pb, gb, mb, ob, ab;
   const SimActivations *layer_act, *moe_act, *emb_act, *out_act;
+  /* the layers full recomputation leaves alone (--recompute-method): NULL
+   * when it recomputes every layer (sim_memory_kept_activations) */
+  const SimActivations *layer_kept, *moe_kept;
   /* the last chunk's multi-token-prediction modules beyond their layers:
    * saved bytes per micro-batch (sim_activations_mtp, times the modules) */
   guint64 mtp_act_bytes;
@@ -353,6 +356,57 @@ sim_memory_offload_model (const SimModel *model, const SimPlan *plan, const SimA
                       host_bw_bytes_per_s, out);
 }
 
+guint64
+sim_memory_chunk_saved_bytes (const SimModel *model, const SimPlan *plan, int stage, int chunk,
+                              const SimActivations *dense, const SimActivations *moe,
+                              const SimActivations *dense_kept, const SimActivations *moe_kept,
+                              guint64 *transient)
+{
+  guint64 first = sim_plan_chunk_first_layer (plan, model, stage, chunk), saved = 0, worst = 0;
+  int lc = (int) (sim_plan_chunk_layers (plan, model, stage, chunk) +
+                  sim_plan_chunk_mtp_layers (plan, stage, chunk));
+  int offset = sim_plan_chunk_rank_offset (plan, model, stage, chunk);
+  gboolean full = plan->recompute == SIM_RECOMPUTE_FULL;
+  for (int i = 0; i < lc; i++) {
+    gboolean is_moe = moe != NULL && sim_model_layer_is_moe (model, first + (guint64) i);
+    const SimActivations *a = is_moe ? moe : dense;
+    const SimActivations *k = is_moe ? moe_kept : dense_kept;
+    switch (sim_plan_layer_recompute (plan, offset, i)) {
+    case SIM_LAYER_KEPT:
+      saved += (full && k != NULL ? k : a)->saved_bytes;
+      if (!full)
+        worst = MAX (worst, a->transient_bytes);
+      break;
+    case SIM_LAYER_CHECKPOINT:
+      saved += a->saved_bytes;
+      worst = MAX (worst, a->transient_bytes);
+      break;
+    case SIM_LAYER_IN_GROUP:
+      worst = MAX (worst, a->transient_bytes);
+      break;
+    }
+  }
+  if (transient != NULL)
+    *transient = full ? worst * (guint64) sim_plan_recompute_group (plan, lc) : worst;
+  return saved;
+}
+
+void
+sim_memory_kept_activations (const SimModel *model, const SimPlan *plan, SimActivations **dense,
+                             SimActivations **moe)
+{
+  SimActivationConfig cfg;
+  *dense = *moe = NULL;
+  if (plan->recompute != SIM_RECOMPUTE_FULL || sim_plan_recomputes_all (plan))
+    return;
+  sim_activation_config_from_plan (&cfg, plan);
+  cfg.recompute = SIM_RECOMPUTE_NONE;
+  cfg.recompute_modules = 0;
+  *dense = sim_activations_layer (model, &cfg);
+  if (sim_model_is_moe (model))
+    *moe = sim_activations_moe_layer (model, &cfg);
+}
+
 /* walk the stage's passes in program order: a forward holds its chunk's
  * activations until the matching backward ends; the embedding and output
  * activations ride with the first and last chunk.  The peak is an output
@@ -369,17 +423,25 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
   guint64 transient = 0;
 
   /* each chunk's layers (Megatron's interleaved layout, sim-plan.h), dense
-   * or MoE, with their own saved tensors */
-  for (int c = 0; c < v; c++)
+   * or MoE, with their own saved tensors, as the recomputation leaves
+   * each (sim_memory_chunk_saved_bytes) */
+  for (int c = 0; c < v; c++) {
+    guint64 t = 0;
+    chunk_bytes[c] = sim_memory_chunk_saved_bytes (l->model, plan, st->stage, c, l->layer_act,
+                                                   l->moe_act, l->layer_kept, l->moe_kept, &t);
+    transient = MAX (transient, t);
     for (guint64 i = 0, layer = sim_plan_chunk_first_layer (plan, l->model, st->stage, c),
                  lpc = sim_plan_chunk_layers (plan, l->model, st->stage, c) +
                        sim_plan_chunk_mtp_layers (plan, st->stage, c);
          i < lpc; i++) {
-      const SimActivations *a = layer_activations (l, sim_model_layer_is_moe (l->model, layer + i));
-      chunk_bytes[c] += a->saved_bytes;
-      transient = MAX (transient, a->transient_bytes);
+      gboolean moe = sim_model_layer_is_moe (l->model, layer + i);
+      const SimActivations *a = layer_activations (l, moe);
+      const SimActivations *k = moe ? l->moe_kept : l->layer_kept;
       st->activation_bytes_per_layer = MAX (st->activation_bytes_per_layer, a->saved_bytes);
+      if (k != NULL)
+        st->activation_bytes_per_layer = MAX (st->activation_bytes_per_layer, k->saved_bytes);
     }
+  }
   /* CPU offloading (pp 1, one chunk): what the chunk holds at its peak */
   if (plan->cpu_offload_layers > 0 && v == 1 && plan->pp == 1) {
     SimOffload off;
@@ -432,6 +494,9 @@ stage_largest_layer (const Ledger *l, SimStageMemory *st, gboolean first, gboole
    * asks whether one layer fails even with a single sequence */
   guint64 lact = (l->layer_act->saved_bytes + l->layer_act->transient_bytes) /
                  (guint64) plan->micro_batch;
+  /* a layer full recomputation leaves alone keeps all of it */
+  if (l->layer_kept != NULL)
+    lact = MAX (lact, l->layer_kept->saved_bytes / (guint64) plan->micro_batch);
 
   if (st->moe_layers > 0) {
     /* an MoE layer: LoRA is refused for them, so states are the recipe's;
@@ -441,6 +506,8 @@ stage_largest_layer (const Ledger *l, SimStageMemory *st, gboolean first, gboole
                       l->expert_gpu * per_param / (plan->zero >= 1 ? l->expert_shards : 1);
     guint64 mact = (l->moe_act->saved_bytes + l->moe_act->transient_bytes) /
                    (guint64) plan->micro_batch;
+    if (l->moe_kept != NULL)
+      mact = MAX (mact, l->moe_kept->saved_bytes / (guint64) plan->micro_batch);
     if (st->moe_layers == st->layers || mstates + mact > lstates + lact)
       lstates = mstates, lact = mact;
   }
@@ -473,6 +540,8 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
   g_autoptr (SimActivations) emb_act = NULL;
   g_autoptr (SimActivations) out_act = NULL;
   g_autoptr (SimActivations) mtp_act = NULL;
+  g_autoptr (SimActivations) layer_kept = NULL;
+  g_autoptr (SimActivations) moe_kept = NULL;
   Ledger l = { .model = model, .plan = plan };
 
   l.tp = (guint64) plan->tp;
@@ -512,6 +581,9 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
   out_act = sim_activations_output (model, &cfg);
   l.layer_act = layer_act;
   l.moe_act = moe_act;
+  sim_memory_kept_activations (model, plan, &layer_kept, &moe_kept);
+  l.layer_kept = layer_kept;
+  l.moe_kept = moe_kept;
   l.emb_act = emb_act;
   l.out_act = out_act;
   mtp_act = sim_activations_mtp (model, &cfg);
@@ -583,7 +655,21 @@ static void mb1 (SimPlan *p) { p->micro_batch = 1; }
 static void one_f1b (SimPlan *p) { p->schedule = SIM_SCHEDULE_1F1B; p->schedule_given = TRUE; }
 static void sel (SimPlan *p) { p->recompute = SIM_RECOMPUTE_SELECTIVE; }
 static void half_seq (SimPlan *p) { p->seq_len /= 2; }
-static void full (SimPlan *p) { p->recompute = SIM_RECOMPUTE_FULL; p->recompute_modules = 0; }
+static void
+block_n (SimPlan *p)
+{
+  p->recompute = SIM_RECOMPUTE_FULL;
+  p->recompute_modules = 0;
+  p->recompute_method = SIM_RECOMPUTE_BLOCK;
+}
+static void
+full (SimPlan *p)
+{
+  p->recompute = SIM_RECOMPUTE_FULL;
+  p->recompute_modules = 0;
+  p->recompute_method = SIM_RECOMPUTE_UNIFORM;
+  p->recompute_num_layers = 1;
+}
 /* selective recomputation of sim_plan_cheap_recompute_modules' set for a
  * model with latent attention and MoE layers, one of them, or the other
  * (the change cannot see the model; sim_memory_remedies picks the one
@@ -650,6 +736,7 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
    * recomputation and ZeRO 1/2 are subsumed by full recomputation and ZeRO
    * 3: only the others join the combination */
   gboolean combinable = change != tp2 && change != ep2 && change != pp2 && change != cp2 &&
+                        change != block_n &&
                         change != tp2_pp && change != cp2_pp && change != lora && change != qlora &&
                         change != sel && change != fine_mla_moe && change != fine_moe &&
                         change != fine_mla && change != zero1 && change != zero2 &&
@@ -668,6 +755,71 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
     return;
   g_string_append_printf (r->flags, "%s%s", r->flags->len ? "\t" : "", flags);
   g_ptr_array_add (r->changes, (gpointer) change);
+}
+
+
+/* whether the plan with block recomputation of n layers per chunk fits,
+ * with the fragmentation allowance */
+static gboolean
+block_fits (const SimTopology *topo, const SimModel *model, const SimPlan *plan, int n)
+{
+  g_autoptr (SimPlan) p = sim_plan_copy (plan);
+  g_autoptr (SimMemory) m = NULL;
+  block_n (p);
+  p->recompute_num_layers = n;
+  if (!sim_plan_resolve (p, topo, model, NULL))
+    return FALSE;
+  m = sim_memory_compute (topo, model, p);
+  return m->fits && !m->tight;
+}
+
+/* Megatron-Core's block method with the fewest layers that fit ("a method
+ * fully use the device memory removing redundant re-computation",
+ * transformer_block.py, _checkpointed_forward): each more layer
+ * recomputed keeps less, so the first count that fits is found by
+ * halving; offered where it recomputes fewer layers than a chunk holds */
+static void
+try_block (Remedies *r, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+           const SimMemory *mem)
+{
+  int most = 0, lo = 1, hi;
+  g_autoptr (SimPlan) p = NULL;
+  g_autofree char *flags = NULL;
+  for (int s = 0; s < plan->pp; s++)
+    for (int c = 0; c < plan->virtual_stages; c++)
+      most = MAX (most, (int) (sim_plan_chunk_layers (plan, model, s, c) +
+                               sim_plan_chunk_mtp_layers (plan, s, c)));
+  hi = most - 1;
+  if (hi < 1 || !block_fits (topo, model, plan, hi))
+    return;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (block_fits (topo, model, plan, mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  if (plan->recompute == SIM_RECOMPUTE_FULL && plan->recompute_method == SIM_RECOMPUTE_BLOCK &&
+      plan->recompute_num_layers == lo)
+    return;
+  p = sim_plan_copy (plan);
+  p->recompute_num_layers = lo;
+  flags = g_strdup_printf ("--recompute-method block --recompute-num-layers %d", lo);
+  try_remedy (r, topo, model, p, mem, flags,
+              "recompute only the first layers of each model chunk, the fewest that fit", block_n);
+}
+
+/* full recomputation of every layer, where the plan recomputes fewer
+ * (none, selective, or --recompute-method leaving some layers alone) */
+static void
+try_full (Remedies *r, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
+          const SimMemory *mem)
+{
+  if (plan->recompute != SIM_RECOMPUTE_FULL)
+    try_remedy (r, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
+  else if (!sim_plan_recomputes_all (plan))
+    try_remedy (r, topo, model, plan, mem, "--recompute-method uniform --recompute-num-layers 1",
+                "recompute every layer, keep only each layer's input", full);
 }
 
 /* Megatron-Core's CPU offloading of half the layers' activations, where
@@ -810,8 +962,8 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
                                    : "recompute the experts' activation and the norms",
                     mla && experts ? fine_mla_moe : mla ? fine_mla : fine_moe);
     }
-    if (plan->recompute != SIM_RECOMPUTE_FULL)
-      try_remedy (&r, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
+    try_block (&r, topo, model, plan, mem);
+    try_full (&r, topo, model, plan, mem);
     try_offload (&r, topo, model, plan, mem);
     if (plan->tp > 1 && !plan->sequence_parallel)
       try_remedy (&r, topo, model, plan, mem, "--sequence-parallel", "split norm/dropout activations over tp", sp_on);
@@ -836,8 +988,7 @@ sim_memory_remedies (const SimTopology *topo, const SimModel *model, const SimPl
       try_remedy (&r, topo, model, plan, mem, tppf, "split every layer over more GPUs", tp2_pp);
     if (!even_dp && plan->pp % 2 == 0)
       try_remedy (&r, topo, model, plan, mem, cppf, "split the sequence over more GPUs", cp2_pp);
-    if (plan->recompute != SIM_RECOMPUTE_FULL)
-      try_remedy (&r, topo, model, plan, mem, "--recompute full", "keep only each layer's input", full);
+    try_full (&r, topo, model, plan, mem);
     if (even_dp)
       try_remedy (&r, topo, model, plan, mem, cpf, "split the sequence over more GPUs", cp2);
     break;

@@ -197,6 +197,28 @@ void sim_memory_offload (int layers, int n, const guint64 *bytes, const double *
  * dense_s[0] and dense_s[1] seconds, an MoE layer's moe_s[0] and moe_s[1]
  * (both NULL for the memory alone; the multi-token-prediction layers after
  * the decoder's stay, uncounted) */
+/* What chunk `chunk` of stage `stage` keeps of its layers for one
+ * micro-batch until its backward: each layer by its part in the plan's
+ * recomputation (sim_plan_layer_recompute): dense or moe (the sets the
+ * plan's recomputation leaves, moe NULL for a dense model) for a layer it
+ * checkpoints or any layer without full recomputation, dense_kept or
+ * moe_kept (the sets without recomputation; NULL: dense and moe) for a
+ * layer full recomputation leaves alone, nothing for one inside a uniform
+ * group.  *transient (may be NULL): what the chunk's recomputation holds
+ * besides while a backward runs, the largest recomputed layer's
+ * transient_bytes times the layers recomputed together
+ * (sim_plan_recompute_group); without full recomputation the largest
+ * layer's.  Pure; any thread. */
+guint64 sim_memory_chunk_saved_bytes (const SimModel *model, const SimPlan *plan, int stage,
+                                      int chunk, const SimActivations *dense,
+                                      const SimActivations *moe, const SimActivations *dense_kept,
+                                      const SimActivations *moe_kept, guint64 *transient);
+/* the activation sets of a dense and an MoE layer without recomputation,
+ * for the layers full recomputation leaves alone; *dense and *moe NULL
+ * when the plan recomputes every layer or recomputes none in full (moe
+ * NULL for a dense model); free with sim_activations_free */
+void sim_memory_kept_activations (const SimModel *model, const SimPlan *plan, SimActivations **dense,
+                                  SimActivations **moe);
 void sim_memory_offload_model (const SimModel *model, const SimPlan *plan,
                                const SimActivations *dense, const SimActivations *moe,
                                const double *dense_s, const double *moe_s,

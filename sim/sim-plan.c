@@ -54,6 +54,8 @@ typedef enum {
   KEY_TP_ONLY_AMAX_RED,
   KEY_GRAD_REDUCE_FP32,
   KEY_RECOMPUTE_MODULES,
+  KEY_RECOMPUTE_METHOD,
+  KEY_RECOMPUTE_NUM_LAYERS,
   KEY_MTP_LAYERS,
   KEY_PIPELINE_LAYOUT,
   KEY_CUDA_GRAPH_IMPL,
@@ -103,6 +105,13 @@ static const Option options[] = {
     "what selective recomputation recomputes, joined by , or +: core_attn, moe_act, layernorm, "
     "mla_up_proj, mlp, moe, shared_experts (Megatron-Core's names; default core_attn; sets "
     "--recompute selective)" },
+  { "recompute-method", NULL, KEY_RECOMPUTE_METHOD, ARG_CHOICE, "uniform|block|every",
+    "which layers --recompute full recomputes: uniform (all, in groups of "
+    "--recompute-num-layers, each group's input kept), block (the first N of each model chunk), "
+    "every (every N-th layer of a pipeline rank, torchtitan's selective_ac_option N); "
+    "default uniform; sets --recompute full" },
+  { "recompute-num-layers", NULL, KEY_RECOMPUTE_NUM_LAYERS, ARG_INT, NULL,
+    "N for --recompute-method (default 1; sets --recompute full)" },
   { "sequence-parallel", "sp", KEY_SEQUENCE_PARALLEL, ARG_BOOL, NULL,
     "Megatron sequence parallelism (default: on when tp > 1)" },
   { "flash-attention", "flash", KEY_FLASH_ATTENTION, ARG_BOOL, NULL,
@@ -246,11 +255,6 @@ static const Alias aliases[] = {
   { "use-flash-attn", "flash-attention", "true", NULL },
   { "bf16", "recipe", "bf16-adam", NULL },
   { "fp16", NULL, NULL, "trains in fp16 with loss scaling; sim models bf16 (and FP8 with --fp8)" },
-  /* uniform with 1 layer per checkpoint is what --recompute full does */
-  { "recompute-method", NULL, NULL,
-    "block recomputes only some layers; sim recomputes every layer or none (uniform)", "uniform" },
-  { "recompute-num-layers", NULL, NULL,
-    "groups layers per checkpoint; sim checkpoints every layer (1)", "1" },
   /* Megatron-LM's older spellings of --cuda-graph-impl (arguments.py:
    * --enable-cuda-graph is the local implementation, --external-cuda-graph
    * Transformer Engine's) */
@@ -306,6 +310,8 @@ sim_plan_new (void)
   SimPlan *p = g_new0 (SimPlan, 1);
   p->schedule = SIM_SCHEDULE_1F1B;
   p->recompute = SIM_RECOMPUTE_NONE;
+  p->recompute_method = SIM_RECOMPUTE_UNIFORM;
+  p->recompute_num_layers = 1;
   p->sequence_parallel = -1;
   p->flash_attention = -1;
   p->zero = -1;
@@ -690,6 +696,8 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_SCHEDULE: plan->schedule = (SimSchedule) u; plan->schedule_given = TRUE; break;
   case KEY_VIRTUAL_STAGES: plan->virtual_stages = (int) u; break;
   case KEY_RECOMPUTE: plan->recompute = (SimRecompute) u; break;
+  case KEY_RECOMPUTE_METHOD: plan->recompute_method = (SimRecomputeMethod) u; break;
+  case KEY_RECOMPUTE_NUM_LAYERS: plan->recompute_num_layers = (int) u; break;
   case KEY_SEQUENCE_PARALLEL: plan->sequence_parallel = b; break;
   case KEY_FLASH_ATTENTION: plan->flash_attention = b; break;
   case KEY_ZERO: plan->zero = (int) u; break;
@@ -1438,11 +1446,37 @@ resolve_recompute_modules (SimPlan *plan, const SimModel *model, GError **error)
   return TRUE;
 }
 
+/* Which layers full recomputation recomputes: the method or its count
+ * given alone means --recompute full, as Megatron-Core reads
+ * recompute_method only with recompute_granularity full
+ * (transformer_block.py, _checkpointed_forward under
+ * recompute_granularity == 'full') */
+static gboolean
+resolve_recompute_method (SimPlan *plan, GError **error)
+{
+  gboolean method = given (plan, KEY_RECOMPUTE_METHOD) || given (plan, KEY_RECOMPUTE_NUM_LAYERS);
+  if (!method)
+    return TRUE;
+  if (!given (plan, KEY_RECOMPUTE)) {
+    plan->recompute = SIM_RECOMPUTE_FULL;
+    note_default (plan, "--recompute full (--recompute-%s given)",
+                  given (plan, KEY_RECOMPUTE_METHOD) ? "method" : "num-layers");
+  } else if (plan->recompute != SIM_RECOMPUTE_FULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--recompute-%s: expected --recompute full, got --recompute %s",
+                 given (plan, KEY_RECOMPUTE_METHOD) ? "method" : "num-layers",
+                 sim_recompute_name (plan->recompute));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* recomputation, flash attention, sequence parallelism and the ZeRO stage */
 static gboolean
 resolve_memory_savers (SimPlan *plan, GError **error)
 {
-  if (!given (plan, KEY_RECOMPUTE) && plan->recompute_modules == 0)
+  if (!given (plan, KEY_RECOMPUTE) && plan->recompute_modules == 0 &&
+      !given (plan, KEY_RECOMPUTE_METHOD) && !given (plan, KEY_RECOMPUTE_NUM_LAYERS))
     note_default (plan, "--recompute none");
   if (plan->flash_attention < 0) {
     plan->flash_attention = 1;
@@ -2088,7 +2122,8 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
     return FALSE;
   if (!resolve_layout (plan, topo, model, error) || !resolve_batch (plan, model, error) ||
       !resolve_pipeline_layout (plan, model, error) || !resolve_schedule (plan, model, error) || !resolve_split (plan, model, error) ||
-      !resolve_memory_savers (plan, error) || !resolve_recompute_modules (plan, model, error) ||
+      !resolve_recompute_method (plan, error) || !resolve_memory_savers (plan, error) ||
+      !resolve_recompute_modules (plan, model, error) ||
       !resolve_experts (plan, topo, model, error))
     return FALSE;
   resolve_framework (plan, topo);
@@ -2140,6 +2175,37 @@ sim_plan_chunk_first_layer (const SimPlan *plan, const SimModel *model, int stag
     first += sim_plan_chunk_layers (plan, model, (int) (j % (guint64) plan->pp),
                                     (int) (j / (guint64) plan->pp));
   return first;
+}
+
+int
+sim_plan_chunk_rank_offset (const SimPlan *plan, const SimModel *model, int stage, int chunk)
+{
+  guint64 n = 0;
+  for (int c = 0; c < chunk; c++)
+    n += sim_plan_chunk_layers (plan, model, stage, c) + sim_plan_chunk_mtp_layers (plan, stage, c);
+  return (int) n;
+}
+
+void
+sim_plan_chunk_recomputed (const SimPlan *plan, const SimModel *model, int stage, int chunk,
+                           int *dense, int *moe)
+{
+  int lc, offset;
+  guint64 first;
+  *dense = *moe = 0;
+  if (plan->recompute != SIM_RECOMPUTE_FULL)
+    return;
+  lc = (int) (sim_plan_chunk_layers (plan, model, stage, chunk) +
+              sim_plan_chunk_mtp_layers (plan, stage, chunk));
+  offset = sim_plan_chunk_rank_offset (plan, model, stage, chunk);
+  first = sim_plan_chunk_first_layer (plan, model, stage, chunk);
+  for (int i = 0; i < lc; i++)
+    if (sim_plan_layer_recompute (plan, offset, i) != SIM_LAYER_KEPT) {
+      if (sim_model_layer_is_moe (model, first + (guint64) i))
+        (*moe)++;
+      else
+        (*dense)++;
+    }
 }
 
 guint64
@@ -2206,6 +2272,70 @@ sim_recompute_name (SimRecompute r)
 {
   static const char *names[] = { "none", "selective", "full" };
   return names[r];
+}
+
+const char *
+sim_recompute_method_name (SimRecomputeMethod m)
+{
+  static const char *names[] = { "uniform", "block", "every" };
+  return names[m];
+}
+
+SimLayerRecompute
+sim_plan_layer_recompute (const SimPlan *plan, int rank_offset, int i)
+{
+  int n = MAX (plan->recompute_num_layers, 1);
+  if (plan->recompute != SIM_RECOMPUTE_FULL)
+    return SIM_LAYER_KEPT;
+  switch (plan->recompute_method) {
+  case SIM_RECOMPUTE_BLOCK:
+    return i < n ? SIM_LAYER_CHECKPOINT : SIM_LAYER_KEPT;
+  case SIM_RECOMPUTE_EVERY:
+    return (rank_offset + i + 1) % n == 0 ? SIM_LAYER_CHECKPOINT : SIM_LAYER_KEPT;
+  case SIM_RECOMPUTE_UNIFORM:
+  default:
+    return i % n == 0 ? SIM_LAYER_CHECKPOINT : SIM_LAYER_IN_GROUP;
+  }
+}
+
+int
+sim_plan_recompute_group (const SimPlan *plan, int lc)
+{
+  if (plan->recompute != SIM_RECOMPUTE_FULL)
+    return 0;
+  if (plan->recompute_method != SIM_RECOMPUTE_UNIFORM)
+    return 1;
+  return MAX (1, MIN (plan->recompute_num_layers, lc));
+}
+
+char *
+sim_plan_recompute_method_string (const SimPlan *plan)
+{
+  int n = plan->recompute_num_layers;
+  if (plan->recompute != SIM_RECOMPUTE_FULL ||
+      (plan->recompute_method == SIM_RECOMPUTE_UNIFORM && n <= 1))
+    return g_strdup ("");
+  switch (plan->recompute_method) {
+  case SIM_RECOMPUTE_BLOCK:
+    return g_strdup_printf (" (block: the first %d layer%s of each model chunk)", n, n > 1 ? "s" : "");
+  case SIM_RECOMPUTE_EVERY:
+    return n > 1 ? g_strdup_printf (" (every %d%s layer of a pipeline rank)", n,
+                                    n % 10 == 2 && n % 100 != 12   ? "nd"
+                                    : n % 10 == 3 && n % 100 != 13 ? "rd"
+                                    : n % 10 == 1 && n % 100 != 11 ? "st"
+                                                                   : "th")
+                 : g_strdup (" (every layer)");
+  case SIM_RECOMPUTE_UNIFORM:
+  default:
+    return g_strdup_printf (" (uniform: groups of %d layers, each group's input kept)", n);
+  }
+}
+
+gboolean
+sim_plan_recomputes_all (const SimPlan *plan)
+{
+  return plan->recompute == SIM_RECOMPUTE_FULL &&
+         (plan->recompute_method == SIM_RECOMPUTE_UNIFORM || plan->recompute_num_layers <= 1);
 }
 
 const char *

@@ -26,6 +26,23 @@ G_BEGIN_DECLS
 
 typedef enum { SIM_SCHEDULE_GPIPE, SIM_SCHEDULE_1F1B, SIM_SCHEDULE_INTERLEAVED } SimSchedule;
 typedef enum { SIM_RECOMPUTE_NONE, SIM_RECOMPUTE_SELECTIVE, SIM_RECOMPUTE_FULL } SimRecompute;
+/* Which layers full recomputation recomputes, with N layers
+ * (recompute_num_layers): Megatron-Core's recompute_method
+ * (megatron/core/transformer/transformer_block.py, _checkpointed_forward):
+ * uniform checkpoints the input of each group of N consecutive layers of a
+ * model chunk and runs the whole group again before its backward; block
+ * checkpoints the first N layers of each chunk, one apiece, and runs the
+ * rest without recomputation.  every checkpoints every N-th layer a
+ * pipeline rank holds, one apiece, and runs the others without
+ * (torchtitan's selective_ac_option = "N": _apply_layer_sac counts the
+ * blocks it wraps and checkpoints those whose count is a multiple of N).
+ * uniform with 1 is every layer on its own, sim's --recompute full. */
+typedef enum { SIM_RECOMPUTE_UNIFORM, SIM_RECOMPUTE_BLOCK, SIM_RECOMPUTE_EVERY } SimRecomputeMethod;
+/* a layer under the plan's recomputation: it keeps what it would keep
+ * without full recomputation (none or selective), or it is recomputed and
+ * keeps its input (the first of a uniform group), or is recomputed inside
+ * a uniform group and keeps nothing */
+typedef enum { SIM_LAYER_KEPT, SIM_LAYER_CHECKPOINT, SIM_LAYER_IN_GROUP } SimLayerRecompute;
 /* What selective recomputation recomputes: Megatron-Core's
  * recompute_modules (megatron/core/transformer/transformer_config.py
  * @0014f137, default ["core_attn"]), a bit each */
@@ -157,6 +174,10 @@ typedef struct {
   SimSchedule schedule;
   int virtual_stages;
   SimRecompute recompute;
+  /* under full recomputation, which layers (SimRecomputeMethod) and N;
+   * uniform and 1 otherwise */
+  SimRecomputeMethod recompute_method;
+  int recompute_num_layers;
   /* SimRecomputeModules under selective recomputation (0 otherwise;
    * sim_plan_resolve sets core_attn when none are given) */
   guint recompute_modules;
@@ -356,6 +377,14 @@ guint64 sim_plan_chunk_mtp_layers (const SimPlan *plan, int stage, int chunk);
 int sim_plan_expert_group_nodes (const SimPlan *plan, const SimTopology *topo);
 guint64 sim_plan_chunk_first_layer (const SimPlan *plan, const SimModel *model, int stage,
                                     int chunk);
+/* the layers of chunk `chunk` of stage `stage` that full recomputation
+ * runs again (sim_plan_layer_recompute not SIM_LAYER_KEPT), dense and
+ * mixture-of-experts, MTP layers included; 0 and 0 without it */
+void sim_plan_chunk_recomputed (const SimPlan *plan, const SimModel *model, int stage, int chunk,
+                                int *dense, int *moe);
+/* the layers the chunks before `chunk` of the same stage hold: the first
+ * layer's count on its pipeline rank (sim_plan_layer_recompute) */
+int sim_plan_chunk_rank_offset (const SimPlan *plan, const SimModel *model, int stage, int chunk);
 /* the first layer of a stage */
 guint64 sim_plan_stage_first_layer (const SimPlan *plan, const SimModel *model, int stage);
 
@@ -366,6 +395,23 @@ int sim_plan_world_size (const SimPlan *plan);
 
 const char *sim_schedule_name (SimSchedule s);
 const char *sim_recompute_name (SimRecompute r);
+/* "uniform", "block" or "every"; static; any thread */
+const char *sim_recompute_method_name (SimRecomputeMethod m);
+/* Layer i of a chunk under the plan's recomputation, the chunk's layers
+ * starting at the rank_offset-th layer its pipeline rank holds (its
+ * chunks in order): SIM_LAYER_KEPT unless --recompute full.  Pure; any
+ * thread. */
+SimLayerRecompute sim_plan_layer_recompute (const SimPlan *plan, int rank_offset, int i);
+/* how many layers of a chunk run their forward again together (a uniform
+ * group: their activations live at once), at most lc; 1 for the other
+ * methods, 0 without full recomputation */
+int sim_plan_recompute_group (const SimPlan *plan, int lc);
+/* " (block: the first 4 layers of each chunk)" and the like after
+ * "recompute full" where the method is not uniform with 1; "" otherwise;
+ * new string */
+char *sim_plan_recompute_method_string (const SimPlan *plan);
+/* whether the plan recomputes every layer (full, uniform with any N) */
+gboolean sim_plan_recomputes_all (const SimPlan *plan);
 /* Megatron-Core's name of module bit i (0 .. SIM_RECOMPUTE_MODULE_COUNT-1):
  * "core_attn", "moe_act", ...; static; any thread */
 const char *sim_recompute_module_name (int i);

@@ -156,9 +156,10 @@ sim_report_kernels (const SimModel *m, const SimPlan *p, const SimGpuType *g)
     g_autofree char *line = NULL;
     sim_cost_layer (m, p, g, &c);
     line = g_strdup_printf (
-        "recomputation: %.3f ms of the forward's kernels again before each layer's "
+        "recomputation: %.3f ms of the forward's kernels again before each %slayer's "
         "backward (%s), not listed above",
         (sim_model_is_moe (m) ? c.moe_recompute_s : c.layer_recompute_s) * 1e3,
+        sim_plan_recomputes_all (p) || p->recompute != SIM_RECOMPUTE_FULL ? "" : "recomputed ",
         p->recompute == SIM_RECOMPUTE_FULL ? "full: the whole forward"
                                            : "selective: the modules --recompute-modules names");
     g_string_append_c (out, '\n');

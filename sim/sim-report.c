@@ -270,8 +270,9 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
                                                                        : "loss");
     {
       g_autofree char *mods = sim_recompute_modules_string (p->recompute_modules, ", ");
-      g_string_append_printf (line, ", recompute %s%s%s%s", sim_recompute_name (p->recompute),
-                              *mods ? " (" : "", mods, *mods ? ")" : "");
+      g_autofree char *method = sim_plan_recompute_method_string (p);
+      g_string_append_printf (line, ", recompute %s%s%s%s%s", sim_recompute_name (p->recompute),
+                              *mods ? " (" : "", mods, *mods ? ")" : "", method);
     }
     g_string_append_printf (line, ", flash attention %s, sequence parallel %s, ZeRO %d, recipe %s",
                             !p->flash_attention                                ? "off"
@@ -1038,6 +1039,8 @@ sim_report_json_plan (SimJson *j, const SimPlan *p)
   sim_json_bool (j, "embedding_in_pipeline_split", p->embedding_in_split);
   sim_json_bool (j, "loss_in_pipeline_split", p->loss_in_split);
   sim_json_string (j, "recompute", sim_recompute_name (p->recompute));
+  sim_json_string (j, "recompute_method", sim_recompute_method_name (p->recompute_method));
+  sim_json_int (j, "recompute_num_layers", p->recompute_num_layers);
   sim_json_begin_array (j, "recompute_modules");
   for (int i = 0; i < SIM_RECOMPUTE_MODULE_COUNT; i++)
     if (p->recompute_modules & (1u << i))

@@ -93,6 +93,28 @@ with tempfile.TemporaryDirectory() as tmp:
     text = " ".join(cli.run(sim, "--topology", "dgx-h100", "--nodes", "1", "--config", hsdp).stdout.split())
     check("torchtitan HSDP (replicate 2 x shard 4) is listed as not modelled",
           "parallelism.data_parallel_replicate_degree = 2" in text and "--dp 8" in text, True)
+    # which layers full recomputation takes: torchtitan's every k-th block,
+    # Megatron-Core's block method (read only under granularity full)
+    for name, where, body, flags in [
+        ("torchtitan selective_ac_option 2 (every 2nd block)", ["--topology", "dgx-h100", "--nodes", "1"],
+         write("every.toml", '[model]\nname = "llama3"\nflavor = "8B"\n[parallelism]\n'
+                             'data_parallel_shard_degree = -1\n[activation_checkpoint]\nmode = "selective"\n'
+                             'selective_ac_option = "2"\n'),
+         "--model llama3-8b --framework torchtitan --dp 8 --zero 3 --recompute full --recompute-method every "
+         "--recompute-num-layers 2"),
+        ("Megatron-Bridge recompute_method block", ["--topology", "dgx-h100", "--nodes", "1", "--model", "llama3-8b"],
+         write("block.yaml", "model:\n  tensor_model_parallel_size: 2\n  pipeline_model_parallel_size: 2\n"
+                             "  recompute_granularity: full\n  recompute_method: block\n"
+                             "  recompute_num_layers: 3\ntrain:\n  micro_batch_size: 1\n"),
+         "--tp 2 --pp 2 --micro-batch 1 --recompute full --recompute-method block --recompute-num-layers 3"),
+    ]:
+        a = cli.run(sim, *where, "--config", body, "--json", "-")
+        b = cli.run(sim, *where, *flags.split(), "--json", "-")
+        ja, jb = cli.json_of(a), cli.json_of(b)
+        ja["plan"].pop("defaults_applied"), jb["plan"].pop("defaults_applied")
+        check(f"{name}: the config's method and count", (ja["plan"]["recompute_method"],
+                                                       ja["plan"]["recompute_num_layers"], ja == jb),
+              (jb["plan"]["recompute_method"], jb["plan"]["recompute_num_layers"], True))
     bad = [
         ("an array of tables", write("bad1.toml", "[job]\n[[a]]\nx = 1\n"), "bad1.toml:2: expected a [section]"),
         ("an unterminated string", write("bad2.toml", '[model]\nname = "llama3\n'), "bad2.toml:2: expected a closing quote"),

@@ -176,7 +176,11 @@ test_timeline_matches_ledger (void)
   const char *plans[] = { "tp=8,pp=4,dp=2,gb=64", "tp=8,pp=4,dp=2,gb=64,schedule=interleaved,v=2",
                           "tp=8,pp=4,dp=2,gb=32,schedule=gpipe,mb=1",
                           "tp=8,pp=4,dp=2,gb=64,framework=torchtitan",
-                          "tp=8,pp=4,dp=2,gb=64,framework=torchtitan,recompute=selective" };
+                          "tp=8,pp=4,dp=2,gb=64,framework=torchtitan,recompute=selective",
+                          "tp=8,pp=4,dp=2,gb=64,recompute-method=block,recompute-num-layers=3",
+                          "tp=8,pp=4,dp=2,gb=64,recompute-method=uniform,recompute-num-layers=4",
+                          "tp=8,pp=4,dp=2,gb=64,schedule=interleaved,v=2,recompute-method=every,"
+                          "recompute-num-layers=3" };
   for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
     g_autoptr (GError) error = NULL;
     g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
@@ -479,6 +483,65 @@ test_grad_reduce_fp32 (void)
   g_assert_cmpfloat (w->step_s - n->step_s, >=, w->exposed_dp_s - n->exposed_dp_s);
 }
 
+/* Full recomputation of some layers (--recompute-method), Llama 3 8B on
+ * one node, tp 4 x pp 2: 16 layers a stage, 1F1B, so stage 0 holds two
+ * micro-batches at its peak, while a backward recomputes one layer.
+ * - block 4 and every 4 recompute 4 of the 16 layers: a quarter of full
+ *   recomputation's time on each stage, and the same as each other;
+ * - a recomputed layer keeps its input, 2 s b h / tp bytes with sequence
+ *   parallelism: 2 x 8192 x 1 x 4096 / 4 = 16,777,216 B; a layer left
+ *   alone keeps what it keeps without recomputation; so stage 0's peak
+ *   under block 4 exceeds full recomputation's by 2 micro-batches x 12
+ *   layers x (kept - 16,777,216) (the recomputed layer's working set is
+ *   the same one layer in both);
+ * - the hardware FLOPs above the model's are a quarter of full
+ *   recomputation's (a dense model: every layer's forward the same). */
+static void
+test_partial_recompute (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  const char *base = "tp=4,pp=2,dp=1,gb=8,gpu-variation=0";
+  g_autofree char *full = g_strdup_printf ("%s,recompute=full", base);
+  g_autofree char *block = g_strdup_printf ("%s,recompute-method=block,recompute-num-layers=4", base);
+  g_autofree char *every = g_strdup_printf ("%s,recompute-method=every,recompute-num-layers=4", base);
+  g_autofree char *none = g_strdup_printf ("%s,recompute=none", base);
+  g_autoptr (SimPlan) pf = test_resolve_plan (t, m, full);
+  g_autoptr (SimPlan) pb = test_resolve_plan (t, m, block);
+  g_autoptr (SimPlan) pn = test_resolve_plan (t, m, none);
+  g_autoptr (SimMemory) mf = sim_memory_compute (t, m, pf);
+  g_autoptr (SimMemory) mb = sim_memory_compute (t, m, pb);
+  g_autoptr (SimIteration) f = run_plan (t, m, full);
+  g_autoptr (SimIteration) b = run_plan (t, m, block);
+  g_autoptr (SimIteration) e = run_plan (t, m, every);
+  SimActivationConfig cfg;
+  g_autoptr (SimActivations) ckpt = NULL;
+  g_autoptr (SimActivations) kept = NULL;
+  guint64 gap;
+
+  g_assert_cmpint (pb->recompute, ==, SIM_RECOMPUTE_FULL);
+  for (int s = 0; s < 2; s++) {
+    double rf = g_array_index (f->stages, SimStageTime, s).recompute_s;
+    double rb = g_array_index (b->stages, SimStageTime, s).recompute_s;
+    double re = g_array_index (e->stages, SimStageTime, s).recompute_s;
+    g_test_message ("stage %d recompute: full %.6f s, block 4 %.6f s, every 4 %.6f s", s, rf, rb, re);
+    g_assert_cmpfloat (fabs (rb / rf - 0.25), <, 0.01);
+    g_assert_cmpfloat (fabs (re / rb - 1.0), <, 1e-6);
+  }
+  sim_activation_config_from_plan (&cfg, pf);
+  ckpt = sim_activations_layer (m, &cfg);
+  sim_activation_config_from_plan (&cfg, pn);
+  kept = sim_activations_layer (m, &cfg);
+  g_assert_cmpuint (ckpt->saved_bytes, ==, 16777216);
+  gap = g_array_index (mb->stages, SimStageMemory, 0).activations_peak_bytes -
+        g_array_index (mf->stages, SimStageMemory, 0).activations_peak_bytes;
+  g_test_message ("stage 0 peak: block 4 above full by %" G_GUINT64_FORMAT " B; kept %" G_GUINT64_FORMAT
+                  " B a layer", gap, kept->saved_bytes);
+  g_assert_cmpuint (gap, ==, 2 * 12 * (kept->saved_bytes - 16777216));
+  g_assert_cmpfloat (fabs ((b->hardware_flop - b->model_flop) / (f->hardware_flop - f->model_flop) - 0.25),
+                     <, 1e-9);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -498,5 +561,6 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/fp8-amax", test_fp8_amax);
   g_test_add_func ("/iteration/async-tp", test_async_tp);
   g_test_add_func ("/iteration/grad-reduce-fp32", test_grad_reduce_fp32);
+  g_test_add_func ("/iteration/partial-recompute", test_partial_recompute);
   return g_test_run ();
 }

@@ -129,10 +129,12 @@ for flag in (["--num-layers", "32"], ["--hidden-size=4096"], ["--num-attention-h
             f"{name} describes the model: give the model with --model")
 refused("--num-experts", ["--num-experts", "8"], "--num-experts is for mixture-of-experts layers")
 refused("--fp16", ["--fp16"], "--fp16 trains in fp16 with loss scaling")
-refused("--recompute-method block", ["--recompute-method", "block"],
-        "--recompute-method: expected uniform, got 'block': block recomputes only some layers")
-refused("--recompute-num-layers 4", ["--recompute-num-layers", "4"],
-        "--recompute-num-layers: expected 1, got '4'")
+# Megatron-Core reads recompute_method only with recompute_granularity full
+refused("--recompute-method block beside selective recomputation",
+        ["--recompute-granularity", "selective", "--recompute-method", "block"],
+        "--recompute-method: expected --recompute full, got --recompute selective")
+refused("--recompute-num-layers 0", ["--recompute-num-layers", "0"],
+        "--recompute-num-layers: expected a whole number from 1")
 refused("--recompute-modules names a module the model lacks", ["--recompute-granularity", "selective",
         "--recompute-modules", "core_attn", "mla_up_proj"],
         "--recompute-modules mla_up_proj: expected a model with latent attention (MLA)")

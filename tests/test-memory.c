@@ -223,6 +223,46 @@ test_case_b (void)
   g_assert_not_reached ();
 }
 
+/* Block recomputation as a remedy: Llama 3 70B at 16k tokens, micro-batch
+ * 2, tp 8 x pp 4 on four nodes (20 layers a stage) is out of memory for
+ * its activations (case B); the remedy recomputes the first N layers of
+ * each stage, N the fewest that fit: N fits (with the fragmentation
+ * allowance) and N - 1 does not, and N is below the 20 that --recompute
+ * full takes, whose peak is lower still */
+static gboolean
+fits_with (const char *plan)
+{
+  g_auto (Run) r = { 0 };
+  run (&r, "dgx8x4.xml", 4, "llama3-70b.xml", plan);
+  return r.mem->fits && !r.mem->tight;
+}
+
+static void
+test_block_remedy (void)
+{
+  const char *base = "tp=8,pp=4,dp=1,seq=16384,mb=2,gb=64";
+  g_auto (Run) r = { 0 };
+  g_autoptr (GPtrArray) remedies = NULL;
+  int n = 0;
+  run (&r, "dgx8x4.xml", 4, "llama3-70b.xml", base);
+  g_assert_cmpint (r.mem->oom_case, ==, SIM_OOM_B);
+  remedies = sim_memory_remedies (r.topo, r.model, r.plan, r.mem);
+  for (guint i = 0; i < remedies->len; i++) {
+    const SimRemedy *x = g_ptr_array_index (remedies, i);
+    if (g_str_has_prefix (x->flags, "--recompute-method block --recompute-num-layers "))
+      n = (int) g_ascii_strtoll (x->flags + strlen ("--recompute-method block --recompute-num-layers "), NULL, 10);
+  }
+  g_test_message ("block remedy: %d of 20 layers a stage", n);
+  g_assert_cmpint (n, >, 1);
+  g_assert_cmpint (n, <, 20);
+  {
+    g_autofree char *at = g_strdup_printf ("%s,recompute-method=block,recompute-num-layers=%d", base, n);
+    g_autofree char *below = g_strdup_printf ("%s,recompute-method=block,recompute-num-layers=%d", base, n - 1);
+    g_assert_true (fits_with (at));
+    g_assert_false (fits_with (below));
+  }
+}
+
 /* case C: GPT-3 at 64k tokens without flash: one layer's scores alone,
  * 5*a*s^2*b = 5 * 96 * 65536^2 = 2.06e12 B, exceed any GPU */
 static void
@@ -348,6 +388,7 @@ main (int argc, char **argv)
   g_test_add_func ("/memory/headline", test_headline);
   g_test_add_func ("/memory/case-b", test_case_b);
   g_test_add_func ("/memory/case-c", test_case_c);
+  g_test_add_func ("/memory/block-remedy", test_block_remedy);
   g_test_add_func ("/memory/tight", test_tight);
   g_test_add_func ("/memory/offload-windows", test_offload_windows);
   g_test_add_func ("/memory/offload-ledger", test_offload_ledger);

@@ -118,6 +118,7 @@ CudaGraphImpl = Literal["none", "transformer_engine", "local"]
 PLAN_OPTIONS = (
     "tp", "cp", "pp", "dp", "ep", "etp", "moe_imbalance", "overlap_moe_expert_parallel_comm", "micro_batch",
     "global_batch", "seq_len", "schedule", "virtual_stages", "recompute", "recompute_modules",
+    "recompute_method", "recompute_num_layers",
     "sequence_parallel", "flash_attention", "zero", "recipe", "order", "lora_rank", "lora_targets", "qlora",
     "context_reserve", "fragmentation", "overlap_grad_reduce", "grad_reduce_in_fp32", "framework", "tp_comm_overlap", "torch_compile",
     "attention_kernel", "overlap_param_gather", "fp8", "fp8_params", "fp8_recipe", "fp8_attention",
@@ -262,7 +263,8 @@ def estimate(topology: str, *, model: Optional[str] = None, nodes: int = 0, gpus
              micro_batch: Optional[int] = None, global_batch: Optional[int] = None,
              seq_len: Optional[int] = None, schedule: Optional[Schedule] = None,
              virtual_stages: Optional[int] = None, recompute: Optional[Recompute] = None,
-             recompute_modules: Optional[str] = None, sequence_parallel: Optional[bool] = None,
+             recompute_modules: Optional[str] = None, recompute_method: Optional[str] = None,
+             recompute_num_layers: Optional[int] = None, sequence_parallel: Optional[bool] = None,
              flash_attention: Optional[bool] = None, zero: Optional[int] = None,
              recipe: Optional[Recipe] = None, order: Optional[str] = None, lora_rank: Optional[int] = None,
              lora_targets: Optional[str] = None, qlora: Optional[bool] = None,
