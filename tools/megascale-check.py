@@ -69,8 +69,8 @@ def summary(errs):
 def main(argv):
     a100 = a100_tools()
     tol = a100.load_tool(HERE, "heldout-check.py", "heldout_check").take_tolerance(argv)
-    if not argv:
-        print(__doc__.strip().splitlines()[2])
+    if not argv or len(argv) > 2 or any(a.startswith("-") for a in argv):
+        print(next(l for l in __doc__.splitlines() if l.startswith("usage:")), file=sys.stderr)
         return 2
     sim = argv[0]
     root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
