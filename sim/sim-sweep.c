@@ -299,7 +299,7 @@ resolved_key (const SimPlan *p, int nodes)
 {
   g_autofree char *order = sim_plan_order_string (p);
   return g_strdup_printf ("%d:%d,%d,%d,%d,%d,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%d,%d,%d,%d,%d,%d,%d,%s,"
-                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%u,%d,%s,%d,%g",
+                          "%" G_GUINT64_FORMAT ",%u,%d,%g,%g,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%u,%d,%s,%d,%g,%d,%d",
                           nodes, p->tp, p->cp, p->pp, p->dp, p->micro_batch, p->global_batch, p->seq_len,
                           (int) p->schedule, p->virtual_stages, (int) p->recompute, p->sequence_parallel,
                           p->flash_attention, p->zero, (int) p->recipe, order, p->lora_rank,
@@ -308,7 +308,8 @@ resolved_key (const SimPlan *p, int nodes)
                           p->attention_kernel, (int) p->fp8, p->fp8_params, p->ep, p->etp,
                           p->first_stage_layers, p->last_stage_layers, p->embedding_in_split,
                           p->loss_in_split, (int) p->fp4, p->recompute_modules, p->mtp_layers,
-                          p->layout != NULL ? p->layout->text : "", p->moe_a2a_overlap, p->moe_imbalance);
+                          p->layout != NULL ? p->layout->text : "", p->moe_a2a_overlap, p->moe_imbalance,
+                          (int) p->recompute_method, p->recompute_num_layers);
 }
 
 /* rows [first, last) of the sweep: one task of a pool */
@@ -1203,7 +1204,8 @@ static const char *const fastest_fit_keys[] = {
   "tp", "cp", "pp", "dp", "ep", "etp", "micro-batch", "global-batch", "seq-len", "schedule",
   "virtual-stages", "layers-per-virtual-stage", "first-stage-layers", "last-stage-layers",
   "pipeline-model-parallel-layout", "account-for-embedding-in-pipeline-split",
-  "account-for-loss-in-pipeline-split", "recompute", "recompute-modules", "sequence-parallel",
+  "account-for-loss-in-pipeline-split", "recompute", "recompute-modules", "recompute-method",
+  "recompute-num-layers", "sequence-parallel",
   "zero", "fp8", "fp4", "gpu-variation", "framework", "recipe", NULL,
 };
 
