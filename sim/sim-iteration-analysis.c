@@ -340,11 +340,14 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s, const SimActiva
    * full recomputation holds besides (sim_memory_chunk_saved_bytes) */
   g_autofree gint64 *chunk_bytes = g_new0 (gint64, plan->virtual_stages);
   g_autofree gint64 *chunk_rec = g_new0 (gint64, plan->virtual_stages);
-  for (int c = 0; c < plan->virtual_stages; c++) {
+  for (int c = 0, offset = 0; c < plan->virtual_stages; c++) {
+    int k = s * plan->virtual_stages + c;
     guint64 t = 0;
-    chunk_bytes[c] = (gint64) sim_memory_chunk_saved_bytes (b->model, plan, s, c, layer_act, moe_act,
+    chunk_bytes[c] = (gint64) sim_memory_chunk_saved_bytes (b->model, plan, (guint64) b->first_of[k],
+                                                            b->lc_of[k], offset, layer_act, moe_act,
                                                             layer_kept, moe_kept, &t);
     chunk_rec[c] = (gint64) t;
+    offset += b->lc_of[k];
   }
   /* with CPU offloading (pp 1: the one chunk holds every layer) each pass
    * holds the chunk's offloading peak throughout, the ledger's figure */

@@ -243,12 +243,17 @@ sim_iter_builder_init (SimIterBuilder *b, const SimTopology *topo, const SimMode
   b->gpu = sim_topology_gpu_type (topo, 0);
   b->replicas = replicas;
   b->lc_of = g_new (int, p * v);
+  b->first_of = g_new (int, p * v);
   b->rec_dense_of = g_new (int, p * v);
   b->rec_moe_of = g_new (int, p * v);
-  for (int s = 0; s < p; s++)
-    for (int c = 0; c < v; c++) {
-      b->lc_of[s * v + c] = (int) (sim_plan_chunk_layers (plan, model, s, c) +
-                                   sim_plan_chunk_mtp_layers (plan, s, c));
+  /* virtual stage c x p + s follows c x p + s - 1 in the model
+   * (sim_plan_chunk_first_layer) */
+  for (int c = 0, first = 0; c < v; c++)
+    for (int s = 0; s < p; s++) {
+      int layers = (int) sim_plan_chunk_layers (plan, model, s, c);
+      b->first_of[s * v + c] = first;
+      b->lc_of[s * v + c] = layers + (int) sim_plan_chunk_mtp_layers (plan, s, c);
+      first += layers;
       sim_plan_chunk_recomputed (plan, model, s, c, &b->rec_dense_of[s * v + c],
                                  &b->rec_moe_of[s * v + c]);
     }
@@ -811,14 +816,12 @@ moe_init (SimIterBuilder *b)
   const SimModel *m = b->model;
   int pp = p->pp, v = p->virtual_stages;
   b->moe_of = g_new0 (int, pp * v);
-  b->first_of = g_new0 (int, pp * v);
   b->ep_layer_s = g_new0 (double, pp);
   if (!sim_model_is_moe (m))
     return;
   for (int c = 0; c < v; c++)
     for (int s = 0; s < pp; s++) {
-      int layer = (int) sim_plan_chunk_first_layer (p, m, s, c);
-      b->first_of[s * v + c] = layer;
+      int layer = b->first_of[s * v + c];
       for (int l = 0; l < b->lc_of[s * v + c]; l++)
         b->moe_of[s * v + c] += sim_model_layer_is_moe (m, (guint64) (layer + l)) ? 1 : 0;
     }

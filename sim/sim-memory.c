@@ -357,15 +357,12 @@ sim_memory_offload_model (const SimModel *model, const SimPlan *plan, const SimA
 }
 
 guint64
-sim_memory_chunk_saved_bytes (const SimModel *model, const SimPlan *plan, int stage, int chunk,
-                              const SimActivations *dense, const SimActivations *moe,
+sim_memory_chunk_saved_bytes (const SimModel *model, const SimPlan *plan, guint64 first, int lc,
+                              int offset, const SimActivations *dense, const SimActivations *moe,
                               const SimActivations *dense_kept, const SimActivations *moe_kept,
                               guint64 *transient)
 {
-  guint64 first = sim_plan_chunk_first_layer (plan, model, stage, chunk), saved = 0, worst = 0;
-  int lc = (int) (sim_plan_chunk_layers (plan, model, stage, chunk) +
-                  sim_plan_chunk_mtp_layers (plan, stage, chunk));
-  int offset = sim_plan_chunk_rank_offset (plan, model, stage, chunk);
+  guint64 saved = 0, worst = 0;
   gboolean full = plan->recompute == SIM_RECOMPUTE_FULL;
   for (int i = 0; i < lc; i++) {
     gboolean is_moe = moe != NULL && sim_model_layer_is_moe (model, first + (guint64) i);
@@ -425,15 +422,16 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
   /* each chunk's layers (Megatron's interleaved layout, sim-plan.h), dense
    * or MoE, with their own saved tensors, as the recomputation leaves
    * each (sim_memory_chunk_saved_bytes) */
-  for (int c = 0; c < v; c++) {
-    guint64 t = 0;
-    chunk_bytes[c] = sim_memory_chunk_saved_bytes (l->model, plan, st->stage, c, l->layer_act,
-                                                   l->moe_act, l->layer_kept, l->moe_kept, &t);
+  for (int c = 0, offset = 0; c < v; c++) {
+    guint64 t = 0, layer = sim_plan_chunk_first_layer (plan, l->model, st->stage, c);
+    guint64 lpc = sim_plan_chunk_layers (plan, l->model, st->stage, c) +
+                  sim_plan_chunk_mtp_layers (plan, st->stage, c);
+    chunk_bytes[c] = sim_memory_chunk_saved_bytes (l->model, plan, layer, (int) lpc, offset,
+                                                   l->layer_act, l->moe_act, l->layer_kept,
+                                                   l->moe_kept, &t);
     transient = MAX (transient, t);
-    for (guint64 i = 0, layer = sim_plan_chunk_first_layer (plan, l->model, st->stage, c),
-                 lpc = sim_plan_chunk_layers (plan, l->model, st->stage, c) +
-                       sim_plan_chunk_mtp_layers (plan, st->stage, c);
-         i < lpc; i++) {
+    offset += (int) lpc;
+    for (guint64 i = 0; i < lpc; i++) {
       gboolean moe = sim_model_layer_is_moe (l->model, layer + i);
       const SimActivations *a = layer_activations (l, moe);
       const SimActivations *k = moe ? l->moe_kept : l->layer_kept;

@@ -197,8 +197,11 @@ void sim_memory_offload (int layers, int n, const guint64 *bytes, const double *
  * dense_s[0] and dense_s[1] seconds, an MoE layer's moe_s[0] and moe_s[1]
  * (both NULL for the memory alone; the multi-token-prediction layers after
  * the decoder's stay, uncounted) */
-/* What chunk `chunk` of stage `stage` keeps of its layers for one
- * micro-batch until its backward: each layer by its part in the plan's
+/* What a model chunk keeps of its layers for one micro-batch until its
+ * backward (its lc layers from model layer `first`, MTP layers included,
+ * the rank_offset-th layer of its pipeline rank first: sim-plan.h's
+ * sim_plan_chunk_first_layer, _chunk_layers + _chunk_mtp_layers and
+ * _chunk_rank_offset): each layer by its part in the plan's
  * recomputation (sim_plan_layer_recompute): dense or moe (the sets the
  * plan's recomputation leaves, moe NULL for a dense model) for a layer it
  * checkpoints or any layer without full recomputation, dense_kept or
@@ -209,8 +212,8 @@ void sim_memory_offload (int layers, int n, const guint64 *bytes, const double *
  * transient_bytes times the layers recomputed together
  * (sim_plan_recompute_group); without full recomputation the largest
  * layer's.  Pure; any thread. */
-guint64 sim_memory_chunk_saved_bytes (const SimModel *model, const SimPlan *plan, int stage,
-                                      int chunk, const SimActivations *dense,
+guint64 sim_memory_chunk_saved_bytes (const SimModel *model, const SimPlan *plan, guint64 first,
+                                      int lc, int rank_offset, const SimActivations *dense,
                                       const SimActivations *moe, const SimActivations *dense_kept,
                                       const SimActivations *moe_kept, guint64 *transient);
 /* the activation sets of a dense and an MoE layer without recomputation,
