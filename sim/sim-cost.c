@@ -20,6 +20,10 @@ typedef struct {
   int kernels;
   int graphed;    /* of the kernels, those a CUDA graph replays (graph_layer) */
   int graphs;     /* the graph replays the host launches instead */
+  /* of s and kernels, the weight-gradient GEMMs' (a schedule that splits
+   * the backward runs them as a pass of their own, sim-schedule.h) */
+  double w_s;
+  int w_kernels;
   /* sim_cost_layer_kernels: each kernel appended here (SimKernel), named
    * by pass and tag; NULL when no one asks */
   GArray *log;
@@ -162,6 +166,8 @@ k_gemm_role (Acc *a, const char *role, double m, double n, double k, double spee
   a->s += s;
   a->flop += 2.0 * m * n * k;
   a->kernels++;
+  if (strcmp (role, "wgrad") == 0)
+    a->w_s += s, a->w_kernels++;
   log_kernel (a, SIM_KERNEL_GEMM, role, m, n, k, 1, 1, 0, 2.0 * m * n * k, s);
 }
 
@@ -232,6 +238,8 @@ k_grouped_role (Acc *a, const char *role, double groups, double m, double n, dou
   a->s += s;
   a->flop += groups * 2.0 * m * n * k;
   a->kernels += (int) groups;
+  if (strcmp (role, "wgrad") == 0)
+    a->w_s += s, a->w_kernels += (int) groups;
   log_kernel (a, SIM_KERNEL_GROUPED_GEMM, role, m, n, k, groups, (int) groups, 0,
               groups * 2.0 * m * n * k, s);
 }
@@ -1173,6 +1181,16 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
 #undef TAG
 }
 
+/* of a backward of wall time bwd_s and GPU time gpu_s, the weight-gradient
+ * GEMMs' share (w_gpu_s of the GPU time): their GPU time, in the same
+ * proportion where the host's launches set the backward's pace, so that
+ * the input and weight gradients of a split backward add up to it */
+static double
+w_share (double bwd_s, double w_gpu_s, double gpu_s)
+{
+  return gpu_s > 0 ? bwd_s * w_gpu_s / gpu_s : 0;
+}
+
 /* one layer's forward, backward and recomputation from its kernels */
 static void
 layer_times (const SimPlan *p, const Acc *fwd, const Acc *bwd, const Acc *core_fwd,
@@ -1327,6 +1345,7 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
   layer_times (p, &fwd, &bwd, &core_fwd, &core_bwd, &rec, &c->layer_fwd_s, &c->layer_bwd_s,
                &c->layer_recompute_s, &c->layer_fwd_flop, &c->layer_bwd_flop,
                &c->layer_recompute_flop, c->gpu_s, c->host_s);
+  c->layer_bwd_w_s = w_share (c->layer_bwd_s, bwd.w_s + core_bwd.w_s, c->gpu_s[1]);
   c->layer_recompute_module_flop = rec.flop;
   c->recompute_tp_colls = recomputes (p, SIM_RECOMPUTE_MLP) ? mlp_colls : 0;
   /* torchtitan's op-level checkpointing gathers the attention's and the
@@ -1357,6 +1376,7 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
     layer_times (p, &mf, &mb, &mcf, &mcb, &mr, &c->moe_fwd_s, &c->moe_bwd_s, &c->moe_recompute_s,
                  &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop, c->gpu_s + 2,
                  c->host_s + 2);
+    c->moe_bwd_w_s = w_share (c->moe_bwd_s, mb.w_s + mcb.w_s, c->gpu_s[3]);
     /* the attention side's share of the layer's time, by GPU time (the
      * router, its top-k and the permutation are counted with the experts) */
     c->moe_attn_fwd_s = c->gpu_s[2] > 0 ? c->moe_fwd_s * attn_fwd_gpu_s / c->gpu_s[2] : 0;
@@ -1445,6 +1465,7 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
     k_mem (&hb, 6.0 * TV);                    /* fp32 -> bf16 for the dgrad GEMM */
     c->head_fwd_s = wall (&hf);
     c->head_bwd_s = wall (&hb);
+    c->head_bwd_w_s = w_share (c->head_bwd_s, hb.w_s, hb.s);
     c->head_fwd_flop = hf.flop;
     c->head_bwd_flop = hb.flop;
     if (p->mtp_layers > 0) {
@@ -1526,6 +1547,12 @@ sim_cost_layer_kernels (const SimModel *m, const SimPlan *p, const SimGpuType *g
       if (strcmp (g_array_index (log, SimKernel, j).pass, passes[i]) == 0)
         g_array_append_val (out, g_array_index (log, SimKernel, j));
   return out;
+}
+
+double
+sim_cost_tail_w_s (const SimLayerCost *c)
+{
+  return c->head_bwd_w_s;
 }
 
 double

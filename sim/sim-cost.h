@@ -39,6 +39,10 @@ typedef struct {
   double layer_fwd_s;
   double layer_bwd_s;          /* without recomputation */
   double layer_recompute_s;    /* extra forward work before the backward */
+  /* of layer_bwd_s, the weight-gradient GEMMs' (a schedule that splits the
+   * backward runs them as a pass of their own, sim-schedule.h); the same
+   * of moe_bwd_s and head_bwd_s */
+  double layer_bwd_w_s, moe_bwd_w_s, head_bwd_w_s;
   double attn_core_fwd_s;      /* the part that selective recomputation repeats */
   /* executed FLOPs of the same, for HFU */
   double layer_fwd_flop;
@@ -105,6 +109,9 @@ void sim_cost_layer (const SimModel *m, const SimPlan *plan, const SimGpuType *g
  * module's own kernels (plan->mtp_layers of them; their layers are the
  * chunk's) */
 double sim_cost_tail_s (const SimLayerCost *c, const SimPlan *plan, gboolean backward);
+/* of the tail's backward, the output layer's weight gradient (the
+ * multi-token-prediction modules' stay with the input gradient) */
+double sim_cost_tail_w_s (const SimLayerCost *c);
 
 /* One kernel of a layer as sim_cost_layer charges it: what it computes or
  * moves and its GPU seconds, the fixed per-kernel cost included.  Strings

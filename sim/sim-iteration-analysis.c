@@ -263,7 +263,8 @@ stage_time (SimStageTime *st, SimIterBuilder *b, const Preds *pr, const StageInd
     double d = sim_time_to_s (t1 - t0);
     switch (sim_iter_span_of (b, a)->kind) {
     case SIM_SPAN_FORWARD: st->forward_s += d; break;
-    case SIM_SPAN_BACKWARD: st->backward_s += d; break;
+    case SIM_SPAN_BACKWARD:
+    case SIM_SPAN_WEIGHT: st->backward_s += d; break;
     case SIM_SPAN_RECOMPUTE: st->recompute_s += d; break;
     default: st->optimizer_s += d; break;
     }
@@ -373,9 +374,16 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s, const SimActiva
         mem_event (ev, from, (gint64) out_act->transient_bytes);
         mem_event (ev, sp->end, -(gint64) out_act->transient_bytes);
       }
-    } else if (sp->kind == SIM_SPAN_BACKWARD) {
-      mem_event (ev, sp->end, -bytes);
-      if (transient > 0 && plan->recompute == SIM_RECOMPUTE_SELECTIVE) {
+    } else if (sp->kind == SIM_SPAN_BACKWARD || sp->kind == SIM_SPAN_WEIGHT) {
+      /* where the schedule splits the backward, its weight gradient frees
+       * them (stage_activation_peak in sim-memory.c) */
+      gboolean split = sim_schedule_splits_backward (plan->schedule);
+      gint64 freed = last && split ? (gint64) sim_memory_split_output_freed (out_act) : 0;
+      if (split)
+        mem_event (ev, sp->end, sp->kind == SIM_SPAN_WEIGHT ? -(bytes - freed) : -freed);
+      else
+        mem_event (ev, sp->end, -bytes);
+      if (transient > 0 && plan->recompute == SIM_RECOMPUTE_SELECTIVE && sp->kind == SIM_SPAN_BACKWARD) {
         mem_event (ev, sp->start, transient);
         mem_event (ev, sp->end, -transient);
       }
@@ -470,7 +478,8 @@ critical_path (SimIteration *it, SimIterBuilder *b, const Preds *pr)
     guint32 sp = b->act_span->data[a];
     const Span *s = &g_array_index (b->spans, Span, sp);
     if (b->is_compute->data[a]) {
-      it->critical_s[s->kind] += sim_time_to_s (sim_engine_end (e, a) - sim_engine_start (e, a));
+      SimSpanKind k = s->kind == SIM_SPAN_WEIGHT ? SIM_SPAN_BACKWARD : s->kind;
+      it->critical_s[k] += sim_time_to_s (sim_engine_end (e, a) - sim_engine_start (e, a));
       a = latest_pred (pr, e, a);
     } else if (s->kind == SIM_SPAN_GATE) {
       a = latest_pred (pr, e, a);

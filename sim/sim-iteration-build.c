@@ -18,7 +18,7 @@ const char *
 sim_span_kind_name (SimSpanKind k)
 {
   static const char *names[] = { "forward", "backward", "recompute", "optimizer", "tp",
-                                 "cp",      "pp",       "dp",        "ep",       "gate" };
+                                 "cp",      "pp",       "dp",        "ep",       "gate", "weight" };
   return k < SIM_SPAN_KINDS ? names[k] : "?";
 }
 
@@ -267,7 +267,7 @@ sim_iter_builder_init (SimIterBuilder *b, const SimTopology *topo, const SimMode
   moe_init (b);
 
   /* a forward and a backward per micro-batch and chunk */
-  b->passes_per_stage = 2 * (int) plan->micro_batches * v;
+  b->passes_per_stage = (int) sim_schedule_passes (plan->schedule, (int) plan->micro_batches, v);
   b->ag_join = g_new (SimActivityId, (gsize) p * b->passes_per_stage);
   b->rs_start = g_new (SimActivityId, (gsize) p * b->passes_per_stage);
   b->rs_last = g_new (SimActivityId, p);
@@ -882,6 +882,23 @@ zero_dense_params (const SimIterBuilder *b, const PassCtx *pc)
   return (pc->lc - pc->nm) * b->layer_params + pc->nm * b->moe_layer_params;
 }
 
+/* whether op is the pass after which its micro-batch's gradients are
+ * final: its weight-gradient pass where the schedule splits the backward,
+ * else its backward */
+static gboolean
+grads_pass (const SimIterBuilder *b, const SimPipeOp *op)
+{
+  return op->kind == (sim_schedule_splits_backward (b->plan->schedule) ? SIM_PASS_WEIGHT
+                                                                       : SIM_PASS_BACKWARD);
+}
+
+/* ... and of the step's last micro-batch: the pass that finalises them */
+static gboolean
+finalises (const SimIterBuilder *b, const SimPipeOp *op)
+{
+  return grads_pass (b, op) && op->micro_batch + 1 == b->plan->micro_batches;
+}
+
 static void
 pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index,
                const SimPipeOp *op)
@@ -911,7 +928,7 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
     if (p->dp * p->cp > 1)
       pc->side_s = dp_pred_s (b, SIM_OP_ALL_GATHER, stage, dense * 2);
     pc->side_s += edp_pred_s (b, SIM_OP_ALL_GATHER, stage, experts * 2);
-    if (op->backward) {
+    if (grads_pass (b, op)) {
       /* under LoRA only the adapters have gradients */
       double grads = p->lora_rank > 0 ? pc->lc * b->grad_params : dense;
       if (p->dp * p->cp > 1)
@@ -924,10 +941,11 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
      * batch); --overlap-param-gather: its parameters are gathered beside
      * the first forward (of the next step, which repeats this one); the
      * NCCL kernels slow that compute as any other collective's do */
-    if (op->backward && op->micro_batch + 1 == p->micro_batches)
+    if (finalises (b, op))
       pc->side_s = dp_pred_s (b, p->zero >= 1 ? SIM_OP_REDUCE_SCATTER : SIM_OP_ALL_REDUCE, stage,
                               pc->lc * b->grad_params * grad_wire_bytes (p));
-    else if (!op->backward && op->micro_batch == 0 && p->zero >= 1 && p->overlap_param_gather > 0)
+    else if (op->kind == SIM_PASS_FORWARD && op->micro_batch == 0 && p->zero >= 1 &&
+             p->overlap_param_gather > 0)
       /* the parameters the optimizer changed (under LoRA the adapters) */
       pc->side_s = dp_pred_s (b, SIM_OP_ALL_GATHER, stage,
                               pc->lc * b->grad_params * (p->fp8_params > 0 ? 1 : 2));
@@ -1037,7 +1055,7 @@ ep_exposed_s (const SimIterBuilder *b, const PassCtx *pc)
 {
   const SimLayerCost *c = &b->cost;
   double one = b->ep_layer_s[pc->stage] / 2;
-  gboolean bwd = pc->op->backward;
+  gboolean bwd = pc->op->kind != SIM_PASS_FORWARD;
   /* the other direction's attention and experts */
   double attn = bwd ? c->moe_attn_fwd_s : c->moe_attn_bwd_s;
   double mlp = bwd ? c->moe_fwd_s - c->moe_attn_fwd_s : c->moe_bwd_s - c->moe_attn_bwd_s;
@@ -1142,7 +1160,8 @@ amax_reduce (SimIterBuilder *b, const PassCtx *pc, SimActivityId after, SimActiv
 {
   const SimPlan *p = b->plan;
   const SimMoe *moe = &b->model->moe;
-  int s = pc->stage, k = 2 * s + (pc->op->backward ? 1 : 0);
+  gboolean bwd = pc->op->kind != SIM_PASS_FORWARD;
+  int s = pc->stage, k = 2 * s + (bwd ? 1 : 0);
   double gemms, bytes;
   guint32 first, span;
   SimActivityId x;
@@ -1151,7 +1170,7 @@ amax_reduce (SimIterBuilder *b, const PassCtx *pc, SimActivityId after, SimActiv
   gemms = 4.0 * (pc->lc - pc->nm);
   if (pc->nm > 0)
     gemms += pc->nm * (2.0 + 2.0 * ((double) moe->experts / MAX (p->ep, 1) + (double) moe->shared_experts));
-  bytes = 4.0 * (pc->op->backward ? 2 : 3) * gemms;
+  bytes = 4.0 * (bwd ? 2 : 3) * gemms;
   if (b->amax_gpus[s] == NULL) {
     int dp = p->tp_only_amax_red ? 1 : p->dp, n = 0;
     /* the stage's ranks of replica 0's group: with --tp-only-amax-red the
@@ -1335,6 +1354,15 @@ backward_by_layer (SimIterBuilder *b, const PassCtx *pc, guint32 span, SimActivi
   return after;
 }
 
+/* the weight-gradient seconds of the pass's chunk (sim-cost.h) */
+static double
+weight_s (const SimIterBuilder *b, const PassCtx *pc)
+{
+  const SimLayerCost *c = &b->cost;
+  return (pc->lc - pc->nm) * c->layer_bwd_w_s + pc->nm * c->moe_bwd_w_s +
+         (pc->last_chunk ? sim_cost_tail_w_s (c) : 0);
+}
+
 /* a backward, its recomputation first; grads: non-NULL to finalise the
  * chunk's gradients layer by layer into it */
 static void
@@ -1354,6 +1382,9 @@ build_backward (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
     double t = nd * c->layer_bwd_s + pc->nm * c->moe_bwd_s +
                (pc->first_chunk ? c->embed_bwd_s + c->offload_bwd_s : 0) +
                (pc->last_chunk ? tail_s (b, TRUE) : 0);
+    /* split: the input gradient, its weight gradient a pass of its own */
+    if (sim_schedule_splits_backward (p->schedule))
+      t -= weight_s (b, pc);
     y = compute_with_ep (b, pc, t, pc->side_s,
                          nd * c->tp_colls_fwd + pc->nm * c->moe_tp_colls_fwd + tail_tp_colls (b, pc),
                          pass->compute_span, y, pc->nm);
@@ -1361,6 +1392,49 @@ build_backward (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
   cp_flows (b, pc->replica, pc->stage, 2 * pc->cp_bytes, pass->gate, pass->end, pc->mb, pc->chunk);
   dep (b, pass->end, y);
   amax_reduce (b, pc, y, pass->end);
+  if (p->zero >= 2 && zero_sharded (b) && grads_pass (b, pc->op))
+    zero2_reduce_scatter (b, pc, pass);
+}
+
+/* a weight-gradient pass (sim-schedule.h): the weight-gradient GEMMs of
+ * the chunk's layers, and of the output layer on the last chunk; no
+ * collective waits in it (the inputs and output gradients it multiplies
+ * were kept by the forward and the input-gradient pass); grads: non-NULL
+ * to finalise the chunk's gradients layer by layer into it */
+static void
+build_weight (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads)
+{
+  const SimLayerCost *c = &b->cost;
+  const SimPlan *p = b->plan;
+  SimActivityId y = pass->gate;
+  pass->compute_span = new_span (b, SIM_SPAN_WEIGHT, pc->stage, pc->replica, pc->mb, pc->chunk);
+  if (grads == NULL) {
+    y = pass_compute (b, pc, weight_s (b, pc), pc->side_s, 0, pass->compute_span);
+    dep (b, y, pass->gate);
+  } else if (pc->lc == 0) {
+    /* a chunk of the embedding or the output layer alone */
+    GradEntry ge = { 0 };
+    y = pass_compute (b, pc, weight_s (b, pc), pc->side_s, 0, pass->compute_span);
+    dep (b, y, pass->gate);
+    ge.ready = y;
+    ge.params = edge_grad_params (b, pc->last_chunk, pc->first_chunk);
+    g_array_append_val (grads, ge);
+  } else {
+    for (int l = pc->lc - 1; l >= 0; l--) {
+      gboolean moe = pc->nm > 0 && sim_model_layer_is_moe (b->model, (guint64) (pc->first_layer + l));
+      double t = (moe ? c->moe_bwd_w_s : c->layer_bwd_w_s) +
+                 (pc->last_chunk && l == pc->lc - 1 ? sim_cost_tail_w_s (c) : 0);
+      SimActivityId a = pass_compute (b, pc, t, pc->side_s / pc->lc, 0, pass->compute_span);
+      GradEntry ge;
+      dep (b, a, y);
+      y = a;
+      ge.ready = y;
+      ge.params = layer_grad_params (b, pc, l, moe);
+      ge.expert_params = moe ? b->expert_layer_params : 0;
+      g_array_append_val (grads, ge);
+    }
+  }
+  dep (b, pass->end, y);
   if (p->zero >= 2 && zero_sharded (b))
     zero2_reduce_scatter (b, pc, pass);
 }
@@ -1377,12 +1451,14 @@ build_pass (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads, Sim
   if (prev_end != G_MAXUINT32)
     dep (b, pass->gate, prev_end);
   pass->end = gate (b, pc->gspan);
-  if (p->zero >= 3 && zero_sharded (b))
+  /* a weight gradient reads no parameter */
+  if (p->zero >= 3 && zero_sharded (b) && pc->op->kind != SIM_PASS_WEIGHT)
     zero3_gather (b, pc, pass, ag_prev, prev_gate);
-  if (!pc->op->backward)
-    build_forward (b, pc, pass);
-  else
-    build_backward (b, pc, pass, grads);
+  switch ((SimPassKind) pc->op->kind) {
+  case SIM_PASS_FORWARD: build_forward (b, pc, pass); break;
+  case SIM_PASS_BACKWARD: build_backward (b, pc, pass, grads); break;
+  case SIM_PASS_WEIGHT: build_weight (b, pc, pass, grads); break;
+  }
 }
 
 /* replica r's stage s, pass by pass in program order, and the gradient
@@ -1405,17 +1481,16 @@ sim_iter_build_stage_program (SimIterBuilder *b, int r, int s)
     PassCtx pc;
     /* the last backward of each chunk is the one that finalises its
      * grads; ZeRO-2/3 reduce them per pass instead */
-    gboolean by_layer = op->backward && (int) op->micro_batch == m - 1 && plan->overlap &&
-                        plan->zero < 2;
+    gboolean by_layer = finalises (b, op) && plan->overlap && plan->zero < 2;
     pass_ctx_init (&pc, b, r, s, (int) i, op);
     /* from the first backward that finalises gradients on (the tail),
      * the gradient reduction may run beside the TP collectives and the
      * pipeline sends: flows (sim_iter_alone_exact) */
-    b->tail = b->tail || (op->backward && (int) op->micro_batch == m - 1);
+    b->tail = b->tail || (op->kind == SIM_PASS_BACKWARD && (int) op->micro_batch == m - 1);
     ps[i].tail = b->tail;
     pc.ep_beside = plan->moe_a2a_overlap > 0 &&
-                   ((i > 0 && g_array_index (order, SimPipeOp, i - 1).backward != op->backward) ||
-                    (i + 1 < order->len && g_array_index (order, SimPipeOp, i + 1).backward != op->backward));
+                   ((i > 0 && g_array_index (order, SimPipeOp, i - 1).kind != op->kind) ||
+                    (i + 1 < order->len && g_array_index (order, SimPipeOp, i + 1).kind != op->kind));
     build_pass (b, &pc, &ps[i], by_layer ? ge : NULL, prev, &ag_prev, prev_gate);
     prev = ps[i].end;
     prev_gate = ps[i].gate;
@@ -1440,7 +1515,9 @@ index_stage (const SimIterBuilder *b, const Pass *ps, int *slot)
   for (int i = 0; i < b->passes_per_stage; i++)
     slot[i] = -1;
   for (int i = 0; i < b->passes_per_stage; i++)
-    slot[(ps[i].op.chunk * m + (int) ps[i].op.micro_batch) * 2 + (ps[i].op.backward ? 1 : 0)] = i;
+    if (ps[i].op.kind != SIM_PASS_WEIGHT)
+      slot[(ps[i].op.chunk * m + (int) ps[i].op.micro_batch) * 2 +
+           (ps[i].op.kind == SIM_PASS_BACKWARD ? 1 : 0)] = i;
 }
 
 /* the send of a pass of replica's stage `from` (of a backward: `backward`;
@@ -1514,7 +1591,9 @@ pp_next (const SimPlan *p, int s, const SimPipeOp *op, int *to_chunk)
 {
   int c = op->chunk, v = p->virtual_stages;
   *to_chunk = c;
-  if (!op->backward) {
+  if (op->kind == SIM_PASS_WEIGHT)
+    return -1;
+  if (op->kind == SIM_PASS_FORWARD) {
     if (s < p->pp - 1)
       return s + 1;
     if (c < v - 1) {
@@ -1549,10 +1628,11 @@ sim_iter_build_pipeline_sends (SimIterBuilder *b)
         int to = pp_next (b->plan, s, &src->op, &tc);
         if (to < 0)
           continue;
-        k = slot[(gsize) to * n + (tc * m + mb) * 2 + (src->op.backward ? 1 : 0)];
+        gboolean bwd = src->op.kind == SIM_PASS_BACKWARD;
+        k = slot[(gsize) to * n + (tc * m + mb) * 2 + (bwd ? 1 : 0)];
         if (k >= 0)
-          pp_send (b, r, s, to, src->op.backward, src->tail, src->end, ps[(gsize) to * n + k].gate,
-                   mb, src->op.chunk);
+          pp_send (b, r, s, to, bwd, src->tail, src->end, ps[(gsize) to * n + k].gate, mb,
+                   src->op.chunk);
       }
   }
 }

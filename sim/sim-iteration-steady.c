@@ -25,7 +25,10 @@
  * m1 + 4k, ... follow while they still save work. */
 
 /* the period and the first run to try, in micro-batches: 1F1B is
- * periodic once every stage has a steady pair (m >= p); interleaved once
+ * periodic once every stage has a steady pair (m >= p); ZB-H1 once the
+ * stages' waits for their neighbours' sends have settled, which on the
+ * layouts of tests/test-steady.c takes up to 2p - 1 micro-batches (its F B
+ * W section repeating p times); interleaved once
  * the warm-up is not the whole program (m > p).  FALSE when the schedule
  * has no steady phase. */
 static gboolean
@@ -35,6 +38,9 @@ steady_counts (const SimPlan *p, guint64 *m1, guint64 *k)
   if (p->schedule == SIM_SCHEDULE_1F1B) {
     *k = 1;
     *m1 = MAX (pp, 2);
+  } else if (p->schedule == SIM_SCHEDULE_ZB_H1) {
+    *k = 1;
+    *m1 = 2 * pp;
   } else if (p->schedule == SIM_SCHEDULE_INTERLEAVED) {
     *k = pp;
     *m1 = 2 * pp;

@@ -47,6 +47,10 @@ typedef enum {
   SIM_SPAN_DP,
   SIM_SPAN_EP,       /* a mixture-of-experts layer's token all-to-alls */
   SIM_SPAN_GATE,     /* bookkeeping, never reported */
+  /* a weight-gradient pass of a schedule that splits the backward
+   * (sim-schedule.h): drawn apart, summed with the backward everywhere a
+   * time is reported (stage sums, critical path) */
+  SIM_SPAN_WEIGHT,
   SIM_SPAN_KINDS
 } SimSpanKind;
 

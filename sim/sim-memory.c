@@ -59,6 +59,11 @@ sim_memory_in_flight (SimSchedule schedule, int pp, int stage, guint64 m, int v)
     guint64 warmup = (guint64) (pp - stage - 1) * 2 + (guint64) (v - 1) * (guint64) pp;
     return MIN (warmup + 1, m * (guint64) v);
   }
+  case SIM_SCHEDULE_ZB_H1:
+    /* every stage's forwards reach p before its first weight gradient
+     * frees one (sim-schedule.h): p - 1 warm-up and held-back ones, then
+     * one more */
+    return MIN ((guint64) pp, m);
   }
   return m;
 }
@@ -388,6 +393,18 @@ sim_memory_chunk_saved_bytes (const SimModel *model, const SimPlan *plan, guint6
   return saved;
 }
 
+guint64
+sim_memory_split_output_freed (const SimActivations *out_act)
+{
+  guint64 logits = 0;
+  for (guint i = 0; i < out_act->tensors->len; i++) {
+    const SimSavedTensor *t = &g_array_index (out_act->tensors, SimSavedTensor, i);
+    if (strcmp (t->op, "loss") == 0)
+      logits += t->bytes;
+  }
+  return logits / 2;
+}
+
 void
 sim_memory_kept_activations (const SimModel *model, const SimPlan *plan, SimActivations **dense,
                              SimActivations **moe)
@@ -405,7 +422,13 @@ sim_memory_kept_activations (const SimModel *model, const SimPlan *plan, SimActi
 }
 
 /* walk the stage's passes in program order: a forward holds its chunk's
- * activations until the matching backward ends; the embedding and output
+ * activations until the matching backward ends, or where the schedule
+ * splits the backward until its weight gradient ends (ZB-H1's weight pass
+ * keeps each linear layer's input and output gradient: of a GPT layer's
+ * 34 s b h / t bytes under sequence parallelism (Korthikanti et al. 2022)
+ * the QKV, projection, FC1 and FC2 inputs, 2 + 2 + 2 + 8, and their
+ * output gradients, 6 + 2 + 8 + 2, 32 in all, so sim keeps the whole
+ * set); the embedding and output
  * activations ride with the first and last chunk.  The peak is an output
  * of the schedule, the same as the simulated timeline's. */
 static void
@@ -418,6 +441,7 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
   g_autofree guint64 *chunk_bytes = g_new0 (guint64, v);
   guint64 level = 0, best = 0, chunks = 0, best_chunks = 0;
   guint64 transient = 0;
+  guint64 freed = sim_memory_split_output_freed (l->out_act);
 
   /* each chunk's layers (Megatron's interleaved layout, sim-plan.h), dense
    * or MoE, with their own saved tensors, as the recomputation leaves
@@ -452,7 +476,10 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
     guint64 bytes = chunk_bytes[op->chunk] +
                     (first && op->chunk == 0 ? l->emb_act->saved_bytes : 0) +
                     (last && op->chunk == v - 1 ? l->out_act->saved_bytes + l->mtp_act_bytes : 0);
-    if (!op->backward) {
+    if (op->kind == SIM_PASS_WEIGHT) {
+      level -= bytes - (last && op->chunk == v - 1 ? freed : 0);
+      chunks--;
+    } else if (op->kind == SIM_PASS_FORWARD) {
       /* the loss's moment at the end of the last chunk's forward */
       guint64 loss = last && op->chunk == v - 1 ? l->out_act->transient_bytes : 0;
       level += bytes;
@@ -468,8 +495,14 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
         best = level + transient;
         best_chunks = chunks;
       }
-      level -= bytes;
-      chunks--;
+      /* split: the input gradient's activations stay for its weight
+       * gradient, but for the loss's */
+      if (!sim_schedule_splits_backward (plan->schedule)) {
+        level -= bytes;
+        chunks--;
+      } else if (last && op->chunk == v - 1) {
+        level -= freed;
+      }
     }
   }
   st->in_flight_chunks = best_chunks;

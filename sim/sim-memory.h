@@ -197,6 +197,13 @@ void sim_memory_offload (int layers, int n, const guint64 *bytes, const double *
  * dense_s[0] and dense_s[1] seconds, an MoE layer's moe_s[0] and moe_s[1]
  * (both NULL for the memory alone; the multi-token-prediction layers after
  * the decoder's stay, uncounted) */
+/* Where the schedule splits the backward (sim-schedule.h), what the last
+ * chunk's input-gradient pass frees of the output layer's activations
+ * (out_act, sim_activations_output) before its weight gradient: the loss's
+ * fp32 logits give way to the BF16 gradient of the logits that the output
+ * layer's weight gradient multiplies, half their bytes; never fails */
+guint64 sim_memory_split_output_freed (const SimActivations *out_act);
+
 /* What a model chunk keeps of its layers for one micro-batch until its
  * backward (its lc layers from model layer `first`, MTP layers included,
  * the rank_offset-th layer of its pipeline rank first: sim-plan.h's

@@ -95,7 +95,7 @@ static const Option options[] = {
   { "global-batch", "gb", KEY_GLOBAL_BATCH, ARG_UINT, NULL,
     "sequences per optimizer step (default: the model's published batch)" },
   { "seq-len", "seq", KEY_SEQ_LEN, ARG_UINT, NULL, "tokens per sequence (default: the model's)" },
-  { "schedule", NULL, KEY_SCHEDULE, ARG_CHOICE, "gpipe|1f1b|interleaved",
+  { "schedule", NULL, KEY_SCHEDULE, ARG_CHOICE, "gpipe|1f1b|interleaved|zb-h1",
     "pipeline schedule (default 1f1b)" },
   { "virtual-stages", "v", KEY_VIRTUAL_STAGES, ARG_INT, NULL,
     "model chunks per pipeline rank for the interleaved schedule" },
@@ -2263,7 +2263,7 @@ sim_plan_rank_of (const SimPlan *plan, const int coords[SIM_DIM_COUNT])
 const char *
 sim_schedule_name (SimSchedule s)
 {
-  static const char *names[] = { "gpipe", "1f1b", "interleaved" };
+  static const char *names[] = { "gpipe", "1f1b", "interleaved", "zb-h1" };
   return names[s];
 }
 

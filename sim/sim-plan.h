@@ -24,7 +24,14 @@
 
 G_BEGIN_DECLS
 
-typedef enum { SIM_SCHEDULE_GPIPE, SIM_SCHEDULE_1F1B, SIM_SCHEDULE_INTERLEAVED } SimSchedule;
+/* zb-h1: the zero-bubble schedule ZB-H1 (sim-schedule.h), one chunk per
+ * rank, the backward split into its input and weight gradients */
+typedef enum {
+  SIM_SCHEDULE_GPIPE,
+  SIM_SCHEDULE_1F1B,
+  SIM_SCHEDULE_INTERLEAVED,
+  SIM_SCHEDULE_ZB_H1
+} SimSchedule;
 typedef enum { SIM_RECOMPUTE_NONE, SIM_RECOMPUTE_SELECTIVE, SIM_RECOMPUTE_FULL } SimRecompute;
 /* Which layers full recomputation recomputes, with N layers
  * (recompute_num_layers): Megatron-Core's recompute_method

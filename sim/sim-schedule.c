@@ -1,23 +1,70 @@
 #include "sim-schedule.h"
 
 /* the program being written: every schedule has a forward and a backward
- * per micro-batch and chunk, so its length is known before it is written */
+ * per micro-batch and chunk (and a weight gradient where it splits the
+ * backward), so its length is known before it is written */
 typedef struct {
   SimPipeOp *op;
   guint n;
 } Program;
 
 static void
+push_kind (Program *a, SimPassKind kind, int chunk, int mb)
+{
+  SimPipeOp op = { (guint8) kind, (guint16) chunk, (guint32) mb };
+  a->op[a->n++] = op;
+}
+
+static void
 push (Program *a, gboolean backward, int chunk, int mb)
 {
-  SimPipeOp op = { (guint8) backward, (guint16) chunk, (guint32) mb };
-  a->op[a->n++] = op;
+  push_kind (a, backward ? SIM_PASS_BACKWARD : SIM_PASS_FORWARD, chunk, mb);
+}
+
+gboolean
+sim_schedule_splits_backward (SimSchedule schedule)
+{
+  return schedule == SIM_SCHEDULE_ZB_H1;
+}
+
+guint
+sim_schedule_passes (SimSchedule schedule, int m, int v)
+{
+  if (sim_schedule_splits_backward (schedule))
+    return 3u * (guint) m;
+  return 2u * (guint) m * (guint) (schedule == SIM_SCHEDULE_INTERLEAVED ? v : 1);
+}
+
+/* ZB-H1 (sim-schedule.h): the forwards, backwards and weight gradients
+ * done so far, each section stopping when the forwards (or backwards) run
+ * out, as the authors' loops do when m < p; W takes the oldest pending */
+static void
+zb_h1 (Program *a, int p, int s, int m)
+{
+  int f = 0, bk = 0, w = 0;
+  for (int i = 0; i < p - s - 1 && f < m; i++)
+    push_kind (a, SIM_PASS_FORWARD, 0, f++);
+  for (int i = 0; i < s && f < m; i++) {
+    push_kind (a, SIM_PASS_FORWARD, 0, f++);
+    push_kind (a, SIM_PASS_BACKWARD, 0, bk++);
+  }
+  while (f < m) {
+    push_kind (a, SIM_PASS_FORWARD, 0, f++);
+    push_kind (a, SIM_PASS_BACKWARD, 0, bk++);
+    push_kind (a, SIM_PASS_WEIGHT, 0, w++);
+  }
+  while (bk < m) {
+    push_kind (a, SIM_PASS_BACKWARD, 0, bk++);
+    push_kind (a, SIM_PASS_WEIGHT, 0, w++);
+  }
+  while (w < m)
+    push_kind (a, SIM_PASS_WEIGHT, 0, w++);
 }
 
 GArray *
 sim_schedule_stage (SimSchedule schedule, int p, int s, int m, int v)
 {
-  guint len = 2u * (guint) m * (guint) (schedule == SIM_SCHEDULE_INTERLEAVED ? v : 1);
+  guint len = sim_schedule_passes (schedule, m, v);
   GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (SimPipeOp), len);
   Program prog, *a = &prog;
   g_array_set_size (out, len);
@@ -60,6 +107,9 @@ sim_schedule_stage (SimSchedule schedule, int p, int s, int m, int v)
 #undef MB
     break;
   }
+  case SIM_SCHEDULE_ZB_H1:
+    zb_h1 (a, p, s, m);
+    break;
   }
   g_assert (prog.n == len);
   return out;

@@ -9,7 +9,21 @@
  *                (k / p) mod v of micro-batch (k / pv) p + k mod p, backward
  *                step k chunk v - 1 - (k / p) mod v; warm-up is
  *                (p - s - 1) * 2 + (v - 1) * p steps (all of them when m = p),
- *                as megatron/core/pipeline_parallel/schedules.py.
+ *                as megatron/core/pipeline_parallel/schedules.py;
+ *   ZB-H1        the zero-bubble schedule of Qi et al., "Zero Bubble
+ *                Pipeline Parallelism" (ICLR 2024, arXiv:2401.10241,
+ *                section 3.1): the backward split into B, the input
+ *                gradient the previous stage waits for, and W, the weight
+ *                gradient nothing waits for.  As the authors' handcrafted
+ *                schedule (sail-sg/zero-bubble-pipeline-parallelism,
+ *                ZeroBubbleH1Pipeline.steps with exact semantics): p - s - 1
+ *                warm-up forwards; s pairs F B with their W held back; then
+ *                F B W while forwards remain, then B W, then the s W held
+ *                back.  A W computes the oldest weight gradient pending
+ *                (first in, first out).  Each stage has 3m passes, and the
+ *                step is m (tF + tB + tW) + (p - 1)(tF + tB - tW) for
+ *                equal stages (the paper's ZB-H1 bubble), against
+ *                (m + p - 1)(tF + tB + tW) for 1F1B.
  */
 #pragma once
 
@@ -19,15 +33,25 @@
 
 G_BEGIN_DECLS
 
+/* a pass: a forward, a backward (the whole of it, or under a schedule
+ * that splits it its input gradient), or a weight gradient */
+typedef enum { SIM_PASS_FORWARD, SIM_PASS_BACKWARD, SIM_PASS_WEIGHT } SimPassKind;
+
 typedef struct {
-  guint8 backward;
+  guint8 kind; /* SimPassKind */
   guint16 chunk;
   guint32 micro_batch;
 } SimPipeOp;
 
-/* the stage's passes in program order: m * v forwards and m * v backwards.
- * Returns a new array of SimPipeOp (caller g_array_unref()s); never fails;
- * any thread. */
+/* whether the schedule runs each backward as B and W passes */
+gboolean sim_schedule_splits_backward (SimSchedule schedule);
+
+/* the passes of one stage: 2 m v, or 3 m with the backward split */
+guint sim_schedule_passes (SimSchedule schedule, int micro_batches, int virtual_stages);
+
+/* the stage's passes in program order (sim_schedule_passes of them).
+ * Returns a new array of SimPipeOp (caller g_array_unref()s); never
+ * fails; any thread. */
 GArray *sim_schedule_stage (SimSchedule schedule, int pp, int stage, int micro_batches,
                             int virtual_stages);
 

@@ -25,10 +25,11 @@ run_clear (Run *r)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 
 /* Llama 3 8B on one DGX node with uniform layers and nothing else: forward
- * 1 ms, backward 2 ms per layer, no embedding or output cost, no TP (tp 1),
- * free pipeline sends */
+ * 1 ms, backward 2 ms per layer (w_s of it the weight gradient's, which a
+ * schedule that splits the backward runs as a pass of its own), no
+ * embedding or output cost, no TP (tp 1), free pipeline sends */
 static inline void
-run_ideal (Run *r, const char *plan)
+run_ideal_w (Run *r, const char *plan, double w_s)
 {
   g_autoptr (GError) error = NULL;
   SimLayerCost c = { 0 };
@@ -41,6 +42,13 @@ run_ideal (Run *r, const char *plan)
   r->mem = sim_memory_compute (r->t, r->m, r->p);
   c.layer_fwd_s = 1e-3;
   c.layer_bwd_s = 2e-3;
+  c.layer_bwd_w_s = w_s;
   r->it = sim_iteration_run_with_cost (r->t, r->m, r->p, r->mem, FALSE, &c, &error);
   g_assert_no_error (error);
+}
+
+static inline void
+run_ideal (Run *r, const char *plan)
+{
+  run_ideal_w (r, plan, 0);
 }

@@ -9,6 +9,7 @@
 #include "sim-iteration.h"
 #include "sim-memory.h"
 #include "sim-network.h"
+#include "sim-schedule.h"
 #include "sim-variability.h"
 #include "test-util.h"
 #include "test-ideal.h"
@@ -47,6 +48,70 @@ test_gpipe (void)
   check_bubble (r.it, 23 * 12e-3, 7.0 / 23.0);
   g_assert_cmpuint (g_array_index (r.it->stages, SimStageTime, 0).peak_activation_bytes, ==,
                     16 * 4 * g_array_index (r.mem->stages, SimStageMemory, 0).activation_bytes_per_layer);
+}
+
+/* ZB-H1 (Qi et al. 2024, section 3.1), p = 8, m = 16, 4 layers per stage:
+ * forward tF = 4 ms, the backward's input gradient tB = 4 ms and its
+ * weight gradient tW = 4 ms a pass.  The paper's step for equal stages is
+ * m (tF + tB + tW) + (p - 1)(tF + tB - tW) = 16 x 12 + 7 x 4 = 220 ms,
+ * against 1F1B's (m + p - 1)(tF + tB + tW) = 23 x 12 = 276 ms (above,
+ * the same work unsplit); every stage computes 192 ms and idles 28, 7/55
+ * of the step.  The weight gradients free the activations, and every
+ * stage reaches p = 8 micro-batches in flight before its first one does
+ * (the paper: ZB-H1's peak is 1F1B's first stage's, p of them), where 1F1B
+ * holds p - s: 5 on stage 3. */
+static void
+test_zb_h1 (void)
+{
+  g_auto (Run) r = { 0 };
+  g_auto (Run) f = { 0 };
+  guint64 layer;
+  run_ideal_w (&r, "tp=1,pp=8,dp=1,gb=16,schedule=zb-h1,gpu-variation=0", 1e-3);
+  check_bubble (r.it, 220e-3, 7.0 / 55.0);
+  layer = g_array_index (r.mem->stages, SimStageMemory, 3).activation_bytes_per_layer;
+  for (int s = 0; s < 7; s++) {
+    g_assert_cmpuint (g_array_index (r.it->stages, SimStageTime, s).peak_activation_bytes, ==,
+                      8 * 4 * layer);
+    g_assert_cmpuint (g_array_index (r.mem->stages, SimStageMemory, s).activations_peak_bytes, ==,
+                      8 * 4 * layer);
+  }
+  g_assert_cmpfloat (g_array_index (r.mem->stages, SimStageMemory, 3).in_flight_micro_batches, ==, 8);
+  /* the same costs under 1F1B: the split changes nothing there */
+  run_ideal_w (&f, "tp=1,pp=8,dp=1,gb=16,schedule=1f1b,gpu-variation=0", 1e-3);
+  check_bubble (f.it, 276e-3, 7.0 / 23.0);
+  g_assert_cmpfloat (g_array_index (f.mem->stages, SimStageMemory, 3).in_flight_micro_batches, ==, 5);
+}
+
+/* a stage's program as text: F, B or W and the micro-batch */
+static char *
+program_text (SimSchedule schedule, int p, int s, int m)
+{
+  g_autoptr (GArray) order = sim_schedule_stage (schedule, p, s, m, 1);
+  GString *t = g_string_new (NULL);
+  g_assert_cmpuint (order->len, ==, sim_schedule_passes (schedule, m, 1));
+  for (guint i = 0; i < order->len; i++) {
+    const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
+    g_string_append_printf (t, "%s%c%u", i ? " " : "", "FBW"[op->kind], op->micro_batch);
+  }
+  return g_string_free (t, FALSE);
+}
+
+/* ZB-H1's programs, written out by hand from the authors' loops
+ * (ZeroBubbleH1Pipeline.steps, sim-schedule.h): p = 4, stage 1, m = 6:
+ * 2 warm-up forwards; 1 pair F B; F B W while forwards remain (W taking
+ * the oldest, micro-batch 0 first); B W; the one W held back.  With
+ * fewer micro-batches than stages (m = 2, stage 0) the warm-up stops at
+ * the forwards there are. */
+static void
+test_zb_h1_program (void)
+{
+  g_autofree char *a = program_text (SIM_SCHEDULE_ZB_H1, 4, 1, 6);
+  g_autofree char *b = program_text (SIM_SCHEDULE_ZB_H1, 4, 0, 2);
+  g_autofree char *c = program_text (SIM_SCHEDULE_ZB_H1, 4, 3, 4);
+  g_assert_cmpstr (a, ==, "F0 F1 F2 B0 F3 B1 W0 F4 B2 W1 F5 B3 W2 B4 W3 B5 W4 W5");
+  g_assert_cmpstr (b, ==, "F0 F1 B0 W0 B1 W1");
+  /* the last stage: no warm-up, 3 pairs, one F B W, then the 3 W */
+  g_assert_cmpstr (c, ==, "F0 B0 F1 B1 F2 B2 F3 B3 W0 W1 W2 W3");
 }
 
 /* E[max of n standard normals] against its closed forms (n = 2: 1/sqrt(pi);
@@ -180,7 +245,9 @@ test_timeline_matches_ledger (void)
                           "tp=8,pp=4,dp=2,gb=64,recompute-method=block,recompute-num-layers=3",
                           "tp=8,pp=4,dp=2,gb=64,recompute-method=uniform,recompute-num-layers=4",
                           "tp=8,pp=4,dp=2,gb=64,schedule=interleaved,v=2,recompute-method=every,"
-                          "recompute-num-layers=3" };
+                          "recompute-num-layers=3",
+                          "tp=8,pp=4,dp=2,gb=64,schedule=zb-h1",
+                          "tp=8,pp=4,dp=2,gb=64,schedule=zb-h1,recompute=selective,framework=torchtitan" };
   for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
     g_autoptr (GError) error = NULL;
     g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
@@ -549,6 +616,8 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/1f1b", test_1f1b);
   g_test_add_func ("/iteration/gpipe", test_gpipe);
   g_test_add_func ("/iteration/interleaved", test_interleaved);
+  g_test_add_func ("/iteration/zb-h1", test_zb_h1);
+  g_test_add_func ("/iteration/zb-h1-program", test_zb_h1_program);
   g_test_add_func ("/iteration/expected-max", test_expected_max);
   g_test_add_func ("/iteration/variability", test_variability);
   g_test_add_func ("/iteration/slow-stage", test_slow_stage);

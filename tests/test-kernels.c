@@ -28,6 +28,19 @@ pass_sum (const GArray *k, const char *pass)
   return r;
 }
 
+/* the summed seconds of pass's kernels with role */
+static double
+role_sum (const GArray *k, const char *pass, const char *role)
+{
+  double r = 0;
+  for (guint i = 0; i < k->len; i++) {
+    const SimKernel *x = &g_array_index (k, SimKernel, i);
+    if (strcmp (x->pass, pass) == 0 && strcmp (x->role, role) == 0)
+      r += x->seconds;
+  }
+  return r;
+}
+
 /* the first kernel of pass named name with role */
 static const SimKernel *
 find (const GArray *k, const char *pass, const char *name, const char *role)
@@ -107,6 +120,16 @@ test_dense (void)
   g_assert_cmpfloat (x->n, ==, 128256);
   g_assert_cmpfloat_with_epsilon (pass_sum (k, "output forward").s, c.head_fwd_s, 1e-12);
   g_assert_cmpfloat_with_epsilon (pass_sum (k, "output backward").s, c.head_bwd_s, 1e-12);
+
+  /* the weight-gradient pass of a schedule that splits the backward
+   * (ZB-H1) is the list's wgrad rows: QKV, projection, FC1, FC2, and the
+   * output layer's (the backward's GPU time is its wall time here, so no
+   * host share scales it) */
+  g_assert_cmpfloat (c.layer_bwd_s, ==, c.gpu_s[1]);
+  g_assert_cmpfloat_with_epsilon (c.layer_bwd_w_s, role_sum (k, "backward", "wgrad"), 1e-12);
+  g_assert_cmpfloat_with_epsilon (c.head_bwd_w_s, role_sum (k, "output backward", "wgrad"), 1e-12);
+  g_assert_cmpfloat_with_epsilon (c.head_bwd_w_s, find (k, "output backward", "output", "wgrad")->seconds,
+                                  1e-12);
 }
 
 /* tp 8 with sequence parallelism: each GPU's QKV is 8192 x 6144 / 8 = 768

@@ -103,7 +103,7 @@ test_gantt_order (void)
     double rgb[3];
     const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
     pixel (s, x_of (&l, g_array_index (mids, double, i)), l.top + 4 + l.lane_compute_h / 2 + 8, rgb);
-    g_assert_true (is_color (rgb, viz_kind_color (op->backward ? SIM_SPAN_BACKWARD : SIM_SPAN_FORWARD)));
+    g_assert_true (is_color (rgb, viz_kind_color (op->kind == SIM_PASS_BACKWARD ? SIM_SPAN_BACKWARD : SIM_SPAN_FORWARD)));
   }
   cairo_surface_destroy (s);
 }

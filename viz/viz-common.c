@@ -18,6 +18,7 @@ static const VizColor kind_colors[SIM_SPAN_KINDS] = {
   { 0.576, 0.471, 0.376 }, /* DP: brown */
   { 0.392, 0.710, 0.804 }, /* EP: cyan */
   { 0.925, 0.925, 0.925 }, /* idle */
+  { 0.659, 0.831, 0.573 }, /* weight gradient: light green, beside the backward's */
 };
 
 VizColor

@@ -5,6 +5,8 @@
 #include "sim-format.h"
 #include "viz-private.h"
 
+#include "sim-schedule.h"
+
 #define LEFT 132.0
 #define RIGHT 28.0
 #define TOP 104.0
@@ -135,14 +137,16 @@ comm_segments (cairo_t *cr, const GArray *iv, SimTime a, SimTime b, VizColor c, 
 static void
 legend (cairo_t *cr, const VizInput *in, double x, double y)
 {
-  SimSpanKind kinds[] = { SIM_SPAN_FORWARD, SIM_SPAN_BACKWARD, SIM_SPAN_RECOMPUTE,
+  SimSpanKind kinds[] = { SIM_SPAN_FORWARD, SIM_SPAN_BACKWARD, SIM_SPAN_WEIGHT, SIM_SPAN_RECOMPUTE,
                           SIM_SPAN_OPTIMIZER, SIM_SPAN_TP, SIM_SPAN_CP, SIM_SPAN_EP, SIM_SPAN_PP,
                           SIM_SPAN_DP, SIM_SPAN_GATE };
-  const char *names[] = { "forward", "backward", "recompute", "optimizer", "TP comm", "CP comm",
-                          "EP all-to-all", "PP send/recv", "DP / ZeRO comm", "idle (bubble)" };
+  const char *names[] = { "forward", "backward", "weight gradient", "recompute", "optimizer", "TP comm",
+                          "CP comm", "EP all-to-all", "PP send/recv", "DP / ZeRO comm", "idle (bubble)" };
   const SimPlan *p = in->run->plan;
   viz_font (cr, 12, FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++) {
+    if (kinds[i] == SIM_SPAN_WEIGHT && !sim_schedule_splits_backward (p->schedule))
+      continue;
     if (kinds[i] == SIM_SPAN_RECOMPUTE && in->run->plan->recompute == SIM_RECOMPUTE_NONE)
       continue;
     if (kinds[i] == SIM_SPAN_CP && in->run->plan->cp < 2)
