@@ -27,13 +27,13 @@ tail_s (const SimModel *m, const SimPlan *p, const SimLayerCost *c)
          MAX (p->mtp_layers, 0) * layer_s (m, c, m->layers);
 }
 
-/* virtual stage k's compute (k = chunk x pp + stage) under the plan */
+/* virtual stage k's compute (k = sim_plan_virtual_stage) under the plan */
 static double
 virtual_stage_s (const SimModel *m, const SimPlan *p, const SimLayerCost *c, int stage, int chunk)
 {
   guint64 first = sim_plan_chunk_first_layer (p, m, stage, chunk);
   guint64 n = sim_plan_chunk_layers (p, m, stage, chunk);
-  int v = MAX (p->virtual_stages, 1), offset = sim_plan_chunk_rank_offset (p, m, stage, chunk);
+  int offset = sim_plan_chunk_rank_offset (p, m, stage, chunk);
   double s = 0;
   for (guint64 i = 0; i < n; i++) {
     s += layer_s (m, c, first + i);
@@ -42,9 +42,9 @@ virtual_stage_s (const SimModel *m, const SimPlan *p, const SimLayerCost *c, int
         sim_plan_layer_recompute (p, offset, (int) i) == SIM_LAYER_KEPT)
       s -= sim_model_layer_is_moe (m, first + i) ? c->moe_recompute_s : c->layer_recompute_s;
   }
-  if (stage == 0 && chunk == 0)
+  if (sim_plan_chunk_is_first (p, stage, chunk))
     s += head_s (c);
-  if (stage == p->pp - 1 && chunk == v - 1)
+  if (sim_plan_chunk_is_last (p, stage, chunk))
     s += tail_s (m, p, c);
   return s;
 }

@@ -444,9 +444,13 @@ map_torchtitan (Map *m)
       item (m, "schedule", "interleaved");
     else if (g_str_equal (schedule, "GPipe"))
       item (m, "schedule", "gpipe");
+    else if (g_str_equal (schedule, "ZBVZeroBubble"))
+      item (m, "schedule", "zb-v");
+    else if (g_str_equal (schedule, "DualPipeV"))
+      item (m, "schedule", "dualpipe-v");
     else
       unmapped (m, "parallelism.pipeline_parallel_schedule", "a schedule sim does not model (it has GPipe, 1F1B, "
-                                                             "Interleaved1F1B)");
+                                                             "Interleaved1F1B, ZBVZeroBubble, DualPipeV)");
   }
   if (is_true (take (m, "parallelism.enable_async_tensor_parallel")))
     item (m, "tp-comm-overlap", "true");

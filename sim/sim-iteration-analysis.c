@@ -85,7 +85,7 @@ reported_spans (SimIterBuilder *b)
   GArray *out = g_array_new (FALSE, FALSE, sizeof (SimSpan));
   for (guint i = 0; i < b->spans->len; i++) {
     const Span *sp = &g_array_index (b->spans, Span, i);
-    SimSpan o = { sp->kind, sp->stage, sp->replica, sp->mb, sp->chunk, sp->start, sp->end };
+    SimSpan o = { sp->kind, sp->stage, sp->replica, sp->mb, sp->chunk, sp->start, sp->end, sp->paired };
     if (sp->kind == SIM_SPAN_GATE || sp->replica != 0 || sp->start < 0)
       continue;
     g_array_append_val (out, o);
@@ -360,8 +360,8 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s, const SimActiva
    * hold no activations */
   for (guint i = 0; i < x->chunked[s]->len; i++) {
     const Span *sp = &g_array_index (b->spans, Span, g_array_index (x->chunked[s], guint32, i));
-    gboolean first = s == 0 && sp->chunk == 0;
-    gboolean last = s == plan->pp - 1 && sp->chunk == plan->virtual_stages - 1;
+    gboolean first = sim_plan_chunk_is_first (plan, s, sp->chunk);
+    gboolean last = sim_plan_chunk_is_last (plan, s, sp->chunk);
     gint64 bytes = offload ? (gint64) off.peak_bytes : chunk_bytes[sp->chunk];
     bytes += (first ? (gint64) emb_act->saved_bytes : 0) +
              (last ? (gint64) out_act->saved_bytes : 0);

@@ -246,17 +246,17 @@ sim_iter_builder_init (SimIterBuilder *b, const SimTopology *topo, const SimMode
   b->first_of = g_new (int, p * v);
   b->rec_dense_of = g_new (int, p * v);
   b->rec_moe_of = g_new (int, p * v);
-  /* virtual stage c x p + s follows c x p + s - 1 in the model
-   * (sim_plan_chunk_first_layer) */
-  for (int c = 0, first = 0; c < v; c++)
-    for (int s = 0; s < p; s++) {
-      int layers = (int) sim_plan_chunk_layers (plan, model, s, c);
-      b->first_of[s * v + c] = first;
-      b->lc_of[s * v + c] = layers + (int) sim_plan_chunk_mtp_layers (plan, s, c);
-      first += layers;
-      sim_plan_chunk_recomputed (plan, model, s, c, &b->rec_dense_of[s * v + c],
-                                 &b->rec_moe_of[s * v + c]);
-    }
+  /* the model's chunks in order (sim_plan_chunk_first_layer) */
+  for (int k = 0, first = 0; k < p * v; k++) {
+    int s, c, layers;
+    sim_plan_chunk_at (plan, k, &s, &c);
+    layers = (int) sim_plan_chunk_layers (plan, model, s, c);
+    b->first_of[s * v + c] = first;
+    b->lc_of[s * v + c] = layers + (int) sim_plan_chunk_mtp_layers (plan, s, c);
+    first += layers;
+    sim_plan_chunk_recomputed (plan, model, s, c, &b->rec_dense_of[s * v + c],
+                               &b->rec_moe_of[s * v + c]);
+  }
   b->layer_params = (double) sim_model_layer_params_sharded (model) / plan->tp +
                     (double) sim_model_layer_params_replicated (model);
   b->grad_params = plan->lora_rank > 0 ? lora_rank_params (model, plan) : b->layer_params;
@@ -283,7 +283,8 @@ sim_iter_builder_init (SimIterBuilder *b, const SimTopology *topo, const SimMode
   b->amax_n = g_new0 (int, p);
   b->amax_bytes = g_new0 (double, 2 * p);
   b->amax_s = g_new0 (double, 2 * p);
-  b->n_sends = replicas * p * 2;
+  /* per stage: up and down the ranks, forward and backward */
+  b->n_sends = replicas * p * 4;
   b->dp_mirror = (alone & MIRROR_DP) && dp_mirrored (b, full);
   b->tp_gpus = g_new (int, (gsize) replicas * p * plan->cp * plan->tp);
   for (int r = 0, k = 0; r < replicas; r++)
@@ -333,7 +334,7 @@ sim_iter_builder_init (SimIterBuilder *b, const SimTopology *topo, const SimMode
   if (b->alone) {
     guint groups;
     b->tp_groups = replicas * p * plan->cp;
-    b->dp_groups = b->tp_groups + replicas * p * 2;
+    b->dp_groups = b->tp_groups + replicas * p * 4;
     b->cp_groups = b->dp_groups + p * plan->tp + p * plan->etp * plan->ep;
     groups = (guint) (b->cp_groups + replicas * p * plan->tp);
     b->alone_delays = g_ptr_array_new_full (groups, (GDestroyNotify) g_array_unref);
@@ -407,7 +408,7 @@ sim_iter_scratch_clear (Scratch *sc)
 static guint32
 new_span (SimIterBuilder *b, SimSpanKind kind, int stage, int replica, int mb, int chunk)
 {
-  Span s = { kind, stage, replica, mb, chunk, -1, -1 };
+  Span s = { kind, stage, replica, mb, chunk, -1, -1, FALSE };
   g_array_append_val (b->spans, s);
   return b->spans->len - 1;
 }
@@ -914,8 +915,8 @@ pass_ctx_init (PassCtx *pc, SimIterBuilder *b, int replica, int stage, int index
   pc->rm = b->rec_moe_of[stage * p->virtual_stages + op->chunk];
   pc->first_layer = b->first_of[stage * p->virtual_stages + op->chunk];
   pc->ep_beside = FALSE;
-  pc->first_chunk = stage == 0 && op->chunk == 0;
-  pc->last_chunk = stage == p->pp - 1 && op->chunk == p->virtual_stages - 1;
+  pc->first_chunk = sim_plan_chunk_is_first (p, stage, op->chunk);
+  pc->last_chunk = sim_plan_chunk_is_last (p, stage, op->chunk);
   pc->gspan = new_span (b, SIM_SPAN_GATE, stage, replica, pc->mb, pc->chunk);
   pc->cp_bytes = pc->lc * (p->cp - 1) * b->cost.cp_kv_bytes;
   /* ZeRO-3 collectives beside this pass's compute: the next pass's
@@ -1288,8 +1289,9 @@ edge_grad_params (const SimIterBuilder *b, gboolean last, gboolean first)
   double params = 0;
   if (last)
     params += (double) sim_model_final_norm_params (m) +
-              (double) (m->tied_embeddings && b->plan->pp == 1 ? 0
-                                                               : sim_model_embedding_params (m)) /
+              (double) (m->tied_embeddings && sim_plan_stage_has_output (b->plan, 0)
+                            ? 0
+                            : sim_model_embedding_params (m)) /
                   b->plan->tp;
   /* multi-token prediction: the modules' norms and eh_proj, and the last
    * stage's own copy of an untied input embedding (the ledger's) */
@@ -1297,7 +1299,7 @@ edge_grad_params (const SimIterBuilder *b, gboolean last, gboolean first)
     double sharded = (double) sim_model_mtp_extra_sharded (m);
     params += b->plan->mtp_layers *
               (sharded / b->plan->tp + (double) sim_model_mtp_extra_params (m) - sharded);
-    if (b->plan->pp > 1 && !m->tied_embeddings)
+    if (!sim_plan_stage_has_output (b->plan, 0) && !m->tied_embeddings)
       params += (double) sim_model_embedding_params (m) / b->plan->tp;
   }
   if (first)
@@ -1459,6 +1461,11 @@ build_pass (SimIterBuilder *b, const PassCtx *pc, Pass *pass, GArray *grads, Sim
   case SIM_PASS_BACKWARD: build_backward (b, pc, pass, grads); break;
   case SIM_PASS_WEIGHT: build_weight (b, pc, pass, grads); break;
   }
+  if (pc->op->paired) {
+    g_array_index (b->spans, Span, pass->compute_span).paired = TRUE;
+    if (pass->has_recompute)
+      g_array_index (b->spans, Span, pass->recompute_span).paired = TRUE;
+  }
 }
 
 /* replica r's stage s, pass by pass in program order, and the gradient
@@ -1488,9 +1495,11 @@ sim_iter_build_stage_program (SimIterBuilder *b, int r, int s)
      * pipeline sends: flows (sim_iter_alone_exact) */
     b->tail = b->tail || (op->kind == SIM_PASS_BACKWARD && (int) op->micro_batch == m - 1);
     ps[i].tail = b->tail;
-    pc.ep_beside = plan->moe_a2a_overlap > 0 &&
-                   ((i > 0 && g_array_index (order, SimPipeOp, i - 1).kind != op->kind) ||
-                    (i + 1 < order->len && g_array_index (order, SimPipeOp, i + 1).kind != op->kind));
+    /* DualPipeV's F&B pairs, and Megatron-Core's combined 1F1B */
+    pc.ep_beside = op->paired ||
+                   (plan->moe_a2a_overlap > 0 &&
+                    ((i > 0 && g_array_index (order, SimPipeOp, i - 1).kind != op->kind) ||
+                     (i + 1 < order->len && g_array_index (order, SimPipeOp, i + 1).kind != op->kind)));
     build_pass (b, &pc, &ps[i], by_layer ? ge : NULL, prev, &ag_prev, prev_gate);
     prev = ps[i].end;
     prev_gate = ps[i].gate;
@@ -1540,7 +1549,8 @@ pp_send (SimIterBuilder *b, int replica, int from, int to, gboolean backward, gb
   {
     /* the pairs of (replica, from, direction) are worked out once: `to`
      * follows from them (pp_next) */
-    SendGroup *sg = &b->sends[(replica * p->pp + from) * 2 + (backward ? 1 : 0)];
+    int dir = ((replica * p->pp + from) * 2 + (to > from ? 1 : 0)) * 2 + (backward ? 1 : 0);
+    SendGroup *sg = &b->sends[dir];
     int n = 2 * p->tp * p->cp, k = 0;
     const int *g;
     const SimCollChoice *c0;
@@ -1564,7 +1574,7 @@ pp_send (SimIterBuilder *b, int replica, int from, int to, gboolean backward, gb
     /* and with ALONE_PP outside the tail, as one delay of their time
      * alone (sim_iter_alone_exact) */
     if (alike && (b->alone & ALONE_PP) && !tail) {
-      int gi = b->tp_groups + (replica * p->pp + from) * 2 + (backward ? 1 : 0);
+      int gi = b->tp_groups + dir;
       SimActivityId d = alone_delay (b, gi, SIM_OP_SENDRECV, g, n, b->cost.pp_bytes, 1, span, after);
       if (d != G_MAXUINT32) {
         dep (b, before, d);
@@ -1593,6 +1603,20 @@ pp_next (const SimPlan *p, int s, const SimPipeOp *op, int *to_chunk)
   *to_chunk = c;
   if (op->kind == SIM_PASS_WEIGHT)
     return -1;
+  if (sim_schedule_is_v (p->schedule)) {
+    /* down the ranks on chunk 0, back up on chunk 1 (the turn, and the
+     * backward's, on the last rank without a send) */
+    gboolean down = (op->kind == SIM_PASS_FORWARD) == (c == 0);
+    if (down && s < p->pp - 1)
+      return s + 1;
+    if (!down && s > 0)
+      return s - 1;
+    if (down) {
+      *to_chunk = 1 - c;
+      return s;
+    }
+    return -1;
+  }
   if (op->kind == SIM_PASS_FORWARD) {
     if (s < p->pp - 1)
       return s + 1;
@@ -1630,7 +1654,10 @@ sim_iter_build_pipeline_sends (SimIterBuilder *b)
           continue;
         gboolean bwd = src->op.kind == SIM_PASS_BACKWARD;
         k = slot[(gsize) to * n + (tc * m + mb) * 2 + (bwd ? 1 : 0)];
-        if (k >= 0)
+        if (k >= 0 && to == s)
+          /* the V's turn on the last rank: no send */
+          dep (b, ps[(gsize) to * n + k].gate, src->end);
+        else if (k >= 0)
           pp_send (b, r, s, to, bwd, src->tail, src->end, ps[(gsize) to * n + k].gate, mb,
                    src->op.chunk);
       }

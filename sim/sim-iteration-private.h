@@ -21,6 +21,7 @@ typedef struct {
   SimSpanKind kind;
   int stage, replica, mb, chunk;
   SimTime start, end;
+  gboolean paired; /* SimSpan.paired */
 } Span;
 
 typedef struct {

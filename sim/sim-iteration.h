@@ -62,6 +62,9 @@ typedef struct {
   int chunk;
   SimTime start;
   SimTime end;
+  /* a pass that runs together with the one beside it (DualPipeV's F&B):
+   * its communication hides behind the other's compute */
+  gboolean paired;
 } SimSpan;
 
 typedef struct {

@@ -64,6 +64,21 @@ sim_memory_in_flight (SimSchedule schedule, int pp, int stage, guint64 m, int v)
      * frees one (sim-schedule.h): p - 1 warm-up and held-back ones, then
      * one more */
     return MIN ((guint64) pp, m);
+  case SIM_SCHEDULE_ZB_V:
+  case SIM_SCHEDULE_DUALPIPE_V: {
+    /* the most chunks whose forward has run and weight gradient not, in
+     * micro-batches of two chunks (rounded up) */
+    g_autoptr (GArray) order = sim_schedule_stage (schedule, pp, stage, (int) m, v);
+    guint64 level = 0, best = 0;
+    for (guint i = 0; i < order->len; i++) {
+      const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
+      if (op->kind == SIM_PASS_FORWARD)
+        best = MAX (best, ++level);
+      else if (op->kind == SIM_PASS_WEIGHT)
+        level--;
+    }
+    return (best + 1) / 2;
+  }
   }
   return m;
 }
@@ -222,9 +237,10 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
     params += l->vocab_gpu + sim_model_position_params (model);
   if (last) {
     params += sim_model_final_norm_params (model);
-    /* untied: the output layer; tied with pp > 1: Megatron's copy of the
-     * embedding on the last stage, kept in sync by an all-reduce */
-    if (!model->tied_embeddings || plan->pp > 1)
+    /* untied: the output layer; tied on a stage other than the first:
+     * Megatron's copy of the embedding there, kept in sync by an
+     * all-reduce (a V's first rank holds both ends) */
+    if (!model->tied_embeddings || !first)
       params += l->vocab_gpu;
     /* multi-token prediction: each module's norms and eh_proj (its layer is
      * counted with the stage's layers), and the input embedding, which
@@ -235,7 +251,7 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
       params += (guint64) plan->mtp_layers *
                 (div_up (sim_model_mtp_extra_sharded (model), l->tp) +
                  sim_model_mtp_extra_params (model) - sim_model_mtp_extra_sharded (model));
-      if (plan->pp > 1 && !model->tied_embeddings)
+      if (!first && !model->tied_embeddings)
         params += l->vocab_gpu;
     }
   }
@@ -473,15 +489,16 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
   }
   for (guint i = 0; i < order->len; i++) {
     const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
-    guint64 bytes = chunk_bytes[op->chunk] +
-                    (first && op->chunk == 0 ? l->emb_act->saved_bytes : 0) +
-                    (last && op->chunk == v - 1 ? l->out_act->saved_bytes + l->mtp_act_bytes : 0);
+    gboolean first_chunk = first && sim_plan_chunk_is_first (plan, st->stage, op->chunk);
+    gboolean last_chunk = last && sim_plan_chunk_is_last (plan, st->stage, op->chunk);
+    guint64 bytes = chunk_bytes[op->chunk] + (first_chunk ? l->emb_act->saved_bytes : 0) +
+                    (last_chunk ? l->out_act->saved_bytes + l->mtp_act_bytes : 0);
     if (op->kind == SIM_PASS_WEIGHT) {
-      level -= bytes - (last && op->chunk == v - 1 ? freed : 0);
+      level -= bytes - (last_chunk ? freed : 0);
       chunks--;
     } else if (op->kind == SIM_PASS_FORWARD) {
       /* the loss's moment at the end of the last chunk's forward */
-      guint64 loss = last && op->chunk == v - 1 ? l->out_act->transient_bytes : 0;
+      guint64 loss = last_chunk ? l->out_act->transient_bytes : 0;
       level += bytes;
       chunks++;
       if (level + loss > best) {
@@ -500,7 +517,7 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
       if (!sim_schedule_splits_backward (plan->schedule)) {
         level -= bytes;
         chunks--;
-      } else if (last && op->chunk == v - 1) {
+      } else if (last_chunk) {
         level -= freed;
       }
     }
@@ -622,7 +639,7 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
 
   for (int s = 0; s < plan->pp; s++) {
     SimStageMemory st = { 0 };
-    gboolean first = s == 0, last = s == plan->pp - 1;
+    gboolean first = s == 0, last = sim_plan_stage_has_output (plan, s);
 
     st.stage = s;
     /* the last stage's multi-token-prediction layers count as its layers */

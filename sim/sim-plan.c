@@ -1,5 +1,6 @@
 /* sim-plan.c — plan options, defaults, validation and rank placement */
 #include "sim-plan.h"
+#include "sim-schedule.h"
 
 #include <math.h>
 #include <string.h>
@@ -95,7 +96,7 @@ static const Option options[] = {
   { "global-batch", "gb", KEY_GLOBAL_BATCH, ARG_UINT, NULL,
     "sequences per optimizer step (default: the model's published batch)" },
   { "seq-len", "seq", KEY_SEQ_LEN, ARG_UINT, NULL, "tokens per sequence (default: the model's)" },
-  { "schedule", NULL, KEY_SCHEDULE, ARG_CHOICE, "gpipe|1f1b|interleaved|zb-h1",
+  { "schedule", NULL, KEY_SCHEDULE, ARG_CHOICE, "gpipe|1f1b|interleaved|zb-h1|zb-v|dualpipe-v",
     "pipeline schedule (default 1f1b)" },
   { "virtual-stages", "v", KEY_VIRTUAL_STAGES, ARG_INT, NULL,
     "model chunks per pipeline rank for the interleaved schedule" },
@@ -1259,6 +1260,57 @@ resolve_split (SimPlan *plan, const SimModel *model, GError **error)
   return TRUE;
 }
 
+/* the V-shaped schedules (sim-schedule.h): two chunks per rank, rank r
+ * holding model chunks r and 2p - 1 - r, an even split of the layers over
+ * the 2p chunks (as torchtitan's pipeline_module_split; the first and last
+ * chunks give one up first where it is uneven); DualPipeV needs at least
+ * 2p micro-batches (torch.distributed.pipelining's ScheduleDualPipeV:
+ * "at least as many microbatches as stages") */
+static gboolean
+resolve_v_schedule (SimPlan *plan, const SimModel *model, GError **error)
+{
+  const char *name = sim_schedule_name (plan->schedule);
+  if (given (plan, KEY_VIRTUAL_STAGES) && plan->virtual_stages != 2) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--schedule %s places two model chunks on each rank, got --virtual-stages %d", name,
+                 plan->virtual_stages);
+    return FALSE;
+  }
+  plan->virtual_stages = 2;
+  if (plan->pp < 2) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--schedule %s needs pp of at least 2, got pp %d",
+                 name, plan->pp);
+    return FALSE;
+  }
+  if (plan->layout != NULL || explicit_split (plan)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--schedule %s splits the layers evenly over its 2 x pp chunks: expected no "
+                 "pipeline layout, --first-stage-layers, --last-stage-layers or embedding and loss "
+                 "counted as layers", name);
+    return FALSE;
+  }
+  if (model->layers < 2 * (guint64) plan->pp) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--schedule %s needs a layer in each of its 2 x pp %d chunks; %s has %" G_GUINT64_FORMAT
+                 " layers", name, plan->pp, model->name, model->layers);
+    return FALSE;
+  }
+  if (model->layers % (2 * (guint64) plan->pp) != 0) {
+    guint64 n = 2 * (guint64) plan->pp, full = (model->layers + n - 1) / n;
+    note_default (plan, "uneven chunks: %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
+                        " model chunks hold %" G_GUINT64_FORMAT " layers, the others %" G_GUINT64_FORMAT
+                        " (the first and last chunks give one up first)",
+                  n * full - model->layers, n, full - 1, full);
+  }
+  if (plan->schedule == SIM_SCHEDULE_DUALPIPE_V && plan->micro_batches < 2 * (guint64) plan->pp) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--schedule dualpipe-v needs at least 2 x pp = %d micro-batches per replica, got %"
+                 G_GUINT64_FORMAT, 2 * plan->pp, plan->micro_batches);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* the pipeline schedule, uneven stages and the interleaved schedule's virtual stages */
 static gboolean
 resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
@@ -1293,6 +1345,8 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
     plan->schedule = plan->virtual_stages > 1 ? SIM_SCHEDULE_INTERLEAVED : SIM_SCHEDULE_1F1B;
     note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));
   }
+  if (sim_schedule_is_v (plan->schedule))
+    return resolve_v_schedule (plan, model, error);
   if (model->layers % (guint64) plan->pp != 0 && plan->schedule != SIM_SCHEDULE_INTERLEAVED &&
       !explicit_split (plan) && plan->layout == NULL) {
     note_default (plan, "uneven stages: %" G_GUINT64_FORMAT " of %d hold %" G_GUINT64_FORMAT
@@ -2134,11 +2188,49 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
          resolve_variability (plan, topo, error);
 }
 
+int
+sim_plan_virtual_stage (const SimPlan *plan, int stage, int chunk)
+{
+  if (sim_schedule_is_v (plan->schedule))
+    return chunk == 0 ? stage : 2 * plan->pp - 1 - stage;
+  return chunk * plan->pp + stage;
+}
+
+void
+sim_plan_chunk_at (const SimPlan *plan, int k, int *stage, int *chunk)
+{
+  if (sim_schedule_is_v (plan->schedule)) {
+    *chunk = k < plan->pp ? 0 : 1;
+    *stage = k < plan->pp ? k : 2 * plan->pp - 1 - k;
+    return;
+  }
+  *stage = k % plan->pp;
+  *chunk = k / plan->pp;
+}
+
+gboolean
+sim_plan_chunk_is_first (const SimPlan *plan, int stage, int chunk)
+{
+  return sim_plan_virtual_stage (plan, stage, chunk) == 0;
+}
+
+gboolean
+sim_plan_chunk_is_last (const SimPlan *plan, int stage, int chunk)
+{
+  return sim_plan_virtual_stage (plan, stage, chunk) == plan->pp * MAX (plan->virtual_stages, 1) - 1;
+}
+
+gboolean
+sim_plan_stage_has_output (const SimPlan *plan, int stage)
+{
+  return stage == (sim_schedule_is_v (plan->schedule) ? 0 : plan->pp - 1);
+}
+
 guint64
 sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, int chunk)
 {
   guint64 v = (guint64) MAX (plan->virtual_stages, 1), n = (guint64) plan->pp * v;
-  guint64 k = (guint64) chunk * (guint64) plan->pp + (guint64) stage; /* in model order */
+  guint64 k = (guint64) sim_plan_virtual_stage (plan, stage, chunk); /* in model order */
   guint64 full = (model->layers + n - 1) / n, deficit = n * full - model->layers;
   if (plan->layout != NULL)
     return plan->layout->layout.layers[k];
@@ -2163,17 +2255,19 @@ sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, in
 guint64
 sim_plan_chunk_mtp_layers (const SimPlan *plan, int stage, int chunk)
 {
-  gboolean last = stage == plan->pp - 1 && chunk == MAX (plan->virtual_stages, 1) - 1;
-  return last ? (guint64) MAX (plan->mtp_layers, 0) : 0;
+  return sim_plan_chunk_is_last (plan, stage, chunk) ? (guint64) MAX (plan->mtp_layers, 0) : 0;
 }
 
 guint64
 sim_plan_chunk_first_layer (const SimPlan *plan, const SimModel *model, int stage, int chunk)
 {
-  guint64 first = 0, k = (guint64) chunk * (guint64) plan->pp + (guint64) stage;
-  for (guint64 j = 0; j < k; j++)
-    first += sim_plan_chunk_layers (plan, model, (int) (j % (guint64) plan->pp),
-                                    (int) (j / (guint64) plan->pp));
+  guint64 first = 0;
+  int k = sim_plan_virtual_stage (plan, stage, chunk);
+  for (int j = 0; j < k; j++) {
+    int s, c;
+    sim_plan_chunk_at (plan, j, &s, &c);
+    first += sim_plan_chunk_layers (plan, model, s, c);
+  }
   return first;
 }
 
@@ -2263,7 +2357,7 @@ sim_plan_rank_of (const SimPlan *plan, const int coords[SIM_DIM_COUNT])
 const char *
 sim_schedule_name (SimSchedule s)
 {
-  static const char *names[] = { "gpipe", "1f1b", "interleaved", "zb-h1" };
+  static const char *names[] = { "gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe-v" };
   return names[s];
 }
 

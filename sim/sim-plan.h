@@ -25,12 +25,16 @@
 G_BEGIN_DECLS
 
 /* zb-h1: the zero-bubble schedule ZB-H1 (sim-schedule.h), one chunk per
- * rank, the backward split into its input and weight gradients */
+ * rank, the backward split into its input and weight gradients; zb-v and
+ * dualpipe-v: two chunks per rank placed in a V (rank r holds model chunks
+ * r and 2p - 1 - r, sim_plan_virtual_stage) */
 typedef enum {
   SIM_SCHEDULE_GPIPE,
   SIM_SCHEDULE_1F1B,
   SIM_SCHEDULE_INTERLEAVED,
-  SIM_SCHEDULE_ZB_H1
+  SIM_SCHEDULE_ZB_H1,
+  SIM_SCHEDULE_ZB_V,
+  SIM_SCHEDULE_DUALPIPE_V
 } SimSchedule;
 typedef enum { SIM_RECOMPUTE_NONE, SIM_RECOMPUTE_SELECTIVE, SIM_RECOMPUTE_FULL } SimRecompute;
 /* Which layers full recomputation recomputes, with N layers
@@ -371,6 +375,18 @@ guint64 sim_plan_stage_layers (const SimPlan *plan, const SimModel *model, int s
  * first or last chunk may hold no layer (the embedding or the loss alone).
  * A stage holds the sum of its chunks; chunk_first_layer is the chunk's
  * first layer in the model. */
+/* the model chunk (in model order, 0 .. pp x v - 1) that chunk `chunk` of
+ * pipeline rank `stage` holds: chunk x pp + stage, or under the V-shaped
+ * schedules (zb-v, dualpipe-v) stage for chunk 0 and 2 pp - 1 - stage for
+ * chunk 1; and back */
+int sim_plan_virtual_stage (const SimPlan *plan, int stage, int chunk);
+void sim_plan_chunk_at (const SimPlan *plan, int virtual_stage, int *stage, int *chunk);
+/* whether the chunk holds the model's first layers (and the embedding) or
+ * its last (and the output layer and loss); whether the rank holds the
+ * output layer (the last rank, or the first under a V) */
+gboolean sim_plan_chunk_is_first (const SimPlan *plan, int stage, int chunk);
+gboolean sim_plan_chunk_is_last (const SimPlan *plan, int stage, int chunk);
+gboolean sim_plan_stage_has_output (const SimPlan *plan, int stage);
 guint64 sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, int chunk);
 /* the multi-token-prediction layers of model chunk `chunk` of pipeline
  * stage `stage`: all of plan->mtp_layers on the last virtual stage (where

@@ -1,6 +1,8 @@
 /* sim-report.c — text and JSON views of a run */
 #include "sim-report.h"
 
+#include "sim-schedule.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -254,6 +256,8 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
     g_string_append_printf (line, "schedule %s", sim_schedule_name (p->schedule));
     if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
       g_string_append_printf (line, " (%d virtual stages)", p->virtual_stages);
+    else if (sim_schedule_is_v (p->schedule))
+      g_string_append (line, " (two chunks per rank in a V: rank s holds chunks s and 2pp-1-s)");
     if (p->first_stage_layers > 0)
       g_string_append_printf (line, ", first stage %d layers", p->first_stage_layers);
     if (p->last_stage_layers > 0)
@@ -688,7 +692,7 @@ text_memory_table (GString *s, const SimModel *m, const SimPlan *p, const SimMem
     g_autofree char *range = NULL;
     g_autofree char *flight = NULL;
     guint64 first = sim_plan_stage_first_layer (p, m, st->stage);
-    if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
+    if (p->virtual_stages > 1)
       range = g_strdup_printf ("%" G_GUINT64_FORMAT " in %d", st->layers, p->virtual_stages);
     else {
       /* the last stage's multi-token-prediction layers: "+m" (Megatron's
@@ -703,7 +707,7 @@ text_memory_table (GString *s, const SimModel *m, const SimPlan *p, const SimMem
         range = g_strdup_printf ("%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT "%s", first, first + n - 1,
                                  mtp > 0 ? "+m" : "");
     }
-    if (p->schedule == SIM_SCHEDULE_INTERLEAVED)
+    if (p->virtual_stages > 1)
       flight = g_strdup_printf ("%.2f mb", st->in_flight_micro_batches);
     else
       flight = g_strdup_printf ("%" G_GUINT64_FORMAT " mb", st->in_flight_chunks);

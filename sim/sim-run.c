@@ -244,11 +244,11 @@ pipeline_imbalance (GPtrArray *out, const SimRun *run, const SimLayerCost *c)
       "pipeline imbalance: stage %d computes %.1f ms per micro-batch, %.0f%% above the stages' "
       "mean of %.1f ms%s; the others wait for it", worst, 1e3 * st[worst],
       100 * (st[worst] / mean - 1), 1e3 * mean,
-      worst == p->pp - 1 && p->mtp_layers > 0 ? " (it holds the output layer and the "
-                                                 "multi-token-prediction layers)"
-      : worst == p->pp - 1 ? " (it holds the output layer and loss)"
-      : worst == 0         ? " (it holds the embedding)"
-                           : ""));
+      sim_plan_stage_has_output (p, worst) && p->mtp_layers > 0
+          ? " (it holds the output layer and the multi-token-prediction layers)"
+      : sim_plan_stage_has_output (p, worst) ? " (it holds the output layer and loss)"
+      : worst == 0                           ? " (it holds the embedding)"
+                                             : ""));
   layout = sim_balance_layout (run->model, p, c, 0.05, &now, &best);
   if (layout != NULL)
     g_ptr_array_add (out, g_strdup_printf (

@@ -23,7 +23,30 @@
  *                (first in, first out).  Each stage has 3m passes, and the
  *                step is m (tF + tB + tW) + (p - 1)(tF + tB - tW) for
  *                equal stages (the paper's ZB-H1 bubble), against
- *                (m + p - 1)(tF + tB + tW) for 1F1B.
+ *                (m + p - 1)(tF + tB + tW) for 1F1B;
+ *   ZB-V         two chunks per rank in a V (rank s holds model chunks s
+ *                and 2p - 1 - s, so a micro-batch goes down the ranks and
+ *                back up; the first rank computes the loss), the backward
+ *                split (Qi et al., section 6), as torch.distributed.
+ *                pipelining's ScheduleZBVZeroBubble builds each rank's
+ *                actions (pytorch/pytorch torch/distributed/pipelining/
+ *                schedules.py, _calculate_single_rank_operations):
+ *                2(p - s) - 1 forwards of chunk 0; s pairs F1 F0; p - s
+ *                of F1 B1 W1; then F0 (while any are left) B0 W0 F1 B1 W1
+ *                until the forwards are done; s of B0 B1; p - s of B0 W0;
+ *                the W1 and W0 left.  Its step for tF = tB = tW is
+ *                m (tF + tB + tW) plus the fill of the first forward's
+ *                trip, with p micro-batches' activations held;
+ *   DualPipeV    the V of ZB-V with DeepSeek's DualPipe (DeepSeek-V3
+ *                technical report, arXiv:2412.19437, section 3.2.1;
+ *                deepseek-ai/DualPipe dualpipe/dualpipe.py @bb214e82) cut
+ *                in half, as ScheduleDualPipeV of the same file builds it:
+ *                its steady phase runs a forward of one chunk together
+ *                with the whole backward of the other (F&B), whose
+ *                expert all-to-alls and sends hide behind each other's
+ *                compute (`paired`); its warm-up and cool-down split some
+ *                backwards to fill the bubble.
+ * A whole backward in these programs is its B and its W back to back.
  */
 #pragma once
 
@@ -38,7 +61,8 @@ G_BEGIN_DECLS
 typedef enum { SIM_PASS_FORWARD, SIM_PASS_BACKWARD, SIM_PASS_WEIGHT } SimPassKind;
 
 typedef struct {
-  guint8 kind; /* SimPassKind */
+  guint8 kind;   /* SimPassKind */
+  guint8 paired; /* DualPipeV's F&B: run together with the pass beside it */
   guint16 chunk;
   guint32 micro_batch;
 } SimPipeOp;
@@ -46,7 +70,10 @@ typedef struct {
 /* whether the schedule runs each backward as B and W passes */
 gboolean sim_schedule_splits_backward (SimSchedule schedule);
 
-/* the passes of one stage: 2 m v, or 3 m with the backward split */
+/* whether the schedule places two chunks per rank in a V */
+gboolean sim_schedule_is_v (SimSchedule schedule);
+
+/* the passes of one stage: 2 m v, or 3 m v with the backward split */
 guint sim_schedule_passes (SimSchedule schedule, int micro_batches, int virtual_stages);
 
 /* the stage's passes in program order (sim_schedule_passes of them).

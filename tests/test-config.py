@@ -115,6 +115,16 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{name}: the config's method and count", (ja["plan"]["recompute_method"],
                                                        ja["plan"]["recompute_num_layers"], ja == jb),
               (jb["plan"]["recompute_method"], jb["plan"]["recompute_num_layers"], True))
+    # torchtitan's V-shaped pipeline schedules (ScheduleZBVZeroBubble,
+    # ScheduleDualPipeV) are sim's zb-v and dualpipe-v
+    for sched, flag in (("ZBVZeroBubble", "zb-v"), ("DualPipeV", "dualpipe-v")):
+        body = write(f"{flag}.toml", '[model]\nname = "llama3"\nflavor = "8B"\n[parallelism]\n'
+                                     'data_parallel_shard_degree = 4\npipeline_parallel_degree = 2\n'
+                                     f'pipeline_parallel_schedule = "{sched}"\n'
+                                     '[training]\nlocal_batch_size = 8\nglobal_batch_size = 32\n')
+        j = cli.json_of(cli.run(sim, "--topology", "dgx-h100", "--nodes", "1", "--config", body, "--json", "-"))
+        check(f"torchtitan {sched}: --schedule {flag}, two chunks per rank",
+              (j["plan"]["schedule"], j["plan"]["virtual_stages"]), (flag, 2))
     bad = [
         ("an array of tables", write("bad1.toml", "[job]\n[[a]]\nx = 1\n"), "bad1.toml:2: expected a [section]"),
         ("an unterminated string", write("bad2.toml", '[model]\nname = "llama3\n'), "bad2.toml:2: expected a closing quote"),

@@ -82,18 +82,89 @@ test_zb_h1 (void)
   g_assert_cmpfloat (g_array_index (f.mem->stages, SimStageMemory, 3).in_flight_micro_batches, ==, 5);
 }
 
-/* a stage's program as text: F, B or W and the micro-batch */
+/* a stage's program as text: F, B or W, then the micro-batch, or with
+ * two chunks the chunk and the micro-batch ("F1.0"), a * after a pass
+ * run together with the one beside it (DualPipeV's F&B) */
 static char *
 program_text (SimSchedule schedule, int p, int s, int m)
 {
-  g_autoptr (GArray) order = sim_schedule_stage (schedule, p, s, m, 1);
+  int v = sim_schedule_is_v (schedule) ? 2 : 1;
+  g_autoptr (GArray) order = sim_schedule_stage (schedule, p, s, m, v);
   GString *t = g_string_new (NULL);
-  g_assert_cmpuint (order->len, ==, sim_schedule_passes (schedule, m, 1));
+  g_assert_cmpuint (order->len, ==, sim_schedule_passes (schedule, m, v));
   for (guint i = 0; i < order->len; i++) {
     const SimPipeOp *op = &g_array_index (order, SimPipeOp, i);
-    g_string_append_printf (t, "%s%c%u", i ? " " : "", "FBW"[op->kind], op->micro_batch);
+    g_string_append_printf (t, "%s%c", i ? " " : "", "FBW"[op->kind]);
+    if (v > 1)
+      g_string_append_printf (t, "%u.", op->chunk);
+    g_string_append_printf (t, "%u%s", op->micro_batch, op->paired ? "*" : "");
   }
   return g_string_free (t, FALSE);
+}
+
+/* ZB-V and DualPipeV on p = 2, m = 4, written out by hand from
+ * torch.distributed.pipelining's loops (sim-schedule.h).  ZB-V, rank 0:
+ * 2(p - s) - 1 = 3 forwards of chunk 0; p - s = 2 of F1 B1 W1; the steady
+ * loop F0 B0 W0 F1 B1 W1 while forwards are left (twice, the second
+ * without F0); then p - s = 2 of B0 W0.  Rank 1: 1 F0; s = 1 pair F1 F0;
+ * 1 of F1 B1 W1; the steady loop twice; s = 1 pair B0 B1; 1 of B0 W0;
+ * then the W1 and W0 left.  DualPipeV, rank 0: 2(p - s - 1) = 2 F0; one
+ * F0 F1; one B1 (its W held) W F1; m - 2p + s + 1 = 1 of F0&B1 F1&B0
+ * (paired, each backward whole); one B1 then F1&B0; the cool-down's
+ * s + 1 = 1 round, B1 whole and B0 split from its middle on; one W then
+ * B0; one W.  Rank 1, the last: F0 F1 twice; two main rounds, the first's
+ * F0 and B1 not paired; two cool-down rounds, split from the second on;
+ * the two W held back. */
+static void
+test_v_programs (void)
+{
+  g_autofree char *z0 = program_text (SIM_SCHEDULE_ZB_V, 2, 0, 4);
+  g_autofree char *z1 = program_text (SIM_SCHEDULE_ZB_V, 2, 1, 4);
+  g_autofree char *d0 = program_text (SIM_SCHEDULE_DUALPIPE_V, 2, 0, 4);
+  g_autofree char *d1 = program_text (SIM_SCHEDULE_DUALPIPE_V, 2, 1, 4);
+  g_assert_cmpstr (z0, ==, "F0.0 F0.1 F0.2 F1.0 B1.0 W1.0 F1.1 B1.1 W1.1 F0.3 B0.0 W0.0 F1.2 B1.2 W1.2 "
+                           "B0.1 W0.1 F1.3 B1.3 W1.3 B0.2 W0.2 B0.3 W0.3");
+  g_assert_cmpstr (z1, ==, "F0.0 F1.0 F0.1 F1.1 B1.0 W1.0 F0.2 B0.0 W0.0 F1.2 B1.1 W1.1 F0.3 B0.1 W0.1 "
+                           "F1.3 B1.2 W1.2 B0.2 B1.3 B0.3 W0.2 W1.3 W0.3");
+  g_assert_cmpstr (d0, ==, "F0.0 F0.1 F0.2 F1.0 B1.0 W1.0 F1.1 F0.3* B1.1* W1.1* F1.2* B0.0* W0.0* "
+                           "B1.2 W1.2 F1.3* B0.1* W0.1* B1.3 W1.3 B0.2 W0.2 B0.3 W0.3");
+  g_assert_cmpstr (d1, ==, "F0.0 F1.0 F0.1 F1.1 F0.2 B1.0 W1.0 F1.2* B0.0* W0.0* F0.3* B1.1* W1.1* "
+                           "F1.3* B0.1* W0.1* B1.2 W1.2 B0.2 W0.2 B1.3 B0.3 W1.3 W0.3");
+}
+
+/* Those programs timed, p = 2, m = 4 (tp 4 fills the node; the ideal
+ * layers have no TP collectives), Llama 3 8B's 32 layers in 4 chunks
+ * of 8, every pass of a chunk 8 ms (forward 1 ms, input gradient 1 ms and
+ * weight gradient 1 ms a layer), sends free.  Walked by hand in units of
+ * 8 ms, each pass starting when its rank is free and its input is there
+ * (chunk 0 of rank 1 after chunk 0 of rank 0, chunk 1 of rank 1 after its
+ * chunk 0, chunk 1 of rank 0, the loss, after chunk 1 of rank 1; the
+ * backwards the other way; a W after its B):
+ *   ZB-V       rank 0 runs its 24 passes back to back from 0; rank 1
+ *              waits 1 for the first forward and then never: 25 units;
+ *   DualPipeV  rank 1 from 1 without a gap; rank 0 waits once, 1 unit,
+ *              for rank 1's B0.3: 25 units.
+ * Both 200 ms, each rank idle 8 ms, 1/25 of the step; the activations of
+ * at most 4 chunks (ZB-V, p micro-batches as 1F1B's first stage, the
+ * paper's section 6) or 5 (DualPipeV) on rank 0 (F count less W count,
+ * walking the programs above), the simulated timeline's peak the ledger's. */
+static void
+test_v_schedules (void)
+{
+  const char *plans[] = { "tp=4,pp=2,dp=1,gb=4,schedule=zb-v,gpu-variation=0",
+                          "tp=4,pp=2,dp=1,gb=4,schedule=dualpipe-v,gpu-variation=0" };
+  for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
+    g_auto (Run) r = { 0 };
+    const SimStageMemory *s0;
+    run_ideal_w (&r, plans[i], 1e-3);
+    check_bubble (r.it, 200e-3, 1.0 / 25.0);
+    s0 = &g_array_index (r.mem->stages, SimStageMemory, 0);
+    g_assert_cmpuint (s0->in_flight_chunks, ==, i == 0 ? 4 : 5);
+    /* (rank 0 holds the loss as well, chunk 1 being the model's last) */
+    g_assert_cmpuint (s0->activations_peak_bytes, >, s0->in_flight_chunks * 8 * s0->activation_bytes_per_layer);
+    g_assert_cmpuint (g_array_index (r.it->stages, SimStageTime, 0).peak_activation_bytes, ==,
+                      s0->activations_peak_bytes);
+  }
 }
 
 /* ZB-H1's programs, written out by hand from the authors' loops
@@ -247,7 +318,8 @@ test_timeline_matches_ledger (void)
                           "tp=8,pp=4,dp=2,gb=64,schedule=interleaved,v=2,recompute-method=every,"
                           "recompute-num-layers=3",
                           "tp=8,pp=4,dp=2,gb=64,schedule=zb-h1",
-                          "tp=8,pp=4,dp=2,gb=64,schedule=zb-h1,recompute=selective,framework=torchtitan" };
+                          "tp=8,pp=4,dp=2,gb=64,schedule=zb-h1,recompute=selective,framework=torchtitan",
+                          "tp=8,pp=4,dp=2,gb=64,schedule=zb-v", "tp=8,pp=4,dp=2,gb=64,schedule=dualpipe-v" };
   for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
     g_autoptr (GError) error = NULL;
     g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
@@ -618,6 +690,8 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/interleaved", test_interleaved);
   g_test_add_func ("/iteration/zb-h1", test_zb_h1);
   g_test_add_func ("/iteration/zb-h1-program", test_zb_h1_program);
+  g_test_add_func ("/iteration/v-programs", test_v_programs);
+  g_test_add_func ("/iteration/v-schedules", test_v_schedules);
   g_test_add_func ("/iteration/expected-max", test_expected_max);
   g_test_add_func ("/iteration/variability", test_variability);
   g_test_add_func ("/iteration/slow-stage", test_slow_stage);

@@ -135,7 +135,7 @@ comm_segments (cairo_t *cr, const GArray *iv, SimTime a, SimTime b, VizColor c, 
 }
 
 static void
-legend (cairo_t *cr, const VizInput *in, double x, double y)
+legend (cairo_t *cr, const VizInput *in, double x, double y, double right)
 {
   SimSpanKind kinds[] = { SIM_SPAN_FORWARD, SIM_SPAN_BACKWARD, SIM_SPAN_WEIGHT, SIM_SPAN_RECOMPUTE,
                           SIM_SPAN_OPTIMIZER, SIM_SPAN_TP, SIM_SPAN_CP, SIM_SPAN_EP, SIM_SPAN_PP,
@@ -147,6 +147,16 @@ legend (cairo_t *cr, const VizInput *in, double x, double y)
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++) {
     if (kinds[i] == SIM_SPAN_WEIGHT && !sim_schedule_splits_backward (p->schedule))
       continue;
+    if (kinds[i] == SIM_SPAN_GATE && p->schedule == SIM_SCHEDULE_DUALPIPE_V) {
+      /* the outline of an F&B pair, before the idle swatch */
+      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+      cairo_set_line_width (cr, 1.2);
+      cairo_rectangle (cr, x + 0.6, y - 9.4, 12.8, 10.8);
+      cairo_stroke (cr);
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      viz_text (cr, x + 19, y, 0, "F&B overlapped");
+      x += 19 + viz_text_width (cr, "F&B overlapped") + 18;
+    }
     if (kinds[i] == SIM_SPAN_RECOMPUTE && in->run->plan->recompute == SIM_RECOMPUTE_NONE)
       continue;
     if (kinds[i] == SIM_SPAN_CP && in->run->plan->cp < 2)
@@ -168,9 +178,19 @@ legend (cairo_t *cr, const VizInput *in, double x, double y)
     viz_text (cr, x + 19, y, 0, names[i]);
     x += 19 + viz_text_width (cr, names[i]) + 18;
   }
-  cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
-  viz_text (cr, x, y, 0,
-            "(communication: pale = hidden behind compute, full = exposed, and in the compute lane where the stage waits for it)");
+  /* the note on how communication is drawn, shorter where the swatches
+   * leave less room on the line, never past its right edge */
+  {
+    const char *notes[] = { "(communication: pale = hidden behind compute, full = exposed, and in the "
+                            "compute lane where the stage waits for it)",
+                            "(communication: pale = hidden, full = exposed)" };
+    cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+    for (guint i = 0; i < G_N_ELEMENTS (notes); i++)
+      if (x + viz_text_width (cr, notes[i]) <= right) {
+        viz_text (cr, x, y, 0, notes[i]);
+        break;
+      }
+  }
 }
 
 /* the name of each communication sub-lane, right-aligned at x beside it */
@@ -191,6 +211,43 @@ rank_of_stage (const SimPlan *p, int stage)
   int c[SIM_DIM_COUNT] = { 0 };
   c[SIM_DIM_PP] = stage;
   return sim_plan_rank_of (p, c);
+}
+
+/* DualPipeV's F&B pairs on stage s: each run of paired compute spans,
+ * which starts with its forward, outlined in near-black, as DeepSeek's
+ * figure of the schedule draws "two cells enclosed by a shared black
+ * border" (deepseek-ai/DualPipe README.md) */
+static void
+paired_outlines (cairo_t *cr, const SimIteration *it, int s, double x0, double x1, SimTime t0,
+                 SimTime t1, double span_s, double yc, double h)
+{
+  SimTime a = -1, b = -1;
+  cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+  cairo_set_line_width (cr, 1.2);
+  for (guint i = 0; i <= it->spans->len; i++) {
+    const SimSpan *sp = i < it->spans->len ? &g_array_index (it->spans, SimSpan, i) : NULL;
+    gboolean mine = sp != NULL && sp->stage == s && sp->replica == 0 && lane_of (sp->kind) < 0 &&
+                    sp->kind != SIM_SPAN_GATE && sp->end > sp->start;
+    if (sp != NULL && !mine)
+      continue;
+    /* a group ends at an unpaired pass, at the next pair's forward, or at the end */
+    if (a >= 0 && (sp == NULL || !sp->paired || sp->kind == SIM_SPAN_FORWARD)) {
+      if (b >= t0 && a <= t1) {
+        double xa = x0 + (x1 - x0) * sim_time_to_s (a - t0) / span_s;
+        double xb = x0 + (x1 - x0) * sim_time_to_s (b - t0) / span_s;
+        cairo_rectangle (cr, xa + 0.6, yc + 0.6, MAX (xb - xa - 1.2, 0.6), h - 1.2);
+        cairo_stroke (cr);
+      }
+      a = -1;
+    }
+    if (sp != NULL && sp->paired) {
+      if (a < 0)
+        a = sp->start;
+      b = MAX (b, sp->end);
+      if (a == sp->start)
+        b = sp->end;
+    }
+  }
 }
 
 /* one time window [t0, t1] of every row, between x0 and x1, from y0 down;
@@ -288,6 +345,7 @@ draw_window (cairo_t *cr, const VizInput *in, GArray *rows, double x0, double x1
                          span_s, yc, l.lane_compute_h, 0.6, FALSE);
       }
     }
+    paired_outlines (cr, it, s, x0, x1, t0, t1, span_s, yc, l.lane_compute_h);
   }
   cairo_restore (cr);
 
@@ -387,7 +445,7 @@ viz_gantt_draw (cairo_t *cr, double width, double height, const VizInput *in)
       viz_text (cr, x, 52, 0, shown);
     }
   }
-  legend (cr, in, 16, 82);
+  legend (cr, in, 16, 82, width - 16);
   if (it == NULL) {
     cairo_restore (cr);
     return;
