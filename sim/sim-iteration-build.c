@@ -246,12 +246,17 @@ sim_iter_builder_init (SimIterBuilder *b, const SimTopology *topo, const SimMode
   b->first_of = g_new (int, p * v);
   b->rec_dense_of = g_new (int, p * v);
   b->rec_moe_of = g_new (int, p * v);
-  /* the model's chunks in order (sim_plan_chunk_first_layer) */
+  /* the model's chunks in order (sim_plan_chunk_first_layer); DualPipe's
+   * two copies each hold every layer, chunk 0 of rank s block s */
   for (int k = 0, first = 0; k < p * v; k++) {
     int s, c, layers;
-    sim_plan_chunk_at (plan, k, &s, &c);
+    gboolean dual = plan->schedule == SIM_SCHEDULE_DUALPIPE;
+    if (dual)
+      s = k / 2, c = k % 2;
+    else
+      sim_plan_chunk_at (plan, k, &s, &c);
     layers = (int) sim_plan_chunk_layers (plan, model, s, c);
-    b->first_of[s * v + c] = first;
+    b->first_of[s * v + c] = dual ? (int) sim_plan_chunk_first_layer (plan, model, s, c) : first;
     b->lc_of[s * v + c] = layers + (int) sim_plan_chunk_mtp_layers (plan, s, c);
     first += layers;
     sim_plan_chunk_recomputed (plan, model, s, c, &b->rec_dense_of[s * v + c],
@@ -276,6 +281,9 @@ sim_iter_builder_init (SimIterBuilder *b, const SimTopology *topo, const SimMode
   b->stream = g_new (int, p *replicas);
   b->passes = g_new0 (Pass, (gsize) replicas * p * b->passes_per_stage);
   b->stage_end = g_new (SimActivityId, p * replicas);
+  b->mirror = g_new (SimActivityId, p * replicas);
+  for (int i = 0; i < p * replicas; i++)
+    b->mirror[i] = G_MAXUINT32;
   b->tp_pred1 = g_new (double, p);
   for (int s = 0; s < p; s++)
     b->tp_pred1[s] = -1;
@@ -368,6 +376,7 @@ sim_iter_builder_clear (SimIterBuilder *b)
     g_free (b->sends[i].g);
   g_clear_pointer (&b->sends, g_free);
   g_clear_pointer (&b->stage_end, g_free);
+  g_clear_pointer (&b->mirror, g_free);
   g_clear_pointer (&b->passes, g_free);
   g_clear_pointer (&b->stream, g_free);
   g_clear_pointer (&b->rs_last, g_free);
@@ -1289,7 +1298,7 @@ edge_grad_params (const SimIterBuilder *b, gboolean last, gboolean first)
   double params = 0;
   if (last)
     params += (double) sim_model_final_norm_params (m) +
-              (double) (m->tied_embeddings && sim_plan_stage_has_output (b->plan, 0)
+              (double) (m->tied_embeddings && sim_plan_ends_share_rank (b->plan)
                             ? 0
                             : sim_model_embedding_params (m)) /
                   b->plan->tp;
@@ -1299,7 +1308,7 @@ edge_grad_params (const SimIterBuilder *b, gboolean last, gboolean first)
     double sharded = (double) sim_model_mtp_extra_sharded (m);
     params += b->plan->mtp_layers *
               (sharded / b->plan->tp + (double) sim_model_mtp_extra_params (m) - sharded);
-    if (!sim_plan_stage_has_output (b->plan, 0) && !m->tied_embeddings)
+    if (!sim_plan_ends_share_rank (b->plan) && !m->tied_embeddings)
       params += (double) sim_model_embedding_params (m) / b->plan->tp;
   }
   if (first)
@@ -1603,6 +1612,13 @@ pp_next (const SimPlan *p, int s, const SimPipeOp *op, int *to_chunk)
   *to_chunk = c;
   if (op->kind == SIM_PASS_WEIGHT)
     return -1;
+  if (p->schedule == SIM_SCHEDULE_DUALPIPE) {
+    /* DualPipe: the first copy down the ranks, the second up */
+    gboolean down = (op->kind == SIM_PASS_FORWARD) == (c == 0);
+    if (down)
+      return s < p->pp - 1 ? s + 1 : -1;
+    return s > 0 ? s - 1 : -1;
+  }
   if (sim_schedule_is_v (p->schedule)) {
     /* down the ranks on chunk 0, back up on chunk 1 (the turn, and the
      * backward's, on the last rank without a send) */
@@ -1832,6 +1848,38 @@ build_param_gather (SimIterBuilder *b, int s)
   }
 }
 
+/* DualPipe: rank s holds block s of one copy of the model and rank
+ * p - 1 - s the same block of the other, and after the step's last
+ * backward each adds the other's gradients of it to its own
+ * (deepseek-ai/DualPipe examples/example_dualpipe.py: p0.grad +=
+ * p1all[pp_size - 1 - rank]): one chunk's gradients sent each way between
+ * the two ranks, every TP and CP rank with its peer at once, taken as the
+ * time alone of one pair's exchange, after both stages' last pass and
+ * before either optimizer step.  Built once per pair, by its first stage,
+ * before either stage's optimizer moves stage_end. */
+static void
+dualpipe_mirror (SimIterBuilder *b, int s, GArray *last)
+{
+  const SimPlan *plan = b->plan;
+  int p = plan->pp, mirror = p - 1 - s;
+  const SimStageMemory *sm = &g_array_index (b->ledger->stages, SimStageMemory, s);
+  double params = (sim_iter_trainable_dense (b->model, plan, sm) + (double) sm->expert_params) / 2;
+  for (int r = 0; r < b->replicas; r++) {
+    SimActivityId *x = &b->mirror[r * p + MIN (s, mirror)];
+    if (*x == G_MAXUINT32) {
+      int g[2] = { gpu_of (b, 0, 0, r, s), gpu_of (b, 0, 0, r, mirror) };
+      double t = choose (b, SIM_OP_SENDRECV, g, 2, params * grad_wire_bytes (plan))->predicted_s;
+      guint32 span = new_span (b, SIM_SPAN_DP, s, r, -1, -1);
+      guint32 first = sim_engine_n_activities (b->e);
+      *x = sim_engine_add_delay (b->e, sim_time_from_s (t), span);
+      mark_from (b, first, span);
+      dep (b, *x, b->stage_end[r * p + s]);
+      dep (b, *x, b->stage_end[r * p + mirror]);
+    }
+    g_array_append_val (last, *x);
+  }
+}
+
 /* stage s after its last backward: gradients, optimizer, ZeRO gather */
 void
 sim_iter_build_stage_update (SimIterBuilder *b, int s)
@@ -1839,6 +1887,9 @@ sim_iter_build_stage_update (SimIterBuilder *b, int s)
   const SimPlan *plan = b->plan;
   int shards = plan->dp * plan->cp;
   g_autoptr (GArray) last = g_array_new (FALSE, FALSE, sizeof (SimActivityId));
+  /* (an idealised cost model, with nothing to send, exchanges nothing) */
+  if (plan->schedule == SIM_SCHEDULE_DUALPIPE && b->cost.pp_bytes > 0)
+    dualpipe_mirror (b, s, last);
   if (plan->zero >= 2 && b->rs_last[s] != G_MAXUINT32)
     g_array_append_val (last, b->rs_last[s]);
   if (shards > 1 && plan->zero < 2)

@@ -156,11 +156,13 @@ typedef struct {
   int *stream;              /* [r * pp + s] */
   Pass *passes;             /* [(r * pp + s) * passes_per_stage + i], program order */
   SimActivityId *stage_end; /* [r * pp + s]: the stage's last activity so far */
+  SimActivityId *mirror;    /* DualPipe: [r * pp + s], the exchange of its copies' gradients */
   GPtrArray *grads;         /* [r * pp + s]: GArray of GradEntry, in readiness order */
   /* TP collectives and pipeline sends as one delay each of their time
    * alone (alone_exact), by group: the TP group of replica r, stage s and
    * CP rank c is [(r * pp + s) * cp + c]; the sends of replica r's stage s
-   * forward (d 0) or backward (d 1) are [tp_groups + (r * pp + s) * 2 + d];
+   * up (u 0) or down (u 1) the ranks, forward (d 0) or backward (d 1), are
+ * [tp_groups + ((r * pp + s) * 2 + u) * 2 + d];
    * the gradient buckets and parameter gathers of stage s over the
    * data-parallel group of TP rank t are [dp_groups + s * tp + t], and
    * over expert data-parallel group x [dp_groups + pp * tp + s * etp * ep

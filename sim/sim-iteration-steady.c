@@ -29,7 +29,8 @@
  * stages' waits for their neighbours' sends have settled, which on the
  * layouts of tests/test-steady.c takes up to 2p - 1 micro-batches (its F B
  * W section repeating p times); ZB-V and DualPipeV, whose steady phase
- * starts after about 2p forwards, from 2p + 2 there; interleaved once
+ * starts after about 2p forwards, from 2p + 2 there, and DualPipe, whose
+ * micro-batches come a pair at a time, from 3p; interleaved once
  * the warm-up is not the whole program (m > p).  FALSE when the schedule
  * has no steady phase. */
 static gboolean
@@ -42,9 +43,10 @@ steady_counts (const SimPlan *p, guint64 *m1, guint64 *k)
   } else if (p->schedule == SIM_SCHEDULE_ZB_H1) {
     *k = 1;
     *m1 = 2 * pp;
-  } else if (sim_schedule_is_v (p->schedule)) {
-    *k = 1;
-    *m1 = 2 * pp + 2;
+  } else if (sim_schedule_chunks (p->schedule) == 2) {
+    /* DualPipe takes its micro-batches a pair at a time, one an end */
+    *k = p->schedule == SIM_SCHEDULE_DUALPIPE ? 2 : 1;
+    *m1 = p->schedule == SIM_SCHEDULE_DUALPIPE ? 3 * pp : 2 * pp + 2;
   } else if (p->schedule == SIM_SCHEDULE_INTERLEAVED) {
     *k = pp;
     *m1 = 2 * pp;

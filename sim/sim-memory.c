@@ -65,9 +65,10 @@ sim_memory_in_flight (SimSchedule schedule, int pp, int stage, guint64 m, int v)
      * one more */
     return MIN ((guint64) pp, m);
   case SIM_SCHEDULE_ZB_V:
-  case SIM_SCHEDULE_DUALPIPE_V: {
+  case SIM_SCHEDULE_DUALPIPE_V:
+  case SIM_SCHEDULE_DUALPIPE: {
     /* the most chunks whose forward has run and weight gradient not, in
-     * micro-batches of two chunks (rounded up) */
+     * micro-batches of two chunks (rounded up), or of one under DualPipe */
     g_autoptr (GArray) order = sim_schedule_stage (schedule, pp, stage, (int) m, v);
     guint64 level = 0, best = 0;
     for (guint i = 0; i < order->len; i++) {
@@ -77,7 +78,7 @@ sim_memory_in_flight (SimSchedule schedule, int pp, int stage, guint64 m, int v)
       else if (op->kind == SIM_PASS_WEIGHT)
         level--;
     }
-    return (best + 1) / 2;
+    return schedule == SIM_SCHEDULE_DUALPIPE ? best : (best + 1) / 2;
   }
   }
   return m;
@@ -237,10 +238,11 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
     params += l->vocab_gpu + sim_model_position_params (model);
   if (last) {
     params += sim_model_final_norm_params (model);
-    /* untied: the output layer; tied on a stage other than the first:
-     * Megatron's copy of the embedding there, kept in sync by an
-     * all-reduce (a V's first rank holds both ends) */
-    if (!model->tied_embeddings || !first)
+    /* untied: the output layer; tied on a stage other than the
+     * embedding's: Megatron's copy of the embedding there, kept in sync by
+     * an all-reduce (a V's first rank holds both ends; DualPipe's end
+     * ranks hold the embedding of one copy and the output of the other) */
+    if (!model->tied_embeddings || !sim_plan_ends_share_rank (plan))
       params += l->vocab_gpu;
     /* multi-token prediction: each module's norms and eh_proj (its layer is
      * counted with the stage's layers), and the input embedding, which
@@ -251,7 +253,7 @@ stage_states (const Ledger *l, SimStageMemory *st, gboolean first, gboolean last
       params += (guint64) plan->mtp_layers *
                 (div_up (sim_model_mtp_extra_sharded (model), l->tp) +
                  sim_model_mtp_extra_params (model) - sim_model_mtp_extra_sharded (model));
-      if (!first && !model->tied_embeddings)
+      if (!sim_plan_ends_share_rank (plan) && !model->tied_embeddings)
         params += l->vocab_gpu;
     }
   }
@@ -523,7 +525,9 @@ stage_activation_peak (const Ledger *l, SimStageMemory *st, gboolean first, gboo
     }
   }
   st->in_flight_chunks = best_chunks;
-  st->in_flight_micro_batches = (double) best_chunks / v;
+  /* a micro-batch crosses every chunk of a rank, but under DualPipe only
+   * its own copy's */
+  st->in_flight_micro_batches = (double) best_chunks / (plan->schedule == SIM_SCHEDULE_DUALPIPE ? 1 : v);
   st->activations_peak_bytes = best;
 }
 
@@ -639,7 +643,7 @@ sim_memory_compute (const SimTopology *topo, const SimModel *model, const SimPla
 
   for (int s = 0; s < plan->pp; s++) {
     SimStageMemory st = { 0 };
-    gboolean first = s == 0, last = sim_plan_stage_has_output (plan, s);
+    gboolean first = sim_plan_stage_has_embedding (plan, s), last = sim_plan_stage_has_output (plan, s);
 
     st.stage = s;
     /* the last stage's multi-token-prediction layers count as its layers */

@@ -96,7 +96,7 @@ static const Option options[] = {
   { "global-batch", "gb", KEY_GLOBAL_BATCH, ARG_UINT, NULL,
     "sequences per optimizer step (default: the model's published batch)" },
   { "seq-len", "seq", KEY_SEQ_LEN, ARG_UINT, NULL, "tokens per sequence (default: the model's)" },
-  { "schedule", NULL, KEY_SCHEDULE, ARG_CHOICE, "gpipe|1f1b|interleaved|zb-h1|zb-v|dualpipe-v",
+  { "schedule", NULL, KEY_SCHEDULE, ARG_CHOICE, "gpipe|1f1b|interleaved|zb-h1|zb-v|dualpipe-v|dualpipe",
     "pipeline schedule (default 1f1b)" },
   { "virtual-stages", "v", KEY_VIRTUAL_STAGES, ARG_INT, NULL,
     "model chunks per pipeline rank for the interleaved schedule" },
@@ -1260,16 +1260,22 @@ resolve_split (SimPlan *plan, const SimModel *model, GError **error)
   return TRUE;
 }
 
-/* the V-shaped schedules (sim-schedule.h): two chunks per rank, rank r
- * holding model chunks r and 2p - 1 - r, an even split of the layers over
- * the 2p chunks (as torchtitan's pipeline_module_split; the first and last
- * chunks give one up first where it is uneven); DualPipeV needs at least
- * 2p micro-batches (torch.distributed.pipelining's ScheduleDualPipeV:
- * "at least as many microbatches as stages") */
+/* the schedules of two chunks per rank (sim-schedule.h): the V-shaped
+ * ones, rank r holding model chunks r and 2p - 1 - r, an even split of the
+ * layers over the 2p chunks (as torchtitan's pipeline_module_split; the
+ * first and last chunks give one up first where it is uneven), DualPipeV
+ * with at least 2p micro-batches (torch.distributed.pipelining's
+ * ScheduleDualPipeV: "at least as many microbatches as stages"); and
+ * DualPipe, two copies of the model split over the p ranks as 1F1B's one,
+ * on an even number of ranks with an even number of micro-batches, at
+ * least 2p (dualpipe.py's step: "num_ranks % 2 == 0", "num_chunks % 2 ==
+ * 0 and num_chunks >= num_ranks * 2") */
 static gboolean
-resolve_v_schedule (SimPlan *plan, const SimModel *model, GError **error)
+resolve_two_chunk_schedule (SimPlan *plan, const SimModel *model, GError **error)
 {
   const char *name = sim_schedule_name (plan->schedule);
+  gboolean dual = plan->schedule == SIM_SCHEDULE_DUALPIPE;
+  guint64 chunks = dual ? (guint64) plan->pp : 2 * (guint64) plan->pp;
   if (given (plan, KEY_VIRTUAL_STAGES) && plan->virtual_stages != 2) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "--schedule %s places two model chunks on each rank, got --virtual-stages %d", name,
@@ -1289,14 +1295,22 @@ resolve_v_schedule (SimPlan *plan, const SimModel *model, GError **error)
                  "counted as layers", name);
     return FALSE;
   }
-  if (model->layers < 2 * (guint64) plan->pp) {
+  if (model->layers < chunks) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--schedule %s needs a layer in each of its 2 x pp %d chunks; %s has %" G_GUINT64_FORMAT
-                 " layers", name, plan->pp, model->name, model->layers);
+                 "--schedule %s needs a layer in each of its %" G_GUINT64_FORMAT " model chunks; %s has %"
+                 G_GUINT64_FORMAT " layers", name, chunks, model->name, model->layers);
     return FALSE;
   }
-  if (model->layers % (2 * (guint64) plan->pp) != 0) {
-    guint64 n = 2 * (guint64) plan->pp, full = (model->layers + n - 1) / n;
+  if (dual && (plan->pp % 2 != 0 || plan->micro_batches % 2 != 0 ||
+               plan->micro_batches < 2 * (guint64) plan->pp)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--schedule dualpipe needs an even pp and an even number of micro-batches per "
+                 "replica, at least 2 x pp (half enter at each end), got pp %d and %" G_GUINT64_FORMAT,
+                 plan->pp, plan->micro_batches);
+    return FALSE;
+  }
+  if (model->layers % chunks != 0) {
+    guint64 n = chunks, full = (model->layers + n - 1) / n;
     note_default (plan, "uneven chunks: %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
                         " model chunks hold %" G_GUINT64_FORMAT " layers, the others %" G_GUINT64_FORMAT
                         " (the first and last chunks give one up first)",
@@ -1345,8 +1359,8 @@ resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
     plan->schedule = plan->virtual_stages > 1 ? SIM_SCHEDULE_INTERLEAVED : SIM_SCHEDULE_1F1B;
     note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));
   }
-  if (sim_schedule_is_v (plan->schedule))
-    return resolve_v_schedule (plan, model, error);
+  if (sim_schedule_chunks (plan->schedule) == 2)
+    return resolve_two_chunk_schedule (plan, model, error);
   if (model->layers % (guint64) plan->pp != 0 && plan->schedule != SIM_SCHEDULE_INTERLEAVED &&
       !explicit_split (plan) && plan->layout == NULL) {
     note_default (plan, "uneven stages: %" G_GUINT64_FORMAT " of %d hold %" G_GUINT64_FORMAT
@@ -2191,6 +2205,8 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
 int
 sim_plan_virtual_stage (const SimPlan *plan, int stage, int chunk)
 {
+  if (plan->schedule == SIM_SCHEDULE_DUALPIPE)
+    return chunk == 0 ? stage : plan->pp - 1 - stage;
   if (sim_schedule_is_v (plan->schedule))
     return chunk == 0 ? stage : 2 * plan->pp - 1 - stage;
   return chunk * plan->pp + stage;
@@ -2214,22 +2230,43 @@ sim_plan_chunk_is_first (const SimPlan *plan, int stage, int chunk)
   return sim_plan_virtual_stage (plan, stage, chunk) == 0;
 }
 
+/* the model's chunks in order: pp x v, or pp blocks under dualpipe */
+static int
+model_chunks (const SimPlan *plan)
+{
+  return plan->schedule == SIM_SCHEDULE_DUALPIPE ? plan->pp : plan->pp * MAX (plan->virtual_stages, 1);
+}
+
 gboolean
 sim_plan_chunk_is_last (const SimPlan *plan, int stage, int chunk)
 {
-  return sim_plan_virtual_stage (plan, stage, chunk) == plan->pp * MAX (plan->virtual_stages, 1) - 1;
+  return sim_plan_virtual_stage (plan, stage, chunk) == model_chunks (plan) - 1;
 }
 
 gboolean
 sim_plan_stage_has_output (const SimPlan *plan, int stage)
 {
+  if (plan->schedule == SIM_SCHEDULE_DUALPIPE)
+    return stage == 0 || stage == plan->pp - 1;
   return stage == (sim_schedule_is_v (plan->schedule) ? 0 : plan->pp - 1);
+}
+
+gboolean
+sim_plan_stage_has_embedding (const SimPlan *plan, int stage)
+{
+  return stage == 0 || (plan->schedule == SIM_SCHEDULE_DUALPIPE && stage == plan->pp - 1);
+}
+
+gboolean
+sim_plan_ends_share_rank (const SimPlan *plan)
+{
+  return plan->pp == 1 || sim_schedule_is_v (plan->schedule);
 }
 
 guint64
 sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, int chunk)
 {
-  guint64 v = (guint64) MAX (plan->virtual_stages, 1), n = (guint64) plan->pp * v;
+  guint64 v = (guint64) MAX (plan->virtual_stages, 1), n = (guint64) model_chunks (plan);
   guint64 k = (guint64) sim_plan_virtual_stage (plan, stage, chunk); /* in model order */
   guint64 full = (model->layers + n - 1) / n, deficit = n * full - model->layers;
   if (plan->layout != NULL)
@@ -2265,7 +2302,10 @@ sim_plan_chunk_first_layer (const SimPlan *plan, const SimModel *model, int stag
   int k = sim_plan_virtual_stage (plan, stage, chunk);
   for (int j = 0; j < k; j++) {
     int s, c;
-    sim_plan_chunk_at (plan, j, &s, &c);
+    if (plan->schedule == SIM_SCHEDULE_DUALPIPE)
+      s = j, c = 0; /* block j of the first copy */
+    else
+      sim_plan_chunk_at (plan, j, &s, &c);
     first += sim_plan_chunk_layers (plan, model, s, c);
   }
   return first;
@@ -2357,7 +2397,7 @@ sim_plan_rank_of (const SimPlan *plan, const int coords[SIM_DIM_COUNT])
 const char *
 sim_schedule_name (SimSchedule s)
 {
-  static const char *names[] = { "gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe-v" };
+  static const char *names[] = { "gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe-v", "dualpipe" };
   return names[s];
 }
 

@@ -27,14 +27,17 @@ G_BEGIN_DECLS
 /* zb-h1: the zero-bubble schedule ZB-H1 (sim-schedule.h), one chunk per
  * rank, the backward split into its input and weight gradients; zb-v and
  * dualpipe-v: two chunks per rank placed in a V (rank r holds model chunks
- * r and 2p - 1 - r, sim_plan_virtual_stage) */
+ * r and 2p - 1 - r, sim_plan_virtual_stage); dualpipe: two copies of the
+ * model, rank r holding block r of the first (chunk 0) and block p - 1 - r
+ * of the second (chunk 1) */
 typedef enum {
   SIM_SCHEDULE_GPIPE,
   SIM_SCHEDULE_1F1B,
   SIM_SCHEDULE_INTERLEAVED,
   SIM_SCHEDULE_ZB_H1,
   SIM_SCHEDULE_ZB_V,
-  SIM_SCHEDULE_DUALPIPE_V
+  SIM_SCHEDULE_DUALPIPE_V,
+  SIM_SCHEDULE_DUALPIPE
 } SimSchedule;
 typedef enum { SIM_RECOMPUTE_NONE, SIM_RECOMPUTE_SELECTIVE, SIM_RECOMPUTE_FULL } SimRecompute;
 /* Which layers full recomputation recomputes, with N layers
@@ -378,7 +381,9 @@ guint64 sim_plan_stage_layers (const SimPlan *plan, const SimModel *model, int s
 /* the model chunk (in model order, 0 .. pp x v - 1) that chunk `chunk` of
  * pipeline rank `stage` holds: chunk x pp + stage, or under the V-shaped
  * schedules (zb-v, dualpipe-v) stage for chunk 0 and 2 pp - 1 - stage for
- * chunk 1; and back */
+ * chunk 1, or under dualpipe the block of its copy (0 .. pp - 1): stage
+ * for chunk 0, pp - 1 - stage for chunk 1; and back (not for dualpipe,
+ * whose blocks each appear twice) */
 int sim_plan_virtual_stage (const SimPlan *plan, int stage, int chunk);
 void sim_plan_chunk_at (const SimPlan *plan, int virtual_stage, int *stage, int *chunk);
 /* whether the chunk holds the model's first layers (and the embedding) or
@@ -387,6 +392,10 @@ void sim_plan_chunk_at (const SimPlan *plan, int virtual_stage, int *stage, int 
 gboolean sim_plan_chunk_is_first (const SimPlan *plan, int stage, int chunk);
 gboolean sim_plan_chunk_is_last (const SimPlan *plan, int stage, int chunk);
 gboolean sim_plan_stage_has_output (const SimPlan *plan, int stage);
+gboolean sim_plan_stage_has_embedding (const SimPlan *plan, int stage);
+/* whether the embedding and the output layer of one copy of the model sit
+ * on one rank (pp 1, or the V's first rank): tied, they are one tensor */
+gboolean sim_plan_ends_share_rank (const SimPlan *plan);
 guint64 sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, int chunk);
 /* the multi-token-prediction layers of model chunk `chunk` of pipeline
  * stage `stage`: all of plan->mtp_layers on the last virtual stage (where

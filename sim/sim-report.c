@@ -258,6 +258,9 @@ text_plan (GString *s, const SimPlan *p, gboolean wide)
       g_string_append_printf (line, " (%d virtual stages)", p->virtual_stages);
     else if (sim_schedule_is_v (p->schedule))
       g_string_append (line, " (two chunks per rank in a V: rank s holds chunks s and 2pp-1-s)");
+    else if (p->schedule == SIM_SCHEDULE_DUALPIPE)
+      g_string_append (line, " (two copies of the model: rank s holds block s of one and pp-1-s of "
+                             "the other)");
     if (p->first_stage_layers > 0)
       g_string_append_printf (line, ", first stage %d layers", p->first_stage_layers);
     if (p->last_stage_layers > 0)

@@ -30,7 +30,15 @@ push (Program *a, gboolean backward, int chunk, int mb)
 gboolean
 sim_schedule_splits_backward (SimSchedule schedule)
 {
-  return schedule == SIM_SCHEDULE_ZB_H1 || sim_schedule_is_v (schedule);
+  return schedule == SIM_SCHEDULE_ZB_H1 || sim_schedule_chunks (schedule) == 2;
+}
+
+int
+sim_schedule_chunks (SimSchedule schedule)
+{
+  if (sim_schedule_is_v (schedule) || schedule == SIM_SCHEDULE_DUALPIPE)
+    return 2;
+  return schedule == SIM_SCHEDULE_INTERLEAVED ? 0 : 1;
 }
 
 gboolean
@@ -44,6 +52,8 @@ sim_schedule_passes (SimSchedule schedule, int m, int v)
 {
   if (sim_schedule_is_v (schedule))
     return 6u * (guint) m;
+  if (schedule == SIM_SCHEDULE_DUALPIPE)
+    return 3u * (guint) m; /* m / 2 a direction */
   if (sim_schedule_splits_backward (schedule))
     return 3u * (guint) m;
   return 2u * (guint) m * (guint) (schedule == SIM_SCHEDULE_INTERLEAVED ? v : 1);
@@ -269,6 +279,16 @@ sim_schedule_stage (SimSchedule schedule, int p, int s, int m, int v)
   case SIM_SCHEDULE_DUALPIPE_V:
     dualpipe_v (a, p, s, m);
     break;
+  case SIM_SCHEDULE_DUALPIPE: {
+    /* DualPipeV's program on half the ranks, a phase a direction: on the
+     * second half of the ranks phase 0 is the second copy's */
+    guint from = a->n;
+    dualpipe_v (a, p / 2, MIN (s, p - 1 - s), m / 2);
+    if (s >= p / 2)
+      for (guint i = from; i < a->n; i++)
+        a->op[i].chunk = (guint16) (1 - a->op[i].chunk);
+    break;
+  }
   }
   g_assert (prog.n == len);
   return out;

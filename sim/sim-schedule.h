@@ -46,6 +46,14 @@
  *                expert all-to-alls and sends hide behind each other's
  *                compute (`paired`); its warm-up and cool-down split some
  *                backwards to fill the bubble.
+ *   DualPipe     DeepSeek's bidirectional schedule (the same sources):
+ *                two copies of the model, the first split over ranks 0 ..
+ *                p - 1 (chunk 0), the second over p - 1 .. 0 (chunk 1),
+ *                half of the micro-batches entering at each end; its
+ *                program is DualPipeV's on p/2 ranks and m/2 micro-
+ *                batches a direction, rank s playing min(s, p - 1 - s)
+ *                (dualpipe.py's half_rank), its phases the directions
+ *                swapped on the second half of the ranks.
  * A whole backward in these programs is its B and its W back to back.
  */
 #pragma once
@@ -72,6 +80,10 @@ gboolean sim_schedule_splits_backward (SimSchedule schedule);
 
 /* whether the schedule places two chunks per rank in a V */
 gboolean sim_schedule_is_v (SimSchedule schedule);
+
+/* the chunks per rank the schedule fixes (2: the V-shaped ones and
+ * DualPipe), else 0 (interleaved: --virtual-stages; the others 1) */
+int sim_schedule_chunks (SimSchedule schedule);
 
 /* the passes of one stage: 2 m v, or 3 m v with the backward split */
 guint sim_schedule_passes (SimSchedule schedule, int micro_batches, int virtual_stages);

@@ -88,7 +88,7 @@ test_zb_h1 (void)
 static char *
 program_text (SimSchedule schedule, int p, int s, int m)
 {
-  int v = sim_schedule_is_v (schedule) ? 2 : 1;
+  int v = sim_schedule_chunks (schedule) == 2 ? 2 : 1;
   g_autoptr (GArray) order = sim_schedule_stage (schedule, p, s, m, v);
   GString *t = g_string_new (NULL);
   g_assert_cmpuint (order->len, ==, sim_schedule_passes (schedule, m, v));
@@ -130,6 +130,54 @@ test_v_programs (void)
                            "B1.2 W1.2 F1.3* B0.1* W0.1* B1.3 W1.3 B0.2 W0.2 B0.3 W0.3");
   g_assert_cmpstr (d1, ==, "F0.0 F1.0 F0.1 F1.1 F0.2 B1.0 W1.0 F1.2* B0.0* W0.0* F0.3* B1.1* W1.1* "
                            "F1.3* B0.1* W0.1* B1.2 W1.2 B0.2 W0.2 B1.3 B0.3 W1.3 W0.3");
+}
+
+/* DualPipe's program (sim-schedule.h) on p = 2, m = 4, two micro-batches
+ * entering at each end: DualPipeV's on one rank and two micro-batches a
+ * phase (dualpipe.py's half_rank 0 on both ranks, its middle rank):
+ * F0 F1 twice (its step 2), then its step 4 once, the middle rank's first
+ * pair not overlapped (F0 B1) and the second paired (F1&B0), then step 6:
+ * B1 whole, B0 split, its W last.  Rank 0's phases are the directions,
+ * rank 1's swapped. */
+static void
+test_dualpipe_program (void)
+{
+  g_autofree char *r0 = program_text (SIM_SCHEDULE_DUALPIPE, 2, 0, 4);
+  g_autofree char *r1 = program_text (SIM_SCHEDULE_DUALPIPE, 2, 1, 4);
+  g_assert_cmpstr (r0, ==, "F0.0 F1.0 F0.1 B1.0 W1.0 F1.1* B0.0* W0.0* B1.1 W1.1 B0.1 W0.1");
+  g_assert_cmpstr (r1, ==, "F1.0 F0.0 F1.1 B0.0 W0.0 F0.1* B1.0* W1.0* B0.1 W0.1 B1.1 W1.1");
+}
+
+/* That program timed with every pass 16 ms (Llama 3 8B's 32 layers in two
+ * blocks of 16, forward, input and weight gradient 1 ms a layer), sends
+ * free.  By hand, in units of 16 ms: the first copy (chunk 0) runs down
+ * from rank 0, its loss on rank 1; the second up from rank 1.
+ *   0-1  both ranks F of their own end's first micro-batch
+ *   1-2  each F of the other end's, just arrived      2-3  F0.1 / F1.1
+ *   3-5  each the backward of the loss it holds, B and W
+ *   5-6  the other end's second forward, arrived at 3
+ *   6-8  the backward arrived at 4, B and W           8-10 the second loss's
+ *   10-12 the backward arrived at 9
+ * 12 units, 192 ms, every unit computing: no bubble.  In flight on rank
+ * 0 at most 3 chunks of 16 layers, DualPipe's PP + 1 (deepseek-ai/DualPipe
+ * README.md, its table), against 1F1B's p = 2 stages of its one copy; and
+ * twice the parameters of a 1F1B stage. */
+static void
+test_dualpipe (void)
+{
+  g_auto (Run) r = { 0 };
+  g_auto (Run) f = { 0 };
+  const SimStageMemory *s0, *f0;
+  run_ideal_w (&r, "tp=4,pp=2,dp=1,gb=4,schedule=dualpipe,gpu-variation=0", 1e-3);
+  check_bubble (r.it, 192e-3, 0.0);
+  s0 = &g_array_index (r.mem->stages, SimStageMemory, 0);
+  g_assert_cmpuint (s0->in_flight_chunks, ==, 3);
+  g_assert_cmpfloat (s0->in_flight_micro_batches, ==, 3);
+  g_assert_cmpuint (g_array_index (r.it->stages, SimStageTime, 0).peak_activation_bytes, ==,
+                    s0->activations_peak_bytes);
+  run_ideal_w (&f, "tp=4,pp=2,dp=1,gb=4,schedule=1f1b,gpu-variation=0", 1e-3);
+  f0 = &g_array_index (f.mem->stages, SimStageMemory, 0);
+  g_assert_cmpuint (s0->layers, ==, 2 * f0->layers);
 }
 
 /* Those programs timed, p = 2, m = 4 (tp 4 fills the node; the ideal
@@ -319,7 +367,8 @@ test_timeline_matches_ledger (void)
                           "recompute-num-layers=3",
                           "tp=8,pp=4,dp=2,gb=64,schedule=zb-h1",
                           "tp=8,pp=4,dp=2,gb=64,schedule=zb-h1,recompute=selective,framework=torchtitan",
-                          "tp=8,pp=4,dp=2,gb=64,schedule=zb-v", "tp=8,pp=4,dp=2,gb=64,schedule=dualpipe-v" };
+                          "tp=8,pp=4,dp=2,gb=64,schedule=zb-v", "tp=8,pp=4,dp=2,gb=64,schedule=dualpipe-v",
+                          "tp=8,pp=4,dp=2,gb=64,schedule=dualpipe" };
   for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
     g_autoptr (GError) error = NULL;
     g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
@@ -692,6 +741,8 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/zb-h1-program", test_zb_h1_program);
   g_test_add_func ("/iteration/v-programs", test_v_programs);
   g_test_add_func ("/iteration/v-schedules", test_v_schedules);
+  g_test_add_func ("/iteration/dualpipe-program", test_dualpipe_program);
+  g_test_add_func ("/iteration/dualpipe", test_dualpipe);
   g_test_add_func ("/iteration/expected-max", test_expected_max);
   g_test_add_func ("/iteration/variability", test_variability);
   g_test_add_func ("/iteration/slow-stage", test_slow_stage);

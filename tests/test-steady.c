@@ -19,7 +19,7 @@ typedef struct {
   gboolean full;
 } Layout;
 
-/* long runs of the shipped models: 1F1B, ZB-H1, ZB-V, DualPipeV and interleaved, with and without
+/* long runs of the shipped models: 1F1B, ZB-H1, ZB-V, DualPipeV, DualPipe and interleaved, with and without
  * recomputation, context parallelism, ZeRO and every replica simulated */
 static const Layout layouts[] = {
   { "dgx8x4.xml", 0, "llama3-70b.xml", "tp=8,pp=8,dp=1", FALSE },
@@ -30,6 +30,7 @@ static const Layout layouts[] = {
   { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,pp=4,dp=8,gb=512,schedule=zb-h1,zero=3", FALSE },
   { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,pp=4,dp=8,gb=512,schedule=zb-v", FALSE },
   { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,pp=4,dp=8,gb=512,schedule=dualpipe-v", FALSE },
+  { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,pp=4,dp=8,gb=512,schedule=dualpipe", FALSE },
   { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=2,cp=2,pp=4,dp=4,gb=256,recompute=selective", FALSE },
   { "dgx8x4.xml", 0, "llama3-8b.xml", "tp=1,pp=1,dp=64,gb=2048,zero=3", FALSE },
   { "dgx-h100.xml", 16, "gpt3-175b.xml", "tp=4,pp=8,dp=4,gb=1024,schedule=interleaved,v=12", FALSE },

@@ -147,7 +147,8 @@ legend (cairo_t *cr, const VizInput *in, double x, double y, double right)
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++) {
     if (kinds[i] == SIM_SPAN_WEIGHT && !sim_schedule_splits_backward (p->schedule))
       continue;
-    if (kinds[i] == SIM_SPAN_GATE && p->schedule == SIM_SCHEDULE_DUALPIPE_V) {
+    if (kinds[i] == SIM_SPAN_GATE &&
+        (p->schedule == SIM_SCHEDULE_DUALPIPE_V || p->schedule == SIM_SCHEDULE_DUALPIPE)) {
       /* the outline of an F&B pair, before the idle swatch */
       cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
       cairo_set_line_width (cr, 1.2);
