@@ -23,6 +23,7 @@ sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan)
   cfg->fp8 = plan->fp8 != SIM_FP8_OFF;
   cfg->fp4 = plan->fp4 != SIM_FP4_OFF;
   cfg->fp8_attention = cfg->fp8 && plan->fp8_attention;
+  cfg->fp8_expert_act = cfg->fp8 && plan->fp8_expert_act;
   cfg->etp = (guint64) MAX (plan->etp, 1);
   cfg->graphs_dense = sim_plan_layer_graphs (plan, FALSE);
   cfg->graphs_moe = sim_plan_layer_graphs (plan, TRUE);
@@ -206,7 +207,8 @@ moe_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c)
   save (a, "moe.router", "probabilities (fp32)", FP32 * tokens * e->experts);
   save (a, "moe.dispatch", "routing indices (int64)", 8 * tokens * e->top_k);
   save (a, "moe.experts", "fc1 input (routed tokens)", (guint64) ceil (routed * (double) (lin * h)));
-  save (a, "moe.experts", "fc1 output", (guint64) ceil (routed * (double) (ACT * fc1)));
+  save (a, "moe.experts", c->fp8_expert_act ? "fc1 output (FP8)" : "fc1 output",
+        (guint64) ceil (routed * (double) fc1 * (c->fp8_expert_act ? 1 + 4.0 / 128 : ACT)));
   if (!drops (c, SIM_RECOMPUTE_MOE_ACT))
     save (a, "moe.experts", "fc2 input (activation output)", (guint64) ceil (routed * (double) (lin * fe)));
   save (a, "moe.experts", "routing probabilities (fp32)", (guint64) ceil (routed * FP32));

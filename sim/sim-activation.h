@@ -50,7 +50,11 @@
  *              output (fe/etp) and the routing probability (fp32), as
  *              Megatron-Core's experts.py applies the probabilities in
  *              the activation (activation_func_with_probs);
- *              bytes = R*(2h + 6fe/etp + 4) for SwiGLU
+ *              bytes = R*(2h + 6fe/etp + 4) for SwiGLU; with
+ *              --fp8-expert-act the fc1 output in FP8 with a 4-byte
+ *              scale per 128 values, as DeepSeek-V3 caches the SwiGLU
+ *              input (arXiv:2412.19437 section 3.3.2, "Low-Precision
+ *              Storage"; its output, FC2's input, recomputed: moe_act)
  *   shared     S always-on experts as one MLP of width S*fe, split by TP
  *              like a dense MLP, reading the router's input
  * Routing is assumed balanced (every expert gets the mean share); with a
@@ -121,6 +125,7 @@ typedef struct {
   gboolean fp8;         /* the linear layers save their inputs in FP8 */
   gboolean fp4;         /* ... or in NVFP4 (4 bits and an E4M3 scale per 16 values) */
   gboolean fp8_attention; /* the fused attention saves Q, K, V and its output in FP8 */
+  gboolean fp8_expert_act; /* the routed experts save FC1's output in FP8 (--fp8-expert-act) */
   guint64 etp;          /* expert tensor parallel (MoE layers) */
   guint recompute_modules; /* SimRecomputeModules under selective (0: core_attn) */
   int graphs_dense, graphs_moe; /* CUDA graphs a dense (MoE) layer replays (sim_plan_layer_graphs) */

@@ -1150,6 +1150,12 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
   expert_casts (p, bwd, local, rows * up);
   expert_casts (p, bwd, local, rows * h);
   TAG ("expert_activation");
+  /* --fp8-expert-act: FC1's output cast to FP8 for keeping (read BF16,
+   * write FP8), and read back to BF16 before the backward uses it */
+  if (p != NULL && p->fp8_expert_act && p->fp8 != SIM_FP8_OFF) {
+    k_mem (fwd, 3 * rows * up);
+    k_mem (bwd, 3 * rows * up);
+  }
   mark = *fwd;
   if (m->mlp == SIM_MLP_SWIGLU) {
     k_mem (fwd, 6 * rows * fe);
@@ -1547,6 +1553,15 @@ sim_cost_layer_kernels (const SimModel *m, const SimPlan *p, const SimGpuType *g
       if (strcmp (g_array_index (log, SimKernel, j).pass, passes[i]) == 0)
         g_array_append_val (out, g_array_index (log, SimKernel, j));
   return out;
+}
+
+double
+sim_cost_nodes_reached (double pool, double pick, int nodes)
+{
+  double per = pool / nodes, none = 1;
+  for (int i = 0; i < (int) pick; i++)
+    none *= MAX (pool - per - i, 0.0) / (pool - i);
+  return nodes * (1 - none);
 }
 
 double

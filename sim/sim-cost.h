@@ -109,6 +109,12 @@ void sim_cost_layer (const SimModel *m, const SimPlan *plan, const SimGpuType *g
  * module's own kernels (plan->mtp_layers of them; their layers are the
  * chunk's) */
 double sim_cost_tail_s (const SimLayerCost *c, const SimPlan *plan, gboolean backward);
+/* the expected number of nodes a token's experts sit on: `pick` of `pool`
+ * (experts, or the groups of group-limited routing) chosen at random, each
+ * of `nodes` nodes holding pool / nodes of them: nodes x (1 - C(pool -
+ * per, pick) / C(pool, pick)), per = pool / nodes; pure */
+double sim_cost_nodes_reached (double pool, double pick, int nodes);
+
 /* of the tail's backward, the output layer's weight gradient (the
  * multi-token-prediction modules' stay with the input gradient) */
 double sim_cost_tail_w_s (const SimLayerCost *c);

@@ -811,6 +811,58 @@ expert_groups (const SimIterBuilder *b)
   return MIN (p->tp * p->cp * b->replicas, p->etp * p->ep);
 }
 
+/* DeepEP's dispatch and combine of one MoE layer on stage s's expert-
+ * parallel group g of n GPUs (sim-plan.h, SIM_DISPATCHER_DEEPEP): per
+ * deepseek-ai/DeepEP's normal kernels and the DeepSeek-V3 report (section
+ * 3.2.2), each token goes over the network once to every other node that
+ * holds one of its experts, to the GPU of the same index there, which
+ * forwards it over NVLink to the GPUs of its experts; the two hops run at
+ * once, so each of dispatch and combine takes the longer of the two
+ * all-to-alls: among the same-index GPUs of the group's nodes, of the
+ * tokens times the nodes they reach (all of a token's experts within
+ * topk_groups groups under group-limited routing, the groups spread
+ * evenly over the nodes, DeepSeek-V3's node-limited routing; else its k
+ * experts at random), and among a node's GPUs, of every expert's copy.
+ * Under FP8 training the dispatch sends FP8 with a 4-byte scale per 128
+ * values (the report's section 3.3.4, DeepEP's FP8 dispatch) and the
+ * combine BF16; a backward sends BF16 both ways, and the layer's time is
+ * the mean of its forward's and its backward's.  On one node, the NVLink
+ * hop alone. */
+static double
+deepep_layer_s (SimIterBuilder *b, const int *g, int n)
+{
+  const SimModel *m = b->model;
+  const SimPlan *p = b->plan;
+  const SimTopology *t = b->topo;
+  /* the values of the GPU's tokens (the busiest GPU's: a2a_bytes is
+   * their k copies in BF16, times the load) */
+  double k = (double) m->moe.top_k, unit = b->cost.a2a_bytes / (2 * k);
+  double fp8 = p->fp8 != SIM_FP8_OFF ? 1 + 4.0 / 128 : 2;
+  g_autofree int *rail = g_new (int, n), *local = g_new (int, n);
+  int nodes = 0, here = 0;
+  double reach, fwd, bwd;
+  for (int i = 0; i < n; i++) {
+    int node = sim_topology_gpu (t, g[i])->node, j = 0;
+    while (j < nodes && sim_topology_gpu (t, rail[j])->node != node)
+      j++;
+    if (j == nodes)
+      rail[nodes++] = g[i];
+    if (node == sim_topology_gpu (t, g[0])->node)
+      local[here++] = g[i];
+  }
+  if (m->moe.groups > 0 && m->moe.topk_groups > 0 && m->moe.groups % (guint64) nodes == 0)
+    reach = sim_cost_nodes_reached ((double) m->moe.groups, (double) m->moe.topk_groups, nodes);
+  else
+    reach = sim_cost_nodes_reached ((double) m->moe.experts, k, nodes);
+#define HOP(e)                                                                                   \
+  MAX (nodes > 1 ? choose (b, SIM_OP_ALLTOALL, rail, nodes, unit * (e) * reach)->predicted_s : 0, \
+       here > 1 ? choose (b, SIM_OP_ALLTOALL, local, here, unit * (e) * k)->predicted_s : 0)
+  fwd = HOP (fp8) + HOP (2.0);
+  bwd = 2 * HOP (2.0);
+#undef HOP
+  return (fwd + bwd) / 2;
+}
+
 /* Where the MoE layers sit (each chunk's layers, sim_plan_chunk_layers
  * and sim_plan_chunk_first_layer).  And per stage the token all-to-alls of one MoE
  * layer's forward: dispatch and combine over the expert-parallel group
@@ -847,7 +899,9 @@ moe_init (SimIterBuilder *b)
     if (p->ep > 1) {
       for (int e = 0; e < p->ep; e++)
         g[e] = stage_rank_gpu (b, e * p->etp, s);
-      t += 2 * choose (b, SIM_OP_ALLTOALL, g, p->ep, b->cost.a2a_bytes)->predicted_s;
+      t += p->moe_dispatcher == SIM_DISPATCHER_DEEPEP
+               ? deepep_layer_s (b, g, p->ep)
+               : 2 * choose (b, SIM_OP_ALLTOALL, g, p->ep, b->cost.a2a_bytes)->predicted_s;
     }
     if (p->etp > 1) {
       for (int e = 0; e < p->etp; e++)

@@ -46,6 +46,8 @@ typedef enum {
   KEY_ETP,
   KEY_MOE_IMBALANCE,
   KEY_MOE_A2A_OVERLAP,
+  KEY_MOE_DISPATCHER,
+  KEY_FP8_EXPERT_ACT,
   KEY_FIRST_STAGE_LAYERS,
   KEY_LAST_STAGE_LAYERS,
   KEY_EMBEDDING_IN_SPLIT,
@@ -92,6 +94,9 @@ static const Option options[] = {
   { "overlap-moe-expert-parallel-comm", NULL, KEY_MOE_A2A_OVERLAP, ARG_BOOL, NULL,
     "mixture of experts: hide each all-to-all behind the adjacent micro-batch's compute, as "
     "Megatron-Core's combined 1F1B (default off)" },
+  { "moe-dispatcher", NULL, KEY_MOE_DISPATCHER, ARG_CHOICE, "alltoall|deepep",
+    "mixture of experts: NCCL's all-to-all (default), or DeepEP's: each token sent once to "
+    "each node holding one of its experts, then over NVLink" },
   { "micro-batch", "mb", KEY_MICRO_BATCH, ARG_INT, NULL, "sequences per micro-batch (default 1)" },
   { "global-batch", "gb", KEY_GLOBAL_BATCH, ARG_UINT, NULL,
     "sequences per optimizer step (default: the model's published batch)" },
@@ -163,6 +168,9 @@ static const Option options[] = {
     "FP8 scaling: per tensor from an amax history or from the tensor itself (tensorwise, "
     "Megatron's name), per 32 elements (Blackwell), or per 128-element tile (default: mxfp8 "
     "where the tensor cores take block scales, else delayed)" },
+  { "fp8-expert-act", NULL, KEY_FP8_EXPERT_ACT, ARG_BOOL, NULL,
+    "mixture of experts under FP8: keep each routed expert's SwiGLU input in FP8 and recompute "
+    "its output in the backward, as DeepSeek-V3 (default off)" },
   { "fp8-attention", NULL, KEY_FP8_ATTENTION, ARG_BOOL, NULL,
     "the fused attention's forward in FP8 as well (needs --fp8; default off)" },
   { "tp-only-amax-red", NULL, KEY_TP_ONLY_AMAX_RED, ARG_BOOL, NULL,
@@ -717,6 +725,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_FP8_PARAMS: plan->fp8_params = b; break;
   case KEY_FP8_RECIPE: plan->fp8_recipe = u == 4 ? SIM_FP8_CURRENT : (int) u; break;
   case KEY_FP8_ATTENTION: plan->fp8_attention = b; break;
+  case KEY_FP8_EXPERT_ACT: plan->fp8_expert_act = b; break;
   case KEY_TP_ONLY_AMAX_RED: plan->tp_only_amax_red = b; break;
   case KEY_GRAD_REDUCE_FP32: plan->grad_reduce_fp32 = b; break;
   case KEY_FP4: plan->fp4 = (SimFp4) u; break;
@@ -738,6 +747,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_CPU_OFFLOAD_LAYERS: return parse_cpu_offload_layers (plan, value, error);
   case KEY_PIPELINE_LAYOUT: return parse_pipeline_layout (plan, value, error);
   case KEY_MOE_A2A_OVERLAP: plan->moe_a2a_overlap = b; break;
+  case KEY_MOE_DISPATCHER: plan->moe_dispatcher = (SimMoeDispatcher) u; break;
   case KEY_CUDA_GRAPH_IMPL: plan->cuda_graph_impl = (SimCudaGraphImpl) u; break;
   case KEY_CUDA_GRAPH_SCOPE:
     /* "full", Megatron-Core's default, is every layer whole */
@@ -1631,9 +1641,13 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
                    plan->ep > 1 ? "ep" : "etp", plan->ep > 1 ? plan->ep : plan->etp, model->name);
       return FALSE;
     }
-    if (plan->moe_imbalance > 0 || plan->moe_a2a_overlap > 0) {
+    if (plan->moe_imbalance > 0 || plan->moe_a2a_overlap > 0 || given (plan, KEY_MOE_DISPATCHER) ||
+        plan->fp8_expert_act) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--%s: %s has no mixture-of-experts layers",
-                   plan->moe_imbalance > 0 ? "moe-imbalance" : "overlap-moe-expert-parallel-comm",
+                   plan->moe_imbalance > 0       ? "moe-imbalance"
+                   : plan->moe_a2a_overlap > 0 ? "overlap-moe-expert-parallel-comm"
+                   : plan->fp8_expert_act      ? "fp8-expert-act"
+                                               : "moe-dispatcher",
                    model->name);
       return FALSE;
     }
@@ -1950,10 +1964,12 @@ resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
 {
   const SimGpuType *g = sim_topology_gpu_type (topo, 0);
   if (plan->fp8 == SIM_FP8_OFF) {
-    if (plan->fp8_attention || plan->tp_only_amax_red) {
+    if (plan->fp8_attention || plan->tp_only_amax_red || plan->fp8_expert_act) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                    "--%s: expected --fp8 hybrid or e4m3 with it (the plan trains in BF16)",
-                   plan->fp8_attention ? "fp8-attention" : "tp-only-amax-red");
+                   plan->fp8_attention ? "fp8-attention"
+                   : plan->fp8_expert_act ? "fp8-expert-act"
+                                          : "tp-only-amax-red");
       return FALSE;
     }
     if (plan->fp8_recipe >= 0) {

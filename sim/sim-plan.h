@@ -40,6 +40,13 @@ typedef enum {
   SIM_SCHEDULE_DUALPIPE
 } SimSchedule;
 typedef enum { SIM_RECOMPUTE_NONE, SIM_RECOMPUTE_SELECTIVE, SIM_RECOMPUTE_FULL } SimRecompute;
+/* how an MoE layer's tokens reach their experts across nodes (sim-iteration-
+ * build.c, moe_init): NCCL's all-to-all over the expert-parallel group
+ * (Megatron-Core's alltoall dispatcher), or DeepEP's two hops, each token
+ * sent once to each node that holds one of its experts and forwarded
+ * there over NVLink, FP8 out under FP8 training (Megatron-Core's flex
+ * dispatcher with the DeepEP backend; DeepSeek-V3's own) */
+typedef enum { SIM_DISPATCHER_ALLTOALL, SIM_DISPATCHER_DEEPEP } SimMoeDispatcher;
 /* Which layers full recomputation recomputes, with N layers
  * (recompute_num_layers): Megatron-Core's recompute_method
  * (megatron/core/transformer/transformer_block.py, _checkpointed_forward):
@@ -217,6 +224,9 @@ typedef struct {
   int fp8_params;               /* -1 unset; weights kept (and gathered) in FP8 */
   int fp8_recipe;               /* -1 unset (and with --fp8 off), else SimFp8Recipe */
   gboolean fp8_attention;       /* the fused attention's forward in FP8 too */
+  /* the routed experts keep their SwiGLU input (FC1's output) in FP8 and
+   * recompute the activation from it (DeepSeek-V3, sim-activation.h) */
+  gboolean fp8_expert_act;
   /* delayed scaling: each pass's amaxes reduced over the TP x CP group only,
    * not Megatron-Core's default TP x DP x CP (its --tp-only-amax-red) */
   gboolean tp_only_amax_red;
@@ -244,6 +254,7 @@ typedef struct {
   /* -1 unset; Megatron-Core's combined 1F1B: a pass's all-to-alls beside
    * the compute of the adjacent pass of the other direction */
   int moe_a2a_overlap;
+  SimMoeDispatcher moe_dispatcher; /* --moe-dispatcher (default alltoall) */
   /* -1 unset; multi-token-prediction layers trained (Megatron-Core's
    * mtp_num_layers), on the last virtual stage after its decoder layers:
    * resolved to the model's (SimModel.mtp_layers), 0 under LoRA, or to

@@ -196,6 +196,36 @@ test_one_stage (void)
   teardown (&f);
 }
 
+/* DeepEP's dispatch (--moe-dispatcher deepep) on the one-stage run above:
+ * its 8 GPUs are one node, so only the NVLink hop runs, each expert's copy
+ * of every token once, in BF16 (no FP8 here) both ways: the same
+ * all-to-all of 67,108,864 bytes as NCCL's, the same 128 of them exposed.
+ * And the nodes a token reaches across an expert-parallel group, closed
+ * forms of nodes x (1 - C(pool - pool/nodes, pick) / C(pool, pick)):
+ * DeepSeek-V3's group-limited routing, 4 of 8 groups, a group a node of 8:
+ * 8 x (1 - C(7,4)/C(8,4)) = 8 x (1 - 35/70) = 4, every group on its own
+ * node; its 8 of 256 experts without the limit: 8 x (1 - C(224,8)/C(256,8))
+ * = 5.294652; on 2 nodes 2 x (1 - C(128,8)/C(256,8)) = 1.993020; a pick
+ * of one reaches one node. */
+static void
+test_deepep (void)
+{
+  Fixture f;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimMemory) mem = NULL;
+  g_autoptr (SimIteration) it = NULL;
+  setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8,moe-dispatcher=deepep");
+  mem = sim_memory_compute (f.topo, f.model, f.plan);
+  it = sim_iteration_run (f.topo, f.model, f.plan, mem, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (it->exposed_ep_s, 128 * a2a_alone_s (f.topo), 1e-8);
+  teardown (&f);
+  g_assert_cmpfloat_with_epsilon (sim_cost_nodes_reached (8, 4, 8), 4.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sim_cost_nodes_reached (256, 8, 8), 5.294652, 1e-6);
+  g_assert_cmpfloat_with_epsilon (sim_cost_nodes_reached (256, 8, 2), 1.993020, 1e-6);
+  g_assert_cmpfloat_with_epsilon (sim_cost_nodes_reached (256, 1, 8), 1.0, 1e-12);
+}
+
 /* --overlap-moe-expert-parallel-comm on the one-stage run above: its
  * forward and backward are each other's neighbours in program order, so
  * every all-to-all runs beside compute, each shorter than the compute it
@@ -388,6 +418,7 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-time/a2a-bytes", test_a2a_bytes);
   g_test_add_func ("/moe-time/one-stage", test_one_stage);
   g_test_add_func ("/moe-time/shapes-imbalance", test_shapes_imbalance);
+  g_test_add_func ("/moe-time/deepep", test_deepep);
   g_test_add_func ("/moe-time/a2a-overlap", test_a2a_overlap);
   g_test_add_func ("/moe-time/a2a-overlap-exposed", test_a2a_overlap_exposed);
   g_test_add_func ("/moe-time/zero3-experts", test_zero3_experts);

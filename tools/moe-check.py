@@ -18,14 +18,15 @@ tools/blackwell-check.py places them), and the row's layout:
   --recompute-modules with them,
   ZeRO 1 (Megatron-Core's distributed optimizer; ZeRO 3 and --framework fsdp
   for the FSDP2 rows of NeMo AutoModel), --fp8 hybrid with the row's scaling
-  recipe (FP8-CS: current, FP8-MX: mxfp8) for FP8 rows.
+  recipe (FP8-CS: current, FP8-MX: mxfp8) for FP8 rows; and the options of
+  the row's recipe_flags column (the DeepSeek-V3 report's DualPipe,
+  dispatch and FP8 recipe; overlaps and CUDA graphs of the NVIDIA rows).
 
 Nothing is fitted: the cluster and model files are used as shipped, with
 --moe-imbalance 1 (the Megatron-Bridge and AutoModel rows force balanced
 routing; moe_training.md).  Rows sim cannot express are listed with the
-reason and kept out of the summary: a GPU without a cluster file, DeepSeek's
-DualPipe schedule (the DeepSeek-V3 report's H800 run, whose micro-batch is
-not published either), layouts whose pp x vp does not divide the layers,
+reason and kept out of the summary: a GPU without a cluster file,
+layouts whose pp x vp does not divide the layers,
 FSDP2 runs that fit only with a memory saving their source does not state,
 runs predicted out of memory whose recipe recomputes what sim cannot express
 (a recompute column in words), token-dropping runs (sim routes every token),
@@ -99,9 +100,6 @@ def skip_reason(r):
         return "no step time published (%s only)" % r["published_unit"]
     if "token-drop" in r["row_id"] or "tokendrop" in r["row_id"]:
         return "token-dropping run: sim routes every token (dropless)"
-    if "DualPipe" in r["framework"]:
-        return ("DualPipe schedule (a forward and a backward chunk overlapped, micro-batches fed from both "
-                "ends) and its micro-batch size: neither modelled nor published")
     return None
 
 

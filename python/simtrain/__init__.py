@@ -103,7 +103,8 @@ def _take(lib, pointer, error):
         lib.sim_api_free(pointer)
 
 
-Schedule = Literal["gpipe", "1f1b", "interleaved"]
+Schedule = Literal["gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe-v", "dualpipe"]
+MoeDispatcher = Literal["alltoall", "deepep"]
 Recompute = Literal["none", "selective", "full"]
 Framework = Literal["megatron", "fsdp", "torchtitan"]
 AttentionKernel = Literal["flash", "triton", "cudnn", "flash2"]
@@ -116,12 +117,13 @@ CudaGraphImpl = Literal["none", "transformer_engine", "local"]
 
 #: every plan option of sim (its flags without "--", "-" as "_"), in sim --help's order
 PLAN_OPTIONS = (
-    "tp", "cp", "pp", "dp", "ep", "etp", "moe_imbalance", "overlap_moe_expert_parallel_comm", "micro_batch",
+    "tp", "cp", "pp", "dp", "ep", "etp", "moe_imbalance", "overlap_moe_expert_parallel_comm", "moe_dispatcher",
+    "micro_batch",
     "global_batch", "seq_len", "schedule", "virtual_stages", "recompute", "recompute_modules",
     "recompute_method", "recompute_num_layers",
     "sequence_parallel", "flash_attention", "zero", "recipe", "order", "lora_rank", "lora_targets", "qlora",
     "context_reserve", "fragmentation", "overlap_grad_reduce", "grad_reduce_in_fp32", "framework", "tp_comm_overlap", "torch_compile",
-    "attention_kernel", "overlap_param_gather", "fp8", "fp8_params", "fp8_recipe", "fp8_attention",
+    "attention_kernel", "overlap_param_gather", "fp8", "fp8_params", "fp8_recipe", "fp8_expert_act", "fp8_attention",
     "tp_only_amax_red", "fp4", "fp4_recipe", "layers_per_virtual_stage", "first_stage_layers",
     "last_stage_layers", "pipeline_model_parallel_layout", "mtp_num_layers", "cpu_offloading_num_layers",
     "cuda_graph_impl", "cuda_graph_scope", "gpu_variation", "slow_gpu", "slow_node",
@@ -260,7 +262,7 @@ def estimate(topology: str, *, model: Optional[str] = None, nodes: int = 0, gpus
              tp: Optional[int] = None, cp: Optional[int] = None, pp: Optional[int] = None,
              dp: Optional[int] = None, ep: Optional[int] = None, etp: Optional[int] = None,
              moe_imbalance: Optional[float] = None, overlap_moe_expert_parallel_comm: Optional[bool] = None,
-             micro_batch: Optional[int] = None, global_batch: Optional[int] = None,
+             moe_dispatcher: Optional[MoeDispatcher] = None, micro_batch: Optional[int] = None, global_batch: Optional[int] = None,
              seq_len: Optional[int] = None, schedule: Optional[Schedule] = None,
              virtual_stages: Optional[int] = None, recompute: Optional[Recompute] = None,
              recompute_modules: Optional[str] = None, recompute_method: Optional[str] = None,
@@ -274,7 +276,7 @@ def estimate(topology: str, *, model: Optional[str] = None, nodes: int = 0, gpus
              tp_comm_overlap: Optional[bool] = None, torch_compile: Optional[bool] = None,
              attention_kernel: Optional[AttentionKernel] = None, overlap_param_gather: Optional[bool] = None,
              fp8: Optional[Fp8] = None, fp8_params: Optional[bool] = None, fp8_recipe: Optional[Fp8Recipe] = None,
-             fp8_attention: Optional[bool] = None, tp_only_amax_red: Optional[bool] = None,
+             fp8_expert_act: Optional[bool] = None, fp8_attention: Optional[bool] = None, tp_only_amax_red: Optional[bool] = None,
              fp4: Optional[Fp4] = None, fp4_recipe: Optional[Literal["nvfp4"]] = None,
              layers_per_virtual_stage: Optional[int] = None, first_stage_layers: Optional[int] = None,
              last_stage_layers: Optional[int] = None, pipeline_model_parallel_layout: Optional[str] = None,
