@@ -1,5 +1,6 @@
 /* sim-plan.c — plan options, defaults, validation and rank placement */
 #include "sim-plan.h"
+#include "sim-plan-private.h"
 #include "sim-schedule.h"
 
 #include <math.h>
@@ -10,64 +11,6 @@
 #include "sim-units.h"
 #include "sim-variability.h"
 
-typedef enum {
-  KEY_TP,
-  KEY_CP,
-  KEY_PP,
-  KEY_DP,
-  KEY_MICRO_BATCH,
-  KEY_GLOBAL_BATCH,
-  KEY_SEQ_LEN,
-  KEY_SCHEDULE,
-  KEY_VIRTUAL_STAGES,
-  KEY_RECOMPUTE,
-  KEY_SEQUENCE_PARALLEL,
-  KEY_FLASH_ATTENTION,
-  KEY_ZERO,
-  KEY_RECIPE,
-  KEY_ORDER,
-  KEY_LORA_RANK,
-  KEY_LORA_TARGETS,
-  KEY_QLORA,
-  KEY_CONTEXT_RESERVE,
-  KEY_FRAGMENTATION,
-  KEY_OVERLAP,
-  KEY_FRAMEWORK,
-  KEY_TP_COMM_OVERLAP,
-  KEY_TORCH_COMPILE,
-  KEY_OVERLAP_PARAM_GATHER,
-  KEY_ATTENTION_KERNEL,
-  KEY_FP8,
-  KEY_FP8_PARAMS,
-  KEY_FP8_RECIPE,
-  KEY_FP8_ATTENTION,
-  KEY_LAYERS_PER_VIRTUAL_STAGE,
-  KEY_EP,
-  KEY_ETP,
-  KEY_MOE_IMBALANCE,
-  KEY_MOE_A2A_OVERLAP,
-  KEY_MOE_DISPATCHER,
-  KEY_FP8_EXPERT_ACT,
-  KEY_FIRST_STAGE_LAYERS,
-  KEY_LAST_STAGE_LAYERS,
-  KEY_EMBEDDING_IN_SPLIT,
-  KEY_LOSS_IN_SPLIT,
-  KEY_FP4,
-  KEY_FP4_RECIPE,
-  KEY_TP_ONLY_AMAX_RED,
-  KEY_GRAD_REDUCE_FP32,
-  KEY_RECOMPUTE_MODULES,
-  KEY_RECOMPUTE_METHOD,
-  KEY_RECOMPUTE_NUM_LAYERS,
-  KEY_MTP_LAYERS,
-  KEY_PIPELINE_LAYOUT,
-  KEY_CUDA_GRAPH_IMPL,
-  KEY_CUDA_GRAPH_SCOPE,
-  KEY_CPU_OFFLOAD_LAYERS,
-  KEY_GPU_VARIATION,
-  KEY_SLOW_GPU,
-  KEY_SLOW_NODE,
-} Key;
 
 typedef enum { ARG_INT, ARG_UINT, ARG_BOOL, ARG_CHOICE, ARG_STRING, ARG_BYTES, ARG_FRACTION } ArgKind;
 
@@ -594,10 +537,6 @@ parse_slow (SimPlan *plan, const char *value, gboolean node, GError **error)
   return TRUE;
 }
 
-static const char *const recompute_module_names[SIM_RECOMPUTE_MODULE_COUNT] = {
-  "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
-};
-
 /* The bits of a list of Megatron-Core names (recompute_modules,
  * cuda_graph_scope) joined by ',' (a command-line flag) or '+' (inside a
  * plan string, whose items ',' separates): names[k] is bit k, and `alias`,
@@ -628,10 +567,6 @@ parse_names (const char *flag, const char *value, const char *const *names, int 
   *bits = out;
   return TRUE;
 }
-
-static const char *const graph_scope_names[SIM_GRAPH_SCOPE_COUNT] = {
-  "attn", "mlp", "moe", "moe_router", "moe_preprocess",
-};
 
 static gboolean
 parse_pipeline_layout (SimPlan *plan, const char *value, GError **error)
@@ -740,7 +675,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_SLOW_GPU: return parse_slow (plan, value, FALSE, error);
   case KEY_SLOW_NODE: return parse_slow (plan, value, TRUE, error);
   case KEY_RECOMPUTE_MODULES:
-    return parse_names ("recompute-modules", value, recompute_module_names, SIM_RECOMPUTE_MODULE_COUNT,
+    return parse_names ("recompute-modules", value, sim_plan_recompute_module_names, SIM_RECOMPUTE_MODULE_COUNT,
                         NULL, 0, "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts",
                         &plan->recompute_modules, error);
   case KEY_MTP_LAYERS: return parse_mtp_layers (plan, value, error);
@@ -751,7 +686,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_CUDA_GRAPH_IMPL: plan->cuda_graph_impl = (SimCudaGraphImpl) u; break;
   case KEY_CUDA_GRAPH_SCOPE:
     /* "full", Megatron-Core's default, is every layer whole */
-    return parse_names ("cuda-graph-scope", value, graph_scope_names, SIM_GRAPH_SCOPE_COUNT, "full",
+    return parse_names ("cuda-graph-scope", value, sim_plan_graph_scope_names, SIM_GRAPH_SCOPE_COUNT, "full",
                         SIM_GRAPH_ATTN | SIM_GRAPH_MLP | SIM_GRAPH_MOE,
                         "attn, mlp, moe, moe_router, moe_preprocess or full", &plan->cuda_graph_scope,
                         error);
@@ -821,11 +756,6 @@ sim_plan_parse_string (SimPlan *plan, const char *text, GError **error)
   return sim_units_foreach_key_value (text, plan_item, plan, error);
 }
 
-static gboolean
-given (const SimPlan *plan, Key k)
-{
-  return (plan->given & (G_GUINT64_CONSTANT (1) << k)) != 0;
-}
 
 typedef struct {
   GString *out;
@@ -921,8 +851,8 @@ sim_plan_help (void)
   return g_string_free (s, FALSE);
 }
 
-G_GNUC_PRINTF (2, 3) static void
-note_default (SimPlan *plan, const char *fmt, ...)
+void
+sim_plan_note_default (SimPlan *plan, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
@@ -962,20 +892,20 @@ resolve_layout (SimPlan *plan, const SimTopology *topo, const SimModel *model, G
 
   if (plan->tp == 0) {
     plan->tp = 1;
-    note_default (plan, "--tp 1");
+    sim_plan_note_default (plan, "--tp 1");
   }
   if (plan->cp == 0)
     plan->cp = 1;
   if (plan->pp == 0) {
     plan->pp = 1;
-    note_default (plan, "--pp 1");
+    sim_plan_note_default (plan, "--pp 1");
   }
   if (plan->dp == 0) {
     /* each degree is at most SIM_PLAN_MAX_DEGREE = 2^17: three fit in 2^51 */
     gint64 mp = (gint64) plan->tp * plan->cp * plan->pp;
     if (mp <= world && world % mp == 0) {
       plan->dp = (int) (world / mp);
-      note_default (plan, "--dp %d (the %d GPU%s of %s / (tp %d x cp %d x pp %d))", plan->dp,
+      sim_plan_note_default (plan, "--dp %d (the %d GPU%s of %s / (tp %d x cp %d x pp %d))", plan->dp,
                     world, world == 1 ? "" : "s", topo->name, plan->tp, plan->cp, plan->pp);
     } else {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
@@ -1048,7 +978,7 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
      * Face config's is read from a field that may not be the run's */
     plan->seq_len = model->seq_len;
     if (model->seq_len_from != NULL)
-      note_default (plan, "--seq-len %" G_GUINT64_FORMAT " (the config's %s; give the training run's)",
+      sim_plan_note_default (plan, "--seq-len %" G_GUINT64_FORMAT " (the config's %s; give the training run's)",
                     plan->seq_len, model->seq_len_from);
   }
   if (model->attention_window > 0 && plan->seq_len > model->attention_window) {
@@ -1068,13 +998,13 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
 
   if (plan->micro_batch == 0) {
     plan->micro_batch = 1;
-    note_default (plan, "--micro-batch 1");
+    sim_plan_note_default (plan, "--micro-batch 1");
   }
   mbdp = (guint64) plan->micro_batch * (guint64) plan->dp;
   if (plan->global_batch == 0) {
     if (model->default_global_batch > 0) {
       plan->global_batch = (model->default_global_batch + mbdp - 1) / mbdp * mbdp;
-      note_default (plan, "--global-batch %" G_GUINT64_FORMAT " (%s's published batch%s)",
+      sim_plan_note_default (plan, "--global-batch %" G_GUINT64_FORMAT " (%s's published batch%s)",
                     plan->global_batch, model->name,
                     plan->global_batch != model->default_global_batch ? ", rounded up to a multiple of micro-batch x dp" : "");
     } else {
@@ -1082,7 +1012,7 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
        * micro-batches of every replica */
       guint64 want = SIM_PLAN_SEQUENCES_PER_GPU * (guint64) sim_plan_world_size (plan);
       plan->global_batch = (want + mbdp - 1) / mbdp * mbdp;
-      note_default (plan, "--global-batch %" G_GUINT64_FORMAT " (%d sequences per GPU%s: %s publishes none)",
+      sim_plan_note_default (plan, "--global-batch %" G_GUINT64_FORMAT " (%d sequences per GPU%s: %s publishes none)",
                     plan->global_batch, SIM_PLAN_SEQUENCES_PER_GPU,
                     plan->global_batch != want ? ", rounded up to a multiple of micro-batch x dp" : "",
                     model->name);
@@ -1113,342 +1043,6 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
   return TRUE;
 }
 
-/* whether the plan splits the layers over the stages as Megatron-Core's
- * uneven options say, rather than sim's even split */
-static gboolean
-explicit_split (const SimPlan *plan)
-{
-  return plan->first_stage_layers > 0 || plan->last_stage_layers > 0 || plan->embedding_in_split ||
-         plan->loss_in_split;
-}
-
-/* the layers of each pipeline stage that is neither a given first nor a
- * given last one (--first-stage-layers, --last-stage-layers), and how many
- * such stages there are */
-static void
-middle_stages (const SimPlan *plan, const SimModel *model, guint64 *layers, guint64 *count)
-{
-  guint64 rest = model->layers, left = (guint64) plan->pp;
-  if (plan->first_stage_layers > 0)
-    rest -= MIN (rest, (guint64) plan->first_stage_layers), left--;
-  if (plan->last_stage_layers > 0)
-    rest -= MIN (rest, (guint64) plan->last_stage_layers), left--;
-  *count = left;
-  *layers = left > 0 ? rest / left : 0;
-}
-
-/* Megatron-Core's pipeline layout (PipelineParallelLayerLayout in
- * megatron/core/transformer/pipeline_parallel_layer_layout.py): pp x v
- * virtual stages, v the chunks per rank (its __init__ divides by pp), the
- * model's layers all placed (validate_layer_layout), the MTP layers
- * mtp_num_layers of them (get_mtp_num_layers_to_build asserts the count);
- * it replaces the other ways of splitting the layers */
-static gboolean
-resolve_pipeline_layout (SimPlan *plan, const SimModel *model, GError **error)
-{
-  const SimLayout *l = plan->layout != NULL ? &plan->layout->layout : NULL;
-  guint64 sum = 0;
-  if (l == NULL)
-    return TRUE;
-  if (l->n % (guint) plan->pp != 0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--pipeline-model-parallel-layout: expected a multiple of pp %d virtual stages, got %u",
-                 plan->pp, l->n);
-    return FALSE;
-  }
-  if ((given (plan, KEY_VIRTUAL_STAGES) && (guint) plan->virtual_stages != l->n / (guint) plan->pp) ||
-      plan->layers_per_virtual_stage > 0 || explicit_split (plan)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--pipeline-model-parallel-layout: expected it alone to split the layers (its %u "
-                 "virtual stages are %u per rank of pp %d), without --virtual-stages %d, "
-                 "--layers-per-virtual-stage or an uneven split", l->n, l->n / (guint) plan->pp,
-                 plan->pp, plan->virtual_stages);
-    return FALSE;
-  }
-  for (guint k = 0; k < l->n; k++)
-    sum += l->layers[k];
-  if (sum != model->layers) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--pipeline-model-parallel-layout: expected the %" G_GUINT64_FORMAT
-                 " layers of %s, got %" G_GUINT64_FORMAT, model->layers, model->name, sum);
-    return FALSE;
-  }
-  if (given (plan, KEY_MTP_LAYERS) && (guint64) plan->mtp_layers != l->mtp) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--mtp-num-layers %d: expected as many m in --pipeline-model-parallel-layout, got %"
-                 G_GUINT64_FORMAT, plan->mtp_layers, l->mtp);
-    return FALSE;
-  }
-  if (l->mtp > 64) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--pipeline-model-parallel-layout: expected at most 64 m (MTP layers), got %"
-                 G_GUINT64_FORMAT, l->mtp);
-    return FALSE;
-  }
-  plan->mtp_layers = (int) l->mtp;
-  plan->virtual_stages = (int) (l->n / (guint) plan->pp);
-  plan->given |= G_GUINT64_CONSTANT (1) << KEY_VIRTUAL_STAGES;
-  plan->given |= G_GUINT64_CONSTANT (1) << KEY_MTP_LAYERS;
-  return TRUE;
-}
-
-/* Megatron-Core's uneven pipeline split, refused where its
- * get_num_layers_to_build asserts (transformer_block.py) */
-static gboolean
-resolve_split (SimPlan *plan, const SimModel *model, GError **error)
-{
-  guint64 L = model->layers, pp = (guint64) plan->pp, v = (guint64) MAX (plan->virtual_stages, 1);
-  gboolean edges = plan->first_stage_layers > 0 || plan->last_stage_layers > 0;
-  if (!explicit_split (plan))
-    return TRUE;
-  if (pp < 2) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "an uneven pipeline split (--first-stage-layers, --last-stage-layers, "
-                 "--account-for-embedding/loss-in-pipeline-split) needs pp of at least 2, got pp %d",
-                 plan->pp);
-    return FALSE;
-  }
-  if (edges && (plan->embedding_in_split || plan->loss_in_split)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--first-stage-layers and --last-stage-layers exclude "
-                 "--account-for-embedding/loss-in-pipeline-split, as in Megatron-Core: give one way "
-                 "of splitting the layers");
-    return FALSE;
-  }
-  if (edges) {
-    guint64 given_layers = (guint64) MAX (plan->first_stage_layers, 0) + (guint64) MAX (plan->last_stage_layers, 0);
-    guint64 per, left;
-    middle_stages (plan, model, &per, &left);
-    if (given_layers > L || (left == 0 && given_layers != L) || (left > 0 && (given_layers == L ||
-                                                                             (L - given_layers) % left != 0))) {
-      g_autofree char *first = plan->first_stage_layers > 0
-                                   ? g_strdup_printf ("--first-stage-layers %d", plan->first_stage_layers)
-                                   : NULL;
-      g_autofree char *last = plan->last_stage_layers > 0
-                                  ? g_strdup_printf ("--last-stage-layers %d", plan->last_stage_layers)
-                                  : NULL;
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "%s%s%s leave%s %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
-                   " layers of %s for the other %" G_GUINT64_FORMAT
-                   " stages: expected a split that gives each of them the same number, at least one",
-                   first != NULL ? first : "", first != NULL && last != NULL ? " and " : "",
-                   last != NULL ? last : "", first != NULL && last != NULL ? "" : "s",
-                   L - MIN (L, given_layers), L, model->name, left);
-      return FALSE;
-    }
-    for (guint64 s = 0; s < pp; s++) {
-      guint64 n = s == 0 && plan->first_stage_layers > 0      ? (guint64) plan->first_stage_layers
-                  : s == pp - 1 && plan->last_stage_layers > 0 ? (guint64) plan->last_stage_layers
-                                                               : per;
-      if (n % v != 0) {
-        g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                     "pipeline stage %" G_GUINT64_FORMAT " holds %" G_GUINT64_FORMAT
-                     " layers, which its %" G_GUINT64_FORMAT " virtual stages must divide",
-                     s, n, v);
-        return FALSE;
-      }
-    }
-  } else {
-    guint64 N = L + (plan->embedding_in_split ? 1 : 0) + (plan->loss_in_split ? 1 : 0);
-    const char *what = plan->embedding_in_split && plan->loss_in_split ? "the embedding and the loss"
-                       : plan->embedding_in_split                      ? "the embedding"
-                                                                       : "the loss";
-    if (N % (pp * v) != 0) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "the %" G_GUINT64_FORMAT " layers of %s, with %s counted as %s, make %"
-                   G_GUINT64_FORMAT ", which pp %d x %" G_GUINT64_FORMAT " virtual stages must divide",
-                   L, model->name, what,
-                   plan->embedding_in_split && plan->loss_in_split ? "one layer each" : "a layer", N,
-                   plan->pp, v);
-      return FALSE;
-    }
-    /* resolve_schedule has checked N >= pp x v, so each chunk counts at
-     * least one layer: with exactly one, the first chunk holds the
-     * embedding alone and the last the output layer and loss alone, as
-     * Megatron-Core builds them */
-  }
-  return TRUE;
-}
-
-/* the schedules of two chunks per rank (sim-schedule.h): the V-shaped
- * ones, rank r holding model chunks r and 2p - 1 - r, an even split of the
- * layers over the 2p chunks (as torchtitan's pipeline_module_split; the
- * first and last chunks give one up first where it is uneven), DualPipeV
- * with at least 2p micro-batches (torch.distributed.pipelining's
- * ScheduleDualPipeV: "at least as many microbatches as stages"); and
- * DualPipe, two copies of the model split over the p ranks as 1F1B's one,
- * on an even number of ranks with an even number of micro-batches, at
- * least 2p (dualpipe.py's step: "num_ranks % 2 == 0", "num_chunks % 2 ==
- * 0 and num_chunks >= num_ranks * 2") */
-static gboolean
-resolve_two_chunk_schedule (SimPlan *plan, const SimModel *model, GError **error)
-{
-  const char *name = sim_schedule_name (plan->schedule);
-  gboolean dual = plan->schedule == SIM_SCHEDULE_DUALPIPE;
-  guint64 chunks = dual ? (guint64) plan->pp : 2 * (guint64) plan->pp;
-  if (given (plan, KEY_VIRTUAL_STAGES) && plan->virtual_stages != 2) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--schedule %s places two model chunks on each rank, got --virtual-stages %d", name,
-                 plan->virtual_stages);
-    return FALSE;
-  }
-  plan->virtual_stages = 2;
-  if (plan->pp < 2) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--schedule %s needs pp of at least 2, got pp %d",
-                 name, plan->pp);
-    return FALSE;
-  }
-  if (plan->layout != NULL || explicit_split (plan)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--schedule %s splits the layers evenly over its 2 x pp chunks: expected no "
-                 "pipeline layout, --first-stage-layers, --last-stage-layers or embedding and loss "
-                 "counted as layers", name);
-    return FALSE;
-  }
-  if (model->layers < chunks) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--schedule %s needs a layer in each of its %" G_GUINT64_FORMAT " model chunks; %s has %"
-                 G_GUINT64_FORMAT " layers", name, chunks, model->name, model->layers);
-    return FALSE;
-  }
-  if (dual && (plan->pp % 2 != 0 || plan->micro_batches % 2 != 0 ||
-               plan->micro_batches < 2 * (guint64) plan->pp)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--schedule dualpipe needs an even pp and an even number of micro-batches per "
-                 "replica, at least 2 x pp (half enter at each end), got pp %d and %" G_GUINT64_FORMAT,
-                 plan->pp, plan->micro_batches);
-    return FALSE;
-  }
-  if (model->layers % chunks != 0) {
-    guint64 n = chunks, full = (model->layers + n - 1) / n;
-    note_default (plan, "uneven chunks: %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
-                        " model chunks hold %" G_GUINT64_FORMAT " layers, the others %" G_GUINT64_FORMAT
-                        " (the first and last chunks give one up first)",
-                  n * full - model->layers, n, full - 1, full);
-  }
-  if (plan->schedule == SIM_SCHEDULE_DUALPIPE_V && plan->micro_batches < 2 * (guint64) plan->pp) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--schedule dualpipe-v needs at least 2 x pp = %d micro-batches per replica, got %"
-                 G_GUINT64_FORMAT, 2 * plan->pp, plan->micro_batches);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* the pipeline schedule, uneven stages and the interleaved schedule's virtual stages */
-static gboolean
-resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
-{
-  /* Megatron counts layers per chunk; sim counts chunks per pipeline rank */
-  if (plan->layers_per_virtual_stage > 0) {
-    guint64 n = (guint64) plan->layers_per_virtual_stage, per_rank = n * (guint64) plan->pp;
-    int v = 0;
-    if (model->layers % per_rank != 0) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "--layers-per-virtual-stage %d (Megatron's --num-layers-per-virtual-pipeline-"
-                   "stage): pp %d x %d layers per chunk must divide the %" G_GUINT64_FORMAT
-                   " layers of %s", plan->layers_per_virtual_stage, plan->pp,
-                   plan->layers_per_virtual_stage, model->layers, model->name);
-      return FALSE;
-    }
-    v = (int) (model->layers / per_rank);
-    if (given (plan, KEY_VIRTUAL_STAGES) && plan->virtual_stages != v) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "--layers-per-virtual-stage %d gives %d virtual stages (%" G_GUINT64_FORMAT
-                   " layers / (pp %d x %d)), but --virtual-stages is %d",
-                   plan->layers_per_virtual_stage, v, model->layers, plan->pp,
-                   plan->layers_per_virtual_stage, plan->virtual_stages);
-      return FALSE;
-    }
-    plan->virtual_stages = v;
-    /* converted once: a copy of the resolved plan keeps the chunks, as with --virtual-stages */
-    plan->layers_per_virtual_stage = 0;
-    plan->given |= G_GUINT64_CONSTANT (1) << KEY_VIRTUAL_STAGES;
-  }
-  if (!plan->schedule_given) {
-    plan->schedule = plan->virtual_stages > 1 ? SIM_SCHEDULE_INTERLEAVED : SIM_SCHEDULE_1F1B;
-    note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));
-  }
-  if (sim_schedule_chunks (plan->schedule) == 2)
-    return resolve_two_chunk_schedule (plan, model, error);
-  if (model->layers % (guint64) plan->pp != 0 && plan->schedule != SIM_SCHEDULE_INTERLEAVED &&
-      !explicit_split (plan) && plan->layout == NULL) {
-    note_default (plan, "uneven stages: %" G_GUINT64_FORMAT " of %d hold %" G_GUINT64_FORMAT
-                        " layers, the others %" G_GUINT64_FORMAT " (the first and last stages give one up first, as Llama 3)",
-                  (guint64) plan->pp * ((model->layers + plan->pp - 1) / plan->pp) - model->layers, plan->pp,
-                  model->layers / plan->pp, (model->layers + plan->pp - 1) / plan->pp);
-  }
-  if (plan->schedule != SIM_SCHEDULE_INTERLEAVED) {
-    if (plan->virtual_stages > 1) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "--virtual-stages %d needs --schedule interleaved, got --schedule %s",
-                   plan->virtual_stages, sim_schedule_name (plan->schedule));
-      return FALSE;
-    }
-    plan->virtual_stages = 1;
-    return TRUE;
-  }
-  if (plan->pp < 2) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "the interleaved schedule needs pp of at least 2, got pp %d", plan->pp);
-    return FALSE;
-  }
-  if (plan->virtual_stages == 0) {
-    guint64 per_stage = model->layers / (guint64) plan->pp;
-    plan->virtual_stages = per_stage % 2 == 0 ? 2 : (int) per_stage;
-    note_default (plan, "--virtual-stages %d", plan->virtual_stages);
-  }
-  /* two chunks more than layers: Megatron-Core builds that split only with
-   * the embedding and the loss counted as a layer each (transformer_block.py
-   * get_num_layers_to_build asserts the division otherwise), the first
-   * chunk holding the embedding alone and the last the output layer and
-   * loss: Llama 3.1 405B's 126 layers on pp 16 x vp 8, as Megatron-Bridge's
-   * GB200 MXFP8 and NVFP4 presets run it (rows mbridge2602_gb200_llama31_
-   * 405b_* of tests/validation/data/blackwell; tools/blackwell-check.py
-   * counted_split) */
-  if (plan->layout == NULL && !explicit_split (plan) && !given (plan, KEY_EMBEDDING_IN_SPLIT) &&
-      !given (plan, KEY_LOSS_IN_SPLIT) && plan->virtual_stages >= 2 &&
-      model->layers + 2 == (guint64) plan->pp * (guint64) plan->virtual_stages) {
-    plan->embedding_in_split = plan->loss_in_split = TRUE;
-    note_default (plan,
-                  "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split "
-                  "(the %" G_GUINT64_FORMAT
-                  " layers of %s fill the pp %d x %d model chunks only so, "
-                  "as Megatron-Core builds them)",
-                  model->layers, model->name, plan->pp, plan->virtual_stages);
-  }
-  /* (a layout may leave a chunk without layers, as Megatron-Core's) */
-  if (plan->virtual_stages < 2 ||
-      (plan->layout == NULL &&
-       model->layers + (plan->embedding_in_split ? 1 : 0) + (plan->loss_in_split ? 1 : 0) <
-           (guint64) plan->pp * (guint64) plan->virtual_stages)) {
-    g_set_error (
-        error, SIM_ERROR, SIM_ERROR_PLAN,
-        "the interleaved schedule needs at least 2 virtual stages and a layer in each of the "
-        "pp %d x virtual stages %d model chunks; %s has %" G_GUINT64_FORMAT
-        " layers (--account-for-embedding-in-pipeline-split and "
-        "--account-for-loss-in-pipeline-split count the embedding and the loss as one more each)",
-        plan->pp, plan->virtual_stages, model->name, model->layers);
-    return FALSE;
-  }
-  if (plan->micro_batches % (guint64) plan->pp != 0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "the interleaved schedule needs the %" G_GUINT64_FORMAT
-                 " micro-batches per replica to be a multiple of pp %d (as Megatron requires)",
-                 plan->micro_batches, plan->pp);
-    return FALSE;
-  }
-  {
-    guint64 n = (guint64) plan->pp * (guint64) plan->virtual_stages;
-    guint64 full = (model->layers + n - 1) / n;
-    if (model->layers % n != 0 && !explicit_split (plan) && plan->layout == NULL)
-      note_default (plan, "uneven chunks: %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
-                          " model chunks hold %" G_GUINT64_FORMAT " layers, the others %" G_GUINT64_FORMAT
-                          " (the first and last chunks give one up first, as Llama 3's stages)",
-                    n * full - model->layers, n, full - 1, full);
-  }
-  return TRUE;
-}
 
 /* Selective recomputation's modules, each where the model has it, as
  * Megatron-Core applies them (transformer_layer.py @0014f137: "layernorm"
@@ -1473,7 +1067,7 @@ resolve_recompute_modules (SimPlan *plan, const SimModel *model, GError **error)
   };
   if (plan->recompute_modules != 0 && !given (plan, KEY_RECOMPUTE)) {
     plan->recompute = SIM_RECOMPUTE_SELECTIVE;
-    note_default (plan, "--recompute selective (--recompute-modules given)");
+    sim_plan_note_default (plan, "--recompute selective (--recompute-modules given)");
   }
   if (sim_plan_op_sac (plan)) {
     /* torchtitan's selective recomputation is its op-level policy
@@ -1488,7 +1082,7 @@ resolve_recompute_modules (SimPlan *plan, const SimModel *model, GError **error)
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "%s (--framework torchtitan)", why);
       return FALSE;
     }
-    note_default (plan, "--recompute selective: torchtitan's op-level policy (matmul outputs but "
+    sim_plan_note_default (plan, "--recompute selective: torchtitan's op-level policy (matmul outputs but "
                         "every second, SDPA's and the reduce-scatters' kept)");
     return TRUE;
   }
@@ -1503,7 +1097,7 @@ resolve_recompute_modules (SimPlan *plan, const SimModel *model, GError **error)
   }
   if (plan->recompute_modules == 0) {
     plan->recompute_modules = SIM_RECOMPUTE_CORE_ATTN;
-    note_default (plan, "--recompute-modules core_attn (Megatron-Core's default)");
+    sim_plan_note_default (plan, "--recompute-modules core_attn (Megatron-Core's default)");
   }
   for (guint i = 0; i < G_N_ELEMENTS (need); i++)
     if ((plan->recompute_modules & need[i].bit) && !need[i].has) {
@@ -1537,7 +1131,7 @@ resolve_recompute_method (SimPlan *plan, GError **error)
     return TRUE;
   if (!given (plan, KEY_RECOMPUTE)) {
     plan->recompute = SIM_RECOMPUTE_FULL;
-    note_default (plan, "--recompute full (--recompute-%s given)",
+    sim_plan_note_default (plan, "--recompute full (--recompute-%s given)",
                   given (plan, KEY_RECOMPUTE_METHOD) ? "method" : "num-layers");
   } else if (plan->recompute != SIM_RECOMPUTE_FULL) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
@@ -1555,18 +1149,18 @@ resolve_memory_savers (SimPlan *plan, GError **error)
 {
   if (!given (plan, KEY_RECOMPUTE) && plan->recompute_modules == 0 &&
       !given (plan, KEY_RECOMPUTE_METHOD) && !given (plan, KEY_RECOMPUTE_NUM_LAYERS))
-    note_default (plan, "--recompute none");
+    sim_plan_note_default (plan, "--recompute none");
   if (plan->flash_attention < 0) {
     plan->flash_attention = 1;
-    note_default (plan, "--flash-attention");
+    sim_plan_note_default (plan, "--flash-attention");
   }
   if (plan->sequence_parallel < 0) {
     plan->sequence_parallel = plan->tp > 1;
-    note_default (plan, "--%ssequence-parallel%s", plan->tp > 1 ? "" : "no-",
+    sim_plan_note_default (plan, "--%ssequence-parallel%s", plan->tp > 1 ? "" : "no-",
                   plan->tp > 1 ? " (tp > 1)" : " (tp 1)");
   } else if (plan->sequence_parallel && plan->tp == 1) {
     plan->sequence_parallel = 0;
-    note_default (plan, "--no-sequence-parallel (sequence parallelism needs tp > 1)");
+    sim_plan_note_default (plan, "--no-sequence-parallel (sequence parallelism needs tp > 1)");
   }
   if (plan->sequence_parallel && (plan->seq_len / (guint64) plan->cp) % (guint64) plan->tp != 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
@@ -1577,7 +1171,7 @@ resolve_memory_savers (SimPlan *plan, GError **error)
   }
   if (plan->zero < 0) {
     plan->zero = plan->dp * plan->cp > 1 ? 1 : 0;
-    note_default (plan, "--zero %d%s", plan->zero,
+    sim_plan_note_default (plan, "--zero %d%s", plan->zero,
                   plan->zero ? " (distributed optimizer over dp x cp, as Megatron-Core and NeMo recipes use)" : " (no data-parallel group to shard over)");
   }
   return TRUE;
@@ -1659,11 +1253,11 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
   }
   if (plan->ep == 0) {
     plan->ep = 1;
-    note_default (plan, "--ep 1");
+    sim_plan_note_default (plan, "--ep 1");
   }
   if (plan->etp == 0) {
     plan->etp = plan->tp;
-    note_default (plan, "--etp %d (= tp, as Megatron-Core)", plan->etp);
+    sim_plan_note_default (plan, "--etp %d (= tp, as Megatron-Core)", plan->etp);
   }
   /* Megatron-Core: "Avoid EP overlap when full activation recompute is
    * enabled" (Megatron-Bridge's expert-parallel overlap guide); its
@@ -1677,12 +1271,12 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
   if (plan->moe_a2a_overlap < 0) {
     plan->moe_a2a_overlap = 0;
     if (plan->ep > 1 || plan->etp > 1)
-      note_default (plan, "--no-overlap-moe-expert-parallel-comm (the all-to-alls after the compute, "
+      sim_plan_note_default (plan, "--no-overlap-moe-expert-parallel-comm (the all-to-alls after the compute, "
                           "as Megatron-Core's default)");
   }
   if (plan->moe_imbalance == 0) {
     plan->moe_imbalance = 1.0;
-    note_default (plan, "--moe-imbalance 1 (balanced routing: every GPU gets the mean share of "
+    sim_plan_note_default (plan, "--moe-imbalance 1 (balanced routing: every GPU gets the mean share of "
                         "routed tokens)");
   }
   if (moe->experts % (guint64) plan->ep != 0) {
@@ -1713,7 +1307,7 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
     return FALSE;
   }
   plan->edp = (int) (stage_gpus / group);
-  note_default (plan, "expert data parallel %d (tp x cp x dp / (etp x ep))", plan->edp);
+  sim_plan_note_default (plan, "expert data parallel %d (tp x cp x dp / (etp x ep))", plan->edp);
   /* arguments.py: "When not using pp-last rank ordering, the data parallel
    * size of the attention and moe layers must be the same" */
   if (plan->order[SIM_DIM_COUNT - 1] != SIM_DIM_PP && plan->pp > 1 && plan->edp != plan->dp) {
@@ -1739,10 +1333,10 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
   if (group > 1) {
     nodes = sim_plan_expert_group_nodes (plan, topo);
     if (nodes == 1)
-      note_default (plan, "expert groups (etp x ep = %" G_GUINT64_FORMAT " GPUs) each inside one "
+      sim_plan_note_default (plan, "expert groups (etp x ep = %" G_GUINT64_FORMAT " GPUs) each inside one "
                           "node's NVLink domain", group);
     else
-      note_default (plan, "expert groups (etp x ep = %" G_GUINT64_FORMAT " GPUs) span up to %d "
+      sim_plan_note_default (plan, "expert groups (etp x ep = %" G_GUINT64_FORMAT " GPUs) span up to %d "
                           "nodes: the token all-to-all crosses the network", group, nodes);
   }
   return TRUE;
@@ -1766,9 +1360,9 @@ static void
 resolve_framework (SimPlan *plan, const SimTopology *topo)
 {
   if (!plan->recipe_given)
-    note_default (plan, "--recipe %s", sim_recipe_name (plan->recipe));
+    sim_plan_note_default (plan, "--recipe %s", sim_recipe_name (plan->recipe));
   if (!plan->framework_given)
-    note_default (plan, "--framework megatron (Megatron-Core overlaps and kernels, as NeMo recipes)");
+    sim_plan_note_default (plan, "--framework megatron (Megatron-Core overlaps and kernels, as NeMo recipes)");
   if (plan->tp_comm_overlap < 0) {
     /* Transformer Engine's userbuffers overlap splits the sequence-parallel
      * all-gathers and reduce-scatters; NeMo recipes turn it on with TP on
@@ -1786,7 +1380,7 @@ resolve_framework (SimPlan *plan, const SimTopology *topo)
     plan->tp_comm_overlap = plan->framework == SIM_FRAMEWORK_MEGATRON && plan->tp > 1 &&
                             plan->sequence_parallel && multicast;
     if (plan->tp > 1)
-      note_default (plan, "--%stp-comm-overlap%s", plan->tp_comm_overlap ? "" : "no-",
+      sim_plan_note_default (plan, "--%stp-comm-overlap%s", plan->tp_comm_overlap ? "" : "no-",
                     plan->framework == SIM_FRAMEWORK_MEGATRON && plan->sequence_parallel && !multicast
                         ? " (no NVLink SHARP multicast on this NVSwitch, which Transformer Engine's "
                           "overlap needs)"
@@ -1795,7 +1389,7 @@ resolve_framework (SimPlan *plan, const SimTopology *topo)
   if (plan->overlap_param_gather < 0) {
     plan->overlap_param_gather = plan->framework == SIM_FRAMEWORK_MEGATRON;
     if (plan->zero >= 1 && plan->zero < 3 && plan->dp * plan->cp > 1)
-      note_default (plan, "--%soverlap-param-gather", plan->overlap_param_gather ? "" : "no-");
+      sim_plan_note_default (plan, "--%soverlap-param-gather", plan->overlap_param_gather ? "" : "no-");
   }
   /* bf16 gradients on the wire, as NeMo's performance recipes set
    * (grad_reduce_in_fp32 = False); said where a pasted Megatron-LM script
@@ -1803,7 +1397,7 @@ resolve_framework (SimPlan *plan, const SimTopology *topo)
   if (plan->framework == SIM_FRAMEWORK_MEGATRON && plan->dp * plan->cp > 1 && !given (plan, KEY_GRAD_REDUCE_FP32) &&
       (plan->recipe == SIM_RECIPE_BF16_ADAM || plan->recipe == SIM_RECIPE_BF16_ADAM8BIT ||
        plan->recipe == SIM_RECIPE_BF16_ADAM_BF16_STATES || plan->recipe == SIM_RECIPE_BF16_SGD))
-    note_default (plan, "--no-grad-reduce-in-fp32 (bf16 gradients, as NeMo's performance recipes; "
+    sim_plan_note_default (plan, "--no-grad-reduce-in-fp32 (bf16 gradients, as NeMo's performance recipes; "
                         "Megatron-LM's --bf16 reduces in fp32)");
 }
 
@@ -1828,7 +1422,7 @@ resolve_torch_compile (SimPlan *plan, GError **error)
   }
   if (plan->torch_compile < 0) {
     plan->torch_compile = 0;
-    note_default (plan, "--no-torch-compile (torchtitan's default: each block runs eagerly)");
+    sim_plan_note_default (plan, "--no-torch-compile (torchtitan's default: each block runs eagerly)");
   }
   if (!plan->torch_compile && plan->tp_comm_overlap > 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
@@ -1857,7 +1451,7 @@ resolve_cuda_graphs (SimPlan *plan, const SimModel *model, GError **error)
 
   if (s != 0 && !given (plan, KEY_CUDA_GRAPH_IMPL)) {
     plan->cuda_graph_impl = SIM_CUDA_GRAPH_TE;
-    note_default (plan, "--cuda-graph-impl transformer_engine (--cuda-graph-scope given)");
+    sim_plan_note_default (plan, "--cuda-graph-impl transformer_engine (--cuda-graph-scope given)");
   }
   if (plan->cuda_graph_impl == SIM_CUDA_GRAPH_NONE) {
     if (s != 0) {
@@ -1878,7 +1472,7 @@ resolve_cuda_graphs (SimPlan *plan, const SimModel *model, GError **error)
       return FALSE;
     }
     s = plan->cuda_graph_scope = SIM_GRAPH_ATTN | SIM_GRAPH_MLP;
-    note_default (plan, "--cuda-graph-scope full (every layer whole, Megatron-Core's default)");
+    sim_plan_note_default (plan, "--cuda-graph-scope full (every layer whole, Megatron-Core's default)");
   }
   names = sim_cuda_graph_scope_string (s, ",");
   if ((s & SIM_GRAPH_MOE) && sim_model_is_moe (model))
@@ -1935,7 +1529,7 @@ resolve_attention_kernel (SimPlan *plan, const SimTopology *topo, GError **error
       plan->attention_kernel = g != NULL && g->attn_cudnn_fwd_efficiency > 0 ? SIM_ATTENTION_CUDNN
                                                                              : SIM_ATTENTION_FLASH;
     if (plan->flash_attention)
-      note_default (plan, "--attention-kernel %s",
+      sim_plan_note_default (plan, "--attention-kernel %s",
                     plan->attention_kernel == SIM_ATTENTION_TRITON   ? "triton (llm-foundry's)"
                     : plan->attention_kernel == SIM_ATTENTION_CUDNN ? "cudnn (Transformer Engine's choice on Hopper)"
                     : plan->attention_kernel == SIM_ATTENTION_FLASH2 ? "flash2 (PyTorch SDPA's FlashAttention-2 backend)"
@@ -2005,11 +1599,11 @@ resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
   }
   if (plan->fp8_recipe < 0) {
     plan->fp8_recipe = g->fp8_block_scaled ? SIM_FP8_MXFP8 : SIM_FP8_DELAYED;
-    note_default (plan, "--fp8-recipe %s", sim_fp8_recipe_name ((SimFp8Recipe) plan->fp8_recipe));
+    sim_plan_note_default (plan, "--fp8-recipe %s", sim_fp8_recipe_name ((SimFp8Recipe) plan->fp8_recipe));
   }
   if (plan->fp8_params < 0) {
     plan->fp8_params = plan->framework == SIM_FRAMEWORK_MEGATRON;
-    note_default (plan, "--%sfp8-params%s", plan->fp8_params ? "" : "no-",
+    sim_plan_note_default (plan, "--%sfp8-params%s", plan->fp8_params ? "" : "no-",
                   plan->fp8_params ? " (as NVIDIA's FP8 recipes)" : "");
   }
   return TRUE;
@@ -2044,7 +1638,7 @@ resolve_fp4 (SimPlan *plan, const SimTopology *topo, GError **error)
     return FALSE;
   }
   if (!plan->fp4_recipe_given)
-    note_default (plan, "--fp4-recipe nvfp4 (the one FP4 recipe)");
+    sim_plan_note_default (plan, "--fp4-recipe nvfp4 (the one FP4 recipe)");
   return TRUE;
 }
 
@@ -2073,18 +1667,18 @@ resolve_adapters_and_reserves (SimPlan *plan, const SimModel *model, GError **er
   if (plan->mtp_layers < 0) {
     plan->mtp_layers = plan->lora_rank > 0 ? 0 : (int) model->mtp_layers;
     if (model->mtp_layers > 0 && plan->lora_rank > 0)
-      note_default (plan, "--mtp-num-layers 0 (LoRA fine-tunes the main model only)");
+      sim_plan_note_default (plan, "--mtp-num-layers 0 (LoRA fine-tunes the main model only)");
     else if (model->mtp_layers > 0)
-      note_default (plan, "--mtp-num-layers %d (the model's multi-token prediction, as it was "
+      sim_plan_note_default (plan, "--mtp-num-layers %d (the model's multi-token prediction, as it was "
                           "trained)", plan->mtp_layers);
   }
   if (plan->context_reserve_bytes < 0) {
     plan->context_reserve_bytes = SIM_CONTEXT_RESERVE_BYTES;
-    note_default (plan, "--context-reserve 1.5GB (CUDA context and library workspaces)");
+    sim_plan_note_default (plan, "--context-reserve 1.5GB (CUDA context and library workspaces)");
   }
   if (plan->fragmentation < 0) {
     plan->fragmentation = SIM_FRAGMENTATION_FRACTION;
-    note_default (plan, "--fragmentation 10%% (allocator fragmentation allowance)");
+    sim_plan_note_default (plan, "--fragmentation 10%% (allocator fragmentation allowance)");
   }
   return TRUE;
 }
@@ -2097,7 +1691,7 @@ resolve_variability (SimPlan *plan, const SimTopology *topo, GError **error)
   int world = sim_plan_world_size (plan), g = MAX (topo->gpus_per_node, 1);
   if (plan->gpu_variation < 0) {
     plan->gpu_variation = SIM_GPU_VARIATION_DEFAULT;
-    note_default (plan, "--gpu-variation 1.5%% (each step waits for the slowest GPU)");
+    sim_plan_note_default (plan, "--gpu-variation 1.5%% (each step waits for the slowest GPU)");
   }
   for (int i = 0; i < plan->n_slow; i++) {
     const SimSlow *x = &plan->slow[i];
@@ -2205,7 +1799,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
   if (!sim_topology_check_one_gpu_type (topo, error))
     return FALSE;
   if (!resolve_layout (plan, topo, model, error) || !resolve_batch (plan, model, error) ||
-      !resolve_pipeline_layout (plan, model, error) || !resolve_schedule (plan, model, error) || !resolve_split (plan, model, error) ||
+      !sim_plan_resolve_pipeline_layout (plan, model, error) || !sim_plan_resolve_schedule (plan, model, error) || !sim_plan_resolve_split (plan, model, error) ||
       !resolve_recompute_method (plan, error) || !resolve_memory_savers (plan, error) ||
       !resolve_recompute_modules (plan, model, error) ||
       !resolve_experts (plan, topo, model, error))
@@ -2216,378 +1810,4 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
          resolve_fp8 (plan, topo, error) && resolve_fp4 (plan, topo, error) &&
          resolve_adapters_and_reserves (plan, model, error) &&
          resolve_variability (plan, topo, error);
-}
-
-int
-sim_plan_virtual_stage (const SimPlan *plan, int stage, int chunk)
-{
-  if (plan->schedule == SIM_SCHEDULE_DUALPIPE)
-    return chunk == 0 ? stage : plan->pp - 1 - stage;
-  if (sim_schedule_is_v (plan->schedule))
-    return chunk == 0 ? stage : 2 * plan->pp - 1 - stage;
-  return chunk * plan->pp + stage;
-}
-
-void
-sim_plan_chunk_at (const SimPlan *plan, int k, int *stage, int *chunk)
-{
-  if (sim_schedule_is_v (plan->schedule)) {
-    *chunk = k < plan->pp ? 0 : 1;
-    *stage = k < plan->pp ? k : 2 * plan->pp - 1 - k;
-    return;
-  }
-  *stage = k % plan->pp;
-  *chunk = k / plan->pp;
-}
-
-gboolean
-sim_plan_chunk_is_first (const SimPlan *plan, int stage, int chunk)
-{
-  return sim_plan_virtual_stage (plan, stage, chunk) == 0;
-}
-
-/* the model's chunks in order: pp x v, or pp blocks under dualpipe */
-static int
-model_chunks (const SimPlan *plan)
-{
-  return plan->schedule == SIM_SCHEDULE_DUALPIPE ? plan->pp : plan->pp * MAX (plan->virtual_stages, 1);
-}
-
-gboolean
-sim_plan_chunk_is_last (const SimPlan *plan, int stage, int chunk)
-{
-  return sim_plan_virtual_stage (plan, stage, chunk) == model_chunks (plan) - 1;
-}
-
-gboolean
-sim_plan_stage_has_output (const SimPlan *plan, int stage)
-{
-  if (plan->schedule == SIM_SCHEDULE_DUALPIPE)
-    return stage == 0 || stage == plan->pp - 1;
-  return stage == (sim_schedule_is_v (plan->schedule) ? 0 : plan->pp - 1);
-}
-
-gboolean
-sim_plan_stage_has_embedding (const SimPlan *plan, int stage)
-{
-  return stage == 0 || (plan->schedule == SIM_SCHEDULE_DUALPIPE && stage == plan->pp - 1);
-}
-
-gboolean
-sim_plan_ends_share_rank (const SimPlan *plan)
-{
-  return plan->pp == 1 || sim_schedule_is_v (plan->schedule);
-}
-
-guint64
-sim_plan_chunk_layers (const SimPlan *plan, const SimModel *model, int stage, int chunk)
-{
-  guint64 v = (guint64) MAX (plan->virtual_stages, 1), n = (guint64) model_chunks (plan);
-  guint64 k = (guint64) sim_plan_virtual_stage (plan, stage, chunk); /* in model order */
-  guint64 full = (model->layers + n - 1) / n, deficit = n * full - model->layers;
-  if (plan->layout != NULL)
-    return plan->layout->layout.layers[k];
-  if (plan->first_stage_layers > 0 || plan->last_stage_layers > 0) {
-    guint64 per, left;
-    middle_stages (plan, model, &per, &left);
-    if (stage == 0 && plan->first_stage_layers > 0)
-      per = (guint64) plan->first_stage_layers;
-    else if (stage == plan->pp - 1 && plan->last_stage_layers > 0)
-      per = (guint64) plan->last_stage_layers;
-    return per / v;
-  }
-  if (plan->embedding_in_split || plan->loss_in_split) {
-    guint64 per = (model->layers + (plan->embedding_in_split ? 1 : 0) + (plan->loss_in_split ? 1 : 0)) / n;
-    return per - (k == 0 && plan->embedding_in_split ? 1 : 0) - (k == n - 1 && plan->loss_in_split ? 1 : 0);
-  }
-  /* the order in which chunks give up a layer: 0, n-1, 1, n-2, ... */
-  guint64 rank = k < (n + 1) / 2 ? 2 * k : 2 * (n - 1 - k) + 1;
-  return rank < deficit ? full - 1 : full;
-}
-
-guint64
-sim_plan_chunk_mtp_layers (const SimPlan *plan, int stage, int chunk)
-{
-  return sim_plan_chunk_is_last (plan, stage, chunk) ? (guint64) MAX (plan->mtp_layers, 0) : 0;
-}
-
-guint64
-sim_plan_chunk_first_layer (const SimPlan *plan, const SimModel *model, int stage, int chunk)
-{
-  guint64 first = 0;
-  int k = sim_plan_virtual_stage (plan, stage, chunk);
-  for (int j = 0; j < k; j++) {
-    int s, c;
-    if (plan->schedule == SIM_SCHEDULE_DUALPIPE)
-      s = j, c = 0; /* block j of the first copy */
-    else
-      sim_plan_chunk_at (plan, j, &s, &c);
-    first += sim_plan_chunk_layers (plan, model, s, c);
-  }
-  return first;
-}
-
-int
-sim_plan_chunk_rank_offset (const SimPlan *plan, const SimModel *model, int stage, int chunk)
-{
-  guint64 n = 0;
-  for (int c = 0; c < chunk; c++)
-    n += sim_plan_chunk_layers (plan, model, stage, c) + sim_plan_chunk_mtp_layers (plan, stage, c);
-  return (int) n;
-}
-
-void
-sim_plan_chunk_recomputed (const SimPlan *plan, const SimModel *model, int stage, int chunk,
-                           int *dense, int *moe)
-{
-  int lc, offset;
-  guint64 first;
-  *dense = *moe = 0;
-  if (plan->recompute != SIM_RECOMPUTE_FULL)
-    return;
-  lc = (int) (sim_plan_chunk_layers (plan, model, stage, chunk) +
-              sim_plan_chunk_mtp_layers (plan, stage, chunk));
-  offset = sim_plan_chunk_rank_offset (plan, model, stage, chunk);
-  first = sim_plan_chunk_first_layer (plan, model, stage, chunk);
-  for (int i = 0; i < lc; i++)
-    if (sim_plan_layer_recompute (plan, offset, i) != SIM_LAYER_KEPT) {
-      if (sim_model_layer_is_moe (model, first + (guint64) i))
-        (*moe)++;
-      else
-        (*dense)++;
-    }
-}
-
-guint64
-sim_plan_stage_layers (const SimPlan *plan, const SimModel *model, int stage)
-{
-  guint64 n = 0;
-  for (int c = 0; c < MAX (plan->virtual_stages, 1); c++)
-    n += sim_plan_chunk_layers (plan, model, stage, c);
-  return n;
-}
-
-guint64
-sim_plan_stage_first_layer (const SimPlan *plan, const SimModel *model, int stage)
-{
-  return sim_plan_chunk_first_layer (plan, model, stage, 0);
-}
-
-int
-sim_plan_world_size (const SimPlan *plan)
-{
-  return plan->tp * plan->cp * plan->pp * plan->dp;
-}
-
-static int
-dim_size (const SimPlan *plan, SimDim d)
-{
-  switch (d) {
-  case SIM_DIM_TP: return plan->tp;
-  case SIM_DIM_CP: return plan->cp;
-  case SIM_DIM_DP: return plan->dp;
-  case SIM_DIM_PP: return plan->pp;
-  default: return 1;
-  }
-}
-
-void
-sim_plan_rank_coords (const SimPlan *plan, int rank, int coords[SIM_DIM_COUNT])
-{
-  for (int i = 0; i < SIM_DIM_COUNT; i++) {
-    int n = dim_size (plan, plan->order[i]);
-    coords[plan->order[i]] = rank % n;
-    rank /= n;
-  }
-}
-
-int
-sim_plan_rank_of (const SimPlan *plan, const int coords[SIM_DIM_COUNT])
-{
-  int rank = 0;
-  for (int i = SIM_DIM_COUNT - 1; i >= 0; i--)
-    rank = rank * dim_size (plan, plan->order[i]) + coords[plan->order[i]];
-  return rank;
-}
-
-const char *
-sim_schedule_name (SimSchedule s)
-{
-  static const char *names[] = { "gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe-v", "dualpipe" };
-  return names[s];
-}
-
-const char *
-sim_recompute_name (SimRecompute r)
-{
-  static const char *names[] = { "none", "selective", "full" };
-  return names[r];
-}
-
-const char *
-sim_recompute_method_name (SimRecomputeMethod m)
-{
-  static const char *names[] = { "uniform", "block", "every" };
-  return names[m];
-}
-
-SimLayerRecompute
-sim_plan_layer_recompute (const SimPlan *plan, int rank_offset, int i)
-{
-  int n = MAX (plan->recompute_num_layers, 1);
-  if (plan->recompute != SIM_RECOMPUTE_FULL)
-    return SIM_LAYER_KEPT;
-  switch (plan->recompute_method) {
-  case SIM_RECOMPUTE_BLOCK:
-    return i < n ? SIM_LAYER_CHECKPOINT : SIM_LAYER_KEPT;
-  case SIM_RECOMPUTE_EVERY:
-    return (rank_offset + i + 1) % n == 0 ? SIM_LAYER_CHECKPOINT : SIM_LAYER_KEPT;
-  case SIM_RECOMPUTE_UNIFORM:
-  default:
-    return i % n == 0 ? SIM_LAYER_CHECKPOINT : SIM_LAYER_IN_GROUP;
-  }
-}
-
-int
-sim_plan_recompute_group (const SimPlan *plan, int lc)
-{
-  if (plan->recompute != SIM_RECOMPUTE_FULL)
-    return 0;
-  if (plan->recompute_method != SIM_RECOMPUTE_UNIFORM)
-    return 1;
-  return MAX (1, MIN (plan->recompute_num_layers, lc));
-}
-
-char *
-sim_plan_recompute_method_string (const SimPlan *plan)
-{
-  int n = plan->recompute_num_layers;
-  if (plan->recompute != SIM_RECOMPUTE_FULL ||
-      (plan->recompute_method == SIM_RECOMPUTE_UNIFORM && n <= 1))
-    return g_strdup ("");
-  switch (plan->recompute_method) {
-  case SIM_RECOMPUTE_BLOCK:
-    return g_strdup_printf (" (block: the first %d layer%s of each model chunk)", n, n > 1 ? "s" : "");
-  case SIM_RECOMPUTE_EVERY:
-    return n > 1 ? g_strdup_printf (" (every %d%s layer of a pipeline rank)", n,
-                                    n % 10 == 2 && n % 100 != 12   ? "nd"
-                                    : n % 10 == 3 && n % 100 != 13 ? "rd"
-                                    : n % 10 == 1 && n % 100 != 11 ? "st"
-                                                                   : "th")
-                 : g_strdup (" (every layer)");
-  case SIM_RECOMPUTE_UNIFORM:
-  default:
-    return g_strdup_printf (" (uniform: groups of %d layers, each group's input kept)", n);
-  }
-}
-
-gboolean
-sim_plan_recomputes_all (const SimPlan *plan)
-{
-  return plan->recompute == SIM_RECOMPUTE_FULL &&
-         (plan->recompute_method == SIM_RECOMPUTE_UNIFORM || plan->recompute_num_layers <= 1);
-}
-
-const char *
-sim_recompute_module_name (int i)
-{
-  return recompute_module_names[i];
-}
-
-guint
-sim_plan_cheap_recompute_modules (const SimModel *model)
-{
-  gboolean mla = model->mla.kv_lora_rank > 0, moe = sim_model_is_moe (model);
-  if (!mla && !moe)
-    return 0;
-  return (mla ? SIM_RECOMPUTE_MLA_UP_PROJ : 0) | (moe ? SIM_RECOMPUTE_MOE_ACT : 0) |
-         SIM_RECOMPUTE_LAYERNORM;
-}
-
-/* names[i] of each bit i set, joined by sep; new string */
-static char *
-names_string (guint bits, const char *const *names, int count, const char *sep)
-{
-  GString *s = g_string_new (NULL);
-  for (int i = 0; i < count; i++)
-    if (bits & (1u << i))
-      g_string_append_printf (s, "%s%s", s->len > 0 ? sep : "", names[i]);
-  return g_string_free (s, FALSE);
-}
-
-char *
-sim_recompute_modules_string (guint modules, const char *sep)
-{
-  return names_string (modules, recompute_module_names, SIM_RECOMPUTE_MODULE_COUNT, sep);
-}
-
-const char *
-sim_cuda_graph_impl_name (SimCudaGraphImpl i)
-{
-  static const char *names[] = { "none", "transformer_engine", "local" };
-  return names[i];
-}
-
-char *
-sim_cuda_graph_scope_string (guint scope, const char *sep)
-{
-  return names_string (scope, graph_scope_names, SIM_GRAPH_SCOPE_COUNT, sep);
-}
-
-int
-sim_plan_layer_graphs (const SimPlan *p, gboolean moe_layer)
-{
-  guint s = p->cuda_graph_impl != SIM_CUDA_GRAPH_NONE ? p->cuda_graph_scope : 0;
-  guint captured = moe_layer ? SIM_GRAPH_ATTN | SIM_GRAPH_MOE_ROUTER : SIM_GRAPH_ATTN | SIM_GRAPH_MLP;
-  return (s & captured) != 0 ? 1 : 0;
-}
-
-const char *
-sim_fp8_name (SimFp8 f)
-{
-  static const char *names[] = { "off", "hybrid", "e4m3" };
-  return names[f];
-}
-
-const char *
-sim_fp8_recipe_name (SimFp8Recipe r)
-{
-  static const char *names[] = { "delayed", "current", "mxfp8", "blockwise" };
-  return names[r];
-}
-
-const char *
-sim_fp4_name (SimFp4 f)
-{
-  static const char *names[] = { "off", "e2m1" };
-  return names[f];
-}
-
-gboolean
-sim_plan_quantized (const SimPlan *p)
-{
-  return p->fp8 != SIM_FP8_OFF || p->fp4 != SIM_FP4_OFF;
-}
-
-const char *
-sim_recipe_name (SimRecipe r)
-{
-  static const char *names[] = { "bf16-adam", "bf16-adam-fp32-accum", "fp32-adam",
-                                 "bf16-adam8bit", "bf16-sgd", "bf16-adam-bf16-states" };
-  return names[r];
-}
-
-const char *
-sim_dim_name (SimDim d)
-{
-  static const char *names[] = { "tp", "cp", "dp", "pp" };
-  return d < SIM_DIM_COUNT ? names[d] : "?";
-}
-
-char *
-sim_plan_order_string (const SimPlan *plan)
-{
-  return g_strdup_printf ("%s-%s-%s-%s", sim_dim_name (plan->order[0]),
-                          sim_dim_name (plan->order[1]), sim_dim_name (plan->order[2]),
-                          sim_dim_name (plan->order[3]));
 }

@@ -1,0 +1,91 @@
+/* sim-plan-private.h — what the parts of sim-plan share (sim-plan.c the
+ * options, defaults and validation; -pipeline.c the schedule and the
+ * split of the layers; -names.c the names).  Internal to libsim: not
+ * installed. */
+#pragma once
+
+#include "sim-plan.h"
+
+G_BEGIN_DECLS
+
+/* every plan option, the bit of SimPlan.given it sets */
+typedef enum {
+  KEY_TP,
+  KEY_CP,
+  KEY_PP,
+  KEY_DP,
+  KEY_MICRO_BATCH,
+  KEY_GLOBAL_BATCH,
+  KEY_SEQ_LEN,
+  KEY_SCHEDULE,
+  KEY_VIRTUAL_STAGES,
+  KEY_RECOMPUTE,
+  KEY_SEQUENCE_PARALLEL,
+  KEY_FLASH_ATTENTION,
+  KEY_ZERO,
+  KEY_RECIPE,
+  KEY_ORDER,
+  KEY_LORA_RANK,
+  KEY_LORA_TARGETS,
+  KEY_QLORA,
+  KEY_CONTEXT_RESERVE,
+  KEY_FRAGMENTATION,
+  KEY_OVERLAP,
+  KEY_FRAMEWORK,
+  KEY_TP_COMM_OVERLAP,
+  KEY_TORCH_COMPILE,
+  KEY_OVERLAP_PARAM_GATHER,
+  KEY_ATTENTION_KERNEL,
+  KEY_FP8,
+  KEY_FP8_PARAMS,
+  KEY_FP8_RECIPE,
+  KEY_FP8_ATTENTION,
+  KEY_LAYERS_PER_VIRTUAL_STAGE,
+  KEY_EP,
+  KEY_ETP,
+  KEY_MOE_IMBALANCE,
+  KEY_MOE_A2A_OVERLAP,
+  KEY_MOE_DISPATCHER,
+  KEY_FP8_EXPERT_ACT,
+  KEY_FIRST_STAGE_LAYERS,
+  KEY_LAST_STAGE_LAYERS,
+  KEY_EMBEDDING_IN_SPLIT,
+  KEY_LOSS_IN_SPLIT,
+  KEY_FP4,
+  KEY_FP4_RECIPE,
+  KEY_TP_ONLY_AMAX_RED,
+  KEY_GRAD_REDUCE_FP32,
+  KEY_RECOMPUTE_MODULES,
+  KEY_RECOMPUTE_METHOD,
+  KEY_RECOMPUTE_NUM_LAYERS,
+  KEY_MTP_LAYERS,
+  KEY_PIPELINE_LAYOUT,
+  KEY_CUDA_GRAPH_IMPL,
+  KEY_CUDA_GRAPH_SCOPE,
+  KEY_CPU_OFFLOAD_LAYERS,
+  KEY_GPU_VARIATION,
+  KEY_SLOW_GPU,
+  KEY_SLOW_NODE,
+} Key;
+
+/* whether the user gave option k */
+static inline gboolean
+given (const SimPlan *plan, Key k)
+{
+  return (plan->given & (G_GUINT64_CONSTANT (1) << k)) != 0;
+}
+
+/* Megatron-Core's names: recompute_modules (bit k of SimRecomputeModules)
+ * and cuda_graph_scope (sim-plan-names.c) */
+extern const char *const sim_plan_recompute_module_names[SIM_RECOMPUTE_MODULE_COUNT];
+extern const char *const sim_plan_graph_scope_names[SIM_GRAPH_SCOPE_COUNT];
+
+/* a default the resolution applied, for the report's Defaults line */
+G_GNUC_PRINTF (2, 3) void sim_plan_note_default (SimPlan *plan, const char *fmt, ...);
+
+/* the steps of sim_plan_resolve that settle the pipeline, in its order */
+gboolean sim_plan_resolve_pipeline_layout (SimPlan *plan, const SimModel *model, GError **error);
+gboolean sim_plan_resolve_schedule (SimPlan *plan, const SimModel *model, GError **error);
+gboolean sim_plan_resolve_split (SimPlan *plan, const SimModel *model, GError **error);
+
+G_END_DECLS
