@@ -205,7 +205,11 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
                        const SimMemory *ledger)
 {
   int p = plan->pp, v = plan->virtual_stages;
-  double m = (double) plan->micro_batches, before_f = 0, before_b = 0, opt0 = 0, bound = 0;
+  /* DualPipe: each micro-batch crosses one of a rank's two copies */
+  gboolean dual = plan->schedule == SIM_SCHEDULE_DUALPIPE;
+  gboolean split = sim_schedule_splits_backward (plan->schedule);
+  double m = (double) plan->micro_batches / (dual ? 2 : 1), before_f = 0, before_b = 0, opt0 = 0,
+         bound = 0;
   SimLayerCost c;
 
   sim_cost_layer (model, plan, sim_topology_gpu_type (topo, 0), &c);
@@ -215,7 +219,7 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
     for (int k = 0; k < v; k++) {
       int lc = (int) (sim_plan_chunk_layers (plan, model, s, k) + sim_plan_chunk_mtp_layers (plan, s, k));
       int nm = 0, nd;
-      gboolean first = s == 0 && k == 0, last = s == p - 1 && k == v - 1;
+      gboolean first = sim_plan_chunk_is_first (plan, s, k), last = sim_plan_chunk_is_last (plan, s, k);
       guint64 layer = sim_plan_chunk_first_layer (plan, model, s, k);
       double f, r = 0, bw;
       if (sim_model_is_moe (model))
@@ -246,7 +250,12 @@ sim_iteration_bound_s (const SimTopology *topo, const SimModel *model, const Sim
     opt = c.optimizer_s_per_param * local;
     if (s == 0)
       opt0 = opt;
-    bound = MAX (bound, before_f + work + MAX (opt, before_b + opt0));
+    /* the fill before the stage's first forward (none under DualPipe,
+     * whose last rank takes the second copy's micro-batches first) and
+     * the drain after its last backward; where the schedule splits the
+     * backward its last passes may be weight gradients that nothing
+     * follows, so only its own optimizer step is certain to */
+    bound = MAX (bound, (dual ? 0 : before_f) + work + (split ? opt : MAX (opt, before_b + opt0)));
     before_f += fmin;
     before_b += bmin;
   }

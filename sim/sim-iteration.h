@@ -163,6 +163,11 @@ SimIteration *sim_iteration_run_steady (const SimTopology *topo, const SimModel 
  * with F_j, B_j stage j's shortest chunk forward and (recomputation and)
  * backward, all times 1 + the spread of GPU speeds' slowdown
  * (sim-variability.h), which every stage's compute takes at least.
+ * Under DualPipe a rank's chunks each see half of the micro-batches and
+ * no stage waits for a fill (the last takes the second copy's first);
+ * where the schedule splits the backward (ZB-H1, ZB-V, DualPipeV,
+ * DualPipe) a stage's last passes may be weight gradients that nothing
+ * follows, so the drain is its own optimizer step alone.
  * Communication, the pipeline sends and the compute's slow-down
  * beside collectives only add to it.  plan resolved, ledger computed from
  * it; any thread. */

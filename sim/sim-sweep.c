@@ -471,6 +471,46 @@ expert_splits (const Sweep *sw, int tp, int cp, int dp)
   return splits;
 }
 
+/* the pipeline schedules a sweep tries: 1F1B, the interleaved one with 2,
+ * 3 or 4 chunks per rank, and with a pipeline the zero-bubble ones and
+ * DeepSeek's (sim-schedule.h), each where its plan resolves */
+static const struct {
+  SimSchedule schedule;
+  int v;
+} schedules[] = {
+  { SIM_SCHEDULE_1F1B, 1 },  { SIM_SCHEDULE_INTERLEAVED, 2 }, { SIM_SCHEDULE_INTERLEAVED, 3 },
+  { SIM_SCHEDULE_INTERLEAVED, 4 }, { SIM_SCHEDULE_ZB_H1, 1 },   { SIM_SCHEDULE_ZB_V, 2 },
+  { SIM_SCHEDULE_DUALPIPE_V, 2 },  { SIM_SCHEDULE_DUALPIPE, 2 },
+};
+
+/* whether schedule s with v chunks per rank runs on pp stages, m
+ * micro-batches per replica and the model's layers (sim_plan_resolve's
+ * conditions): the interleaved one needs v dividing each stage's layers
+ * and m a multiple of pp; the V-shaped ones a layer in each of 2 pp
+ * chunks, DualPipeV m >= 2 pp; DualPipe an even pp, an even m >= 2 pp */
+static gboolean
+schedule_fits (SimSchedule s, int v, int pp, guint64 m, guint64 layers)
+{
+  guint64 p = (guint64) pp;
+  switch (s) {
+  case SIM_SCHEDULE_1F1B:
+    return TRUE;
+  case SIM_SCHEDULE_INTERLEAVED:
+    return pp >= 2 && layers % (p * (guint64) v) == 0 && m % p == 0;
+  case SIM_SCHEDULE_ZB_H1:
+    return pp >= 2;
+  case SIM_SCHEDULE_ZB_V:
+    return pp >= 2 && layers >= 2 * p;
+  case SIM_SCHEDULE_DUALPIPE_V:
+    return pp >= 2 && layers >= 2 * p && m >= 2 * p;
+  case SIM_SCHEDULE_DUALPIPE:
+    return pp >= 2 && pp % 2 == 0 && m % 2 == 0 && m >= 2 * p && layers >= p;
+  case SIM_SCHEDULE_GPIPE:
+    break;
+  }
+  return FALSE;
+}
+
 void
 sim_sweep_enumerate (SimSweep *sw)
 {
@@ -523,9 +563,12 @@ sim_sweep_enumerate (SimSweep *sw)
                                               : sim_sweep_default_global_batch (m, G);
             if (gb % (guint64) (mb * dp))
               continue;
-            for (int v = 1; v <= 4; v++) {
-              const char *sched = v == 1 ? "1f1b" : "interleaved";
-              if (v > 1 && (pp < 2 || m->layers % (guint64) (pp * v) || (gb / (guint64) (mb * dp)) % (guint64) pp))
+            for (guint si = 0; si < G_N_ELEMENTS (schedules); si++) {
+              SimSchedule sc = schedules[si].schedule;
+              int v = schedules[si].v;
+              guint64 mbs = gb / (guint64) (mb * dp);
+              const char *sched = sim_schedule_name (sc);
+              if (!schedule_fits (sc, v, pp, mbs, m->layers))
                 continue;
               for (int rc = 0; rc < (fine != NULL ? 3 : 2); rc++)
                 for (int z = 0; z <= zero_max; z++)
@@ -536,7 +579,7 @@ sim_sweep_enumerate (SimSweep *sw)
                       g_autofree char *vs = NULL, *fs = NULL;
                       if (f < 2 ? sw->fp8_modes[f] < 0 || sw->fp4_mode == 1 : sw->fp4_mode == 0)
                         continue;
-                      vs = v > 1 ? g_strdup_printf (",v=%d", v) : g_strdup ("");
+                      vs = sc == SIM_SCHEDULE_INTERLEAVED ? g_strdup_printf (",v=%d", v) : g_strdup ("");
                       fs = f == 2 ? g_strdup (",fp4=e2m1")
                            : sw->fp8_modes[f] != SIM_FP8_OFF ? g_strdup_printf (",fp8=%s", sim_fp8_name (sw->fp8_modes[f]))
                                                              : g_strdup ("");

@@ -3,7 +3,9 @@
  * Enumeration: every TP x CP x PP x DP factorisation of the GPUs (TP within a
  * node, dividing the heads and KV heads; PP dividing the layers), micro-batch
  * sizes 1, 2, 4, 8, the 1F1B and interleaved schedules (v = 2, 3, 4, as the
- * layers allow), no or full recomputation, ZeRO 0-3.  For a model with
+ * layers allow) and with a pipeline ZB-H1, ZB-V, DualPipeV and DualPipe
+ * where their plans resolve (sim-schedule.h), no or full recomputation,
+ * ZeRO 0-3.  For a model with
  * mixture-of-experts layers also every expert split of Megatron-Core's MoE
  * parallel folding: ep each divisor of the routed experts and etp 1 and tp
  * (dividing the expert width), with etp x ep dividing tp x cp x dp (ZeRO-2
