@@ -27,6 +27,7 @@ static const char *usage =
     "                 [--global-batch B] [--seq-len N] [--gpu-variation S] [--scale] [--top K]\n"
     "                 [--fp8 off|hybrid|e4m3|both] [--fp4 off|e2m1|both]\n"
     "                 [--tp LIST] [--pp LIST] [--cp LIST] [--ep LIST] [--etp LIST]\n"
+    "                 [--schedule LIST]\n"
     "                 [--max-nodes N] [--min-headroom P%]\n"
     "                 [--threads N | --jobs N] [--shard I/N] [--json FILE|-] [--html FILE.html]\n"
     "                 [--csv FILE.csv] [--chart FILE.png|.svg|.pdf] [--all] [--quiet] [--wide]\n"
@@ -54,7 +55,10 @@ static const char *usage =
     "model the sweep also tries every expert split: ep dividing the experts, etp 1 and tp, with\n"
     "etp x ep dividing tp x cp x dp; --ep and --etp LIST try only those.  A mixture-of-experts\n"
     "or latent-attention model also tries recomputing only the modules its recipes recompute\n"
-    "(recompute-modules moe_act, layernorm, mla_up_proj) beside none and full.  --max-nodes N caps\n"
+    "(recompute-modules moe_act, layernorm, mla_up_proj) beside none and full.  The schedules\n"
+    "tried are 1F1B, interleaved (v 2-4) and with a pipeline zb-h1, zb-v, dualpipe-v and\n"
+    "dualpipe where their plans resolve; --schedule LIST (such as 1f1b,dualpipe) tries only\n"
+    "those.  --max-nodes N caps\n"
     "the cluster at N nodes (with --scale, the largest count tried).  --min-headroom 10%\n"
     "prunes the layouts whose peak leaves less than 10% of usable memory free.\n"
     "--jobs N is --threads N: the layouts simulated at once (default: every core).\n"
@@ -646,7 +650,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL, *csv = NULL, *chart = NULL;
   double tokens = 0, price = 0;
   g_autofree char *jobs_s = NULL, *tp_s = NULL, *pp_s = NULL, *cp_s = NULL, *max_nodes_s = NULL, *headroom_s = NULL;
-  g_autofree char *ep_s = NULL, *etp_s = NULL, *seq_s = NULL, *variation_s = NULL;
+  g_autofree char *ep_s = NULL, *etp_s = NULL, *schedule_s = NULL, *seq_s = NULL, *variation_s = NULL;
   int seq = 0;
   double variation = -1;
   SimSweepConstraints constraints = { .n_tp = 0 };
@@ -664,6 +668,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "csv", TRUE, &csv, NULL, NULL }, { "chart", TRUE, &chart, NULL, NULL },
     { "tp", TRUE, &tp_s, NULL, NULL }, { "pp", TRUE, &pp_s, NULL, NULL }, { "cp", TRUE, &cp_s, NULL, NULL },
     { "ep", TRUE, &ep_s, NULL, NULL }, { "etp", TRUE, &etp_s, NULL, NULL },
+    { "schedule", TRUE, &schedule_s, NULL, NULL },
     { "seq-len", TRUE, &seq_s, NULL, NULL }, { "gpu-variation", TRUE, &variation_s, NULL, NULL },
     { "max-nodes", TRUE, &max_nodes_s, NULL, NULL }, { "min-headroom", TRUE, &headroom_s, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
@@ -711,6 +716,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
       !sim_sweep_parse_choices ("cp", cp_s, ",", constraints.cp, &constraints.n_cp, error) ||
       !sim_sweep_parse_choices ("ep", ep_s, ",", constraints.ep, &constraints.n_ep, error) ||
       !sim_sweep_parse_choices ("etp", etp_s, ",", constraints.etp, &constraints.n_etp, error) ||
+      !sim_sweep_parse_schedules (schedule_s, ",", &constraints.schedules, error) ||
       !sim_sweep_parse_headroom (headroom_s, &constraints.min_headroom, error))
     return 2;
   if (max_nodes_s != NULL && !sim_cli_int ("max-nodes", max_nodes_s, 1, 65536, &cap, error))

@@ -216,9 +216,11 @@ sweep_option (const char *key, const char *value, gpointer data, GError **error)
     return sim_sweep_parse_choices (key, value, "/", c->ep, &c->n_ep, error);
   if (g_str_equal (key, "etp"))
     return sim_sweep_parse_choices (key, value, "/", c->etp, &c->n_etp, error);
+  if (g_str_equal (key, "schedule"))
+    return sim_sweep_parse_schedules (value, "/", &c->schedules, error);
   g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
                "sweep: unknown option '%.40s' (top, all, global-batch, seq-len, gpu-variation, fp8, fp4, "
-               "tp, pp, cp, ep, etp, min-headroom)", key);
+               "tp, pp, cp, ep, etp, schedule, min-headroom)", key);
   return FALSE;
 }
 

@@ -568,7 +568,8 @@ sim_sweep_enumerate (SimSweep *sw)
               int v = schedules[si].v;
               guint64 mbs = gb / (guint64) (mb * dp);
               const char *sched = sim_schedule_name (sc);
-              if (!schedule_fits (sc, v, pp, mbs, m->layers))
+              if (!schedule_fits (sc, v, pp, mbs, m->layers) ||
+                  (c->schedules != 0 && !(c->schedules & (1u << sc))))
                 continue;
               for (int rc = 0; rc < (fine != NULL ? 3 : 2); rc++)
                 for (int z = 0; z <= zero_max; z++)
@@ -1386,6 +1387,30 @@ sim_sweep_parse_choices (const char *flag, const char *value, const char *sep, i
 
 /* --min-headroom 10% (or 10): a fraction from 0 to 0.99 */
 gboolean
+sim_sweep_parse_schedules (const char *value, const char *sep, guint *bits, GError **error)
+{
+  g_auto (GStrv) parts = NULL;
+  guint out = 0;
+  if (value == NULL)
+    return TRUE;
+  parts = g_strsplit (value, sep, -1);
+  for (guint i = 0; parts[i] != NULL; i++) {
+    int k = 0;
+    while (k <= SIM_SCHEDULE_DUALPIPE && !g_str_equal (parts[i], sim_schedule_name ((SimSchedule) k)))
+      k++;
+    if (k > SIM_SCHEDULE_DUALPIPE) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--schedule: expected 1f1b, interleaved, zb-h1, zb-v, dualpipe-v or dualpipe joined "
+                   "by '%s', got '%.40s'", sep, parts[i]);
+      return FALSE;
+    }
+    out |= 1u << k;
+  }
+  *bits = out;
+  return TRUE;
+}
+
+gboolean
 sim_sweep_parse_headroom (const char *value, double *fraction, GError **error)
 {
   g_autofree char *digits = NULL;
@@ -1426,6 +1451,10 @@ constraints_text (const SimSweepConstraints *c, int cap)
     for (int i = 0; i < ns[k]; i++)
       g_string_append_printf (s, "%s%d", i > 0 ? "/" : "", lists[k][i]);
   }
+  /* the schedules only when given, so a text without them is as before */
+  for (int k = 0, n = 0; k <= SIM_SCHEDULE_DUALPIPE; k++)
+    if (c->schedules & (1u << k))
+      g_string_append_printf (s, "%s%s", n++ == 0 ? ",schedule=" : "/", sim_schedule_name ((SimSchedule) k));
   if (cap > 0)
     g_string_append_printf (s, ",max-nodes=%d", cap);
   else

@@ -94,6 +94,9 @@ typedef struct {
   int ep[SIM_SWEEP_MAX_CHOICES], n_ep;
   int etp[SIM_SWEEP_MAX_CHOICES], n_etp;
   double min_headroom;
+  /* the pipeline schedules tried, bit 1 << SimSchedule each (--schedule
+   * LIST); 0: every one the sweep tries */
+  guint schedules;
 } SimSweepConstraints;
 
 /* before sim_sweep_enumerate; the lists are copied, sorted and deduplicated;
@@ -211,6 +214,10 @@ typedef struct {
  * nothing, TRUE.  FALSE with SIM_ERROR_USAGE naming --flag. */
 gboolean sim_sweep_parse_choices (const char *flag, const char *value, const char *sep, int *list,
                                   int *n, GError **error);
+/* value, schedule names (sim_schedule_name) separated by sep, into the
+ * bits 1 << SimSchedule of *bits; NULL value: nothing, TRUE.  FALSE with
+ * SIM_ERROR_USAGE naming --schedule and the names. */
+gboolean sim_sweep_parse_schedules (const char *value, const char *sep, guint *bits, GError **error);
 /* "10%" or "10": a fraction of usable memory from 0 to below 1 into
  * *fraction; NULL value: nothing, TRUE; FALSE with SIM_ERROR_USAGE */
 gboolean sim_sweep_parse_headroom (const char *value, double *fraction, GError **error);

@@ -97,6 +97,11 @@ r = cli.run(sim, "sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "ll
             "--top", "3", "--tp", "1,2", "--json", "-", timeout=600)
 got = simtrain.sweep("dgx8x4", model="llama3-8b", nodes=1, global_batch=64, top=3, tp=[1, 2])
 check("sweep: the document sim sweep --json - prints", got == cli.json_of(r), True)
+# a schedule list, as sim sweep --schedule's
+rs = cli.run(sim, "sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--global-batch", "64",
+             "--top", "3", "--schedule", "zb-v,dualpipe", "--json", "-", timeout=600)
+got_s = simtrain.sweep("dgx8x4", model="llama3-8b", nodes=1, global_batch=64, top=3, schedule=["zb-v", "dualpipe"])
+check("sweep: schedule=[...] is sim sweep --schedule's document", got_s == cli.json_of(rs), True)
 check("sweep: its best", next(x["plan"] for x in got["rows"] if x["rank"] == 1),
       next(x["plan"] for x in cli.json_of(r)["rows"] if x["rank"] == 1))
 try:

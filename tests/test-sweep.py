@@ -372,6 +372,25 @@ check("compare without a global batch: the plans that give none share 512, the o
       [128, 512, 512])
 check("compare without a global batch: the title says so",
       "global batch 512, 8 sequences per GPU" in " ".join(ct.stdout.split()), True)
+# --schedule LIST: only those schedules in the rows; the schedules
+# enumerated otherwise include the zero-bubble ones and DualPipe's
+sj = run("sweep", "--topology", "dgx8x4", "--nodes", "4", "--model", "llama3-70b", "--schedule", "zb-v,dualpipe",
+         "--top", "3", "--json", "-")
+# (the dominated choices, GPipe and selective recomputation, are counted
+# whatever the schedules asked)
+dominated = ("GPipe", "selective recomputation", "no sequence parallelism")
+srows = [x for x in cli.json_of(sj)["rows"] if not str(x.get("pruned")).startswith(dominated)] \
+    if sj.returncode == 0 else []
+scheds = {dict(kv.split("=", 1) for kv in x["plan"].split(",") if "=" in kv).get("schedule") for x in srows}
+check("sweep --schedule zb-v,dualpipe: only those", scheds, {"zb-v", "dualpipe"})
+aj = run("sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--global-batch", "64", "--json", "-")
+arows = cli.json_of(aj)["rows"] if aj.returncode == 0 else []
+check("sweep: every schedule tried on 8 GPUs",
+      {"1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe-v", "dualpipe"} <=
+      {dict(kv.split("=", 1) for kv in x["plan"].split(",") if "=" in kv).get("schedule") for x in arows}, True)
+bs = run("sweep", "--topology", "dgx8x4", "--model", "llama3-70b", "--schedule", "pipedream")
+check("sweep --schedule pipedream: exit 2, one line",
+      (bs.returncode, len(bs.stderr.strip().splitlines()), "--schedule: expected" in bs.stderr), (2, 1, True))
 bad = run("compare", "--topology", "dgx8x4", "--plan", "tp=8,pp=4,dp=3")
 check("compare with an impossible plan exits 2", bad.returncode, 2)
 check("and names the plan", "--plan tp=8,pp=4,dp=3:" in bad.stderr, True)

@@ -209,7 +209,7 @@ def sweep_options(**options) -> str:
     """sim sweep's options as the C API takes them: top=5, global_batch=64,
     tp=[1, 2, 4] -> 'top=5,global-batch=64,tp=1/2/4'"""
     allowed = ("top", "all", "global_batch", "seq_len", "gpu_variation", "fp8", "fp4", "tp", "pp", "cp", "ep",
-               "etp", "min_headroom")
+               "etp", "schedule", "min_headroom")
     items = []
     for key, value in options.items():
         if value is None:
@@ -229,14 +229,15 @@ def _sweep(self, top: Optional[int] = None, all: Optional[bool] = None, global_b
            fp8: Optional[Literal["off", "hybrid", "e4m3", "both"]] = None,
            fp4: Optional[Literal["off", "e2m1", "both"]] = None, tp: Optional[List[int]] = None,
            pp: Optional[List[int]] = None, cp: Optional[List[int]] = None, ep: Optional[List[int]] = None,
-           etp: Optional[List[int]] = None, min_headroom: Optional[Union[str, float]] = None) -> dict:
+           etp: Optional[List[int]] = None, schedule: Optional[List[Schedule]] = None,
+           min_headroom: Optional[Union[str, float]] = None) -> dict:
     """the session's layouts ranked, as `sim sweep --json -`: the
     sim-sweep/3 document, its rows in the table's order (rank 1 first)"""
     if not self._session:
         raise SimError("the session is closed")
     text = sweep_options(top=top, all=all, global_batch=global_batch, seq_len=seq_len,
                          gpu_variation=gpu_variation, fp8=fp8, fp4=fp4, tp=tp, pp=pp, cp=cp, ep=ep, etp=etp,
-                         min_headroom=min_headroom)
+                         schedule=schedule, min_headroom=min_headroom)
     error = ctypes.c_void_p()
     out = self._lib.sim_api_sweep(self._session, text.encode(), ctypes.byref(error))
     return json.loads(_take(self._lib, out, error))
@@ -303,7 +304,7 @@ def sweep(topology: str, *, model: Optional[str] = None, nodes: int = 0, gpus: i
     """the layouts of a job ranked, as `sim sweep --topology T --model M
     [options] --json -`: the sim-sweep/3 document; options as Session.sweep
     (top, all, global_batch, seq_len, gpu_variation, fp8, fp4, tp, pp, cp,
-    ep, etp as lists, min_headroom)"""
+    ep, etp, schedule as lists, min_headroom)"""
     return _session(topology, model, nodes, gpus).sweep(**options)
 
 
