@@ -356,6 +356,11 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s, const SimActiva
   gboolean offload = plan->cpu_offload_layers > 0 && plan->pp == 1;
   if (offload)
     sim_memory_offload_model (b->model, plan, layer_act, moe_act, NULL, NULL, 0, &off);
+  /* where the schedule splits the backward, its weight gradient frees a
+   * pass's activations, but for what the input gradient frees of the
+   * loss's (stage_activation_peak in sim-memory.c) */
+  gboolean split = sim_schedule_splits_backward (plan->schedule);
+  gint64 loss_freed = split ? (gint64) sim_memory_split_output_freed (out_act) : 0;
   /* the stage's spans of a chunk: the optimizer's and the DP collectives'
    * hold no activations */
   for (guint i = 0; i < x->chunked[s]->len; i++) {
@@ -375,14 +380,13 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s, const SimActiva
         mem_event (ev, sp->end, -(gint64) out_act->transient_bytes);
       }
     } else if (sp->kind == SIM_SPAN_BACKWARD || sp->kind == SIM_SPAN_WEIGHT) {
-      /* where the schedule splits the backward, its weight gradient frees
-       * them (stage_activation_peak in sim-memory.c) */
-      gboolean split = sim_schedule_splits_backward (plan->schedule);
-      gint64 freed = last && split ? (gint64) sim_memory_split_output_freed (out_act) : 0;
-      if (split)
-        mem_event (ev, sp->end, sp->kind == SIM_SPAN_WEIGHT ? -(bytes - freed) : -freed);
-      else
+      gint64 freed = last ? loss_freed : 0;
+      if (!split)
         mem_event (ev, sp->end, -bytes);
+      else if (sp->kind == SIM_SPAN_WEIGHT)
+        mem_event (ev, sp->end, -(bytes - freed));
+      else if (freed > 0)
+        mem_event (ev, sp->end, -freed);
       if (transient > 0 && plan->recompute == SIM_RECOMPUTE_SELECTIVE && sp->kind == SIM_SPAN_BACKWARD) {
         mem_event (ev, sp->start, transient);
         mem_event (ev, sp->end, -transient);
