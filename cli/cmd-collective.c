@@ -12,8 +12,9 @@
 static const char *usage =
     "usage: sim collective --topology FILE|NAME [--nodes N] --gpus N\n"
     "                      --op all_reduce|all_gather|reduce_scatter|broadcast|sendrecv|all_to_all\n"
-    "                      [--min-bytes SIZE] [--max-bytes SIZE] [--algo ring|tree|hier|nvls|auto]\n"
-    "                      [--proto LL|LL128|Simple|auto] [--calibration FILE] [--json FILE|-]\n"
+    "                      [--min-bytes SIZE] [--max-bytes SIZE]\n"
+    "                      [--algo ring|tree|hier|nvls|nvlstree|auto] [--proto LL|LL128|Simple|auto]\n"
+    "                      [--calibration FILE] [--json FILE|-]\n"
     "\n"
     "Simulates the collective on the first N GPUs of the topology at every size from\n"
     "min to max, doubling, and prints a table in the layout of nccl-tests (time in us,\n"
@@ -46,7 +47,7 @@ parse_op_algo_proto (const char *op_s, const char *algo_s, const char *proto_s, 
     return FALSE;
   }
   if (algo_s != NULL && !sim_algo_parse (algo_s, &sw->algo)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, hier, nvls or auto, got '%s'", algo_s);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, hier, nvls, nvlstree or auto, got '%s'", algo_s);
     return FALSE;
   }
   if (proto_s != NULL) {

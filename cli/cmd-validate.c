@@ -11,7 +11,7 @@
 
 static const char *usage =
     "usage: sim validate --topology FILE|NAME [--nodes N] [--calibration FILE] [--max-error PERCENT]\n"
-    "                    [--nccl FILE [--op OP] [--gpus N] [--algo ring|tree|hier|nvls|auto]]\n"
+    "                    [--nccl FILE [--op OP] [--gpus N] [--algo ring|tree|hier|nvls|nvlstree|auto]]\n"
     "                    [--gemm gemm.csv] [--hbm hbm.csv]\n"
     "\n"
     "Reads nccl-tests output (all_reduce_perf, alltoall_perf and friends, as printed),\n"
@@ -200,7 +200,7 @@ sim_cmd_validate (int argc, char **argv, GError **error)
   if (nodes_s != NULL && !sim_cli_int ("nodes", nodes_s, 1, 65536, &nodes, error))
     return 2;
   if (algo_s != NULL && !sim_algo_parse (algo_s, &algo)) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, hier, nvls or auto, got '%s'", algo_s);
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--algo: expected ring, tree, hier, nvls, nvlstree or auto, got '%s'", algo_s);
     return 2;
   }
   if (max_s != NULL && !parse_max_error (max_s, &max_error, error))

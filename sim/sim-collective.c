@@ -36,6 +36,22 @@ static const double ll_max_bw_GBps[3] = { 87.7, 22.5, 19.0 };
  * small to reach peak bandwidth", NVIDIA/nccl-tests#212). */
 #define NVLS_ONE_NODE_LAT_US 95.6
 
+/* NVLSTree all_reduce over nodes: t = 95.6 us + 2 log2(nodes) x 55.4 us +
+ * S / (0.935 x sharp-bandwidth).  The form is NCCL's tuner's (NVLS's cost
+ * inside the node, 2 log2(nodes) network steps of the double binary tree:
+ * tuning.cc at NVIDIA/nccl 5067397c, whose hwLat[NET][NVLS_TREE][Simple]
+ * is 20.9 us); the two constants are measured: they minimise the largest
+ * relative error (1.7 %) over the 64 MiB - 16 GiB rows of the published
+ * 2 x 8 H200 sweep over Spectrum-X RoCE (nccl-tests 2.18.3, NCCL 2.30.4;
+ * tests/validation/data/nccl-tests/
+ * h200x16-2node-spectrumx-roce-allreduce-g8x2proc-ncclt2.18.txt), whose
+ * 485 GB/s bus bandwidth at 16 GiB no ring over 8 x 400 Gb/s reaches.  The
+ * 2 x 8 H100 EFA sweep (h100x16-2node-p5-efa-allreduce-awsome.txt), not
+ * fitted, reaches the same rate: 259.8 GB/s of algorithm bandwidth at
+ * 16 GiB against 259.0. */
+#define NVLS_TREE_STEP_US 55.4
+#define NVLS_TREE_EFFICIENCY 0.935
+
 /* all_to_all: NCCL's device work batches hold at most 8 p2p operations
  * (NCCL_MAX_DEV_WORK_P2P_PER_BATCH, src/include/device.h, NCCL 2.19+) */
 #define P2P_PER_BATCH 8
@@ -55,6 +71,23 @@ static const double ll_max_bw_GBps[3] = { 87.7, 22.5, 19.0 };
  * (gb200x128-2rack-alltoall-oci.txt, 88.63-89.70 GB/s against 98.87-99.05),
  * so the factor applies to every piece. */
 #define P2P_EFFICIENCY 0.913
+
+/* NCCL's correction of its tree model at medium sizes ("Trees are not
+ * perfectly sticking to the model for medium sizes"): the tree's bandwidth
+ * times this factor, by protocol and log2(bytes / 64), 64 B to 256 MiB
+ * (treeCorrectionFactor, tuning.cc at NVIDIA/nccl 5067397c) */
+static const double tree_correction[N_P][23] = {
+  { 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },
+  { 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0 },
+  { .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },
+};
+
+/* NCCL's ring all_reduce over nodes with Simple: its latency times 1.4
+ * once each rank's piece of a channel holds 64 bytes ("Plateau effect of
+ * ring", 1.9 before Ampere; tuning.cc at NVIDIA/nccl 5067397c), with
+ * NCCL's largest channel count (MAXCHANNELS, 32) */
+#define RING_PLATEAU_FACTOR 1.4
+#define MAX_CHANNELS 32
 
 /* a network send costs the CPU proxy ~1 us (Intel) per step, three times
  * that with Simple (getNetOverhead) */
@@ -185,7 +218,7 @@ proto_index (SimProto p)
 }
 
 static double
-latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto)
+latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, double bytes)
 {
   int a = algo_index_of (algo), p = proto_index (proto);
   int n = g->n, nn = g->n_nodes;
@@ -207,6 +240,9 @@ latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto)
   case SIM_ALGO_NVLS:
     lat = nn > 1 ? intra + inter : NVLS_ONE_NODE_LAT_US;
     break;
+  case SIM_ALGO_NVLS_TREE:
+    lat = NVLS_ONE_NODE_LAT_US + 2.0 * log2i (nn) * NVLS_TREE_STEP_US * g->inter_scale;
+    break;
   default: {
     int nsteps = op == SIM_OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
     /* NCCL counts 2 x nodes network steps for an all_reduce; with one GPU
@@ -215,6 +251,8 @@ latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto)
     if (nn > 1)
       intra = MAX (intra, NET_OVERHEAD_US * (p == P_SIMPLE ? 3.0 : 1.0));
     lat += (nsteps - ninter) * intra + ninter * inter;
+    if (op == SIM_OP_ALL_REDUCE && p == P_SIMPLE && nn > 1 && bytes / (MAX_CHANNELS * n) >= 64)
+      lat *= RING_PLATEAU_FACTOR;
     break;
   }
   }
@@ -223,8 +261,8 @@ latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto)
 
 /* bytes on the wire per payload byte, and the payload ceiling per GPU */
 static void
-protocol_costs (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, double *wire,
-                double *cap_bytes_per_s)
+protocol_costs (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, double bytes,
+                double *wire, double *cap_bytes_per_s)
 {
   int nn_index = g->n_nodes <= 2 ? g->n_nodes - 1 : 2;
   double ppn = (double) g->n / g->n_nodes;
@@ -244,6 +282,13 @@ protocol_costs (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, doub
       *cap_bytes_per_s = ll_max_bw_GBps[nn_index] * 1e9;
     } else if (proto == SIM_PROTO_LL128) {
       *wire *= g->n_nodes == 1 ? 9.0 / 7.0 : 128.0 / 120.0;
+    }
+    if (op == SIM_OP_ALL_REDUCE && bytes >= 64) {
+      int log_size = 0;
+      for (double x = bytes / 64; x >= 2; x /= 2)
+        log_size++;
+      if (log_size < (int) G_N_ELEMENTS (tree_correction[0]))
+        *wire /= tree_correction[proto_index (proto)][log_size];
     }
   }
 }
@@ -272,6 +317,15 @@ supported (SimNetwork *net, const Group *g, SimCollOp op, const int *gpus, SimAl
          sw != NULL && sw->sharp && sw->sharp_bw_bytes_per_s > 0;
     break;
   }
+  case SIM_ALGO_NVLS_TREE:
+    /* every node's switch reduces, and the nodes hold the group alike */
+    ok = ok && op == SIM_OP_ALL_REDUCE && proto == SIM_PROTO_SIMPLE && g->n_nodes > 1 &&
+         g->per_node > 1;
+    for (int k = 0; ok && k < g->n_nodes; k++) {
+      const SimVertex *sw = sim_network_gpu_switch (net, g->by_node[g->node_start[k]]);
+      ok = sw != NULL && sw->sharp && sw->sharp_bw_bytes_per_s > 0;
+    }
+    break;
   case SIM_ALGO_AUTO:
     ok = FALSE;
     break;
@@ -408,15 +462,37 @@ build_tree (Builder *b, const Group *g, double bytes, double wire, double cap)
   }
 }
 
+/* each GPU sends bytes into its switch and receives bytes, at most at
+ * `efficiency` of the switch's in-network reduction rate */
 static void
-build_nvls (Builder *b, const Group *g, double bytes)
+build_nvls (Builder *b, const Group *g, double bytes, double efficiency)
 {
-  const SimVertex *sw = sim_network_gpu_switch (b->net, g->by_node[0]);
-  double cap = sw->sharp_bw_bytes_per_s;
   for (int i = 0; i < g->n; i++) {
+    const SimVertex *sw = sim_network_gpu_switch (b->net, g->by_node[i]);
+    double cap = sw->sharp_bw_bytes_per_s * efficiency;
     add_switch_flow (b, sim_network_gpu_to_switch (b->net, g->by_node[i]), bytes, cap);
     add_switch_flow (b, sim_network_switch_to_gpu (b->net, g->by_node[i]), bytes, cap);
   }
+}
+
+/* NVLS inside every node, and on each rail r the nodes' r-th GPUs in a
+ * double binary tree (tree 1 is tree 0 mirrored, as build_tree), each tree
+ * carrying half of the GPU's 1/m shard up and down */
+static void
+build_nvls_tree (Builder *b, const Group *g, double bytes)
+{
+  int m = g->per_node, nn = g->n_nodes;
+  double half = bytes / m / 2.0;
+  build_nvls (b, g, bytes, NVLS_TREE_EFFICIENCY);
+  for (int r = 0; r < m; r++)
+    for (int t = 0; t < 2; t++)
+      for (int k = 1; k < nn; k++) {
+        int child = t == 0 ? k : nn - 1 - k;
+        int parent = t == 0 ? (k - 1) / 2 : nn - 1 - (k - 1) / 2;
+        int c = g->by_node[g->node_start[child] + r], p = g->by_node[g->node_start[parent] + r];
+        add_flow (b, c, p, half, 0);
+        add_flow (b, p, c, half, 0);
+      }
 }
 
 /* the GPU of src's node on dst's rail: NCCL's PXN sends inter-node data
@@ -543,11 +619,13 @@ collective_add (SimNetwork *net, SimCollOp op, const int *gpus, int n, double by
       group_init (&g, net, gpus, n);
       gp = &g;
     }
-    protocol_costs (gp, op, choice->algo, choice->proto, &wire, &cap);
+    protocol_costs (gp, op, choice->algo, choice->proto, bytes, &wire, &cap);
     if (choice->algo == SIM_ALGO_TREE)
       build_tree (&b, gp, bytes, wire, cap);
     else if (choice->algo == SIM_ALGO_NVLS)
-      build_nvls (&b, gp, bytes);
+      build_nvls (&b, gp, bytes, 1.0);
+    else if (choice->algo == SIM_ALGO_NVLS_TREE)
+      build_nvls_tree (&b, gp, bytes);
     else if (choice->algo == SIM_ALGO_HIER)
       build_hier (&b, gp, bytes, choice->proto);
     else
@@ -581,7 +659,7 @@ add_phase (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes, 
   SimCollChoice c = { SIM_ALGO_RING, proto, 0, 0, SIM_TIME_MAX };
   SimActivityId start, end;
   group_init (&g, net, gpus, n);
-  c.latency_s = latency_s (&g, op, SIM_ALGO_RING, proto);
+  c.latency_s = latency_s (&g, op, SIM_ALGO_RING, proto, bytes);
   group_clear (&g);
   end = sim_collective_add (net, op, gpus, n, bytes, &c, tag, &start);
   sim_engine_add_dep (sim_network_engine (net), start, after);
@@ -672,7 +750,7 @@ ll_floor_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, int n, d
   double wire, cap;
   if (proto != SIM_PROTO_LL || n < 2 || bytes <= 0)
     return 0;
-  protocol_costs (g, op, algo, proto, &wire, &cap);
+  protocol_costs (g, op, algo, proto, bytes, &wire, &cap);
   if (cap <= 0)
     return 0;
   if (algo == SIM_ALGO_TREE)
@@ -688,7 +766,8 @@ gboolean
 sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, double bytes,
                        SimAlgo algo, SimProto proto, SimCollChoice *out, GError **error)
 {
-  static const SimAlgo algos[] = { SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_HIER, SIM_ALGO_NVLS };
+  static const SimAlgo algos[] = { SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_HIER, SIM_ALGO_NVLS,
+                                   SIM_ALGO_NVLS_TREE };
   static const SimProto protos[] = { SIM_PROTO_LL, SIM_PROTO_LL128, SIM_PROTO_SIMPLE };
   SimCollChoice cand[G_N_ELEMENTS (algos) * G_N_ELEMENTS (protos)];
   double floor_s[G_N_ELEMENTS (cand)];
@@ -712,7 +791,7 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
           : n < 1                   ? TRUE
                                     : !supported (net, &g, op, gpus, algos[i], protos[j]))
         continue;
-      c.latency_s = latency_s (&g, op, c.algo, c.proto);
+      c.latency_s = latency_s (&g, op, c.algo, c.proto, bytes);
       floor_s[nc] = c.latency_s + ll_floor_s (&g, op, c.algo, c.proto, n, bytes);
       cand[nc++] = c;
     }
@@ -742,7 +821,7 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
   group_clear (&g);
   if (!found) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "algorithm %s%s%s: expected one this group supports (%s over %d GPU%s; tree is all_reduce only, hier all_reduce over several nodes, nvls needs one node with an NVLink SHARP switch)",
+                 "algorithm %s%s%s: expected one this group supports (%s over %d GPU%s; tree is all_reduce only, hier all_reduce over several nodes, nvls needs one node with an NVLink SHARP switch, nvlstree several such nodes)",
                  sim_algo_name (algo), proto != SIM_PROTO_AUTO ? "/" : "",
                  proto != SIM_PROTO_AUTO ? sim_proto_name (proto) : "", sim_coll_op_name (op), n,
                  n == 1 ? "" : "s");
@@ -761,7 +840,7 @@ name_index (const char *const *names, guint n, const char *name)
   return -1;
 }
 
-static const char *algo_names[] = { "auto", "ring", "tree", "nvls", "hier" };
+static const char *algo_names[] = { "auto", "ring", "tree", "nvls", "hier", "nvlstree" };
 
 const char *
 sim_algo_name (SimAlgo a)

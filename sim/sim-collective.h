@@ -22,6 +22,16 @@
  *          at most at the switch's measured sharp-bandwidth (274 GB/s on
  *          NVLink 4 = 480 GB/s of bus bandwidth), after a measured 95.6 us
  *          (see below).
+ *   nvlstree  all_reduce over several nodes whose NVSwitches reduce in-network
+ *          (NCCL's NVLSTree, 2.18+): inside each node NVLS as above, and
+ *          between nodes each GPU's 1/m shard (m GPUs a node) over its own
+ *          rail in NCCL's double binary tree over the nodes, each tree
+ *          carrying half of it up and down; all at once (NCCL pipelines the
+ *          three parts by chunks).  Two nodes: each rail sends and receives
+ *          one shard, the case NCCL's tuner gives twice the network
+ *          bandwidth.  Latency: the one-node NVLS cost plus
+ *          2 log2(nodes) network steps at hwLat NET NVLSTree Simple
+ *          (20.9 us).
  *   all_to_all  NCCL has no algorithm for it: nccl-tests' alltoall_perf
  *          calls ncclSend/ncclRecv of count/n elements to and from every
  *          peer inside one ncclGroupStart/End, so all n(n-1) pieces of
@@ -78,7 +88,7 @@
  * published sweeps show (their 64 MiB-16 GiB rows pass the 370 GB/s a
  * ring can reach, so they are NVLS).  Not modelled: NVLS for all_gather
  * and reduce_scatter (NCCL has it; no measurement to check it against),
- * NVLS across nodes (NVLS-tree), NCCL's per-channel caps
+ * NCCL's per-channel caps
  * (perChMaxRingLL128Bws, perChMaxTreeBws) and treeCorrectionFactor.
  */
 #pragma once
@@ -90,7 +100,14 @@
 
 G_BEGIN_DECLS
 
-typedef enum { SIM_ALGO_AUTO, SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NVLS, SIM_ALGO_HIER } SimAlgo;
+typedef enum {
+  SIM_ALGO_AUTO,
+  SIM_ALGO_RING,
+  SIM_ALGO_TREE,
+  SIM_ALGO_NVLS,
+  SIM_ALGO_HIER,
+  SIM_ALGO_NVLS_TREE
+} SimAlgo;
 typedef enum { SIM_PROTO_AUTO, SIM_PROTO_LL, SIM_PROTO_LL128, SIM_PROTO_SIMPLE } SimProto;
 
 typedef struct {

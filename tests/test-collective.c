@@ -121,8 +121,9 @@ test_contention (void)
 /* 16 GPUs on 2 DGX H100 nodes: 8 rings, one per rail, so each NIC carries
  * 1/8 of the 2(n-1)/n S every rank sends; 400 Gb/s = 50 GB/s per NIC is
  * the bottleneck (NVLink, 7/8 of it at 370.8 GB/s, and PCIe are faster), so the bus bandwidth is
- * 8 x 50 = 400 GB/s, not one NIC's 50.  Latency: 8.4 + (30 - 4) x
- * max(3.4, 3 x 1.0) + 4 x 14.0 = 152.8 us (ring, Simple, 2 nodes). */
+ * 8 x 50 = 400 GB/s, not one NIC's 50.  Latency: (8.4 + (30 - 4) x
+ * max(3.4, 3 x 1.0) + 4 x 14.0) x 1.4 = 213.92 us (ring, Simple, 2 nodes;
+ * x 1.4 NCCL's ring plateau: 4 GiB / (32 channels x 16 ranks) >= 64 B). */
 static void
 test_rails (void)
 {
@@ -133,14 +134,15 @@ test_rails (void)
   for (int i = 0; i < 16; i++)
     g[i] = i;
   got = run (t, SIM_OP_ALL_REDUCE, g, 16, s, SIM_ALGO_RING, SIM_PROTO_SIMPLE, 1);
-  g_assert_cmpfloat_with_epsilon (got, 2.0 * 15 / 16 * s / 400e9 + 152.8e-6, 1e-9);
-  busbw = s * 2.0 * 15 / 16 / (got - 152.8e-6) / 1e9;
+  g_assert_cmpfloat_with_epsilon (got, 2.0 * 15 / 16 * s / 400e9 + 213.92e-6, 1e-9);
+  busbw = s * 2.0 * 15 / 16 / (got - 213.92e-6) / 1e9;
   g_assert_cmpfloat_with_epsilon (busbw, 400.0, 0.01);
 }
 
 /* hier on 2 nodes x 8: reduce_scatter in each node (7/8 S at 370.8 GB/s,
  * 8.4 + 7 x 3.4 = 32.2 us), all_reduce of S/8 between the 2 nodes on each
- * rail (2(2-1)/2 x S/8 through one 50 GB/s NIC, 8.4 + 2 x 14 = 36.4 us),
+ * rail (2(2-1)/2 x S/8 through one 50 GB/s NIC, (8.4 + 2 x 14) x 1.4 =
+ * 50.96 us with NCCL's ring plateau),
  * all_gather in each node (as the reduce_scatter), one after the other */
 static void
 test_hier (void)
@@ -150,7 +152,7 @@ test_hier (void)
   double s = 1073741824.0, want = 0;
   for (int i = 0; i < 16; i++)
     g[i] = i;
-  want = 2 * (0.875 * s / 370.8e9 + 32.2e-6) + s / 8 / 50e9 + 36.4e-6;
+  want = 2 * (0.875 * s / 370.8e9 + 32.2e-6) + s / 8 / 50e9 + 50.96e-6;
   g_assert_cmpfloat_with_epsilon (run (t, SIM_OP_ALL_REDUCE, g, 16, s, SIM_ALGO_HIER, SIM_PROTO_SIMPLE, 1),
                                   want, 1e-9);
 }
@@ -169,6 +171,70 @@ test_nvls (void)
   g_assert_cmpfloat_with_epsilon (got, s / 274e9 + 95.6e-6, 1e-9);
   got = run (t, SIM_OP_ALL_REDUCE, g, 8, s, SIM_ALGO_AUTO, SIM_PROTO_AUTO, 1);
   g_assert_cmpfloat_with_epsilon (got, s / 274e9 + 95.6e-6, 1e-9);
+}
+
+/* NVLSTree on 2 DGX H100 nodes (dgx8x4.xml), 1 GiB: NVLS in each node at
+ * 0.935 x 274 GB/s = 256.19 GB/s (4.1912 ms for S), and each GPU's S/8 =
+ * 134.2 MB to the other node's GPU of its rail over a 50 GB/s NIC and back
+ * (2.68 ms each way, at once): the switch binds.  Latency 95.6 + 2 x
+ * log2(2) x 55.4 = 206.4 us.  auto takes it: the ring needs 213.92 us +
+ * 2 x 15/16 x S / 400 GB/s = 5.25 ms.  On 4 nodes the double binary tree
+ * has two levels: 95.6 + 4 x 55.4 = 317.2 us, and node 0's NIC carries
+ * three halves of a shard each way (down to nodes 1 and 2 in tree 0, up to
+ * node 2 in tree 1): 1.5 x 134.2 MB / 50 GB/s = 4.027 ms, still below the
+ * switch's 4.1912 ms.  At 4 GiB on 4 nodes the NIC's 16.106 ms is still
+ * under the switch's 16.765 ms: the time is the switch's, exactly 4 times
+ * 1 GiB's bandwidth part. */
+static void
+test_nvls_tree (void)
+{
+  g_autoptr (SimTopology) t2 = test_load_topology ("dgx8x4.xml", 2);
+  g_autoptr (SimTopology) t4 = test_load_topology ("dgx8x4.xml", 4);
+  int g[32];
+  double s = 1073741824.0, rate = 0.935 * 274e9;
+  for (int i = 0; i < 32; i++)
+    g[i] = i;
+  g_assert_cmpfloat_with_epsilon (run (t2, SIM_OP_ALL_REDUCE, g, 16, s, SIM_ALGO_NVLS_TREE, SIM_PROTO_AUTO, 1),
+                                  s / rate + 206.4e-6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (run (t2, SIM_OP_ALL_REDUCE, g, 16, s, SIM_ALGO_AUTO, SIM_PROTO_AUTO, 1),
+                                  s / rate + 206.4e-6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (run (t4, SIM_OP_ALL_REDUCE, g, 32, s, SIM_ALGO_NVLS_TREE, SIM_PROTO_AUTO, 1),
+                                  s / rate + 317.2e-6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (run (t4, SIM_OP_ALL_REDUCE, g, 32, 4 * s, SIM_ALGO_NVLS_TREE, SIM_PROTO_AUTO, 1),
+                                  4 * s / rate + 317.2e-6, 1e-9);
+  /* not on one node (nvls is), nor for all_gather */
+  {
+    g_autoptr (SimEngine) e = sim_engine_new ();
+    g_autoptr (SimNetwork) net = sim_network_new (t2, e);
+    g_assert_false (sim_collective_supported (net, SIM_OP_ALL_REDUCE, g, 8, SIM_ALGO_NVLS_TREE, SIM_PROTO_SIMPLE));
+    g_assert_false (sim_collective_supported (net, SIM_OP_ALL_GATHER, g, 16, SIM_ALGO_NVLS_TREE, SIM_PROTO_SIMPLE));
+    g_assert_true (sim_collective_supported (net, SIM_OP_ALL_REDUCE, g, 16, SIM_ALGO_NVLS_TREE, SIM_PROTO_SIMPLE));
+  }
+}
+
+/* NCCL's tree correction at medium sizes: the tree's bandwidth times 0.5
+ * at 1 MiB (log2(2^20 / 64) = 14) and 0.6 at 2 MiB (Simple row of
+ * treeCorrectionFactor), the latency the same for both, so the times less
+ * the latency stand as 1 : 2 x 0.5 / 0.6 */
+static void
+test_tree_correction (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 2);
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (t, e);
+  g_autoptr (GError) error = NULL;
+  SimCollChoice c1, c2;
+  int g[16];
+  for (int i = 0; i < 16; i++)
+    g[i] = i;
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 16, 1048576.0, SIM_ALGO_TREE,
+                                        SIM_PROTO_SIMPLE, &c1, &error));
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 16, 2097152.0, SIM_ALGO_TREE,
+                                        SIM_PROTO_SIMPLE, &c2, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (c1.latency_s, c2.latency_s, 1e-15);
+  g_assert_cmpfloat_with_epsilon ((c2.predicted_s - c2.latency_s) / (c1.predicted_s - c1.latency_s),
+                                  2 * 0.5 / 0.6, 1e-6);
 }
 
 /* small messages: NCCL's LL ring latency, 6.6 + 14 x 0.6 = 15.0 us, is the
@@ -358,7 +424,7 @@ test_alltoall_latency (void)
 
 /* auto is the fastest of every (algorithm, protocol) the group supports,
  * each asked for explicitly, the first of equals in sim's order (ring,
- * tree, hier, nvls; LL, LL128, Simple): sim_collective_choose skips
+ * tree, hier, nvls, nvlstree; LL, LL128, Simple): sim_collective_choose skips
  * simulating LL where its floor (bytes over its cap) is above the fastest
  * other, which must never change the answer.  Over 4 B .. 4 GiB, one node
  * and four (where LL's cap binds on large messages, and is the fastest on
@@ -366,7 +432,8 @@ test_alltoall_latency (void)
 static void
 test_auto_is_fastest (void)
 {
-  static const SimAlgo algos[] = { SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_HIER, SIM_ALGO_NVLS };
+  static const SimAlgo algos[] = { SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_HIER, SIM_ALGO_NVLS,
+                                   SIM_ALGO_NVLS_TREE };
   static const SimProto protos[] = { SIM_PROTO_LL, SIM_PROTO_LL128, SIM_PROTO_SIMPLE };
   static const SimCollOp ops[] = { SIM_OP_ALL_REDUCE, SIM_OP_ALL_GATHER };
   g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 4);
@@ -418,6 +485,8 @@ main (int argc, char **argv)
   g_test_add_func ("/collective/rails", test_rails);
   g_test_add_func ("/collective/hier", test_hier);
   g_test_add_func ("/collective/nvls", test_nvls);
+  g_test_add_func ("/collective/nvls-tree", test_nvls_tree);
+  g_test_add_func ("/collective/tree-correction", test_tree_correction);
   g_test_add_func ("/collective/small", test_small);
   g_test_add_func ("/collective/alone-chosen", test_alone_chosen);
   g_test_add_func ("/collective/auto-is-fastest", test_auto_is_fastest);

@@ -20,6 +20,10 @@
  *    large-message bus bandwidth against that 370 GB/s (row
  *    gtc_nvlink4_sharp_slide, "370 (no SHARP)"); the H100 sweeps hold no
  *    ring row from 64 MiB.
+ * 2c. NVLSTree: the rows of the two 2-node all_reduce sweeps that no ring
+ *    over their NICs could reach, against the simulator forced to
+ *    NVLSTree (the H200 RoCE sweep fitted its constants, within 2 %; the
+ *    H100 EFA sweep, not fitted, within 10 % from 1 GiB).
  * 3. Two nodes of DGX H100 over NDR: NVIDIA's statement of 46-48 GB/s per
  *    NIC (NVIDIA/nccl-tests#290, row issue_nccltests290_ndr_per_nic) against
  *    the simulated ring's per-NIC rate, within 15 % of 47 GB/s.
@@ -34,17 +38,23 @@
  *    (h100x4-alltoall-nccl2169.txt) on dgx-h100.xml: every row below 20 %,
  *    their mean |error| within 8 % (why: above a2a_tolerance).
  *
+ * 5. Two-node all_reduce sweeps no constant was fitted on (A100, H100 and
+ *    B200 over InfiniBand; a B200 excerpt over RoCE): every row from
+ *    256 MiB within 10 % on InfiniBand; the error by size band printed.
+ *
  * Each asserted row is its own test case, named by its file and size, so a
  * failure names the row:
  *   /validation/nccl/dgxc-h100x8/SIZE            (1: from 1 MiB)
  *   /validation/nccl/dgxc-h100x8/latency-floor
  *   /validation/nccl/per-algorithm/SIZE          (2b: from 64 MiB)
  *   /validation/nccl/per-algorithm/ring-plateau
+ *   /validation/nccl/nvls-tree/summary           (2c)
  *   /validation/nccl/other-outputs/FILE/SIZE     (2: from 1 GiB)
  *   /validation/nccl/ndr-per-nic                 (3)
  *   /validation/nccl/h800                        (3b)
  *   /validation/nccl/a800                        (3c)
  *   /validation/nccl/all-to-all/FILE/SIZE        (4)
+ *   /validation/nccl/held-out/FILE/SIZE          (5: from 256 MiB)
  * and the last case of each group, .../summary, prints its table into the
  * test log and asserts the aggregate.  Assertions are non-fatal, so every
  * row reports and the tables still print after a failure.  Each output is
@@ -65,7 +75,7 @@ typedef struct {
   SimCollOp op;
   int ranks;
   SimNcclResult *measured;
-  GArray *by_algo[3]; /* SimValidationRow, for auto, ring and nvls; NULL until asked */
+  GArray *by_algo[4]; /* SimValidationRow, for auto, ring, nvls and nvlstree; NULL until asked */
   int gpus_per_node;  /* > 0: nodes of this many GPUs instead of the file's */
 } Output;
 
@@ -112,6 +122,20 @@ static Output a2a[] = {
     .op = SIM_OP_ALLTOALL, .ranks = 4 },
 };
 
+/* 5. two-node all_reduce sweeps no constant was fitted on, one per
+ * generation over InfiniBand and one B200 excerpt over GCP's RoCE (files
+ * and origins in nccl-tests/SOURCES.md) */
+static Output heldout[] = {
+  { .file = "a100x16-2node-crusoe-ib-allreduce-dstack.txt", .topology = "dgx-a100.xml", .nodes = 2,
+    .op = SIM_OP_ALL_REDUCE, .ranks = 16 },
+  { .file = "h100x16-2node-nebius-ib-allreduce-dstack.txt", .topology = "dgx-h100.xml", .nodes = 2,
+    .op = SIM_OP_ALL_REDUCE, .ranks = 16 },
+  { .file = "b200x16-2node-lambda1cc-ib-allreduce-dstack.txt", .topology = "dgx-b200.xml", .nodes = 2,
+    .op = SIM_OP_ALL_REDUCE, .ranks = 16 },
+  { .file = "b200x16-2node-a4-roce-allreduce-dstack-excerpt.txt", .topology = "dgx-b200.xml",
+    .nodes = 2, .op = SIM_OP_ALL_REDUCE, .ranks = 16 },
+};
+
 /* the Points given to g_test_add_data_func(), freed after the run */
 static GPtrArray *points;
 
@@ -133,12 +157,12 @@ output_clear (Output *o)
     g_clear_pointer (&o->by_algo[i], g_array_unref);
 }
 
-/* the comparisons of o with the simulator on algo (auto, ring or nvls),
- * made once; NULL (the case failed) when the simulator refused */
+/* the comparisons of o with the simulator on algo (auto, ring, nvls or
+ * nvlstree), made once; NULL (the case failed) when the simulator refused */
 static GArray *
 output_rows (Output *o, SimAlgo algo)
 {
-  int k = algo == SIM_ALGO_RING ? 1 : algo == SIM_ALGO_NVLS ? 2 : 0;
+  int k = algo == SIM_ALGO_RING ? 1 : algo == SIM_ALGO_NVLS ? 2 : algo == SIM_ALGO_NVLS_TREE ? 3 : 0;
   g_autoptr (GError) error = NULL;
   g_autoptr (SimTopology) t = NULL;
 
@@ -415,6 +439,55 @@ test_per_algorithm_summary (void)
   per_algorithm (&p5, &ring, &nvls, &n_ring, &n_nvls);
 }
 
+/* 2c. NVLSTree over two nodes.  The rows from 128 MiB of the two 2-node
+ * all_reduce sweeps that beat the simulated ring by more than 5 % (a ring
+ * over 8 x 400 Gb/s tops out at 400 GB/s of bus bandwidth; these reach
+ * 485) are NCCL's NVLSTree; against the simulator forced to it.  The
+ * H200 Spectrum-X sweep gave NVLSTree's two constants (NVLS_TREE_STEP_US,
+ * NVLS_TREE_EFFICIENCY in sim-collective.c): within 2 % by construction.
+ * The H100 EFA sweep was not fitted: within 10 % from 1 GiB, where its
+ * bandwidth shows; below, EFA's longer fixed cost (SRD and the OFI
+ * plugin, on a cluster simulated as InfiniBand) shows, printed only. */
+static void
+test_nvls_tree_summary (void)
+{
+  static const struct {
+    Output *o;
+    guint64 from;  /* asserted from this size */
+    double tol;
+  } cases[] = { { &others[1], 128u << 20, 2.0 }, { &others[0], 1u << 30, 10.0 } };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    GArray *ring = output_rows (cases[k].o, SIM_ALGO_RING);
+    GArray *tree = output_rows (cases[k].o, SIM_ALGO_NVLS_TREE);
+    double worst = 0;
+    int n = 0;
+    g_assert_nonnull (ring);
+    g_assert_nonnull (tree);
+    printf ("# %s on %s (2 nodes), all_reduce, 16 GPUs, rows NCCL ran as NVLSTree (from 128 MiB)\n",
+            cases[k].o->file, cases[k].o->topology);
+    printf ("# %12s %10s %10s %11s %11s %8s\n", "size (B)", "meas us", "sim us", "meas GB/s",
+            "sim GB/s", "error %");
+    for (guint i = 0; i < ring->len; i++) {
+      const SimValidationRow *r = &g_array_index (ring, SimValidationRow, i);
+      const SimValidationRow *c = find_row (tree, r->size_bytes);
+      if (r->size_bytes < (128u << 20) || !ran_nvls (r))
+        continue;
+      g_assert_nonnull (c);
+      printf ("# %12" G_GUINT64_FORMAT " %10.2f %10.2f %11.2f %11.2f %+8.1f%s\n", c->size_bytes,
+              c->measured_us, c->simulated_us, c->measured_busbw_GBps, c->simulated_busbw_GBps,
+              c->error_pct, c->size_bytes < cases[k].from ? "  (printed)" : "");
+      if (c->size_bytes >= cases[k].from) {
+        worst = MAX (worst, fabs (c->error_pct));
+        n++;
+      }
+    }
+    printf ("# worst |error| from %" G_GUINT64_FORMAT " MiB: %.1f %% over %d rows (tolerance %.0f %%)\n",
+            cases[k].from >> 20, worst, n, cases[k].tol);
+    g_assert_cmpint (n, >=, 4);
+    g_assert_cmpfloat (worst, <=, cases[k].tol);
+  }
+}
+
 /* 2. other outputs: order of magnitude */
 
 static double
@@ -548,6 +621,47 @@ test_a2a_summary (void)
   g_assert_cmpfloat (sum / n, <=, 8.0);
 }
 
+/* 5. held-out two-node sweeps: every row from 256 MiB within 10 % on the
+ * InfiniBand clusters (the B200 RoCE excerpt printed only: GCP's RoCE
+ * fabric runs below the InfiniBand of the DGX files, as the H200 all_gather
+ * of section 2 shows); the bands 4-64 MiB and from 128 MiB printed per
+ * file */
+static double
+heldout_tolerance (guint64 size)
+{
+  return 10.0;
+}
+
+static void
+test_heldout_summary (void)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (heldout); k++) {
+    GArray *rows = output_rows (&heldout[k], SIM_ALGO_AUTO);
+    g_assert_nonnull (rows);
+    print_table (&heldout[k], rows);
+  }
+  printf ("# two-node all_reduce sweeps no constant was fitted on: mean |error| (worst, rows) by size band\n");
+  printf ("# %-52s %-13s %22s %22s\n", "file", "topology", "4-64 MiB", "from 128 MiB");
+  for (guint k = 0; k < G_N_ELEMENTS (heldout); k++) {
+    GArray *rows = output_rows (&heldout[k], SIM_ALGO_AUTO);
+    double sum[2] = { 0, 0 }, worst[2] = { 0, 0 };
+    int n[2] = { 0, 0 };
+    for (guint i = 0; i < rows->len; i++) {
+      const SimValidationRow *c = &g_array_index (rows, SimValidationRow, i);
+      int b = c->size_bytes >= (128u << 20);
+      if (c->size_bytes < (4u << 20))
+        continue;
+      sum[b] += fabs (c->error_pct);
+      if (fabs (c->error_pct) > fabs (worst[b]))
+        worst[b] = c->error_pct;
+      n[b]++;
+    }
+    printf ("# %-52s %-13s %7.1f %% (%+6.1f, %2d) %7.1f %% (%+6.1f, %2d)\n", heldout[k].file,
+            heldout[k].topology, n[0] ? sum[0] / n[0] : 0, worst[0], n[0], n[1] ? sum[1] / n[1] : 0,
+            worst[1], n[1]);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -562,6 +676,8 @@ main (int argc, char **argv)
     output_load (all[i]);
   for (guint i = 0; i < G_N_ELEMENTS (a2a); i++)
     output_load (&a2a[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (heldout); i++)
+    output_load (&heldout[i]);
   /* a row out of tolerance fails its case and the others still run */
   g_test_set_nonfatal_assertions ();
 
@@ -573,6 +689,7 @@ main (int argc, char **argv)
               test_per_algorithm_point);
   g_test_add_func ("/validation/nccl/per-algorithm/ring-plateau", test_ring_plateau);
   g_test_add_func ("/validation/nccl/per-algorithm/summary", test_per_algorithm_summary);
+  g_test_add_func ("/validation/nccl/nvls-tree/summary", test_nvls_tree_summary);
 
   for (guint i = 0; i < G_N_ELEMENTS (order); i++) {
     Output *o = order[i];
@@ -582,6 +699,14 @@ main (int argc, char **argv)
     add_points (prefix, o, 1u << 30, order_tolerance, test_order_point);
     g_test_add_data_func (summary, o, test_order_summary);
   }
+
+  /* the InfiniBand sweeps asserted from 256 MiB, row by row */
+  for (guint i = 0; i < 3; i++) {
+    g_autofree char *stem = g_strndup (heldout[i].file, strlen (heldout[i].file) - strlen (".txt"));
+    g_autofree char *prefix = g_strconcat ("/validation/nccl/held-out/", stem, NULL);
+    add_points (prefix, &heldout[i], 256u << 20, heldout_tolerance, test_order_point);
+  }
+  g_test_add_func ("/validation/nccl/held-out/summary", test_heldout_summary);
 
   g_test_add_func ("/validation/nccl/ndr-per-nic", test_ndr_per_nic);
   g_test_add_func ("/validation/nccl/h800", test_h800);
@@ -600,6 +725,8 @@ main (int argc, char **argv)
     output_clear (all[i]);
   for (guint i = 0; i < G_N_ELEMENTS (a2a); i++)
     output_clear (&a2a[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (heldout); i++)
+    output_clear (&heldout[i]);
   g_ptr_array_unref (points);
   return status;
 }
