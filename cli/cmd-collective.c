@@ -14,14 +14,17 @@ static const char *usage =
     "                      --op all_reduce|all_gather|reduce_scatter|broadcast|sendrecv|all_to_all\n"
     "                      [--min-bytes SIZE] [--max-bytes SIZE]\n"
     "                      [--algo ring|tree|hier|nvls|nvlstree|auto] [--proto LL|LL128|Simple|auto]\n"
-    "                      [--calibration FILE] [--json FILE|-]\n"
+    "                      [--calibration FILE] [--json FILE|-] [--nccl-log]\n"
     "\n"
     "Simulates the collective on the first N GPUs of the topology at every size from\n"
     "min to max, doubling, and prints a table in the layout of nccl-tests (time in us,\n"
     "algbw and busbw in GB/s with GB = 10^9 bytes, busbw with nccl-tests' factors).\n"
     "A SIZE has its unit: 8B, 1MiB, 16GiB (the defaults are 8B and 16GiB).\n"
     "all_to_all is NCCL's grouped send/recv: SIZE is what each rank sends in all, SIZE/N\n"
-    "to each rank, as nccl-tests' alltoall_perf (algorithm ring, protocol Simple).\n";
+    "to each rank, as nccl-tests' alltoall_perf (algorithm ring, protocol Simple).\n"
+    "--nccl-log adds, after the table, the line NCCL logs on rank 0 for each size under\n"
+    "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING (without its channel range), to hold\n"
+    "against your own log.\n";
 
 typedef struct {
   guint64 size;
@@ -166,6 +169,23 @@ print_rows (const SimTopology *topo, const Sweep *sw, int n, GArray *rows)
   }
 }
 
+/* each size's line as NCCL's tuner logs it, or why there is none */
+static void
+print_nccl_log (const Sweep *sw, int n, GArray *rows)
+{
+  printf ("#\n# as NCCL logs it on rank 0 (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING; channel range not modelled):\n");
+  for (guint i = 0; i < rows->len; i++) {
+    Row *r = &g_array_index (rows, Row, i);
+    g_autofree char *line = sim_collective_nccl_log_line (sw->op, n, (double) r->size, &r->choice);
+    if (line != NULL)
+      printf ("NCCL INFO %s\n", line);
+    else
+      printf ("# %" G_GUINT64_FORMAT " B: no tuning line (%s)\n", r->size,
+              r->choice.algo == SIM_ALGO_HIER ? "hier is sim's three phases, not an NCCL algorithm"
+                                              : "point-to-point operations");
+  }
+}
+
 int
 sim_cmd_collective (int argc, char **argv, GError **error)
 {
@@ -175,13 +195,14 @@ sim_cmd_collective (int argc, char **argv, GError **error)
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (Row));
   g_autofree int *gpus = NULL;
-  gboolean help = FALSE;
+  gboolean help = FALSE, nccl_log = FALSE;
   const SimCliOption options[] = {
     { "topology", TRUE, &topology, NULL, NULL }, { "nodes", TRUE, &nodes_s, NULL, NULL },
     { "op", TRUE, &op_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
     { "min-bytes", TRUE, &min_s, NULL, NULL }, { "max-bytes", TRUE, &max_s, NULL, NULL },
     { "algo", TRUE, &algo_s, NULL, NULL }, { "proto", TRUE, &proto_s, NULL, NULL },
-    { "json", TRUE, &json, NULL, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL }, { NULL, FALSE, NULL, NULL, NULL },
+    { "json", TRUE, &json, NULL, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
+    { "nccl-log", FALSE, NULL, &nccl_log, NULL }, { NULL, FALSE, NULL, NULL, NULL },
   };
   int nodes = 0, n = 0;
   Sweep sw = { SIM_OP_ALL_REDUCE, SIM_ALGO_AUTO, SIM_PROTO_AUTO, 8, G_GUINT64_CONSTANT (16) << 30 };
@@ -223,5 +244,7 @@ sim_cmd_collective (int argc, char **argv, GError **error)
       return 0;
   }
   print_rows (topo, &sw, n, rows);
+  if (nccl_log)
+    print_nccl_log (&sw, n, rows);
   return 0;
 }

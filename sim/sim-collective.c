@@ -780,6 +780,10 @@ sim_collective_choose (SimNetwork *net, SimCollOp op, const int *gpus, int n, do
   for (guint i = 0; i < G_N_ELEMENTS (algos); i++) {
     if (algo != SIM_ALGO_AUTO && algo != algos[i])
       continue;
+    /* NCCL's tuner chooses among its own algorithms: hier (sim's three
+     * phases) only when asked for */
+    if (algo == SIM_ALGO_AUTO && algos[i] == SIM_ALGO_HIER)
+      continue;
     for (guint j = 0; j < G_N_ELEMENTS (protos); j++) {
       SimCollChoice c = { algos[i], protos[j], 0, 0, SIM_TIME_MAX };
       /* point-to-point operations run Simple whatever was asked */
@@ -862,4 +866,22 @@ sim_proto_name (SimProto p)
 {
   static const char *names[] = { "auto", "LL", "LL128", "Simple" };
   return names[p];
+}
+
+char *
+sim_collective_nccl_log_line (SimCollOp op, int n, double bytes, const SimCollChoice *choice)
+{
+  /* ncclFuncToString, ncclAlgoToString, ncclProtoToString (collectives.cc) */
+  static const char *algos[] = { NULL, "RING", "TREE", "NVLS", NULL, "NVLS_TREE" };
+  static const char *protos[] = { NULL, "LL", "LL128", "SIMPLE" };
+  const char *func = op == SIM_OP_ALL_REDUCE       ? "AllReduce"
+                     : op == SIM_OP_ALL_GATHER     ? "AllGather"
+                     : op == SIM_OP_REDUCE_SCATTER ? "ReduceScatter"
+                     : op == SIM_OP_BROADCAST      ? "Broadcast"
+                                                   : NULL;
+  double count_bytes = op == SIM_OP_ALL_GATHER || op == SIM_OP_REDUCE_SCATTER ? bytes / MAX (n, 1) : bytes;
+  if (func == NULL || algos[choice->algo] == NULL || protos[choice->proto] == NULL)
+    return NULL;
+  return g_strdup_printf ("%s: %.0f Bytes -> Algo %s proto %s", func, count_bytes, algos[choice->algo],
+                          protos[choice->proto]);
 }

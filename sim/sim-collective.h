@@ -13,7 +13,8 @@
  *   tree   all_reduce only: a chain inside each node and NCCL's double
  *          binary tree between nodes, each tree carrying half the data up
  *          (reduce) and down (broadcast).
- *   hier   all_reduce over several nodes in three phases: reduce_scatter
+ *   hier   (sim's, not NCCL's; never chosen by auto) all_reduce over
+ *          several nodes in three phases: reduce_scatter
  *          inside each node, one all_reduce per local rank across nodes on
  *          1/m of the data (each on its own rail), all_gather inside each
  *          node; every phase a ring with its own latency.
@@ -82,8 +83,9 @@
  * from 64 MiB to 16 GiB within 4.7 % (NVLS_ONE_NODE_LAT_US in the .c file).
  *
  * `auto` simulates every candidate alone on an idle network and keeps the
- * fastest, as NCCL's tuner picks the minimum of its own model; NVLS is a
- * candidate wherever it is supported.  On 8 H100s that gives ring/LL up to
+ * fastest, as NCCL's tuner picks the minimum of its own model; NVLS and
+ * NVLSTree are candidates wherever they are supported, hier (no NCCL
+ * algorithm) only when asked for.  On 8 H100s that gives ring/LL up to
  * 64 KiB, tree and ring LL/LL128 to 32 MiB and NVLS from 64 MiB, as the
  * published sweeps show (their 64 MiB-16 GiB rows pass the 370 GB/s a
  * ring can reach, so they are NVLS).  Not modelled: NVLS for all_gather
@@ -172,6 +174,17 @@ SimTime sim_collective_alone_counted (SimNetwork *net, SimCollOp op, const int *
 SimTime sim_collective_alone_chosen (SimNetwork *net, SimCollOp op, const int *gpus, int n,
                                      double bytes, const SimCollChoice *choice, GArray *links,
                                      guint32 *activities);
+
+/* The line NCCL logs for this choice on rank 0 under NCCL_DEBUG=INFO
+ * NCCL_DEBUG_SUBSYS=TUNING (enqueue.cc at NVIDIA/nccl 5067397c), less its
+ * channel range, which sim does not model:
+ *   "AllReduce: 1073741824 Bytes -> Algo NVLS_TREE proto SIMPLE"
+ * bytes as sim_collective_choose takes them (NCCL logs the API's count:
+ * all_gather and reduce_scatter a rank's piece, bytes / n).  NULL where
+ * NCCL logs no such line: send/recv and all_to_all (grouped point-to-point
+ * operations) and hier (sim's three phases, no NCCL algorithm).  Free with
+ * g_free. */
+char *sim_collective_nccl_log_line (SimCollOp op, int n, double bytes, const SimCollChoice *choice);
 
 /* names are static strings; a parser returns FALSE for an unknown name and
  * leaves *out untouched; any thread */

@@ -237,6 +237,23 @@ test_tree_correction (void)
                                   2 * 0.5 / 0.6, 1e-6);
 }
 
+/* the line NCCL's tuner logs: its names (collectives.cc), the API's count
+ * in bytes (all_gather: a rank's piece, 1 MiB / 8 = 131072), none for
+ * sim's hier nor for point-to-point operations */
+static void
+test_nccl_log_line (void)
+{
+  SimCollChoice tree = { SIM_ALGO_NVLS_TREE, SIM_PROTO_SIMPLE, 0, 0, SIM_TIME_MAX };
+  SimCollChoice ring = { SIM_ALGO_RING, SIM_PROTO_LL128, 0, 0, SIM_TIME_MAX };
+  SimCollChoice hier = { SIM_ALGO_HIER, SIM_PROTO_SIMPLE, 0, 0, SIM_TIME_MAX };
+  g_autofree char *a = sim_collective_nccl_log_line (SIM_OP_ALL_REDUCE, 16, 1073741824.0, &tree);
+  g_autofree char *b = sim_collective_nccl_log_line (SIM_OP_ALL_GATHER, 8, 1048576.0, &ring);
+  g_assert_cmpstr (a, ==, "AllReduce: 1073741824 Bytes -> Algo NVLS_TREE proto SIMPLE");
+  g_assert_cmpstr (b, ==, "AllGather: 131072 Bytes -> Algo RING proto LL128");
+  g_assert_null (sim_collective_nccl_log_line (SIM_OP_ALL_REDUCE, 16, 1e9, &hier));
+  g_assert_null (sim_collective_nccl_log_line (SIM_OP_ALLTOALL, 16, 1e9, &ring));
+}
+
 /* small messages: NCCL's LL ring latency, 6.6 + 14 x 0.6 = 15.0 us, is the
  * whole cost of an 8-byte all_reduce; auto picks it */
 static void
@@ -422,9 +439,10 @@ test_alltoall_latency (void)
   g_assert_cmpstr (sim_coll_op_name (SIM_OP_ALLTOALL), ==, "all_to_all");
 }
 
-/* auto is the fastest of every (algorithm, protocol) the group supports,
- * each asked for explicitly, the first of equals in sim's order (ring,
- * tree, hier, nvls, nvlstree; LL, LL128, Simple): sim_collective_choose skips
+/* auto is the fastest of every (algorithm, protocol) of NCCL's the group
+ * supports, each asked for explicitly, the first of equals in sim's order
+ * (ring, tree, nvls, nvlstree; LL, LL128, Simple), never hier (sim's
+ * three phases, no NCCL algorithm): sim_collective_choose skips
  * simulating LL where its floor (bytes over its cap) is above the fastest
  * other, which must never change the answer.  Over 4 B .. 4 GiB, one node
  * and four (where LL's cap binds on large messages, and is the fastest on
@@ -432,8 +450,7 @@ test_alltoall_latency (void)
 static void
 test_auto_is_fastest (void)
 {
-  static const SimAlgo algos[] = { SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_HIER, SIM_ALGO_NVLS,
-                                   SIM_ALGO_NVLS_TREE };
+  static const SimAlgo algos[] = { SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NVLS, SIM_ALGO_NVLS_TREE };
   static const SimProto protos[] = { SIM_PROTO_LL, SIM_PROTO_LL128, SIM_PROTO_SIMPLE };
   static const SimCollOp ops[] = { SIM_OP_ALL_REDUCE, SIM_OP_ALL_GATHER };
   g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 4);
@@ -487,6 +504,7 @@ main (int argc, char **argv)
   g_test_add_func ("/collective/nvls", test_nvls);
   g_test_add_func ("/collective/nvls-tree", test_nvls_tree);
   g_test_add_func ("/collective/tree-correction", test_tree_correction);
+  g_test_add_func ("/collective/nccl-log-line", test_nccl_log_line);
   g_test_add_func ("/collective/small", test_small);
   g_test_add_func ("/collective/alone-chosen", test_alone_chosen);
   g_test_add_func ("/collective/auto-is-fastest", test_auto_is_fastest);

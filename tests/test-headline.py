@@ -170,6 +170,16 @@ check("collective time_us (ring formula)", abs(row["time_us"] - want_us) < 0.01,
 check("collective busbw = algbw x 2(n-1)/n", abs(row["busbw_GBps"] - row["algbw_GBps"] * 1.75) < 1e-9, True)
 check("collective algo", row["algo"], "ring/Simple")
 
+# sim collective --nccl-log: the table's choice of each size, as NCCL's tuner logs it
+# (NVLSTree for 1 GiB over 2 DGX H100 nodes, tests/test-collective.c /collective/nvls-tree)
+col = cli.run(sim, "collective", "--topology", "dgx8x4", "--nodes", "2", "--op", "all_reduce",
+              "--gpus", "16", "--min-bytes", "1GiB", "--max-bytes", "1GiB", "--nccl-log", timeout=60)
+check("collective --nccl-log exit status", col.returncode, 0)
+check("collective --nccl-log line",
+      [l for l in col.stdout.splitlines() if l.startswith("NCCL INFO")],
+      ["NCCL INFO AllReduce: 1073741824 Bytes -> Algo NVLS_TREE proto SIMPLE"])
+check("collective table names the same choice", "nvlstree/Simple" in col.stdout, True)
+
 # sim validate is a gate with --max-error: exit 1 above it, 0 below
 data = os.path.join(src, "tests", "validation", "data", "nccl-tests", "h100x8-allreduce-dgxc-benchmarking.txt")
 base = ["validate", "--nccl", data, "--topology", "dgx8x4", "--nodes", "1", "--op", "all_reduce"]
