@@ -691,44 +691,29 @@ titan_linear (const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, OpSac *sac, double
     again (rec, fwd, &mark);
 }
 
-/* The kernels Megatron-Core with Transformer Engine launches for one layer
- * (megatron/core/transformer/transformer_layer.py: input norm, attention,
- * bias-dropout-add, pre-MLP norm, MLP, bias-dropout-add), per TP rank and
- * micro-batch.  Norms and residual adds see Tn tokens (T/t under sequence
- * parallelism); the linears and the attention see T.  dense_mlp: FALSE for
- * a mixture-of-experts layer, whose MLP moe_kernels adds. */
+/* what layer_kernels' parts share: the layer's sizes per TP rank and
+ * micro-batch, and where their kernels go */
+typedef struct {
+  const SimModel *m;
+  const SimPlan *p;
+  const SimGpuType *g;
+  Acc *fwd, *bwd, *core_fwd, *core_bwd, *rec;
+  double t, s, S, b, h, f, kvd, heads, qd, T, Tn, mask, up_n, dqk, dv;
+  gboolean mla, mlp_again, titan, eager;
+  OpSac sac;
+} LayerCtx;
+
+#define TAG(name) tag (name, c->fwd, c->bwd, c->core_fwd, c->core_bwd, c->rec)
+
+/* the two norms and residual adds of layer_kernels */
 static void
-layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd, Acc *bwd,
-               Acc *core_fwd, Acc *core_bwd, Acc *rec)
+layer_norms (LayerCtx *c)
 {
-  double t = p->tp, cp = p->cp;
-  double s = (double) p->seq_len / cp, S = (double) p->seq_len, b = p->micro_batch;
-  double h = m->hidden, f = dense_mlp ? m->ffn_hidden : 0, kvd = (double) sim_model_kv_dim (m);
-  double d = (double) sim_model_head_dim (m), heads = (double) m->heads;
-  double qd = heads * d; /* the query width: hidden unless head-dim says otherwise */
-  double T = s * b;
-  double Tn = p->sequence_parallel ? T / t : T;
-  double mask = m->dropout ? 1.0 : 0.0;
-  double up_n = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
-  gboolean mla = m->mla.kv_lora_rank > 0;
-  /* the attention core's head sizes: q.k and v (latent attention's
-   * nope + rope and v_head_dim) */
-  double dqk = mla ? (double) (m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim) : d;
-  double dv = mla ? (double) m->mla.v_head_dim : d;
-  const SimGpuType *g = fwd->g;
-  /* the dense MLP's forward, for --recompute-modules mlp: its fused norm,
-   * linears, FP8 casts and activation (the bias-dropout-add after it is
-   * not part of the module) */
-  gboolean mlp_again = f > 0 && recomputes (p, SIM_RECOMPUTE_MLP);
-  /* torchtitan runs its own model code: eagerly op by op unless each block
-   * is compiled (--torch-compile), when Inductor's fused kernels move what
-   * Transformer Engine's do, but for the rotary embedding and the grouped
-   * keys' copies (titan_rope, repeat_kv below) */
-  gboolean titan = p->framework == SIM_FRAMEWORK_TORCHTITAN;
-  gboolean eager = titan && p->torch_compile <= 0;
-  OpSac sac = { .on = sim_plan_op_sac (p), .eager = eager, .gemm = { .g = fwd->g } };
-  Acc mark, begin = *fwd;
-#define TAG(name) tag (name, fwd, bwd, core_fwd, core_bwd, rec)
+  const SimPlan *p = c->p;
+  Acc *fwd = c->fwd, *bwd = c->bwd, *rec = c->rec;
+  double h = c->h, f = c->f, Tn = c->Tn, mask = c->mask;
+  gboolean mla = c->mla, mlp_again = c->mlp_again, eager = c->eager;
+  Acc mark;
 
   for (int i = 0; i < 2; i++) {
     /* norm: read x, write y (bf16); backward reads x and dy, writes dx,
@@ -757,6 +742,20 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     k_mem (fwd, (6 + mask) * Tn * h);
     k_mem (bwd, (6 + mask) * Tn * h);
   }
+}
+
+/* layer_kernels' linears: attention's (or latent attention's, which sets
+ * the widths the casts below read) and the dense MLP's, with LoRA's adapters */
+static void
+layer_linears (LayerCtx *c)
+{
+  const SimModel *m = c->m;
+  const SimPlan *p = c->p;
+  Acc *fwd = c->fwd, *bwd = c->bwd, *rec = c->rec;
+  double t = c->t, h = c->h, f = c->f, kvd = c->kvd;
+  double qd = c->qd, T = c->T, Tn = c->Tn, up_n = c->up_n;
+  gboolean mla = c->mla, mlp_again = c->mlp_again, titan = c->titan;
+  Acc mark;
 
   /* QKV and the attention output projection (or latent attention's), MLP
    * up and down */
@@ -766,20 +765,21 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     /* what the FP8 casts and bias reductions below read: the output
      * projection's input H*v (qd), and the up projections' outputs
      * H(n + r) + H(n + v) (qd + 2 kvd) */
-    qd = heads * dv;
-    kvd = heads * (2.0 * (double) m->mla.qk_nope_head_dim + (double) m->mla.qk_rope_head_dim) / 2;
+    c->qd = c->heads * c->dv;
+    c->kvd = c->heads *
+             (2.0 * (double) m->mla.qk_nope_head_dim + (double) m->mla.qk_rope_head_dim) / 2;
   } else {
     if (titan) {
       /* torchtitan's attention: wq, wk, wv and wo, a linear each
        * (models/llama/model.py @9dec370, Attention) */
       TAG ("wq");
-      titan_linear (p, fwd, bwd, rec, &sac, T, qd / t, h, TRUE);
+      titan_linear (p, fwd, bwd, rec, &c->sac, T, qd / t, h, TRUE);
       TAG ("wk");
-      titan_linear (p, fwd, bwd, rec, &sac, T, kvd / t, h, TRUE);
+      titan_linear (p, fwd, bwd, rec, &c->sac, T, kvd / t, h, TRUE);
       TAG ("wv");
-      titan_linear (p, fwd, bwd, rec, &sac, T, kvd / t, h, TRUE);
+      titan_linear (p, fwd, bwd, rec, &c->sac, T, kvd / t, h, TRUE);
       TAG ("wo");
-      titan_linear (p, fwd, bwd, rec, &sac, T, h, qd / t, t == 1);
+      titan_linear (p, fwd, bwd, rec, &c->sac, T, h, qd / t, t == 1);
     } else {
       TAG ("qkv");
       k_base_linear (p, fwd, bwd, T, (qd + 2 * kvd) / t, h);
@@ -794,13 +794,13 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     /* its feed-forward: w1 and w3 (the gate and up of SwiGLU), then w2
      * (FeedForward); a GELU MLP's one up projection in w1's place */
     TAG ("w1");
-    titan_linear (p, fwd, bwd, rec, &sac, T, f / t, h, TRUE);
+    titan_linear (p, fwd, bwd, rec, &c->sac, T, f / t, h, TRUE);
     if (m->mlp == SIM_MLP_SWIGLU) {
       TAG ("w3");
-      titan_linear (p, fwd, bwd, rec, &sac, T, f / t, h, TRUE);
+      titan_linear (p, fwd, bwd, rec, &c->sac, T, f / t, h, TRUE);
     }
     TAG ("w2");
-    titan_linear (p, fwd, bwd, rec, &sac, T, h, f / t, FALSE);
+    titan_linear (p, fwd, bwd, rec, &c->sac, T, h, f / t, FALSE);
   } else {
     TAG ("fc1");
     k_base_linear (p, fwd, bwd, T, up_n, h);
@@ -811,6 +811,20 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
     lora_adapters (m, p, fwd, bwd, T, SIM_LORA_GATE | SIM_LORA_UP | SIM_LORA_DOWN);
   if (mlp_again)
     again (rec, fwd, &mark);
+}
+
+/* layer_kernels' FP8 and NVFP4 casts and the bias gradients */
+static void
+layer_casts (LayerCtx *c)
+{
+  const SimModel *m = c->m;
+  const SimPlan *p = c->p;
+  Acc *fwd = c->fwd, *bwd = c->bwd, *rec = c->rec;
+  double t = c->t, h = c->h, f = c->f, kvd = c->kvd;
+  double qd = c->qd, T = c->T, Tn = c->Tn, up_n = c->up_n;
+  gboolean mlp_again = c->mlp_again;
+  Acc mark;
+
   if (p->fp8 != SIM_FP8_OFF) {
     /* Transformer Engine's FP8 casts (transformer_engine/pytorch/module/
      * linear.py, layernorm_linear.py, layernorm_mlp.py): the norms write
@@ -865,6 +879,20 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       k_mem (bwd, 2 * T * h);
     }
   }
+}
+
+/* layer_kernels' MLP activation, rotary embedding and torchtitan's
+ * repeated keys and values */
+static void
+layer_activation_rope (LayerCtx *c)
+{
+  const SimModel *m = c->m;
+  const SimPlan *p = c->p;
+  Acc *fwd = c->fwd, *bwd = c->bwd, *rec = c->rec;
+  double t = c->t, f = c->f, kvd = c->kvd, heads = c->heads, qd = c->qd, T = c->T, Tn = c->Tn;
+  gboolean mla = c->mla, mlp_again = c->mlp_again, titan = c->titan, eager = c->eager;
+  Acc mark;
+
   /* activation: gelu reads f and writes f; swiglu reads 2f, writes f;
    * backward reads the input(s) and dy, writes dx */
   TAG (m->mlp == SIM_MLP_SWIGLU ? "swiglu" : "activation");
@@ -925,6 +953,19 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       k_mem (bwd, 2 * T * (kvd + qd) / t);
     }
   }
+}
+
+/* layer_kernels' attention core */
+static void
+layer_attention (LayerCtx *c)
+{
+  const SimModel *m = c->m;
+  const SimPlan *p = c->p;
+  const SimGpuType *g = c->g;
+  Acc *core_fwd = c->core_fwd, *core_bwd = c->core_bwd;
+  double t = c->t, s = c->s, S = c->S, b = c->b;
+  double heads = c->heads, T = c->T, dqk = c->dqk, dv = c->dv;
+
   /* attention core, per TP rank: heads/t heads of local queries x all keys */
   TAG ("attention");
   {
@@ -990,16 +1031,70 @@ layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd
       }
     }
   }
-  if (sac.on) {
+}
+
+/* The kernels Megatron-Core with Transformer Engine launches for one layer
+ * (megatron/core/transformer/transformer_layer.py: input norm, attention,
+ * bias-dropout-add, pre-MLP norm, MLP, bias-dropout-add), per TP rank and
+ * micro-batch.  Norms and residual adds see Tn tokens (T/t under sequence
+ * parallelism); the linears and the attention see T.  dense_mlp: FALSE for
+ * a mixture-of-experts layer, whose MLP moe_kernels adds. */
+static void
+layer_kernels (const SimModel *m, const SimPlan *p, gboolean dense_mlp, Acc *fwd, Acc *bwd,
+               Acc *core_fwd, Acc *core_bwd, Acc *rec)
+{
+  LayerCtx ctx = { .m = m, .p = p, .g = fwd->g, .fwd = fwd, .bwd = bwd, .core_fwd = core_fwd,
+                   .core_bwd = core_bwd, .rec = rec };
+  LayerCtx *c = &ctx;
+  double d = (double) sim_model_head_dim (m);
+  Acc begin = *fwd;
+
+  c->t = p->tp;
+  c->s = (double) p->seq_len / p->cp;
+  c->S = (double) p->seq_len;
+  c->b = p->micro_batch;
+  c->h = m->hidden;
+  c->f = dense_mlp ? m->ffn_hidden : 0;
+  c->kvd = (double) sim_model_kv_dim (m);
+  c->heads = (double) m->heads;
+  c->qd = c->heads * d; /* the query width: hidden unless head-dim says otherwise */
+  c->T = c->s * c->b;
+  c->Tn = p->sequence_parallel ? c->T / c->t : c->T;
+  c->mask = m->dropout ? 1.0 : 0.0;
+  c->up_n = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * c->f / c->t;
+  c->mla = m->mla.kv_lora_rank > 0;
+  /* the attention core's head sizes: q.k and v (latent attention's
+   * nope + rope and v_head_dim) */
+  c->dqk = c->mla ? (double) (m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim) : d;
+  c->dv = c->mla ? (double) m->mla.v_head_dim : d;
+  /* the dense MLP's forward, for --recompute-modules mlp: its fused norm,
+   * linears, FP8 casts and activation (the bias-dropout-add after it is
+   * not part of the module) */
+  c->mlp_again = c->f > 0 && recomputes (p, SIM_RECOMPUTE_MLP);
+  /* torchtitan runs its own model code: eagerly op by op unless each block
+   * is compiled (--torch-compile), when Inductor's fused kernels move what
+   * Transformer Engine's do, but for the rotary embedding and the grouped
+   * keys' copies (titan_rope, repeat_kv) */
+  c->titan = p->framework == SIM_FRAMEWORK_TORCHTITAN;
+  c->eager = c->titan && p->torch_compile <= 0;
+  c->sac = (OpSac){ .on = sim_plan_op_sac (p), .eager = c->eager, .gemm = { .g = fwd->g } };
+
+  layer_norms (c);
+  layer_linears (c);
+  layer_casts (c);
+  layer_activation_rope (c);
+  layer_attention (c);
+  if (c->sac.on) {
     /* op-level checkpointing runs every forward kernel of the block but
      * its linears again (titan_linear charged those it reruns), and not
      * SDPA, whose output it keeps */
-    rec->s += fwd->s - begin.s - sac.gemm.s;
-    rec->flop += fwd->flop - begin.flop - sac.gemm.flop;
-    rec->kernels += fwd->kernels - begin.kernels - sac.gemm.kernels;
+    rec->s += fwd->s - begin.s - c->sac.gemm.s;
+    rec->flop += fwd->flop - begin.flop - c->sac.gemm.flop;
+    rec->kernels += fwd->kernels - begin.kernels - c->sac.gemm.kernels;
   }
-#undef TAG
 }
+
+#undef TAG
 
 /* the kernels of an MoE layer's router (forward, backward) and of its
  * dispatcher's preprocess (forward only), which CUDA graphs may capture */
