@@ -1410,94 +1410,69 @@ graph_layer (Acc *fwd, Acc *bwd, int graphs, int captured_fwd, int captured_bwd,
   }
 }
 
-/* sim_cost_layer, each kernel of the listed layer (an MoE layer where the
- * model has them) and of the head appended to log when not NULL */
+/* cost_layer's mixture-of-experts layer: its attention side (layer_kernels
+ * without the dense MLP) and experts (moe_kernels), CUDA graphs, and the
+ * all-to-all and expert-TP bytes; scope, attn_f and attn_b as cost_layer
+ * works them out */
 static void
-cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c, GArray *log)
+cost_moe_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c,
+                GArray *log, guint scope, int attn_f, int attn_b, int mlp_colls)
 {
-  double t = p->tp, cp = p->cp;
-  double s = (double) p->seq_len / cp, b = p->micro_batch;
-  double h = m->hidden, kvd = (double) sim_model_kv_dim (m), V = m->vocab;
-  double T = s * b;                       /* tokens of the micro-batch here */
-  double Tn = p->sequence_parallel ? T / t : T; /* tokens the norms see */
-  GArray *dense_log = sim_model_is_moe (m) ? NULL : log;
-  Acc fwd = { .g = g, .log = dense_log, .pass = "forward" },
-      bwd = { .g = g, .log = dense_log, .pass = "backward" };
-  Acc core_fwd = fwd, core_bwd = bwd, rec = { .g = g };
-  /* a TP-split MLP recomputed runs its collectives again: an all-gather
-   * and a reduce-scatter with sequence parallelism, else an all-reduce */
-  int mlp_colls = p->tp > 1 ? (p->sequence_parallel ? 2 : 1) : 0;
-
-  guint scope = p->cuda_graph_impl != SIM_CUDA_GRAPH_NONE ? p->cuda_graph_scope : 0;
-  int attn_f = 0, attn_b = 0;
-
-  memset (c, 0, sizeof *c);
-  if (scope != 0)
-    attention_kernels (m, p, g, &attn_f, &attn_b);
-  layer_kernels (m, p, TRUE, &fwd, &bwd, &core_fwd, &core_bwd, &rec);
-  if (sim_plan_layer_graphs (p, FALSE) > 0) {
-    /* the MLP sublayer: the rest of the dense layer */
-    int mlp_f = fwd.kernels + core_fwd.kernels - attn_f, mlp_b = bwd.kernels + core_bwd.kernels - attn_b;
-    graph_layer (&fwd, &bwd, sim_plan_layer_graphs (p, FALSE),
-                 ((scope & SIM_GRAPH_ATTN) ? attn_f : 0) + ((scope & SIM_GRAPH_MLP) ? mlp_f : 0),
-                 ((scope & SIM_GRAPH_ATTN) ? attn_b : 0) + ((scope & SIM_GRAPH_MLP) ? mlp_b : 0), Tn, h);
+  double t = p->tp, h = m->hidden;
+  double T = (double) p->seq_len / p->cp * p->micro_batch;
+  double Tn = p->sequence_parallel ? T / t : T;
+  Acc mf = { .g = g, .log = log, .pass = "forward" },
+      mb = { .g = g, .log = log, .pass = "backward" };
+  Acc mcf = mf, mcb = mb, mr = { .g = g };
+  double load = moe_load (m, p);
+  double attn_fwd_gpu_s, attn_bwd_gpu_s;
+  MoeKernels n;
+  layer_kernels (m, p, FALSE, &mf, &mb, &mcf, &mcb, &mr);
+  attn_fwd_gpu_s = mf.s + mcf.s;
+  attn_bwd_gpu_s = mb.s + mcb.s;
+  moe_kernels (m, p, &mf, &mb, &mr, &n);
+  if (sim_plan_layer_graphs (p, TRUE) > 0) {
+    /* attn and moe_router captured together run through the pre-MLP
+     * norm between them (one kernel forward, two backward) */
+    gboolean a = (scope & SIM_GRAPH_ATTN) != 0, r = (scope & SIM_GRAPH_MOE_ROUTER) != 0;
+    graph_layer (&mf, &mb, sim_plan_layer_graphs (p, TRUE),
+                 (a ? attn_f : 0) + (r ? n.router_fwd : 0) + (a && r ? 1 : 0) +
+                     ((scope & SIM_GRAPH_MOE_PREPROCESS) ? n.preprocess_fwd : 0),
+                 (a ? attn_b : 0) + (r ? n.router_bwd : 0) + (a && r ? 2 : 0), Tn, h);
   }
-  c->attn_core_fwd_s = core_fwd.s;
-  layer_times (p, &fwd, &bwd, &core_fwd, &core_bwd, &rec, &c->layer_fwd_s, &c->layer_bwd_s,
-               &c->layer_recompute_s, &c->layer_fwd_flop, &c->layer_bwd_flop,
-               &c->layer_recompute_flop, c->gpu_s, c->host_s);
-  c->layer_bwd_w_s = w_share (c->layer_bwd_s, bwd.w_s + core_bwd.w_s, c->gpu_s[1]);
-  c->layer_recompute_module_flop = rec.flop;
-  c->recompute_tp_colls = recomputes (p, SIM_RECOMPUTE_MLP) ? mlp_colls : 0;
-  /* torchtitan's op-level checkpointing gathers the attention's and the
-   * MLP's inputs again (an all-gather's output is not kept; the
-   * reduce-scatters' are) */
-  if (sim_plan_op_sac (p))
-    c->recompute_tp_colls = p->tp > 1 ? 2 : 0;
-  if (sim_model_is_moe (m)) {
-    Acc mf = { .g = g, .log = log, .pass = "forward" },
-        mb = { .g = g, .log = log, .pass = "backward" };
-    Acc mcf = mf, mcb = mb, mr = { .g = g };
-    double load = moe_load (m, p);
-    double attn_fwd_gpu_s, attn_bwd_gpu_s;
-    MoeKernels n;
-    layer_kernels (m, p, FALSE, &mf, &mb, &mcf, &mcb, &mr);
-    attn_fwd_gpu_s = mf.s + mcf.s;
-    attn_bwd_gpu_s = mb.s + mcb.s;
-    moe_kernels (m, p, &mf, &mb, &mr, &n);
-    if (sim_plan_layer_graphs (p, TRUE) > 0) {
-      /* attn and moe_router captured together run through the pre-MLP
-       * norm between them (one kernel forward, two backward) */
-      gboolean a = (scope & SIM_GRAPH_ATTN) != 0, r = (scope & SIM_GRAPH_MOE_ROUTER) != 0;
-      graph_layer (&mf, &mb, sim_plan_layer_graphs (p, TRUE),
-                   (a ? attn_f : 0) + (r ? n.router_fwd : 0) + (a && r ? 1 : 0) +
-                       ((scope & SIM_GRAPH_MOE_PREPROCESS) ? n.preprocess_fwd : 0),
-                   (a ? attn_b : 0) + (r ? n.router_bwd : 0) + (a && r ? 2 : 0), Tn, h);
-    }
-    layer_times (p, &mf, &mb, &mcf, &mcb, &mr, &c->moe_fwd_s, &c->moe_bwd_s, &c->moe_recompute_s,
-                 &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop, c->gpu_s + 2,
-                 c->host_s + 2);
-    c->moe_bwd_w_s = w_share (c->moe_bwd_s, mb.w_s + mcb.w_s, c->gpu_s[3]);
-    /* the attention side's share of the layer's time, by GPU time (the
-     * router, its top-k and the permutation are counted with the experts) */
-    c->moe_attn_fwd_s = c->gpu_s[2] > 0 ? c->moe_fwd_s * attn_fwd_gpu_s / c->gpu_s[2] : 0;
-    c->moe_attn_bwd_s = c->gpu_s[3] > 0 ? c->moe_bwd_s * attn_bwd_gpu_s / c->gpu_s[3] : 0;
-    c->moe_recompute_module_flop = mr.flop;
-    c->moe_recompute_tp_colls =
-        m->moe.shared_experts > 0 &&
-                (recomputes (p, SIM_RECOMPUTE_SHARED_EXPERTS) || recomputes (p, SIM_RECOMPUTE_MOE))
-            ? mlp_colls
-            : 0;
-    /* the attention's all-gather and reduce-scatter (all-reduce without
-     * sequence parallelism), and the shared experts' */
-    c->moe_tp_colls_fwd = p->tp > 1 ? (p->sequence_parallel ? 2 : 1) *
-                                          (m->moe.shared_experts > 0 ? 2 : 1)
-                                    : 0;
-    /* each GPU sends its Tn tokens k times, BF16, of which (ep-1)/ep leave
-     * it; the busiest GPU receives load times the mean */
-    c->a2a_bytes = p->ep > 1 ? 2.0 * Tn * h * (double) m->moe.top_k * load : 0;
-    c->etp_bytes = p->etp > 1 ? 2.0 * Tn * h * (double) m->moe.top_k * p->etp * load : 0;
-  }
+  layer_times (p, &mf, &mb, &mcf, &mcb, &mr, &c->moe_fwd_s, &c->moe_bwd_s, &c->moe_recompute_s,
+               &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop, c->gpu_s + 2,
+               c->host_s + 2);
+  c->moe_bwd_w_s = w_share (c->moe_bwd_s, mb.w_s + mcb.w_s, c->gpu_s[3]);
+  /* the attention side's share of the layer's time, by GPU time (the
+   * router, its top-k and the permutation are counted with the experts) */
+  c->moe_attn_fwd_s = c->gpu_s[2] > 0 ? c->moe_fwd_s * attn_fwd_gpu_s / c->gpu_s[2] : 0;
+  c->moe_attn_bwd_s = c->gpu_s[3] > 0 ? c->moe_bwd_s * attn_bwd_gpu_s / c->gpu_s[3] : 0;
+  c->moe_recompute_module_flop = mr.flop;
+  c->moe_recompute_tp_colls =
+      m->moe.shared_experts > 0 &&
+              (recomputes (p, SIM_RECOMPUTE_SHARED_EXPERTS) || recomputes (p, SIM_RECOMPUTE_MOE))
+          ? mlp_colls
+          : 0;
+  /* the attention's all-gather and reduce-scatter (all-reduce without
+   * sequence parallelism), and the shared experts' */
+  c->moe_tp_colls_fwd = p->tp > 1 ? (p->sequence_parallel ? 2 : 1) *
+                                        (m->moe.shared_experts > 0 ? 2 : 1)
+                                  : 0;
+  /* each GPU sends its Tn tokens k times, BF16, of which (ep-1)/ep leave
+   * it; the busiest GPU receives load times the mean */
+  c->a2a_bytes = p->ep > 1 ? 2.0 * Tn * h * (double) m->moe.top_k * load : 0;
+  c->etp_bytes = p->etp > 1 ? 2.0 * Tn * h * (double) m->moe.top_k * p->etp * load : 0;
+}
+
+/* cost_layer's embedding, multi-token-prediction module and output layer
+ * with its loss */
+static void
+cost_head (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c, GArray *log)
+{
+  double t = p->tp, h = m->hidden, V = m->vocab;
+  double T = (double) p->seq_len / p->cp * p->micro_batch;
+  double Tn = p->sequence_parallel ? T / t : T;
 
   {
     Acc ef = { g, 0, 0, 0 }, eb = { g, 0, 0, 0 };
@@ -1576,6 +1551,15 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
       c->mtp_bwd_flop += hb.flop;
     }
   }
+}
+
+/* cost_layer's per-parameter optimizer time and the bytes of the
+ * layer's TP, PP and CP traffic */
+static void
+cost_bytes (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c)
+{
+  double t = p->tp, h = m->hidden, kvd = (double) sim_model_kv_dim (m);
+  double T = (double) p->seq_len / p->cp * p->micro_batch;
 
   /* the optimizer step, memory-bound: zero the gradient buffer, read it
    * for the global gradient norm, then Adam reads the gradient, reads and
@@ -1607,7 +1591,12 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
                         ? (double) m->heads * (double) sim_model_head_dim (m)
                         : kvd) /
                    t;
+}
 
+/* cost_layer's waits for CPU offloading */
+static void
+cost_offload (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c)
+{
   /* CPU offloading (pp 1, so the one chunk holds every layer): the waits
    * for copies longer than their window of compute (sim_memory_offload);
    * the copy engines move the data, no kernel, so nothing else is slowed */
@@ -1626,6 +1615,57 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
     c->offload_fwd_s = off.fwd_wait_s;
     c->offload_bwd_s = off.bwd_wait_s;
   }
+}
+
+/* sim_cost_layer, each kernel of the listed layer (an MoE layer where the
+ * model has them) and of the head appended to log when not NULL */
+static void
+cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCost *c, GArray *log)
+{
+  double t = p->tp, cp = p->cp;
+  double s = (double) p->seq_len / cp, b = p->micro_batch;
+  double h = m->hidden;
+  double T = s * b;                       /* tokens of the micro-batch here */
+  double Tn = p->sequence_parallel ? T / t : T; /* tokens the norms see */
+  GArray *dense_log = sim_model_is_moe (m) ? NULL : log;
+  Acc fwd = { .g = g, .log = dense_log, .pass = "forward" },
+      bwd = { .g = g, .log = dense_log, .pass = "backward" };
+  Acc core_fwd = fwd, core_bwd = bwd, rec = { .g = g };
+  /* a TP-split MLP recomputed runs its collectives again: an all-gather
+   * and a reduce-scatter with sequence parallelism, else an all-reduce */
+  int mlp_colls = p->tp > 1 ? (p->sequence_parallel ? 2 : 1) : 0;
+
+  guint scope = p->cuda_graph_impl != SIM_CUDA_GRAPH_NONE ? p->cuda_graph_scope : 0;
+  int attn_f = 0, attn_b = 0;
+
+  memset (c, 0, sizeof *c);
+  if (scope != 0)
+    attention_kernels (m, p, g, &attn_f, &attn_b);
+  layer_kernels (m, p, TRUE, &fwd, &bwd, &core_fwd, &core_bwd, &rec);
+  if (sim_plan_layer_graphs (p, FALSE) > 0) {
+    /* the MLP sublayer: the rest of the dense layer */
+    int mlp_f = fwd.kernels + core_fwd.kernels - attn_f, mlp_b = bwd.kernels + core_bwd.kernels - attn_b;
+    graph_layer (&fwd, &bwd, sim_plan_layer_graphs (p, FALSE),
+                 ((scope & SIM_GRAPH_ATTN) ? attn_f : 0) + ((scope & SIM_GRAPH_MLP) ? mlp_f : 0),
+                 ((scope & SIM_GRAPH_ATTN) ? attn_b : 0) + ((scope & SIM_GRAPH_MLP) ? mlp_b : 0), Tn, h);
+  }
+  c->attn_core_fwd_s = core_fwd.s;
+  layer_times (p, &fwd, &bwd, &core_fwd, &core_bwd, &rec, &c->layer_fwd_s, &c->layer_bwd_s,
+               &c->layer_recompute_s, &c->layer_fwd_flop, &c->layer_bwd_flop,
+               &c->layer_recompute_flop, c->gpu_s, c->host_s);
+  c->layer_bwd_w_s = w_share (c->layer_bwd_s, bwd.w_s + core_bwd.w_s, c->gpu_s[1]);
+  c->layer_recompute_module_flop = rec.flop;
+  c->recompute_tp_colls = recomputes (p, SIM_RECOMPUTE_MLP) ? mlp_colls : 0;
+  /* torchtitan's op-level checkpointing gathers the attention's and the
+   * MLP's inputs again (an all-gather's output is not kept; the
+   * reduce-scatters' are) */
+  if (sim_plan_op_sac (p))
+    c->recompute_tp_colls = p->tp > 1 ? 2 : 0;
+  if (sim_model_is_moe (m))
+    cost_moe_layer (m, p, g, c, log, scope, attn_f, attn_b, mlp_colls);
+  cost_head (m, p, g, c, log);
+  cost_bytes (m, p, g, c);
+  cost_offload (m, p, g, c);
 }
 
 void
