@@ -332,16 +332,203 @@ bytes_per_s (const char *text)
   return strstr (text, "TB/s") != NULL ? v * 1e12 : strstr (text, "GB/s") != NULL ? v * 1e9 : v * 1e6;
 }
 
+/* what the shipped cluster file of the GPU says of a node: the values
+ * the import did not find in its inputs are taken from it */
+typedef struct {
+  char *links, *bw, *ach, *gen, *lat, *gpus, *chips, *sharp, *sharp_bw, *nvs_lat;
+  char *pgen, *pbw, *plat, *nname, *ncount, *nbw, *nlat, *gpu_name;
+  gboolean nvswitch, fabric;
+  double per_link, per_link_ach; /* bytes/s per NVLink link, line rate and achieved */
+} Template;
+
+static void
+template_read (Template *t, xmlNode *gpu_type, xmlNode *node, xmlNode *nvl, xmlNode *nvs,
+               xmlNode *pcie, xmlNode *nic)
+{
+  int links = 0;
+  t->links = prop (nvl, "links");
+  t->bw = prop (nvl, "bandwidth");
+  t->ach = prop (nvl, "achieved-bandwidth");
+  t->gen = prop (nvl, "generation");
+  t->lat = prop (nvl, "latency");
+  t->gpus = prop (node, "gpus");
+  t->nvswitch = nvs != NULL;
+  t->chips = nvs != NULL ? prop (nvs, "chips") : NULL;
+  t->sharp = nvs != NULL ? prop (nvs, "sharp") : NULL;
+  t->sharp_bw = nvs != NULL ? prop (nvs, "sharp-bandwidth") : NULL;
+  t->nvs_lat = nvs != NULL ? prop (nvs, "latency") : NULL;
+  t->pgen = prop (pcie, "generation");
+  t->pbw = prop (pcie, "bandwidth");
+  t->plat = prop (pcie, "latency");
+  t->nname = prop (nic, "name");
+  t->ncount = prop (nic, "count");
+  t->nbw = prop (nic, "bandwidth");
+  t->nlat = prop (nic, "latency");
+  t->gpu_name = prop (gpu_type, "name");
+  links = t->links != NULL ? (int) g_ascii_strtoll (t->links, NULL, 10) : 0;
+  t->per_link = links > 0 && t->bw != NULL ? bytes_per_s (t->bw) / links : 0;
+  t->per_link_ach = links > 0 && t->ach != NULL ? bytes_per_s (t->ach) / links : 0;
+}
+
+static void
+template_clear (Template *t)
+{
+  char **all[] = { &t->links, &t->bw, &t->ach, &t->gen, &t->lat, &t->gpus, &t->chips, &t->sharp,
+                   &t->sharp_bw, &t->nvs_lat, &t->pgen, &t->pbw, &t->plat, &t->nname, &t->ncount,
+                   &t->nbw, &t->nlat, &t->gpu_name };
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    g_clear_pointer (all[i], g_free);
+}
+
+/* the shipped cluster file to take the GPU from: --gpu-type's, else the
+ * one of the dump's PCI device id; NULL with the error where none is */
+static const char *
+template_file (const SimImportInput *in, const Found *f, GError **error)
+{
+  const char *file = in->gpu_type;
+  for (guint i = 0; file == NULL && i < G_N_ELEMENTS (gpu_files); i++)
+    if (gpu_files[i].device == f->device)
+      file = gpu_files[i].file;
+  if (file == NULL && f->device != 0)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "topology import: expected a GPU a shipped cluster file describes (PCI device 10de:%04x is "
+                 "none of A100 SXM4 40/80GB, H100 SXM5, H200 SXM, B200); give --gpu-type FILE, the shipped "
+                 "file of the nearest GPU", f->device);
+  else if (file == NULL)
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "topology import: expected the GPU: an NCCL dump names it (its PCI device id), or give "
+                 "--gpu-type FILE (a shipped cluster file, such as dgx-h100)");
+  return file;
+}
+
+/* fills in what the inputs did not give from the template, saying so in
+ * im->assumed, and im's counts and rates */
+static void
+import_assume (SimImport *im, const SimImportInput *in, const char *file, const char *id,
+               const Template *t, Found *f)
+{
+  int pgen = 0;
+  double pbw = 0;
+#define ASSUME(...) g_ptr_array_add (im->assumed, g_strdup_printf (__VA_ARGS__))
+  ASSUME ("the GPU type, its measured rates and efficiency constants: %s's <gpu-type id=\"%s\"> (%s)%s", file, id,
+          t->gpu_name != NULL ? t->gpu_name : "", in->gpu_type != NULL ? ", as --gpu-type gave it" : ", the GPU of the dump's PCI device id");
+  if (f->gpus == 0) {
+    f->gpus = t->gpus != NULL ? (int) g_ascii_strtoll (t->gpus, NULL, 10) : 8;
+    ASSUME ("%d GPUs per node, as %s", f->gpus, file);
+  }
+  if (f->links == 0) {
+    f->links = t->links != NULL ? (int) g_ascii_strtoll (t->links, NULL, 10) : 0;
+    ASSUME ("NVLink links per GPU: %d, as %s", f->links, file);
+  }
+  ASSUME ("NVLink generation %s, %.1f GB/s per link per direction (line rate; %.2f GB/s achieved by NCCL's Simple "
+          "protocol) and %s per hop, as %s", t->gen, t->per_link / 1e9, t->per_link_ach / 1e9, t->lat, file);
+  if (f->chips == 0 && t->chips != NULL) {
+    f->chips = (int) g_ascii_strtoll (t->chips, NULL, 10);
+    ASSUME ("NVSwitch chips: %d, as %s (the inputs name none)", f->chips, file);
+  }
+  if (t->nvswitch)
+    ASSUME ("NVSwitch in-network reduction (NVLink SHARP) %s%s%s and %s per traversal, as %s", t->sharp,
+            t->sharp_bw != NULL ? " at " : "", t->sharp_bw != NULL ? t->sharp_bw : "", t->nvs_lat, file);
+  if (f->pcie_gts > 0 && f->pcie_width > 0) {
+    /* PCIe generations by signalling rate; 128b/130b encoding from gen 3 */
+    static const double gts[] = { 2.5, 5, 8, 16, 32, 64 };
+    for (int g = 0; g < 6; g++)
+      if (f->pcie_gts >= gts[g] - 0.01)
+        pgen = g + 1;
+    pbw = f->pcie_gts * 1e9 * f->pcie_width * (pgen >= 3 ? 128.0 / 130.0 : 0.8) / 8;
+  } else {
+    pgen = t->pgen != NULL ? (int) g_ascii_strtoll (t->pgen, NULL, 10) : 5;
+    pbw = t->pbw != NULL ? bytes_per_s (t->pbw) : 0;
+    ASSUME ("the GPUs' PCIe link: generation %d, %s, as %s (no NCCL dump gives it)", pgen, t->pbw, file);
+  }
+  ASSUME ("PCIe latency %s, as %s", t->plat, file);
+  if (f->nics == 0) {
+    f->nics = t->ncount != NULL ? (int) g_ascii_strtoll (t->ncount, NULL, 10) : f->gpus;
+    f->nic_bps = t->nbw != NULL ? g_ascii_strtod (t->nbw, NULL) * 1e9 : 0;
+    ASSUME ("%d compute NICs of %s, as %s (neither an NCCL dump nor ibstat gives them)", f->nics, t->nbw, file);
+  }
+  if (f->nic_name == NULL) {
+    f->nic_name = g_strdup (t->nname);
+    ASSUME ("the NICs' name: %s, as %s", t->nname, file);
+  }
+  ASSUME ("NIC latency %s, as %s", t->nlat, file);
+  if (t->fabric)
+    ASSUME ("the fabric between the nodes (kind, nodes per leaf, oversubscription, latencies): %s's", file);
+#undef ASSUME
+  im->gpus = f->gpus;
+  im->nvlink_links = f->links;
+  im->nvswitch_chips = f->chips;
+  im->pcie_generation = pgen;
+  im->pcie_bytes_per_s = pbw;
+  im->nics = f->nics;
+  im->nic_bits_per_s = f->nic_bps;
+}
+
+/* the cluster file: a comment naming the inputs and what was assumed, the
+ * template's <gpu-type> (gt) and fabric (fab, or NULL), and the node */
+static char *
+import_xml (const SimImport *im, const SimImportInput *in, const char *id, const Template *t,
+            const Found *f, const char *gt, const char *fab)
+{
+  GString *x = g_string_new (NULL);
+  g_autofree char *nic_bw = g_strdup_printf ("%gGb/s", f->nic_bps / 1e9);
+  g_string_append (x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by sim topology import from");
+  if (in->nccl_xml != NULL)
+    g_string_append_printf (x, " NCCL's topology dump %s", in->nccl_path);
+  if (in->topo_m != NULL)
+    g_string_append_printf (x, "%s nvidia-smi topo -m %s", in->nccl_xml != NULL ? "," : "", in->topo_m_path);
+  if (in->ibstat != NULL)
+    g_string_append_printf (x, "%s ibstat %s", in->nccl_xml != NULL || in->topo_m != NULL ? "," : "",
+                            in->ibstat_path);
+  g_string_append (x, ".\n     Taken from the shipped file of the GPU or assumed, not measured on this cluster:\n");
+  for (guint i = 0; i < im->assumed->len; i++) {
+    g_autofree char *line = g_strdup (g_ptr_array_index (im->assumed, i));
+    /* "--" may not appear inside an XML comment */
+    for (char *p = strstr (line, "--"); p != NULL; p = strstr (p, "--"))
+      p[1] = '=';
+    g_string_append_printf (x, "       - %s\n", line);
+  }
+  g_string_append (x, "-->\n");
+  g_string_append_printf (x, "<topology name=\"%s\"\n          description=\"imported: %d x %s per node, "
+                             "NVLink %s x %d, %d NVSwitch, %d x %s %s\">\n  ",
+                          in->name != NULL ? in->name : "imported", f->gpus, t->gpu_name != NULL ? t->gpu_name : id,
+                          t->gen, f->links, f->chips, f->nics, nic_bw, f->nic_name);
+  g_string_append (x, gt);
+  g_string_append_printf (x, "\n  <cluster nodes=\"%d\">\n", in->nodes > 0 ? in->nodes : 1);
+  g_string_append_printf (x, "    <node name=\"%s\" gpu-type=\"%s\" gpus=\"%d\">\n",
+                          in->name != NULL ? in->name : "imported", id, f->gpus);
+  g_string_append_printf (x, "      <nvlink generation=\"%s\" links=\"%d\" bandwidth=\"%gGB/s\"", t->gen, f->links,
+                          t->per_link * f->links / 1e9);
+  if (t->per_link_ach > 0)
+    g_string_append_printf (x, " achieved-bandwidth=\"%gGB/s\"", t->per_link_ach * f->links / 1e9);
+  g_string_append_printf (x, " latency=\"%s\"/>\n", t->lat);
+  if (t->nvswitch) {
+    g_string_append_printf (x, "      <nvswitch chips=\"%d\" sharp=\"%s\"", f->chips, t->sharp);
+    if (t->sharp_bw != NULL)
+      g_string_append_printf (x, " sharp-bandwidth=\"%s\"", t->sharp_bw);
+    g_string_append_printf (x, " latency=\"%s\"/>\n", t->nvs_lat);
+  }
+  g_string_append_printf (x, "      <pcie generation=\"%d\" bandwidth=\"%.1fGB/s\" latency=\"%s\"/>\n",
+                          im->pcie_generation, im->pcie_bytes_per_s / 1e9, t->plat);
+  g_string_append_printf (x, "      <nic name=\"%s\" count=\"%d\" bandwidth=\"%s\" latency=\"%s\"/>\n", f->nic_name,
+                          f->nics, nic_bw, t->nlat);
+  g_string_append (x, "    </node>\n");
+  if (fab != NULL)
+    g_string_append_printf (x, "    %s\n", fab);
+  g_string_append (x, "  </cluster>\n</topology>\n");
+  return g_string_free (x, FALSE);
+}
+
 SimImport *
 sim_import_cluster (const SimImportInput *in, GError **error)
 {
   g_autoptr (SimImport) im = g_new0 (SimImport, 1);
   Found f = { 0 };
-  const char *file = in->gpu_type;
+  Template t = { 0 };
+  const char *file = NULL;
   g_autofree char *path = NULL;
   xmlDoc *doc = NULL;
   xmlNode *root, *gpu_type, *cluster, *node, *fabric, *nvl, *nvs, *pcie, *nic;
-  g_autoptr (GString) x = g_string_new (NULL);
   g_autofree char *gt = NULL, *fab = NULL, *id = NULL;
   im->assumed = g_ptr_array_new_with_free_func (g_free);
   if (in->nccl_xml == NULL && in->topo_m == NULL && in->ibstat == NULL) {
@@ -351,29 +538,9 @@ sim_import_cluster (const SimImportInput *in, GError **error)
   }
   if ((in->nccl_xml != NULL && !read_nccl (in->nccl_path, in->nccl_xml, &f, error)) ||
       (in->topo_m != NULL && !read_topo_m (in->topo_m_path, in->topo_m, &f, error)) ||
-      (in->ibstat != NULL && !read_ibstat (in->ibstat_path, in->ibstat, &f, error))) {
-    g_free (f.nic_name);
-    return NULL;
-  }
-  if (file == NULL) {
-    for (guint i = 0; i < G_N_ELEMENTS (gpu_files); i++)
-      if (gpu_files[i].device == f.device)
-        file = gpu_files[i].file;
-    if (file == NULL) {
-      g_free (f.nic_name);
-      if (f.device != 0)
-        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                     "topology import: expected a GPU a shipped cluster file describes (PCI device 10de:%04x is "
-                     "none of A100 SXM4 40/80GB, H100 SXM5, H200 SXM, B200); give --gpu-type FILE, the shipped "
-                     "file of the nearest GPU", f.device);
-      else
-        g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                     "topology import: expected the GPU: an NCCL dump names it (its PCI device id), or give "
-                     "--gpu-type FILE (a shipped cluster file, such as dgx-h100)");
-      return NULL;
-    }
-  }
-  if ((path = sim_paths_resolve (file, "topologies", error)) == NULL) {
+      (in->ibstat != NULL && !read_ibstat (in->ibstat_path, in->ibstat, &f, error)) ||
+      (file = template_file (in, &f, error)) == NULL ||
+      (path = sim_paths_resolve (file, "topologies", error)) == NULL) {
     g_free (f.nic_name);
     return NULL;
   }
@@ -399,127 +566,13 @@ sim_import_cluster (const SimImportInput *in, GError **error)
   id = prop (gpu_type, "id");
   gt = dump (doc, gpu_type);
   fab = fabric != NULL ? dump (doc, fabric) : NULL;
-
-  {
-    g_autofree char *t_links = prop (nvl, "links"), *t_bw = prop (nvl, "bandwidth"), *t_ach = prop (nvl, "achieved-bandwidth");
-    g_autofree char *t_gen = prop (nvl, "generation"), *t_lat = prop (nvl, "latency");
-    g_autofree char *t_gpus = prop (node, "gpus"), *t_chips = nvs != NULL ? prop (nvs, "chips") : NULL;
-    g_autofree char *t_sharp = nvs != NULL ? prop (nvs, "sharp") : NULL;
-    g_autofree char *t_sharp_bw = nvs != NULL ? prop (nvs, "sharp-bandwidth") : NULL;
-    g_autofree char *t_nvs_lat = nvs != NULL ? prop (nvs, "latency") : NULL;
-    g_autofree char *t_pgen = prop (pcie, "generation"), *t_pbw = prop (pcie, "bandwidth"), *t_plat = prop (pcie, "latency");
-    g_autofree char *t_nname = prop (nic, "name"), *t_ncount = prop (nic, "count"), *t_nbw = prop (nic, "bandwidth");
-    g_autofree char *t_nlat = prop (nic, "latency"), *gpu_name = prop (gpu_type, "name");
-    int t_l = t_links != NULL ? (int) g_ascii_strtoll (t_links, NULL, 10) : 0;
-    double per_link = t_l > 0 && t_bw != NULL ? bytes_per_s (t_bw) / t_l : 0;
-    double per_link_ach = t_l > 0 && t_ach != NULL ? bytes_per_s (t_ach) / t_l : 0;
-    int pgen = 0;
-    double pbw = 0;
-    g_autofree char *nic_bw = NULL;
-
-#define ASSUME(...) g_ptr_array_add (im->assumed, g_strdup_printf (__VA_ARGS__))
-    ASSUME ("the GPU type, its measured rates and efficiency constants: %s's <gpu-type id=\"%s\"> (%s)%s", file, id,
-            gpu_name != NULL ? gpu_name : "", in->gpu_type != NULL ? ", as --gpu-type gave it" : ", the GPU of the dump's PCI device id");
-    if (f.gpus == 0) {
-      f.gpus = t_gpus != NULL ? (int) g_ascii_strtoll (t_gpus, NULL, 10) : 8;
-      ASSUME ("%d GPUs per node, as %s", f.gpus, file);
-    }
-    if (f.links == 0) {
-      f.links = t_l;
-      ASSUME ("NVLink links per GPU: %d, as %s", f.links, file);
-    }
-    ASSUME ("NVLink generation %s, %.1f GB/s per link per direction (line rate; %.2f GB/s achieved by NCCL's Simple "
-            "protocol) and %s per hop, as %s", t_gen, per_link / 1e9, per_link_ach / 1e9, t_lat, file);
-    if (f.chips == 0 && t_chips != NULL) {
-      f.chips = (int) g_ascii_strtoll (t_chips, NULL, 10);
-      ASSUME ("NVSwitch chips: %d, as %s (the inputs name none)", f.chips, file);
-    }
-    if (nvs != NULL)
-      ASSUME ("NVSwitch in-network reduction (NVLink SHARP) %s%s%s and %s per traversal, as %s", t_sharp,
-              t_sharp_bw != NULL ? " at " : "", t_sharp_bw != NULL ? t_sharp_bw : "", t_nvs_lat, file);
-    if (f.pcie_gts > 0 && f.pcie_width > 0) {
-      /* PCIe generations by signalling rate; 128b/130b encoding from gen 3 */
-      static const double gts[] = { 2.5, 5, 8, 16, 32, 64 };
-      for (int g = 0; g < 6; g++)
-        if (f.pcie_gts >= gts[g] - 0.01)
-          pgen = g + 1;
-      pbw = f.pcie_gts * 1e9 * f.pcie_width * (pgen >= 3 ? 128.0 / 130.0 : 0.8) / 8;
-    } else {
-      pgen = t_pgen != NULL ? (int) g_ascii_strtoll (t_pgen, NULL, 10) : 5;
-      pbw = t_pbw != NULL ? bytes_per_s (t_pbw) : 0;
-      ASSUME ("the GPUs' PCIe link: generation %d, %s, as %s (no NCCL dump gives it)", pgen, t_pbw, file);
-    }
-    ASSUME ("PCIe latency %s, as %s", t_plat, file);
-    if (f.nics == 0) {
-      f.nics = t_ncount != NULL ? (int) g_ascii_strtoll (t_ncount, NULL, 10) : f.gpus;
-      f.nic_bps = t_nbw != NULL ? g_ascii_strtod (t_nbw, NULL) * 1e9 : 0;
-      ASSUME ("%d compute NICs of %s, as %s (neither an NCCL dump nor ibstat gives them)", f.nics, t_nbw, file);
-    }
-    if (f.nic_name == NULL) {
-      f.nic_name = g_strdup (t_nname);
-      ASSUME ("the NICs' name: %s, as %s", t_nname, file);
-    }
-    ASSUME ("NIC latency %s, as %s", t_nlat, file);
-    if (fab != NULL)
-      ASSUME ("the fabric between the nodes (kind, nodes per leaf, oversubscription, latencies): %s's", file);
-#undef ASSUME
-    im->gpus = f.gpus;
-    im->nvlink_links = f.links;
-    im->nvswitch_chips = f.chips;
-    im->pcie_generation = pgen;
-    im->pcie_bytes_per_s = pbw;
-    im->nics = f.nics;
-    im->nic_bits_per_s = f.nic_bps;
-    nic_bw = g_strdup_printf ("%gGb/s", f.nic_bps / 1e9);
-
-    g_string_append (x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by sim topology import from");
-    if (in->nccl_xml != NULL)
-      g_string_append_printf (x, " NCCL's topology dump %s", in->nccl_path);
-    if (in->topo_m != NULL)
-      g_string_append_printf (x, "%s nvidia-smi topo -m %s", in->nccl_xml != NULL ? "," : "", in->topo_m_path);
-    if (in->ibstat != NULL)
-      g_string_append_printf (x, "%s ibstat %s", in->nccl_xml != NULL || in->topo_m != NULL ? "," : "",
-                              in->ibstat_path);
-    g_string_append (x, ".\n     Taken from the shipped file of the GPU or assumed, not measured on this cluster:\n");
-    for (guint i = 0; i < im->assumed->len; i++) {
-      g_autofree char *line = g_strdup (g_ptr_array_index (im->assumed, i));
-      /* "--" may not appear inside an XML comment */
-      for (char *p = strstr (line, "--"); p != NULL; p = strstr (p, "--"))
-        p[1] = '=';
-      g_string_append_printf (x, "       - %s\n", line);
-    }
-    g_string_append (x, "-->\n");
-    g_string_append_printf (x, "<topology name=\"%s\"\n          description=\"imported: %d x %s per node, "
-                               "NVLink %s x %d, %d NVSwitch, %d x %s %s\">\n  ",
-                            in->name != NULL ? in->name : "imported", f.gpus, gpu_name != NULL ? gpu_name : id,
-                            t_gen, f.links, f.chips, f.nics, nic_bw, f.nic_name);
-    g_string_append (x, gt);
-    g_string_append_printf (x, "\n  <cluster nodes=\"%d\">\n", in->nodes > 0 ? in->nodes : 1);
-    g_string_append_printf (x, "    <node name=\"%s\" gpu-type=\"%s\" gpus=\"%d\">\n",
-                            in->name != NULL ? in->name : "imported", id, f.gpus);
-    g_string_append_printf (x, "      <nvlink generation=\"%s\" links=\"%d\" bandwidth=\"%gGB/s\"", t_gen, f.links,
-                            per_link * f.links / 1e9);
-    if (per_link_ach > 0)
-      g_string_append_printf (x, " achieved-bandwidth=\"%gGB/s\"", per_link_ach * f.links / 1e9);
-    g_string_append_printf (x, " latency=\"%s\"/>\n", t_lat);
-    if (nvs != NULL) {
-      g_string_append_printf (x, "      <nvswitch chips=\"%d\" sharp=\"%s\"", f.chips, t_sharp);
-      if (t_sharp_bw != NULL)
-        g_string_append_printf (x, " sharp-bandwidth=\"%s\"", t_sharp_bw);
-      g_string_append_printf (x, " latency=\"%s\"/>\n", t_nvs_lat);
-    }
-    g_string_append_printf (x, "      <pcie generation=\"%d\" bandwidth=\"%.1fGB/s\" latency=\"%s\"/>\n", pgen,
-                            pbw / 1e9, t_plat);
-    g_string_append_printf (x, "      <nic name=\"%s\" count=\"%d\" bandwidth=\"%s\" latency=\"%s\"/>\n", f.nic_name,
-                            f.nics, nic_bw, t_nlat);
-    g_string_append (x, "    </node>\n");
-    if (fab != NULL)
-      g_string_append_printf (x, "    %s\n", fab);
-    g_string_append (x, "  </cluster>\n</topology>\n");
-  }
+  template_read (&t, gpu_type, node, nvl, nvs, pcie, nic);
+  t.fabric = fab != NULL;
+  import_assume (im, in, file, id, &t, &f);
+  im->xml = import_xml (im, in, id, &t, &f, gt, fab);
+  template_clear (&t);
   xmlFreeDoc (doc);
   g_free (f.nic_name);
-  im->xml = g_string_free (g_steal_pointer (&x), FALSE);
   return g_steal_pointer (&im);
 }
 
