@@ -643,19 +643,93 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
     g_string_append_printf (out, "  scaling efficiency E = %.2f against the smallest layout that fits\n", best->e);
 }
 
+/* sim sweep's flags that limit the layouts it tries, as given */
+typedef struct {
+  char *tp, *pp, *cp, *ep, *etp, *schedule, *headroom, *max_nodes, *seq, *variation, *gpus;
+} LimitFlags;
+
+static void
+limit_flags_clear (LimitFlags *lf)
+{
+  char **all[] = { &lf->tp, &lf->pp, &lf->cp, &lf->ep, &lf->etp, &lf->schedule, &lf->headroom,
+                   &lf->max_nodes, &lf->seq, &lf->variation, &lf->gpus };
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    g_clear_pointer (all[i], g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LimitFlags, limit_flags_clear)
+
+/* the limits, parsed: the choices of each degree and schedule, the
+ * headroom, the node cap, the sequence length, the speeds' spread (-1:
+ * not given) and the GPUs (0: not given) */
+static gboolean
+parse_limits (const LimitFlags *lf, SimSweepConstraints *constraints, int *cap, int *seq,
+              double *variation, int *gpus, GError **error)
+{
+  if (!sim_sweep_parse_choices ("tp", lf->tp, ",", constraints->tp, &constraints->n_tp, error) ||
+      !sim_sweep_parse_choices ("pp", lf->pp, ",", constraints->pp, &constraints->n_pp, error) ||
+      !sim_sweep_parse_choices ("cp", lf->cp, ",", constraints->cp, &constraints->n_cp, error) ||
+      !sim_sweep_parse_choices ("ep", lf->ep, ",", constraints->ep, &constraints->n_ep, error) ||
+      !sim_sweep_parse_choices ("etp", lf->etp, ",", constraints->etp, &constraints->n_etp, error) ||
+      !sim_sweep_parse_schedules (lf->schedule, ",", &constraints->schedules, error) ||
+      !sim_sweep_parse_headroom (lf->headroom, &constraints->min_headroom, error))
+    return FALSE;
+  if (lf->max_nodes != NULL && !sim_cli_int ("max-nodes", lf->max_nodes, 1, 65536, cap, error))
+    return FALSE;
+  if (lf->seq != NULL && !sim_cli_int ("seq-len", lf->seq, 1, 1 << 24, seq, error))
+    return FALSE;
+  if (lf->variation != NULL) {
+    /* the plan's own parser checks it, as every layout's plan will */
+    g_autoptr (SimPlan) check = sim_plan_new ();
+    if (!sim_plan_set (check, "gpu-variation", lf->variation, NULL, error))
+      return FALSE;
+    *variation = check->gpu_variation;
+  }
+  if (lf->gpus != NULL && !sim_cli_int ("gpus", lf->gpus, 1, SIM_TOPOLOGY_MAX_GPUS, gpus, error))
+    return FALSE;
+  return TRUE;
+}
+
+/* the sweep's title: what was searched, on what, with which batch */
+static char *
+sweep_title (const SimModel *model, const char *topology, SimSweep *sw, int max_nodes, int n,
+             const char *gb_s, gboolean scale, int seq, double variation, int top)
+{
+  g_autofree char *limits = constraints_title (sim_sweep_constraints (sw));
+  g_autofree char *seq_only = seq > 0 ? g_strdup_printf ("; sequence %d tokens", seq) : g_strdup ("");
+  g_autofree char *seq_title = variation >= 0 ? g_strdup_printf ("%s; GPU speeds spread %g%%", seq_only, 100 * variation)
+                                              : g_strdup (seq_only);
+  /* a model that publishes no global batch: SIM_SWEEP_SEQUENCES_PER_GPU
+   * per GPU (sim_sweep_enumerate) */
+  g_autofree char *gb_title =
+      gb_s != NULL ? g_strdup (gb_s)
+      : model->default_global_batch > 0
+          ? g_strdup_printf ("the model's, %" G_GUINT64_FORMAT, model->default_global_batch)
+      : scale
+          ? g_strdup_printf (
+                "%d sequences per GPU (the model publishes none; --global-batch sets one)",
+                SIM_SWEEP_SEQUENCES_PER_GPU)
+          : g_strdup_printf ("%d, %d sequences per GPU (the model publishes none; --global-batch "
+                             "sets one)",
+                             SIM_SWEEP_SEQUENCES_PER_GPU * n, SIM_SWEEP_SEQUENCES_PER_GPU);
+  return g_strdup_printf (
+      "sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s%s%s; top %d by tokens/s",
+      model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n, n == 1 ? "" : "s",
+      scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_title, seq_title, limits, top);
+}
+
 int
 sim_cmd_sweep (int argc, char **argv, GError **error)
 {
   g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gb_s = NULL, *top_s = NULL, *fp8_s = NULL, *fp4_s = NULL;
   g_autofree char *train_s = NULL, *price_s = NULL, *html = NULL, *csv = NULL, *chart = NULL;
   double tokens = 0, price = 0;
-  g_autofree char *jobs_s = NULL, *tp_s = NULL, *pp_s = NULL, *cp_s = NULL, *max_nodes_s = NULL, *headroom_s = NULL;
-  g_autofree char *ep_s = NULL, *etp_s = NULL, *schedule_s = NULL, *seq_s = NULL, *variation_s = NULL;
+  g_autofree char *jobs_s = NULL;
+  g_auto (LimitFlags) lf = { NULL };
   int seq = 0;
   double variation = -1;
   SimSweepConstraints constraints = { .n_tp = 0 };
   int cap = 0;
-  g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL, *gpus_s = NULL;
+  g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL;
   g_autoptr (GPtrArray) merge_files = g_ptr_array_new_with_free_func (g_free);
   gboolean help = FALSE, scale = FALSE, quiet = FALSE, wide = FALSE, all = FALSE;
   int gpus = 0;
@@ -666,15 +740,15 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "shard", TRUE, &shard_s, NULL, NULL }, { "json", TRUE, &json, NULL, NULL },
     { "html", TRUE, &html, NULL, NULL }, { "jobs", TRUE, &jobs_s, NULL, NULL },
     { "csv", TRUE, &csv, NULL, NULL }, { "chart", TRUE, &chart, NULL, NULL },
-    { "tp", TRUE, &tp_s, NULL, NULL }, { "pp", TRUE, &pp_s, NULL, NULL }, { "cp", TRUE, &cp_s, NULL, NULL },
-    { "ep", TRUE, &ep_s, NULL, NULL }, { "etp", TRUE, &etp_s, NULL, NULL },
-    { "schedule", TRUE, &schedule_s, NULL, NULL },
-    { "seq-len", TRUE, &seq_s, NULL, NULL }, { "gpu-variation", TRUE, &variation_s, NULL, NULL },
-    { "max-nodes", TRUE, &max_nodes_s, NULL, NULL }, { "min-headroom", TRUE, &headroom_s, NULL, NULL },
+    { "tp", TRUE, &lf.tp, NULL, NULL }, { "pp", TRUE, &lf.pp, NULL, NULL }, { "cp", TRUE, &lf.cp, NULL, NULL },
+    { "ep", TRUE, &lf.ep, NULL, NULL }, { "etp", TRUE, &lf.etp, NULL, NULL },
+    { "schedule", TRUE, &lf.schedule, NULL, NULL },
+    { "seq-len", TRUE, &lf.seq, NULL, NULL }, { "gpu-variation", TRUE, &lf.variation, NULL, NULL },
+    { "max-nodes", TRUE, &lf.max_nodes, NULL, NULL }, { "min-headroom", TRUE, &lf.headroom, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
     { "fp8", TRUE, &fp8_s, NULL, NULL },
     { "fp4", TRUE, &fp4_s, NULL, NULL },
-    { "train-tokens", TRUE, &train_s, NULL, NULL }, { "gpu-hour-price", TRUE, &price_s, NULL, NULL }, { "gpus", TRUE, &gpus_s, NULL, NULL },
+    { "train-tokens", TRUE, &train_s, NULL, NULL }, { "gpu-hour-price", TRUE, &price_s, NULL, NULL }, { "gpus", TRUE, &lf.gpus, NULL, NULL },
     { "wide", FALSE, NULL, &wide, NULL }, { "all", FALSE, NULL, &all, NULL },
     { "quiet", FALSE, NULL, &quiet, NULL }, { "calibration", TRUE, &calibration, NULL, NULL }, { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
@@ -711,26 +785,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     return 2;
   if (!parse_job (nodes_s, threads_s, jobs_s, gb_s, shard_s, &job, error))
     return 2;
-  if (!sim_sweep_parse_choices ("tp", tp_s, ",", constraints.tp, &constraints.n_tp, error) ||
-      !sim_sweep_parse_choices ("pp", pp_s, ",", constraints.pp, &constraints.n_pp, error) ||
-      !sim_sweep_parse_choices ("cp", cp_s, ",", constraints.cp, &constraints.n_cp, error) ||
-      !sim_sweep_parse_choices ("ep", ep_s, ",", constraints.ep, &constraints.n_ep, error) ||
-      !sim_sweep_parse_choices ("etp", etp_s, ",", constraints.etp, &constraints.n_etp, error) ||
-      !sim_sweep_parse_schedules (schedule_s, ",", &constraints.schedules, error) ||
-      !sim_sweep_parse_headroom (headroom_s, &constraints.min_headroom, error))
-    return 2;
-  if (max_nodes_s != NULL && !sim_cli_int ("max-nodes", max_nodes_s, 1, 65536, &cap, error))
-    return 2;
-  if (seq_s != NULL && !sim_cli_int ("seq-len", seq_s, 1, 1 << 24, &seq, error))
-    return 2;
-  if (variation_s != NULL) {
-    /* the plan's own parser checks it, as every layout's plan will */
-    g_autoptr (SimPlan) check = sim_plan_new ();
-    if (!sim_plan_set (check, "gpu-variation", variation_s, NULL, error))
-      return 2;
-    variation = check->gpu_variation;
-  }
-  if (gpus_s != NULL && !sim_cli_int ("gpus", gpus_s, 1, SIM_TOPOLOGY_MAX_GPUS, &gpus, error))
+  if (!parse_limits (&lf, &constraints, &cap, &seq, &variation, &gpus, error))
     return 2;
   /* the output, before hours of simulation */
   if (json != NULL && !sim_cli_check_json (json, error))
@@ -777,27 +832,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   if (json_text == NULL || !g_str_equal (json, "-") || html != NULL) {
     const SimTopology *big = sim_sweep_cluster (sw, max_nodes);
     int n = big != NULL ? sim_topology_n_gpus (big) : 0;
-    g_autofree char *limits = constraints_title (sim_sweep_constraints (sw));
-    g_autofree char *seq_only = seq > 0 ? g_strdup_printf ("; sequence %d tokens", seq) : g_strdup ("");
-    g_autofree char *seq_title = variation >= 0 ? g_strdup_printf ("%s; GPU speeds spread %g%%", seq_only, 100 * variation)
-                                                : g_strdup (seq_only);
-    /* a model that publishes no global batch: SIM_SWEEP_SEQUENCES_PER_GPU
-     * per GPU (sim_sweep_enumerate) */
-    g_autofree char *gb_title =
-        gb_s != NULL ? g_strdup (gb_s)
-        : model->default_global_batch > 0
-            ? g_strdup_printf ("the model's, %" G_GUINT64_FORMAT, model->default_global_batch)
-        : scale
-            ? g_strdup_printf (
-                  "%d sequences per GPU (the model publishes none; --global-batch sets one)",
-                  SIM_SWEEP_SEQUENCES_PER_GPU)
-            : g_strdup_printf ("%d, %d sequences per GPU (the model publishes none; --global-batch "
-                               "sets one)",
-                               SIM_SWEEP_SEQUENCES_PER_GPU * n, SIM_SWEEP_SEQUENCES_PER_GPU);
-    title = g_strdup_printf (
-        "sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s%s%s; top %d by tokens/s",
-        model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n, n == 1 ? "" : "s",
-        scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_title, seq_title, limits, top);
+    title = sweep_title (model, topology, sw, max_nodes, n, gb_s, scale, seq, variation, top);
     if (job.shards > 1)
       g_string_append_printf (table, "shard %d of %d\n\n", job.shard, job.shards);
     print_ranked (table, ranked, top, scale, wide);
