@@ -95,6 +95,91 @@ write_outputs (const char *chart, const char *json, const char *html, const Prin
   return sim_output_set_commit (set, error);
 }
 
+/* text and a newline, wrapped at the table's width unless wide */
+static void
+append_line (GString *out, const char *text, gboolean wide)
+{
+  if (wide)
+    g_string_append (out, text);
+  else
+    sim_cli_append_wrapped (out, text, 0, 2, SIM_CLI_COLUMNS);
+  g_string_append_c (out, '\n');
+}
+
+/* how far every step time of the table is validated, as the report says
+ * it under its step time: the bands of the first plan, and the
+ * framework's band where another plan of the table has one */
+static void
+print_bands (GString *table, const SimTopology *topo, const SimModel *model, GPtrArray *runs,
+             gboolean wide)
+{
+  g_autoptr (GPtrArray) lines = sim_report_band_sentences (
+      topo, model, ((const SimRun *) g_ptr_array_index (runs, 0))->plan);
+  for (guint i = 1; i < runs->len && lines->len < 3; i++) {
+    char *framework = sim_report_framework_band_sentence (topo, ((const SimRun *) g_ptr_array_index (runs, i))->plan);
+    gboolean seen = FALSE;
+    for (guint k = 0; k < lines->len && framework != NULL; k++)
+      seen |= g_str_equal (g_ptr_array_index (lines, k), framework);
+    if (framework != NULL && !seen)
+      g_ptr_array_add (lines, framework);
+    else
+      g_free (framework);
+  }
+  for (guint k = 0; k < lines->len; k++) {
+    g_autofree char *text = g_strconcat (k == 0 ? "step times: " : "", (const char *) g_ptr_array_index (lines, k), NULL);
+    append_line (table, text, wide);
+  }
+}
+
+/* a plan whose global batch its own layout rounded up (sim_plan_resolve:
+ * a multiple of micro-batch x dp) trains more tokens per step than the
+ * others: said under the table, where the steps are compared */
+static void
+print_rounded_batches (GString *table, GPtrArray *runs, gboolean wide)
+{
+  for (guint i = 0; i < runs->len; i++) {
+    const SimRun *r = g_ptr_array_index (runs, i);
+    for (guint k = 0; k < r->plan->defaults->len; k++) {
+      const char *d = g_ptr_array_index (r->plan->defaults, k);
+      if (g_str_has_prefix (d, "--global-batch") && strstr (d, "rounded up") != NULL) {
+        g_autofree char *text = g_strdup_printf ("%s: %s; compare its tokens/s, not its step", r->label, d);
+        append_line (table, text, wide);
+      }
+    }
+  }
+}
+
+/* each plan's diagnosis, training cost and remedies */
+static void
+print_notes (GString *out, GPtrArray *runs, gboolean wide)
+{
+  for (guint i = 0; i < runs->len; i++) {
+    const SimRun *r = g_ptr_array_index (runs, i);
+    g_autoptr (GPtrArray) d = sim_run_diagnose (r, NULL);
+    g_autofree char *train = sim_report_train_text (r);
+    g_string_append_printf (out, "%s\n", r->label);
+    if (train != NULL)
+      g_ptr_array_insert (d, 0, g_strconcat ("training: ", train, NULL));
+    for (guint k = 0; k < d->len; k++) {
+      g_string_append (out, "  ");
+      if (wide)
+        g_string_append (out, g_ptr_array_index (d, k));
+      else
+        sim_cli_append_wrapped (out, g_ptr_array_index (d, k), 2, 4, SIM_CLI_COLUMNS);
+      g_string_append_c (out, '\n');
+    }
+    for (guint k = 0; k < r->remedies->len; k++) {
+      g_autofree char *text = sim_report_remedy_text (g_ptr_array_index (r->remedies, k));
+      g_string_append (out, "  remedy: ");
+      if (wide)
+        g_string_append (out, text);
+      else
+        sim_cli_append_wrapped (out, text, 10, 12, SIM_CLI_COLUMNS);
+      g_string_append_c (out, '\n');
+    }
+  }
+}
+
 int
 sim_cmd_compare (int argc, char **argv, GError **error)
 {
@@ -174,75 +259,9 @@ sim_cmd_compare (int argc, char **argv, GError **error)
         gb);
   }
   sim_cli_print_runs (printed.table, runs, wide);
-  {
-    /* how far every step time of the table is validated, as the report
-     * says it under its step time */
-    /* the bands of the first plan, and the framework's band where
-     * another plan of the table has one */
-    g_autoptr (GPtrArray) lines = sim_report_band_sentences (
-        topo, model, ((const SimRun *) g_ptr_array_index (runs, 0))->plan);
-    for (guint i = 1; i < runs->len && lines->len < 3; i++) {
-      char *framework = sim_report_framework_band_sentence (topo, ((const SimRun *) g_ptr_array_index (runs, i))->plan);
-      gboolean seen = FALSE;
-      for (guint k = 0; k < lines->len && framework != NULL; k++)
-        seen |= g_str_equal (g_ptr_array_index (lines, k), framework);
-      if (framework != NULL && !seen)
-        g_ptr_array_add (lines, framework);
-      else
-        g_free (framework);
-    }
-    for (guint k = 0; k < lines->len; k++) {
-      g_autofree char *text = g_strconcat (k == 0 ? "step times: " : "", (const char *) g_ptr_array_index (lines, k), NULL);
-      if (wide)
-        g_string_append (printed.table, text);
-      else
-        sim_cli_append_wrapped (printed.table, text, 0, 2, SIM_CLI_COLUMNS);
-      g_string_append_c (printed.table, '\n');
-    }
-  }
-  /* a plan whose global batch its own layout rounded up (sim_plan_resolve:
-   * a multiple of micro-batch x dp) trains more tokens per step than the
-   * others: said under the table, where the steps are compared */
-  for (guint i = 0; i < runs->len; i++) {
-    const SimRun *r = g_ptr_array_index (runs, i);
-    for (guint k = 0; k < r->plan->defaults->len; k++) {
-      const char *d = g_ptr_array_index (r->plan->defaults, k);
-      if (g_str_has_prefix (d, "--global-batch") && strstr (d, "rounded up") != NULL) {
-        g_autofree char *text = g_strdup_printf ("%s: %s; compare its tokens/s, not its step", r->label, d);
-        if (wide)
-          g_string_append (printed.table, text);
-        else
-          sim_cli_append_wrapped (printed.table, text, 0, 2, SIM_CLI_COLUMNS);
-        g_string_append_c (printed.table, '\n');
-      }
-    }
-  }
-  for (guint i = 0; i < runs->len; i++) {
-    const SimRun *r = g_ptr_array_index (runs, i);
-    GString *out = printed.notes;
-    g_autoptr (GPtrArray) d = sim_run_diagnose (r, NULL);
-    g_autofree char *train = sim_report_train_text (r);
-    g_string_append_printf (out, "%s\n", r->label);
-    if (train != NULL)
-      g_ptr_array_insert (d, 0, g_strconcat ("training: ", train, NULL));
-    for (guint k = 0; k < d->len; k++) {
-      g_string_append (out, "  ");
-      if (wide)
-        g_string_append (out, g_ptr_array_index (d, k));
-      else
-        sim_cli_append_wrapped (out, g_ptr_array_index (d, k), 2, 4, SIM_CLI_COLUMNS);
-      g_string_append_c (out, '\n');
-    }
-    for (guint k = 0; k < r->remedies->len; k++) {
-      g_autofree char *text = sim_report_remedy_text (g_ptr_array_index (r->remedies, k));
-      g_string_append (out, "  remedy: ");
-      if (wide)
-        g_string_append (out, text);
-      else
-        sim_cli_append_wrapped (out, text, 10, 12, SIM_CLI_COLUMNS);
-      g_string_append_c (out, '\n');
-    }
-  }
+  print_bands (printed.table, topo, model, runs, wide);
+  print_rounded_batches (printed.table, runs, wide);
+  print_notes (printed.notes, runs, wide);
 
   if (!write_outputs (chart, json, html, &printed, topo, model, runs, error))
     return 2;
