@@ -72,6 +72,11 @@
  *   18 x SM90_NVLINK_BW); LL128 with 120/128-byte lines (NCCL's 0.92); LL
  *   with 8-byte lines half flags, NCCL's 1/4 (all_reduce) or 1/3 and at
  *   most llMaxBw (87.7 GB/s on one node, 22.5 on two, 19.0 beyond).
+ *   Two of the tuner's refinements (tuning.cc at NVIDIA/nccl 5067397c):
+ *   a tree all_reduce's bandwidth times treeCorrectionFactor at medium
+ *   sizes (0.4-1.0 by protocol and size, 64 B to 256 MiB), and a ring
+ *   all_reduce over nodes with Simple its latency times 1.4 ("plateau
+ *   effect of ring").
  * The per-step latencies already include the links' own latencies, so
  * collective flows carry no path latency of their own.
  *
@@ -90,8 +95,10 @@
  * published sweeps show (their 64 MiB-16 GiB rows pass the 370 GB/s a
  * ring can reach, so they are NVLS).  Not modelled: NVLS for all_gather
  * and reduce_scatter (NCCL has it; no measurement to check it against),
- * NCCL's per-channel caps
- * (perChMaxRingLL128Bws, perChMaxTreeBws) and treeCorrectionFactor.
+ * NCCL's per-channel caps (perChMaxRingLL128Bws, perChMaxTreeBws), SHARP
+ * in InfiniBand switches (CollNet).  Two-node sweeps show ring/LL128 at
+ * 4-64 MiB 10-28 % faster here than measured on A100, H100, H200 and B200
+ * alike (tests/test-validation-nccl.c, held-out table): not yet explained.
  */
 #pragma once
 
