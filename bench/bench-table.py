@@ -111,6 +111,6 @@ wall, rss, _ = timed([sim, "--topology", "dgx8x4", "--nodes", "16384"] + plan +
                      ["--dp", "2048", "--global-batch", "16384"])
 rows.append(("131,072 GPUs, symmetric", "%.2f s, %.2f GiB peak RSS" % (wall, rss / 2**30), "1 s"))
 
-print("%-40s %-48s %s" % ("issue 16 figure", "measured", "target"))
+print("%-40s %-48s %s" % ("figure", "measured", "target"))
 for name, got, want in rows:
     print("%-40s %-48s %s" % (name, got, want))

@@ -68,7 +68,7 @@ def main(sim, root):
           "gb200-nvl72: the report prints the band of the 10 GB200 runs (3.9 %)")
 
     # 64 GPUs of a rack (16 of its 18 compute trays of 4), the size of a
-    # 64-H100 run beside it (issue 43 item 11)
+    # 64-H100 run beside it
     rc, out, err = run(sim, ["--topology", topo("gb200-nvl72.xml"), "--gpus", "64", "--model", "llama3-70b",
                              "--tp", "4", "--pp", "2", "--dp", "8", "--memory-only"])
     check(rc == 0 and "64 GPUs: 1 node x 64 NVIDIA GB200" in out,
@@ -77,7 +77,7 @@ def main(sim, root):
     rc, out, err = run(sim, ["--topology", topo("gb200-nvl72.xml"), "--nodes", "2", "--model", "llama3-70b",
                              "--tp", "8", "--memory-only"])
     check("144 GPUs: 2 nodes x 72" in out, "gb200-nvl72: --nodes 2 gives 2 racks = 144 GPUs")
-    # issue 15's command, as written there: --racks names the racks of a rack file
+    # --racks names the racks of a rack file (the other name of --nodes)
     rc, out, err = run(sim, ["--topology", topo("gb200-nvl72.xml"), "--racks", "2", "--model", "llama3-405b",
                              "--fp8", "hybrid", "--tp", "8", "--pp", "9", "--dp", "2"])
     check(rc == 0 and "144 GPUs: 2 nodes x 72" in out,

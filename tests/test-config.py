@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A framework's own config gives the plan its flags give (issue 44 item 4).
+"""A framework's own config gives the plan its flags give.
 
 usage: test-config.py SIM SOURCE_ROOT
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Finding your way and fitting a terminal (issue 14): what a new user
+"""Finding your way and fitting a terminal: what a new user
 meets first.
 
 usage: test-finding-your-way.py SIM SOURCE_ROOT

@@ -117,7 +117,7 @@ with cli.tempdir() as tmp:
     check("exit 1 with --json -, the document still printed",
           (r.returncode, cli.json_of(r)["memory"]["fits"]), (1, False))
     # the text says "no MFU is given for a plan that cannot run"; so does
-    # the JSON (issue 43 item 5): mfu and hfu null beside the step time
+    # the JSON: mfu and hfu null beside the step time
     r = cli.run(sim, *oom, "--json", "-", cwd=tmp, timeout=60)
     t = cli.json_of(r)["time"]
     check("out of memory: time.mfu and time.hfu null, the step time given",
@@ -240,7 +240,7 @@ if r.returncode == 0:
     check("1F1B bubble between 15/31 and (15/31 + extra) / (1 + extra)",
           15 / 31 - 0.005 <= big["time"]["bubble_fraction"] <= (15 / 31 + extra) / (1 + extra) + 0.005, True)
 
-# --train-tokens (issue 14): days = tokens / (tokens/s) / 86,400; GPU-hours =
+# --train-tokens: days = tokens / (tokens/s) / 86,400; GPU-hours =
 # days x 24 x GPUs; cost = GPU-hours x price.  Checked against the run's
 # own tokens/s, not against sim's arithmetic.
 r = cli.run(sim, "--topology", "dgx8x4", "--model", "llama3-70b", "--tp", "8", "--pp", "4", "--dp", "2",

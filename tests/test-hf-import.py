@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hugging Face config.json as --model (issue 14, "Bring your own config").
+"""Hugging Face config.json as --model.
 
 usage: test-hf-import.py SIM_BINARY SOURCE_ROOT
 
@@ -107,7 +107,7 @@ _, m = model_of("--model", os.path.join(hf, "deepseek-v3.json"))
 checks.check("deepseek-v3: seq-len is its YaRN original_max_position_embeddings, 4096",
              m["seq_len"] if m else None, 4096)
 # a mixture of experts' model line names its experts, their width, the
-# routing and the active parameters (issue 43 item 11): Qwen3-30B-A3B's
+# routing and the active parameters: Qwen3-30B-A3B's
 # config.json has num_experts 128, moe_intermediate_size 768,
 # num_experts_per_tok 8; its model card says 3.3B activated
 r = cli.run(sim, "--topology", "dgx8x4", "--memory-only", "--model", os.path.join(hf, "qwen3-30b-a3b.json"),

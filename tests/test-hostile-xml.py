@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile inputs for sim's XML readers and input files (issue 13).
+"""Hostile inputs for sim's XML readers and input files.
 
 usage: test-hostile-xml.py SIM_BINARY SOURCE_ROOT
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--html pages in a real browser: headless Chromium (issue 14).
+"""--html pages in a real browser: headless Chromium.
 
 usage: test-html-browser.py SIM_BINARY SOURCE_ROOT
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--html: one self-contained page per command (issue 14).
+"""--html: one self-contained page per command.
 
 usage: test-html.py SIM_BINARY SOURCE_ROOT
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """sim topology import: a cluster file from NCCL's topology dump, nvidia-smi
-topo -m and ibstat (issue 44 item 3).
+topo -m and ibstat.
 
 usage: test-import.py SIM SOURCE_ROOT
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Megatron-LM's flag names as aliases of sim's plan options (issue 14).
+"""Megatron-LM's flag names as aliases of sim's plan options.
 
 usage: test-megatron-flags.py SIM_BINARY SOURCE_ROOT
 

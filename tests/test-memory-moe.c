@@ -1,5 +1,5 @@
 /* test-memory-moe.c — expert parallelism in the plan and the memory ledger
- * of mixture-of-experts models (issue 17, stage 2), against hand
+ * of mixture-of-experts models, against hand
  * calculations from each model's config (models/NAME.xml) */
 #include <glib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sim sweep --merge is a trust boundary (issue 13).
+"""sim sweep --merge is a trust boundary.
 
     test-merge.py SIM SOURCE_ROOT
 

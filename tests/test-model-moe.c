@@ -1,4 +1,4 @@
-/* tests for sim-model's mixture-of-experts models (issue 17, models stage):
+/* tests for sim-model's mixture-of-experts models:
  * total and active parameters against the published figures, the layer
  * pattern, latent attention, the separate head size, the Hugging Face
  * import of the five shipped models, and the refusal until the simulation

@@ -108,8 +108,7 @@ with cli.tempdir() as tmp:
 
     # sim compare prints the same sentences under its table: for a MoE
     # model the MoE band after "step times:", in place of the dense band
-    # (issue 42: a +/-5 % dense band before the MoE caveat read as the MoE
-    # plan's); the report likewise; where no MoE run was predicted, the
+    # (a +/-5 % dense band before the MoE caveat read as the MoE plan's); the report likewise; where no MoE run was predicted, the
     # dense band and that caveat
     r = cli.run(sim, "compare", "--topology", SHIPPED, "--model", "mixtral-8x7b",
                 "--plan", ",".join(["tp=2", "ep=8", "pp=2", "recompute=full"]))

@@ -1,5 +1,4 @@
-/* tests for the time simulation of mixture-of-experts layers (issue 17,
- * stage 3): the model FLOPs of the active experts, the all-to-all bytes
+/* tests for the time simulation of mixture-of-experts layers: the model FLOPs of the active experts, the all-to-all bytes
  * per GPU, the dispatch and combine all-to-alls on the critical path, and
  * the MoE activations on the timeline, each against a value derived apart
  * from the code under test */

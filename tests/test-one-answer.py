@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One plan, one answer: sim, sim compare and sim sweep agree (issue 43).
+"""One plan, one answer: sim, sim compare and sim sweep agree.
 
 usage: test-one-answer.py SIM SOURCE_ROOT
 
@@ -36,8 +36,8 @@ CASES = [
      ["--tp", "2", "--pp", "1", "--cp", "1", "--fp8", "hybrid", "--seq-len", "4096"]),
     ("mixture of experts, pp 2", ["--topology", "dgx-h100", "--nodes", "2", "--model", "mixtral-8x7b"],
      ["--tp", "1", "--pp", "2", "--cp", "1", "--ep", "8", "--seq-len", "4096"]),
-    # 32 layers on 3 stages: uneven, as plain sim resolves them (issue 43
-    # item 2: the sweep tried only pp dividing the layers)
+    # 32 layers on 3 stages: uneven, as plain sim resolves them (the sweep
+    # once tried only pp dividing the layers)
     ("uneven pipeline, 32 layers on pp 3", ["--topology", "dgx8x4", "--gpus", "24", "--model", "llama3-8b"],
      ["--tp", "2", "--pp", "3", "--cp", "1", "--seq-len", "4096"]),
     ("70B on 4 nodes, pp 4", ["--topology", "dgx8x4", "--nodes", "4", "--model", "llama3-70b"],
@@ -129,8 +129,7 @@ for x in timed:
     check(f"remedy {x['flags']}: days to train against the plan's if memory allowed",
           round(x["time_change"], 12), round(doc["time"]["tokens_per_s"] / x["tokens_per_s"] - 1, 12))
 
-# the fastest layout that fits, offered for a plan that does not (issue 43
-# item 7): Llama 3 70B at tp 2 x pp 2 x dp 16 on dgx8x4 (8 nodes) fits with
+# the fastest layout that fits, offered for a plan that does not: Llama 3 70B at tp 2 x pp 2 x dp 16 on dgx8x4 (8 nodes) fits with
 # none of its remedies.  The offer is sim sweep --top 1's best on the same
 # job, its step is sim's step of the plan with the offered flags, and its
 # days to train are against the plan's if memory allowed.

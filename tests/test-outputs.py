@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Output files: all or nothing, and never somewhere else (issue 13).
+"""Output files: all or nothing, and never somewhere else.
 
 usage: test-outputs.py SIM_BINARY SOURCE_ROOT
 

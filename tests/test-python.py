@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python binding (python/simtrain) answers as the command line does (issue 44).
+"""The Python binding (python/simtrain) answers as the command line does.
 
 usage: test-python.py SIM SOURCE_ROOT LIBSIM
 

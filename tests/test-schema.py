@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every JSON document sim writes follows its schema in docs/schema (issue 43).
+"""Every JSON document sim writes follows its schema in docs/schema.
 
 usage: test-schema.py SIM SOURCE_ROOT
 

@@ -1,6 +1,6 @@
 /* tests for sim_iteration_run_steady: the steady state of long 1F1B, ZB-H1
  * and interleaved runs, extrapolated from three short runs, against the whole
- * run simulated event by event (issue 16: step time, exposed communication,
+ * run simulated event by event (step time, exposed communication,
  * bubble and activation peak within 0.1 %).  Prints the comparison table. */
 #include <glib.h>
 #include <math.h>

@@ -126,7 +126,7 @@ check("sweep --help documents the exit status", "exit status: 0 at least one lay
 def unbalanced(plan):
     return re.sub(r",layout=[^,]*$", "", plan)
 
-# --fp8 both (issue 15): every BF16 layout also appears in FP8, ranked together;
+# --fp8 both: every BF16 layout also appears in FP8, ranked together;
 # FP8 linear layers are faster, so the best layout is an FP8 one
 with cli.tempdir() as tmp:
     both = os.path.join(tmp, "both.json")
@@ -172,7 +172,7 @@ with cli.tempdir() as tmp:
     line = next((l for l in r.stdout.splitlines() if "training: 1 T tokens in" in l), "")
     days = float(line.split(" in ")[1].split()[0]) if line else -1
     check("sweep --train-tokens: the best layout's days", abs(days - 1e12 / best["tokens_per_s"] / 86400) < 0.06, True)
-# constraints (issue 14): --tp/--pp/--cp restrict the enumeration, --min-headroom
+# constraints: --tp/--pp/--cp restrict the enumeration, --min-headroom
 # prunes the layouts that fit with too little free, --jobs is --threads
 with cli.tempdir() as tmp:
     cj = os.path.join(tmp, "c.json")
@@ -234,7 +234,7 @@ with cli.tempdir() as tmp:
     check("sweep --csv: the ranked rows first, tight ones last, each by tokens/s",
           ([int(c["rank"]) for c in ranked] == list(range(1, len(ranked) + 1)),
            lines[:len(ranked)] == ranked, order == sorted(order)), (True, True, True))
-    # --csv alone does not simulate every layout (issue 43: 2 s became 89 s):
+    # --csv alone does not simulate every layout (simulating all of them took 89 s against 2 s):
     # the rows past the top 10's bound are listed with why; --all simulates them
     bound = "its compute alone is slower than the top"
     ac = os.path.join(tmp, "all.csv")
@@ -351,7 +351,7 @@ check("sweep without a global batch: every layout that fits runs 128", (len(fit)
 table = r.stdout.split("rank  plan", 1)[-1].split("\n\n", 1)[0]
 check("sweep without a global batch: the table leaves the shared gb out, the best plan gives it",
       ("gb=" in table, "gb=128," in r.stdout.split("best: ", 1)[-1]), (False, True))
-# the 100-column promise on a MoE sweep (issue 43 item 11): its summary
+# the 100-column promise on a MoE sweep: its summary
 # and its best plan's string, which has no spaces and wraps after a comma
 r = run("sweep", "--topology", "dgx-h100", "--nodes", "2", "--model", "mixtral-8x7b", "--top", "3")
 wide = [line for line in r.stdout.splitlines() if len(line) > 100]
