@@ -1296,13 +1296,14 @@ w_share (double bwd_s, double w_gpu_s, double gpu_s)
 static void
 layer_times (const SimPlan *p, const Acc *fwd, const Acc *bwd, const Acc *core_fwd,
              const Acc *core_bwd, const Acc *rec, double *fwd_s, double *bwd_s, double *rec_s,
-             double *fwd_flop, double *bwd_flop, double *rec_flop, double gpu_s[2], double host_s[2])
+             double *fwd_flop, double *bwd_flop, double *rec_flop, SimLayerCost *c, SimLayerPass f,
+             SimLayerPass b)
 {
   Acc lf = *fwd, lb = *bwd;
   lf.s += core_fwd->s, lf.kernels += core_fwd->kernels, lf.flop += core_fwd->flop;
   lb.s += core_bwd->s, lb.kernels += core_bwd->kernels, lb.flop += core_bwd->flop;
-  gpu_s[0] = lf.s, host_s[0] = launches (&lf) * lf.g->eff.host_launch_s;
-  gpu_s[1] = lb.s, host_s[1] = launches (&lb) * lb.g->eff.host_launch_s;
+  c->gpu_s[f] = lf.s, c->host_s[f] = launches (&lf) * lf.g->eff.host_launch_s;
+  c->gpu_s[b] = lb.s, c->host_s[b] = launches (&lb) * lb.g->eff.host_launch_s;
   *fwd_s = wall (&lf);
   *bwd_s = wall (&lb);
   *fwd_flop = lf.flop;
@@ -1441,13 +1442,17 @@ cost_moe_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLay
                  (a ? attn_b : 0) + (r ? n.router_bwd : 0) + (a && r ? 2 : 0), Tn, h);
   }
   layer_times (p, &mf, &mb, &mcf, &mcb, &mr, &c->moe_fwd_s, &c->moe_bwd_s, &c->moe_recompute_s,
-               &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop, c->gpu_s + 2,
-               c->host_s + 2);
-  c->moe_bwd_w_s = w_share (c->moe_bwd_s, mb.w_s + mcb.w_s, c->gpu_s[3]);
+               &c->moe_fwd_flop, &c->moe_bwd_flop, &c->moe_recompute_flop, c, SIM_MOE_LAYER_FWD,
+               SIM_MOE_LAYER_BWD);
+  c->moe_bwd_w_s = w_share (c->moe_bwd_s, mb.w_s + mcb.w_s, c->gpu_s[SIM_MOE_LAYER_BWD]);
   /* the attention side's share of the layer's time, by GPU time (the
    * router, its top-k and the permutation are counted with the experts) */
-  c->moe_attn_fwd_s = c->gpu_s[2] > 0 ? c->moe_fwd_s * attn_fwd_gpu_s / c->gpu_s[2] : 0;
-  c->moe_attn_bwd_s = c->gpu_s[3] > 0 ? c->moe_bwd_s * attn_bwd_gpu_s / c->gpu_s[3] : 0;
+  c->moe_attn_fwd_s = c->gpu_s[SIM_MOE_LAYER_FWD] > 0
+                           ? c->moe_fwd_s * attn_fwd_gpu_s / c->gpu_s[SIM_MOE_LAYER_FWD]
+                           : 0;
+  c->moe_attn_bwd_s = c->gpu_s[SIM_MOE_LAYER_BWD] > 0
+                           ? c->moe_bwd_s * attn_bwd_gpu_s / c->gpu_s[SIM_MOE_LAYER_BWD]
+                           : 0;
   c->moe_recompute_module_flop = mr.flop;
   c->moe_recompute_tp_colls =
       m->moe.shared_experts > 0 &&
@@ -1652,8 +1657,8 @@ cost_layer (const SimModel *m, const SimPlan *p, const SimGpuType *g, SimLayerCo
   c->attn_core_fwd_s = core_fwd.s;
   layer_times (p, &fwd, &bwd, &core_fwd, &core_bwd, &rec, &c->layer_fwd_s, &c->layer_bwd_s,
                &c->layer_recompute_s, &c->layer_fwd_flop, &c->layer_bwd_flop,
-               &c->layer_recompute_flop, c->gpu_s, c->host_s);
-  c->layer_bwd_w_s = w_share (c->layer_bwd_s, bwd.w_s + core_bwd.w_s, c->gpu_s[1]);
+               &c->layer_recompute_flop, c, SIM_LAYER_FWD, SIM_LAYER_BWD);
+  c->layer_bwd_w_s = w_share (c->layer_bwd_s, bwd.w_s + core_bwd.w_s, c->gpu_s[SIM_LAYER_BWD]);
   c->layer_recompute_module_flop = rec.flop;
   c->recompute_tp_colls = recomputes (p, SIM_RECOMPUTE_MLP) ? mlp_colls : 0;
   /* torchtitan's op-level checkpointing gathers the attention's and the

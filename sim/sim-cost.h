@@ -34,6 +34,16 @@
 
 G_BEGIN_DECLS
 
+/* the passes SimLayerCost times kernel by kernel: a dense layer's forward
+ * and backward, and a mixture-of-experts layer's */
+typedef enum {
+  SIM_LAYER_FWD,
+  SIM_LAYER_BWD,
+  SIM_MOE_LAYER_FWD,
+  SIM_MOE_LAYER_BWD,
+  SIM_LAYER_PASSES
+} SimLayerPass;
+
 typedef struct {
   /* one transformer layer, one micro-batch, one TP rank, seconds */
   double layer_fwd_s;
@@ -94,11 +104,10 @@ typedef struct {
    * dense and per MoE layer */
   double layer_recompute_module_flop, moe_recompute_module_flop;
   int recompute_tp_colls, moe_recompute_tp_colls;
-  /* the GPU's time and the host's time to launch the kernels of a dense
-   * layer's forward and backward and of an MoE layer's ([0] [1] and [2]
-   * [3]; the pass takes the longer, sim-cost.c wall()); MoE entries 0 for
-   * a dense model */
-  double gpu_s[4], host_s[4];
+  /* the GPU's time and the host's time to launch the kernels of each
+   * SimLayerPass (the pass takes the longer, sim-cost.c wall()); the MoE
+   * passes 0 for a dense model */
+  double gpu_s[SIM_LAYER_PASSES], host_s[SIM_LAYER_PASSES];
 } SimLayerCost;
 
 /* fills *out for a resolved plan; never fails; any thread (pure) */

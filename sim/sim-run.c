@@ -174,23 +174,27 @@ sim_run_wall (const SimRun *run)
 static void
 launch_bound (GPtrArray *out, const SimRun *run, const SimLayerCost *cost)
 {
-  static const char *const what[] = { "a dense layer's forward", "a dense layer's backward",
-                                      "an MoE layer's forward", "an MoE layer's backward" };
+  static const char *const what[SIM_LAYER_PASSES] = {
+    [SIM_LAYER_FWD] = "a dense layer's forward",
+    [SIM_LAYER_BWD] = "a dense layer's backward",
+    [SIM_MOE_LAYER_FWD] = "an MoE layer's forward",
+    [SIM_MOE_LAYER_BWD] = "an MoE layer's backward",
+  };
   const SimGpuType *g = sim_topology_gpu_type (run->topo, 0);
   const SimPlan *p = run->plan;
   guint64 moe = sim_model_moe_layers (run->model);
   guint want;
   int worst = -1;
   g_autofree char *cure = NULL;
-  for (int i = 0; i < 4; i++) {
-    gboolean present = i < 2 ? moe < run->model->layers : moe > 0;
+  for (int i = 0; i < SIM_LAYER_PASSES; i++) {
+    gboolean present = i < SIM_MOE_LAYER_FWD ? moe < run->model->layers : moe > 0;
     if (present && cost->host_s[i] > cost->gpu_s[i] &&
         (worst < 0 || cost->host_s[i] / cost->gpu_s[i] > cost->host_s[worst] / cost->gpu_s[worst]))
       worst = i;
   }
   if (worst < 0)
     return;
-  want = worst < 2 ? SIM_GRAPH_ATTN | SIM_GRAPH_MLP
+  want = worst < SIM_MOE_LAYER_FWD ? SIM_GRAPH_ATTN | SIM_GRAPH_MLP
                    : SIM_GRAPH_ATTN | SIM_GRAPH_MOE_ROUTER | SIM_GRAPH_MOE_PREPROCESS;
   if (p->framework == SIM_FRAMEWORK_MEGATRON && p->recompute != SIM_RECOMPUTE_FULL &&
       (p->cuda_graph_impl == SIM_CUDA_GRAPH_NONE || (p->cuda_graph_scope & want) != want)) {

@@ -699,9 +699,12 @@ graphs (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem
   const SimPlan *p = *plan;
   const SimGpuType *g = sim_topology_gpu_type (t, 0);
   gboolean moe = sim_model_is_moe (sw->model), bound = FALSE;
-  /* the layers of each kind: passes 0-1 dense, 2-3 MoE */
+  /* the layers each SimLayerPass runs in */
   double n_moe = (double) sim_model_moe_layers (sw->model);
-  double n[4] = { sw->model->layers - n_moe, sw->model->layers - n_moe, n_moe, n_moe };
+  double n[SIM_LAYER_PASSES] = { [SIM_LAYER_FWD] = sw->model->layers - n_moe,
+                                 [SIM_LAYER_BWD] = sw->model->layers - n_moe,
+                                 [SIM_MOE_LAYER_FWD] = n_moe,
+                                 [SIM_MOE_LAYER_BWD] = n_moe };
   SimLayerCost with;
   g_autofree char *label = NULL;
   g_autoptr (SimPlan) q = NULL;
@@ -711,7 +714,7 @@ graphs (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem
     return;
   if (!costed)
     sim_cost_layer (sw->model, p, g, eager);
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < SIM_LAYER_PASSES; i++)
     bound |= n[i] > 0 && eager->host_s[i] > eager->gpu_s[i];
   if (!bound)
     return;
@@ -722,7 +725,7 @@ graphs (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem
     return;
   sim_cost_layer (sw->model, q, g, &with);
   /* the layers' forward and backward, each kind by its count */
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < SIM_LAYER_PASSES; i++) {
     before += n[i] * MAX (eager->host_s[i], eager->gpu_s[i]);
     after += n[i] * MAX (with.host_s[i], with.gpu_s[i]);
   }

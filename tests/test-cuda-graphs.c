@@ -38,19 +38,19 @@ test_dense_host (void)
 
   cost_of (t, m, "tp=1,pp=1,dp=8,mb=1", &eager);
   cost_of (t, m, "tp=1,pp=1,dp=8,mb=1,cuda-graph-scope=attn+mlp", &graphed);
-  g_assert_cmpfloat_with_epsilon (graphed.host_s[0], 2 * launch, 1e-15);
-  g_assert_cmpfloat_with_epsilon (graphed.host_s[1], 2 * launch, 1e-15);
-  g_assert_cmpfloat_with_epsilon (graphed.gpu_s[0] - eager.gpu_s[0], copy, 1e-12);
-  g_assert_cmpfloat_with_epsilon (graphed.gpu_s[1] - eager.gpu_s[1], copy, 1e-12);
+  g_assert_cmpfloat_with_epsilon (graphed.host_s[SIM_LAYER_FWD], 2 * launch, 1e-15);
+  g_assert_cmpfloat_with_epsilon (graphed.host_s[SIM_LAYER_BWD], 2 * launch, 1e-15);
+  g_assert_cmpfloat_with_epsilon (graphed.gpu_s[SIM_LAYER_FWD] - eager.gpu_s[SIM_LAYER_FWD], copy, 1e-12);
+  g_assert_cmpfloat_with_epsilon (graphed.gpu_s[SIM_LAYER_BWD] - eager.gpu_s[SIM_LAYER_BWD], copy, 1e-12);
   /* eager, the host launches each kernel: forward the two norms, the two
    * residual adds, four GEMMs, the SwiGLU, RoPE of q and of k and the
    * fused attention, 12; backward two kernels per norm, the two residual
    * adds, two GEMMs per linear, the SwiGLU's, RoPE's two, the attention's
    * and its rowsum of dO x O, 19 */
-  g_assert_cmpfloat_with_epsilon (eager.host_s[0], 12 * launch, 1e-15);
-  g_assert_cmpfloat_with_epsilon (eager.host_s[1], 19 * launch, 1e-15);
+  g_assert_cmpfloat_with_epsilon (eager.host_s[SIM_LAYER_FWD], 12 * launch, 1e-15);
+  g_assert_cmpfloat_with_epsilon (eager.host_s[SIM_LAYER_BWD], 19 * launch, 1e-15);
   /* the layer's time is the GPU's or the host's, whichever is longer */
-  g_assert_cmpfloat_with_epsilon (graphed.layer_fwd_s, MAX (graphed.gpu_s[0], graphed.host_s[0]), 1e-15);
+  g_assert_cmpfloat_with_epsilon (graphed.layer_fwd_s, MAX (graphed.gpu_s[SIM_LAYER_FWD], graphed.host_s[SIM_LAYER_FWD]), 1e-15);
 }
 
 /* Qwen3-30B-A3B (128 experts, top 8, no expert groups) at ep 8.  With
@@ -72,9 +72,9 @@ test_moe_router (void)
 
   cost_of (t, m, base, &eager);
   cost_of (t, m, with, &graphed);
-  g_assert_cmpfloat_with_epsilon (eager.host_s[2] - graphed.host_s[2], 33 * launch, 1e-12);
-  g_assert_cmpfloat_with_epsilon (eager.host_s[3] - graphed.host_s[3], 14 * launch, 1e-12);
-  g_assert_cmpfloat_with_epsilon (eager.host_s[0], graphed.host_s[0], 1e-15);
+  g_assert_cmpfloat_with_epsilon (eager.host_s[SIM_MOE_LAYER_FWD] - graphed.host_s[SIM_MOE_LAYER_FWD], 33 * launch, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eager.host_s[SIM_MOE_LAYER_BWD] - graphed.host_s[SIM_MOE_LAYER_BWD], 14 * launch, 1e-12);
+  g_assert_cmpfloat_with_epsilon (eager.host_s[SIM_LAYER_FWD], graphed.host_s[SIM_LAYER_FWD], 1e-15);
 }
 
 /* The static input buffer: one per graph a layer replays and micro-batch,

@@ -79,8 +79,8 @@ test_dense (void)
   b = pass_sum (k, "backward");
   g_assert_cmpint (f.n, ==, 12);
   g_assert_cmpint (b.n, ==, 19);
-  g_assert_cmpfloat_with_epsilon (f.s, c.gpu_s[0], 1e-12);
-  g_assert_cmpfloat_with_epsilon (b.s, c.gpu_s[1], 1e-12);
+  g_assert_cmpfloat_with_epsilon (f.s, c.gpu_s[SIM_LAYER_FWD], 1e-12);
+  g_assert_cmpfloat_with_epsilon (b.s, c.gpu_s[SIM_LAYER_BWD], 1e-12);
 
   /* QKV: 8192 tokens x (4096 + 2 x 8 x 128 = 6144) x 4096, 2 m n k =
    * 412,316,860,416 FLOP.  Every side is at or beyond the corner of the
@@ -125,7 +125,7 @@ test_dense (void)
    * (ZB-H1) is the list's wgrad rows: QKV, projection, FC1, FC2, and the
    * output layer's (the backward's GPU time is its wall time here, so no
    * host share scales it) */
-  g_assert_cmpfloat (c.layer_bwd_s, ==, c.gpu_s[1]);
+  g_assert_cmpfloat (c.layer_bwd_s, ==, c.gpu_s[SIM_LAYER_BWD]);
   g_assert_cmpfloat_with_epsilon (c.layer_bwd_w_s, role_sum (k, "backward", "wgrad"), 1e-12);
   g_assert_cmpfloat_with_epsilon (c.head_bwd_w_s, role_sum (k, "output backward", "wgrad"), 1e-12);
   g_assert_cmpfloat_with_epsilon (c.head_bwd_w_s, find (k, "output backward", "output", "wgrad")->seconds,
@@ -231,8 +231,8 @@ test_torchtitan (void)
   /* the list is still what the layer is charged */
   sim_cost_layer (m, pe, g, &ce);
   sim_cost_layer (m, pc, g, &cc);
-  g_assert_cmpfloat_with_epsilon (pass_sum (ke, "forward").s, ce.gpu_s[0], 1e-12);
-  g_assert_cmpfloat_with_epsilon (pass_sum (kc, "backward").s, cc.gpu_s[1], 1e-12);
+  g_assert_cmpfloat_with_epsilon (pass_sum (ke, "forward").s, ce.gpu_s[SIM_LAYER_FWD], 1e-12);
+  g_assert_cmpfloat_with_epsilon (pass_sum (kc, "backward").s, cc.gpu_s[SIM_LAYER_BWD], 1e-12);
   {
     const char *plans[] = {
       "tp=1,pp=1,dp=8,mb=1,framework=torchtitan,torch-compile=true,recompute=selective",
@@ -266,8 +266,8 @@ test_torchtitan (void)
 }
 
 /* Mixtral 8x7B lists its mixture-of-experts layer: the kernels sum to the
- * MoE layer's GPU time (SimLayerCost.gpu_s[2] and [3]) and include the
- * experts' */
+ * MoE layer's GPU time (SimLayerCost.gpu_s[SIM_MOE_LAYER_FWD] and
+ * [SIM_MOE_LAYER_BWD]) and include the experts' */
 static void
 test_moe (void)
 {
@@ -279,8 +279,8 @@ test_moe (void)
   SimLayerCost c;
   gboolean experts = FALSE;
   sim_cost_layer (m, p, g, &c);
-  g_assert_cmpfloat_with_epsilon (pass_sum (k, "forward").s, c.gpu_s[2], 1e-12);
-  g_assert_cmpfloat_with_epsilon (pass_sum (k, "backward").s, c.gpu_s[3], 1e-12);
+  g_assert_cmpfloat_with_epsilon (pass_sum (k, "forward").s, c.gpu_s[SIM_MOE_LAYER_FWD], 1e-12);
+  g_assert_cmpfloat_with_epsilon (pass_sum (k, "backward").s, c.gpu_s[SIM_MOE_LAYER_BWD], 1e-12);
   for (guint i = 0; i < k->len; i++)
     experts |= strcmp (g_array_index (k, SimKernel, i).name, "expert_fc1") == 0;
   g_assert_true (experts);
