@@ -551,11 +551,14 @@ coll (SimIterBuilder *b, SimCollOp op, const int *gpus, int n, double bytes, int
 }
 
 
-/* the bit of a kind's ALONE_ flag */
-static int
-kind_bit (SimSpanKind kind)
+/* the AloneKind of a group's span kind */
+static AloneKind
+alone_kind (SimSpanKind kind)
 {
-  return kind == SIM_SPAN_TP ? 0 : kind == SIM_SPAN_PP ? 1 : kind == SIM_SPAN_CP ? 4 : 2;
+  return kind == SIM_SPAN_TP   ? ALONE_KIND_TP
+         : kind == SIM_SPAN_PP ? ALONE_KIND_PP
+         : kind == SIM_SPAN_CP ? ALONE_KIND_CP
+                               : ALONE_KIND_DP;
 }
 
 /* the collective (as sim_collective_add adds it with choose()'s choice,
@@ -606,8 +609,12 @@ alone_delay (SimIterBuilder *b, int gi, SimCollOp op, const int *gpus, int n, do
   mm->op = op, mm->count = count, mm->bytes = bytes, mm->x = x;
   d.act = sim_engine_add_delay (b->e, x->t, span);
   b->alone_saved += x->acts > 0 ? x->acts - 1 : 0;
-  b->alone_saved_by[kind_bit (sim_iter_group_kind (b, gi))][g_array_index (b->spans, Span, span).mb >= 0] +=
-    x->acts > 0 ? x->acts - 1 : 0;
+  {
+    AloneKind k = alone_kind (sim_iter_group_kind (b, gi));
+    guint64 *by = g_array_index (b->spans, Span, span).mb >= 0 ? &b->alone_saved_by[k].per_mb
+                                                                : &b->alone_saved_by[k].once;
+    *by += x->acts > 0 ? x->acts - 1 : 0;
+  }
   d.seq = (guint32) (off & 0xffffffff);
   mark_from (b, first, span);
   if (after != G_MAXUINT32)

@@ -62,6 +62,18 @@ typedef struct {
 } Scratch;
 
 enum { ALONE_TP = 1, ALONE_PP = 2, ALONE_DP = 4, ALONE_CP = 16 };
+/* the kinds of group those flags name, for what is counted per kind */
+typedef enum { ALONE_KIND_TP, ALONE_KIND_PP, ALONE_KIND_DP, ALONE_KIND_CP, ALONE_KINDS } AloneKind;
+/* the ALONE_ flag of a kind */
+static inline int
+alone_flag (AloneKind k)
+{
+  static const int flag[ALONE_KINDS] = {
+    [ALONE_KIND_TP] = ALONE_TP, [ALONE_KIND_PP] = ALONE_PP,
+    [ALONE_KIND_DP] = ALONE_DP, [ALONE_KIND_CP] = ALONE_CP,
+  };
+  return flag[k];
+}
 /* with the shortcuts (not the reference, --exact): TP rank 0's
  * data-parallel collectives stand for every rank's where dp_mirrored */
 enum { MIRROR_DP = 8 };
@@ -179,8 +191,10 @@ typedef struct {
   GHashTable *alone_off;        /* borrowed: (group << 32 | seq) of those taken as flows */
   AloneMemo *alone_memo;        /* per group: its last collective's key and time alone */
   guint64 alone_saved;          /* the activities the delays stand for, less theirs */
-  guint64 alone_saved_by[5][2]; /* the same by kind (the bit of its flag, ALONE_TP 0 ..
-                                 * ALONE_CP 4), of no micro-batch [0] or of one [1] */
+  struct {
+    guint64 once;               /* the same by kind: of no micro-batch */
+    guint64 per_mb;             /* and of a micro-batch */
+  } alone_saved_by[ALONE_KINDS];
   /* memos of what every pass asks again: per stage, the predicted time of
    * one TP collective (tp_pred_s; < 0: not yet); per (replica r, stage s,
    * direction d) [(r * pp + s) * 2 + d], the GPU pairs of its sends and

@@ -76,12 +76,12 @@ sim_iter_rebuilt_counts (const SimIterBuilder *b, int keep, guint64 *once, guint
   for (guint32 a = 0; a < b->act_span->len; a++)
     *once += sim_iter_span_of ((SimIterBuilder *) b, a)->mb < 0;
   *rest = b->act_span->len - *once;
-  for (int k = 0; k < 5; k++) {
-    if (keep & (1 << k)) {
-      saved += b->alone_saved_by[k][0] + b->alone_saved_by[k][1];
+  for (AloneKind k = 0; k < ALONE_KINDS; k++) {
+    if (keep & alone_flag (k)) {
+      saved += b->alone_saved_by[k].once + b->alone_saved_by[k].per_mb;
     } else {
-      *once += b->alone_saved_by[k][0];
-      *rest += b->alone_saved_by[k][1];
+      *once += b->alone_saved_by[k].once;
+      *rest += b->alone_saved_by[k].per_mb;
     }
   }
   return 4 * saved >= *once + *rest;

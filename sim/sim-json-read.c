@@ -345,10 +345,3 @@ sim_json_get_string (const SimJsonValue *obj, const char *key)
   const SimJsonValue *v = sim_json_get (obj, key);
   return v != NULL && v->type == SIM_JSTRING ? v->string : NULL;
 }
-
-gboolean
-sim_json_get_bool (const SimJsonValue *obj, const char *key, gboolean fallback)
-{
-  const SimJsonValue *v = sim_json_get (obj, key);
-  return v != NULL && v->type == SIM_JBOOL ? v->boolean : fallback;
-}

@@ -39,6 +39,5 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimJsonValue, sim_json_value_free)
 const SimJsonValue *sim_json_get (const SimJsonValue *obj, const char *key);
 double sim_json_get_number (const SimJsonValue *obj, const char *key, double fallback);
 const char *sim_json_get_string (const SimJsonValue *obj, const char *key);
-gboolean sim_json_get_bool (const SimJsonValue *obj, const char *key, gboolean fallback);
 
 G_END_DECLS
