@@ -380,8 +380,7 @@ merge (GPtrArray *files, int top, const char *csv, const char *chart, GError **e
   {
     /* shards that pruned by their compute-alone bound ranked exactly only
      * their own top K of each GPU count */
-    const char *e = m->options != NULL ? strstr (m->options, "exact-top=") : NULL;
-    int k = e != NULL ? atoi (e + strlen ("exact-top=")) : 0;
+    int k = m->exact_top;
     if (k > 0 && top > k)
       g_string_append_printf (out, "note: the shards simulated each GPU count's best %d for certain (--top %d):\n"
                                    "  past rank %d a faster layout may have been pruned unsimulated; run them with\n"

@@ -105,6 +105,7 @@ sim_sweep_rows_json (GPtrArray *rows, const char *topo, const char *model, int s
 /* One shard file, checked on its own. */
 typedef struct {
   char *topology, *model, *options;
+  int exact_top; /* the options' exact-top when a count, else 0 */
   guint layouts;
   int shard, shards;
   GPtrArray *rows; /* Row*, owned */
@@ -418,9 +419,10 @@ read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **err
   return g_steal_pointer (&r);
 }
 
-/* the "options" object back into the text json_options wrote */
+/* the "options" object back into the text json_options wrote, and its
+ * exact-top (sim_sweep_options_text) when a count, else 0 */
 static gboolean
-read_options (const SimJsonValue *doc, const char *path, char **out, GError **error)
+read_options (const SimJsonValue *doc, const char *path, char **out, int *exact_top, GError **error)
 {
   const SimJsonValue *o = member (doc, "options", SIM_JOBJECT, FALSE, path, error);
   GString *s = g_string_new (NULL);
@@ -432,6 +434,9 @@ read_options (const SimJsonValue *doc, const char *path, char **out, GError **er
     const SimJsonValue *v = g_ptr_array_index (o->items, i);
     const char *k = g_ptr_array_index (o->keys, i);
     g_string_append_printf (s, "%s%s=", i > 0 ? "," : "", k);
+    if (g_str_equal (k, "exact-top") && v->type == SIM_JNUMBER && v->number >= 1 &&
+        v->number == floor (v->number) && v->number <= G_MAXINT)
+      *exact_top = (int) v->number;
     if (v->type == SIM_JSTRING)
       g_string_append (s, v->string);
     else if (v->type == SIM_JNUMBER && v->number >= 0 && v->number == floor (v->number) && v->number < 1e15)
@@ -459,7 +464,7 @@ read_header (const SimJsonValue *doc, const char *path, Shard *sh, GError **erro
                    "the JSON of sim sweep --json (schema sim-sweep/3)");
   if (!text (doc, "topology", FALSE, path, &sh->topology, error) ||
       !text (doc, "model", FALSE, path, &sh->model, error) ||
-      !read_options (doc, path, &sh->options, error) ||
+      !read_options (doc, path, &sh->options, &sh->exact_top, error) ||
       !count (doc, "layouts", 0, MAX_COUNT, path, &layouts, error) ||
       !count (doc, "shards", 1, MAX_COUNT, path, &shards, error) ||
       !count (doc, "shard", 1, (double) shards, path, &shard, error))
@@ -579,6 +584,7 @@ add_shard (SimSweepMerged *m, const char *first, Shard *sh, const char *path, GH
     m->topology = g_strdup (sh->topology);
     m->model = g_strdup (sh->model);
     m->options = g_strdup (sh->options);
+    m->exact_top = sh->exact_top;
     m->layouts = sh->layouts;
     m->shards = sh->shards;
   } else if (!same_sweep (m, first, sh, path, error))

@@ -278,6 +278,8 @@ char *sim_sweep_rows_csv (GPtrArray *rows);
 /* The shard files of one sweep, read back and checked (sim_sweep_merge). */
 typedef struct {
   char *topology, *model, *options;
+  int exact_top;        /* how many of each GPU count's best the shards simulated
+                         * for certain (sim_sweep_set_keep); 0: all */
   guint layouts;        /* enumerated, over all shards */
   int shards;
   GPtrArray *rows;      /* SimSweepRow*, owned, by index: 0 .. layouts - 1 */
