@@ -132,16 +132,17 @@ print_bands (GString *table, const SimTopology *topo, const SimModel *model, GPt
 }
 
 /* a plan whose global batch its own layout rounded up (sim_plan_resolve:
- * a multiple of micro-batch x dp) trains more tokens per step than the
- * others: said under the table, where the steps are compared */
+ * a multiple of micro-batch x dp; SimPlan.global_batch_wanted) trains
+ * more tokens per step than the others: said under the table, where the
+ * steps are compared, in the words of its default's note */
 static void
 print_rounded_batches (GString *table, GPtrArray *runs, gboolean wide)
 {
   for (guint i = 0; i < runs->len; i++) {
     const SimRun *r = g_ptr_array_index (runs, i);
-    for (guint k = 0; k < r->plan->defaults->len; k++) {
+    for (guint k = 0; r->plan->global_batch_wanted > 0 && k < r->plan->defaults->len; k++) {
       const char *d = g_ptr_array_index (r->plan->defaults, k);
-      if (g_str_has_prefix (d, "--global-batch") && strstr (d, "rounded up") != NULL) {
+      if (g_str_has_prefix (d, "--global-batch")) {
         g_autofree char *text = g_strdup_printf ("%s: %s; compare its tokens/s, not its step", r->label, d);
         append_line (table, text, wide);
       }

@@ -1004,6 +1004,8 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
   if (plan->global_batch == 0) {
     if (model->default_global_batch > 0) {
       plan->global_batch = (model->default_global_batch + mbdp - 1) / mbdp * mbdp;
+      if (plan->global_batch != model->default_global_batch)
+        plan->global_batch_wanted = model->default_global_batch;
       sim_plan_note_default (plan, "--global-batch %" G_GUINT64_FORMAT " (%s's published batch%s)",
                     plan->global_batch, model->name,
                     plan->global_batch != model->default_global_batch ? ", rounded up to a multiple of micro-batch x dp" : "");
@@ -1012,6 +1014,8 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
        * micro-batches of every replica */
       guint64 want = SIM_PLAN_SEQUENCES_PER_GPU * (guint64) sim_plan_world_size (plan);
       plan->global_batch = (want + mbdp - 1) / mbdp * mbdp;
+      if (plan->global_batch != want)
+        plan->global_batch_wanted = want;
       sim_plan_note_default (plan, "--global-batch %" G_GUINT64_FORMAT " (%d sequences per GPU%s: %s publishes none)",
                     plan->global_batch, SIM_PLAN_SEQUENCES_PER_GPU,
                     plan->global_batch != want ? ", rounded up to a multiple of micro-batch x dp" : "",

@@ -191,6 +191,10 @@ typedef struct {
   int ep, etp, edp;
   int micro_batch;
   guint64 global_batch;
+  /* what sim_plan_resolve's default batch asked before it was rounded up
+   * to a multiple of micro_batch x dp (global_batch then trains more
+   * tokens a step); 0 when the batch was given or needed no rounding */
+  guint64 global_batch_wanted;
   guint64 seq_len;
   SimSchedule schedule;
   int virtual_stages;
