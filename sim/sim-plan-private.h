@@ -66,6 +66,7 @@ typedef enum {
   KEY_GPU_VARIATION,
   KEY_SLOW_GPU,
   KEY_SLOW_NODE,
+  KEY_SLOW_LINK,
 } Key;
 
 /* whether the user gave option k */

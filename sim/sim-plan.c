@@ -160,6 +160,9 @@ static const Option options[] = {
     "more): which stage and which collectives wait, and the step" },
   { "slow-node", NULL, KEY_SLOW_NODE, ARG_STRING, NULL,
     "what-if: every GPU of node NODE (0-based) computes FACTOR times slower (NODE:FACTOR)" },
+  { "slow-link", NULL, KEY_SLOW_LINK, ARG_STRING, NULL,
+    "what-if: GPU RANK's NIC port (nic:RANK:FACTOR) or its NVLinks (nvlink:RANK:FACTOR) carry "
+    "1/FACTOR of their bandwidth, e.g. nic:17:2: which collectives wait, and the step" },
   { "account-for-embedding-in-pipeline-split", NULL, KEY_EMBEDDING_IN_SPLIT, ARG_BOOL, NULL,
     "count the embedding as a layer when splitting the layers over the stages: the first "
     "chunk holds one layer fewer (default off; both on when the layers are two fewer than "
@@ -537,6 +540,41 @@ parse_slow (SimPlan *plan, const char *value, gboolean node, GError **error)
   return TRUE;
 }
 
+/* --slow-link nic:RANK:FACTOR or nvlink:RANK:FACTOR: appended in order */
+static gboolean
+parse_slow_link (SimPlan *plan, const char *value, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (value, ":", -1);
+  guint64 rank = 0;
+  double factor = NAN;
+  char *end = NULL;
+  SimSlowLinkKind kind = SIM_SLOW_NIC;
+  gboolean ok = g_strv_length (parts) == 3 &&
+                (g_str_equal (parts[0], "nic") || g_str_equal (parts[0], "nvlink")) &&
+                g_ascii_isdigit (parts[1][0]) &&
+                g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXINT - 1, &rank, NULL);
+  if (ok) {
+    kind = g_str_equal (parts[0], "nic") ? SIM_SLOW_NIC : SIM_SLOW_NVLINK;
+    factor = g_ascii_strtod (parts[2], &end);
+    if (end == parts[2] || *end != '\0')
+      factor = NAN;
+  }
+  if (!isfinite (factor) || factor < 1.0 || factor > 100.0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--slow-link: expected nic:RANK:FACTOR or nvlink:RANK:FACTOR, a 0-based global "
+                 "rank and how many times less bandwidth its links carry, from 1 to 100 (e.g. "
+                 "nic:3:2), got '%s'", value);
+    return FALSE;
+  }
+  if (plan->n_slow_links >= SIM_PLAN_MAX_SLOW) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--slow-link %s: expected at most %d slow links", value, SIM_PLAN_MAX_SLOW);
+    return FALSE;
+  }
+  plan->slow_links[plan->n_slow_links++] = (SimSlowLink){ .kind = kind, .rank = (int) rank, .factor = factor };
+  return TRUE;
+}
+
 /* The bits of a list of Megatron-Core names (recompute_modules,
  * cuda_graph_scope) joined by ',' (a command-line flag) or '+' (inside a
  * plan string, whose items ',' separates): names[k] is bit k, and `alias`,
@@ -674,6 +712,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_GPU_VARIATION: return parse_gpu_variation (plan, value, error);
   case KEY_SLOW_GPU: return parse_slow (plan, value, FALSE, error);
   case KEY_SLOW_NODE: return parse_slow (plan, value, TRUE, error);
+  case KEY_SLOW_LINK: return parse_slow_link (plan, value, error);
   case KEY_RECOMPUTE_MODULES:
     return parse_names ("recompute-modules", value, sim_plan_recompute_module_names, SIM_RECOMPUTE_MODULE_COUNT,
                         NULL, 0, "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts",
@@ -1714,6 +1753,27 @@ resolve_variability (SimPlan *plan, const SimTopology *topo, GError **error)
       return FALSE;
     }
   }
+  for (int i = 0; i < plan->n_slow_links; i++) {
+    const SimSlowLink *x = &plan->slow_links[i];
+    const char *kind = x->kind == SIM_SLOW_NIC ? "nic" : "nvlink";
+    g_autoptr (SimTopology) probe = NULL;
+    if (x->rank >= world) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--slow-link %s:%d:%g: expected a rank below %d (the job's ranks are 0 to %d)",
+                   kind, x->rank, x->factor, world, world - 1);
+      return FALSE;
+    }
+    /* the GPU must have links of that kind (a NIC to the fabric, NVLinks) */
+    probe = sim_topology_copy_links (topo);
+    if (sim_topology_slow_gpu_links (probe, x->rank, x->kind == SIM_SLOW_NIC, x->factor) == 0) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--slow-link %s:%d:%g: expected a GPU with %s; GPU %d of %s has none", kind,
+                   x->rank, x->factor,
+                   x->kind == SIM_SLOW_NIC ? "a NIC to a fabric switch" : "NVLinks", x->rank,
+                   topo->name);
+      return FALSE;
+    }
+  }
   return TRUE;
 }
 
@@ -1752,6 +1812,26 @@ sim_plan_slow_name (const SimPlan *plan, int gpus_per_node, int i)
   if (plan->slow[i].node)
     return g_strdup_printf ("node %d: GPUs %d-%d", plan->slow[i].index, first, last);
   return g_strdup_printf ("GPU %d", first);
+}
+
+int
+sim_plan_slow_link_gpu (const SimPlan *plan, int i, gboolean full)
+{
+  const SimSlowLink *x = &plan->slow_links[i];
+  int c[SIM_DIM_COUNT];
+  sim_plan_rank_coords (plan, x->rank, c);
+  if (!full)
+    c[SIM_DIM_DP] = 0;
+  if (x->kind == SIM_SLOW_NIC)
+    c[SIM_DIM_TP] = 0;
+  return sim_plan_rank_of (plan, c);
+}
+
+char *
+sim_plan_slow_link_name (const SimPlan *plan, int i)
+{
+  const SimSlowLink *x = &plan->slow_links[i];
+  return g_strdup_printf ("GPU %d's %s", x->rank, x->kind == SIM_SLOW_NIC ? "NIC" : "NVLinks");
 }
 
 /* --cpu-offloading-num-layers: Megatron-Core's TransformerConfig refuses

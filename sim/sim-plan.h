@@ -180,6 +180,15 @@ typedef struct {
   double factor;   /* >= 1 */
 } SimSlow;
 
+/* one GPU's links moving data `factor` times slower (a degraded port, a
+ * link trained down): its NIC's port to the fabric, or its NVLinks */
+typedef enum { SIM_SLOW_NIC, SIM_SLOW_NVLINK } SimSlowLinkKind;
+typedef struct {
+  SimSlowLinkKind kind;
+  int rank;        /* a global rank (GPU rank) */
+  double factor;   /* >= 1: the links carry 1/factor of their bandwidth */
+} SimSlowLink;
+
 typedef struct {
   /* layout; 0 means "not given" until resolved */
   int tp, cp, pp, dp;
@@ -292,6 +301,10 @@ typedef struct {
    * FACTOR times the nominal time; in the order given */
   SimSlow slow[SIM_PLAN_MAX_SLOW];
   int n_slow;
+  /* the slow-link what-if (--slow-link nic:RANK:FACTOR or
+   * nvlink:RANK:FACTOR), in the order given */
+  SimSlowLink slow_links[SIM_PLAN_MAX_SLOW];
+  int n_slow_links;
 
   /* which options the user gave (bit per SimPlanKey) */
   guint64 given;
@@ -313,6 +326,17 @@ void sim_plan_slow_ranks (const SimPlan *plan, int gpus_per_node, int i, int *fi
 /* the named GPU (or node) of plan->slow[i] as text: "GPU 17" or "node 2:
  * GPUs 16-23"; new string */
 char *sim_plan_slow_name (const SimPlan *plan, int gpus_per_node, int i);
+/* The GPU whose links stand for plan->slow_links[i] among the GPUs the
+ * iteration simulates: the same pipeline stage, CP rank and (for NVLinks)
+ * TP rank in data-parallel replica 0, which stands for the slowest
+ * replica as it does for a slow GPU (every replica's own with full, each
+ * replica simulated); for a NIC, TP rank 0, whose gradient traffic the
+ * shortcuts simulate for every TP rank's.  A rail-optimised cluster's
+ * GPUs are alike, so the link's place changes nothing else.  A resolved
+ * plan; pure. */
+int sim_plan_slow_link_gpu (const SimPlan *plan, int i, gboolean full);
+/* "GPU 17's NIC" or "GPU 17's NVLinks"; new string */
+char *sim_plan_slow_link_name (const SimPlan *plan, int i);
 
 /* a plan with nothing given (free with sim_plan_free); never fails */
 SimPlan *sim_plan_new (void);

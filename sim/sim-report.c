@@ -510,12 +510,13 @@ sim_report_variability_sentence (const SimRun *run)
                           v.added_s, 100 * v.added_s / base, gpus, 100 * v.slowdown, 100 * v.sigma);
 }
 
-/* The straggler what-if (--slow-gpu, --slow-node): each slow GPU's stage
- * and replica, the step against the same plan with none slow, and who
- * waits: the slow GPU's TP group at each of its TP collectives, the other
- * stages on its pipeline sends (the stage that idles longest named), and
- * the other replicas at the gradient reduction.  NULL without slow GPUs
- * or a time. */
+/* The straggler what-if (--slow-gpu, --slow-node, --slow-link): each slow
+ * GPU's or link's stage and replica, the step against the same plan with
+ * none slow, and who waits: the slow GPU's TP group at each of its TP
+ * collectives, the other stages on its pipeline sends (the stage that
+ * idles longest named), the other replicas at the gradient reduction;
+ * with slow links, the communication each kind exposes beyond the plan's
+ * with none slow.  NULL without slow GPUs or links, or a time. */
 char *
 sim_report_straggler_sentence (const SimRun *run)
 {
@@ -525,7 +526,7 @@ sim_report_straggler_sentence (const SimRun *run)
   double worst_bubble = 0, base = run->straggler_base_step_s;
   GString *s;
   gboolean *slow_stage;
-  if (p->n_slow == 0 || it == NULL || !(base > 0))
+  if ((p->n_slow == 0 && p->n_slow_links == 0) || it == NULL || !(base > 0))
     return NULL;
   slow_stage = g_new0 (gboolean, p->pp);
   s = g_string_new ("straggler what-if: ");
@@ -547,22 +548,39 @@ sim_report_straggler_sentence (const SimRun *run)
       g_string_append_printf (s, "%s%s (stages %d-%d) computes %.2fx", i ? "; " : "", name, lo,
                               hi, x->factor);
   }
+  if (p->n_slow > 0)
+    g_string_append (s, " the nominal time");
+  for (int i = 0; i < p->n_slow_links; i++) {
+    g_autofree char *name = sim_plan_slow_link_name (p, i);
+    int c[SIM_DIM_COUNT];
+    sim_plan_rank_coords (p, p->slow_links[i].rank, c);
+    slow_stage[c[SIM_DIM_PP]] = TRUE;
+    g_string_append_printf (s, "%s%s (stage %d, replica %d) carries 1/%.2f of its bandwidth",
+                            p->n_slow > 0 || i > 0 ? "; " : "", name, c[SIM_DIM_PP], c[SIM_DIM_DP],
+                            p->slow_links[i].factor);
+  }
   for (guint i = 0; i < it->stages->len; i++) {
     const SimStageTime *st = &g_array_index (it->stages, SimStageTime, i);
     if (!slow_stage[st->stage] && st->bubble_s > worst_bubble)
       worst_bubble = st->bubble_s, worst = st->stage;
   }
-  g_string_append_printf (s, " the nominal time: step %.3f s with none slow -> %.3f s (%+.1f%%)",
-                          base, it->step_s, 100 * (it->step_s / base - 1));
-  if (p->tp * p->cp > 1)
+  g_string_append_printf (s, ": step %.3f s with none slow -> %.3f s (%+.1f%%)", base, it->step_s,
+                          100 * (it->step_s / base - 1));
+  if (p->n_slow_links > 0 && run->straggler_base != NULL) {
+    g_autofree char *added = sim_run_exposed_added_text (run);
+    g_string_append_printf (s, "; exposed communication beyond none slow: %s", added);
+  }
+  /* a slow GPU: who waits for its compute (a slow link's waits are the
+   * exposed times above) */
+  if (p->n_slow > 0 && p->tp * p->cp > 1)
     g_string_append (s, "; its TP group waits for it at every TP collective");
-  if (worst >= 0)
+  if (p->n_slow > 0 && worst >= 0)
     g_string_append_printf (s, "; the other stages wait on its pipeline sends (stage %d idles "
                                "%.3f s a step)", worst, worst_bubble);
-  if (p->dp > 2)
+  if (p->n_slow > 0 && p->dp > 2)
     g_string_append_printf (s, "; the other %d data-parallel replicas wait for it at the gradient "
                                "reduction", p->dp - 1);
-  else if (p->dp == 2)
+  else if (p->n_slow > 0 && p->dp == 2)
     g_string_append (s, "; the other data-parallel replica waits for it at the gradient reduction");
   g_free (slow_stage);
   return g_string_free (s, FALSE);
@@ -1174,8 +1192,10 @@ json_error_band (SimJson *j, const SimRun *run, const SimIteration *it, gboolean
   sim_json_end_object (j);
 }
 
-/* time.variability (SimVariability) and, with slow GPUs, time.straggler:
- * each slow GPU or node with its factor, and the step with none slow */
+/* time.variability (SimVariability) and, with slow GPUs or links,
+ * time.straggler: each slow GPU, node or link (kind nic or nvlink, index
+ * its GPU's rank) with its factor, and the step and the exposed
+ * communication with none slow */
 static void
 json_variability (SimJson *j, const SimRun *run)
 {
@@ -1189,16 +1209,30 @@ json_variability (SimJson *j, const SimRun *run)
   sim_json_double (j, "compute_slowdown", v.slowdown);
   sim_json_double (j, "added_s", v.added_s);
   sim_json_end_object (j);
-  if (p->n_slow == 0)
+  if ((p->n_slow == 0 && p->n_slow_links == 0) || run->straggler_base == NULL)
     return;
   sim_json_begin_object (j, "straggler");
   sim_json_double (j, "step_s_none_slow", run->straggler_base_step_s);
+  sim_json_begin_object (j, "exposed_comm_s_none_slow");
+  sim_json_double (j, "tp", run->straggler_base->exposed_tp_s);
+  sim_json_double (j, "cp", run->straggler_base->exposed_cp_s);
+  sim_json_double (j, "pp", run->straggler_base->exposed_pp_s);
+  sim_json_double (j, "dp", run->straggler_base->exposed_dp_s);
+  sim_json_double (j, "ep", run->straggler_base->exposed_ep_s);
+  sim_json_end_object (j);
   sim_json_begin_array (j, "slow");
   for (int i = 0; i < p->n_slow; i++) {
     sim_json_begin_object (j, NULL);
     sim_json_string (j, "kind", p->slow[i].node ? "node" : "gpu");
     sim_json_int (j, "index", p->slow[i].index);
     sim_json_double (j, "factor", p->slow[i].factor);
+    sim_json_end_object (j);
+  }
+  for (int i = 0; i < p->n_slow_links; i++) {
+    sim_json_begin_object (j, NULL);
+    sim_json_string (j, "kind", p->slow_links[i].kind == SIM_SLOW_NIC ? "nic" : "nvlink");
+    sim_json_int (j, "index", p->slow_links[i].rank);
+    sim_json_double (j, "factor", p->slow_links[i].factor);
     sim_json_end_object (j);
   }
   sim_json_end_array (j);

@@ -18,6 +18,7 @@ sim_run_free (SimRun *run)
   sim_memory_free (run->memory);
   g_clear_pointer (&run->remedies, g_ptr_array_unref);
   sim_iteration_free (run->time);
+  sim_iteration_free (run->straggler_base);
   sim_fastest_fit_free (run->fastest_fit);
   g_free (run);
 }
@@ -34,29 +35,64 @@ sim_fastest_fit_free (SimFastestFit *f)
 }
 
 /* the iteration of plan, whose ledger is mem, as flags ask
- * (SIM_RUN_REFERENCE, SIM_RUN_STEADY, SIM_RUN_FULL) */
+ * (SIM_RUN_REFERENCE, SIM_RUN_STEADY, SIM_RUN_FULL); with slow links, on a
+ * copy of the cluster whose links of the GPUs that stand for them
+ * (sim_plan_slow_link_gpu) carry their share of the bandwidth */
 static SimIteration *
 simulate (const SimRun *run, const SimPlan *plan, const SimMemory *mem, guint flags, GError **error)
 {
   gboolean full = (flags & SIM_RUN_FULL) != 0;
+  g_autoptr (SimTopology) whatif = NULL;
+  const SimTopology *topo = run->topo;
+  if (plan->n_slow_links > 0) {
+    whatif = sim_topology_copy_links (topo);
+    for (int i = 0; i < plan->n_slow_links; i++)
+      sim_topology_slow_gpu_links (whatif, sim_plan_slow_link_gpu (plan, i, full),
+                                   plan->slow_links[i].kind == SIM_SLOW_NIC,
+                                   plan->slow_links[i].factor);
+    topo = whatif;
+  }
   if (flags & SIM_RUN_REFERENCE)
-    return sim_iteration_run_reference (run->topo, run->model, plan, mem, full, error);
+    return sim_iteration_run_reference (topo, run->model, plan, mem, full, error);
   if (flags & SIM_RUN_STEADY)
-    return sim_iteration_run_steady (run->topo, run->model, plan, mem, full, error);
-  return sim_iteration_run (run->topo, run->model, plan, mem, full, error);
+    return sim_iteration_run_steady (topo, run->model, plan, mem, full, error);
+  return sim_iteration_run (topo, run->model, plan, mem, full, error);
 }
 
-/* the same plan with no GPU slow, simulated as the run was */
+/* the same plan with no GPU or link slow, simulated as the run was */
 static gboolean
 straggler_base (SimRun *run, guint flags, GError **error)
 {
   g_autoptr (SimPlan) base = sim_plan_copy (run->plan);
-  g_autoptr (SimIteration) it = NULL;
   base->n_slow = 0;
-  if ((it = simulate (run, base, run->memory, flags, error)) == NULL)
+  base->n_slow_links = 0;
+  if ((run->straggler_base = simulate (run, base, run->memory, flags, error)) == NULL)
     return FALSE;
-  run->straggler_base_step_s = it->step_s;
+  run->straggler_base_step_s = run->straggler_base->step_s;
   return TRUE;
+}
+
+char *
+sim_run_exposed_added_text (const SimRun *run)
+{
+  const char *names[] = { "TP", "CP", "PP", "DP", "EP" };
+  const SimIteration *it = run->time, *base = run->straggler_base;
+  GString *s;
+  if (it == NULL || base == NULL)
+    return NULL;
+  {
+    double now[] = { it->exposed_tp_s, it->exposed_cp_s, it->exposed_pp_s, it->exposed_dp_s,
+                     it->exposed_ep_s };
+    double was[] = { base->exposed_tp_s, base->exposed_cp_s, base->exposed_pp_s,
+                     base->exposed_dp_s, base->exposed_ep_s };
+    s = g_string_new (NULL);
+    for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+      if (now[k] - was[k] >= 1e-3)
+        g_string_append_printf (s, "%s%s %+.3f s", s->len > 0 ? ", " : "", names[k], now[k] - was[k]);
+  }
+  if (s->len == 0)
+    g_string_append (s, "none");
+  return g_string_free (s, FALSE);
 }
 
 gboolean
@@ -118,7 +154,7 @@ sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
     if (run->time == NULL)
       return NULL;
     run->extrapolated = run->time->steady_micro_batches[0] > 0;
-    if (plan->n_slow > 0 && !straggler_base (run, flags, error))
+    if ((plan->n_slow > 0 || plan->n_slow_links > 0) && !straggler_base (run, flags, error))
       return NULL;
     for (int s = 0; s < plan->pp; s++)
       peaks[s] = g_array_index (run->time->stages, SimStageTime, s).peak_activation_bytes;
@@ -338,7 +374,18 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
     sim_cost_layer (run->model, p, sim_topology_gpu_type (run->topo, 0), &cost);
     launch_bound (out, run, &cost);
     slowest = pipeline_imbalance (out, run, &cost);
-    if (p->n_slow > 0 && run->straggler_base_step_s > 0) {
+    if (p->n_slow_links > 0 && run->straggler_base_step_s > 0) {
+      g_autofree char *added = sim_run_exposed_added_text (run);
+      gboolean many = p->n_slow_links > 1;
+      g_ptr_array_add (out, g_strdup_printf (
+          "slow link%s: the step is %+.1f%% longer than with none slow (%.3f s -> %.3f s)%s; the "
+          "communication exposed beyond none slow: %s; replace %s, or leave %s node%s out of the "
+          "job", many ? "s" : "", 100 * (it->step_s / run->straggler_base_step_s - 1),
+          run->straggler_base_step_s, it->step_s,
+          p->n_slow > 0 ? " with the slow GPUs" : "", added, many ? "them" : "it",
+          many ? "their" : "its", many ? "s" : ""));
+    }
+    else if (p->n_slow > 0 && run->straggler_base_step_s > 0) {
       /* the what-if's bubble is the wait for the slow GPU, which no
        * schedule or micro-batch count removes */
       gboolean many = p->n_slow > 1 || p->slow[0].node;

@@ -22,9 +22,12 @@ typedef struct {
   gboolean extrapolated;/* time from the steady state of shorter runs (SIM_RUN_STEADY) */
   double train_tokens;  /* > 0: the report adds the time to train on them */
   double gpu_hour_price;/* > 0: and the cost at this price per GPU-hour */
-  /* with slow GPUs or nodes (plan->n_slow > 0) and a time: the step of
-   * the same plan with none slow, for what they cost; 0 otherwise */
+  /* with slow GPUs, nodes or links (plan->n_slow or n_slow_links > 0)
+   * and a time: the step of the same plan with none slow, for what they
+   * cost, and that iteration (for what each kind of communication
+   * exposed); 0 and NULL otherwise */
   double straggler_base_step_s;
+  SimIteration *straggler_base;
   /* a plan that does not fit: the fastest layout of its job that does,
    * where the caller searched for one (sim_sweep_fastest_fit); else NULL */
   SimFastestFit *fastest_fit;
@@ -46,6 +49,12 @@ typedef struct {
   double added_s;
 } SimVariability;
 gboolean sim_run_variability (const SimRun *run, SimVariability *out);
+
+/* With slow GPUs or links: the communication a step exposes beyond the
+ * same plan's with none slow, kind by kind, "DP +0.412 s, PP +0.013 s"
+ * (the kinds grown by a millisecond or more; "none" where none did); NULL
+ * without them or a time.  New string. */
+char *sim_run_exposed_added_text (const SimRun *run);
 
 /* The error band a plan's step time carries, the one every output uses:
  * the mean |step-time error| on the published runs most like it that the

@@ -1003,6 +1003,66 @@ sim_topology_load_part (const char *path, int nodes_override, int gpus_override,
   return g_steal_pointer (&topo);
 }
 
+SimTopology *
+sim_topology_copy_links (const SimTopology *topo)
+{
+  SimTopology *t = g_new (SimTopology, 1);
+  *t = *topo;
+  t->name = g_strdup (topo->name);
+  t->description = g_strdup (topo->description);
+  t->path = g_strdup (topo->path);
+  t->gpu_types = g_ptr_array_ref (topo->gpu_types);
+  t->vertices = g_array_ref (topo->vertices);
+  t->links = g_array_copy (topo->links);
+  t->gpus = g_array_ref (topo->gpus);
+  t->cluster.node_name = g_strdup (topo->cluster.node_name);
+  t->cluster.nic_name = g_strdup (topo->cluster.nic_name);
+  t->cluster.fabric_name = g_strdup (topo->cluster.fabric_name);
+  t->warnings = topo->warnings != NULL ? g_ptr_array_ref (topo->warnings) : NULL;
+  return t;
+}
+
+/* whether vertex v is a fabric switch */
+static gboolean
+fabric (const SimTopology *topo, int v)
+{
+  SimVertexKind k = g_array_index (topo->vertices, SimVertex, v).kind;
+  return k == SIM_VERTEX_LEAF || k == SIM_VERTEX_SPINE;
+}
+
+int
+sim_topology_slow_gpu_links (SimTopology *topo, int gpu, gboolean nic, double factor)
+{
+  int v = g_array_index (topo->gpus, int, gpu), n = 0;
+  g_autoptr (GArray) nics = g_array_new (FALSE, FALSE, sizeof (int));
+  /* the GPU's NVLinks, or the NICs attached to it */
+  for (guint i = 0; i < topo->links->len; i++) {
+    SimLink *l = &g_array_index (topo->links, SimLink, i);
+    int other = l->a == v ? l->b : l->b == v ? l->a : -1;
+    if (other < 0)
+      continue;
+    if (!nic && l->kind == SIM_LINK_NVLINK) {
+      l->bw_bytes_per_s /= factor;
+      n++;
+    } else if (nic && g_array_index (topo->vertices, SimVertex, other).kind == SIM_VERTEX_NIC) {
+      g_array_append_val (nics, other);
+    }
+  }
+  /* those NICs' links to the fabric: their ports */
+  for (guint i = 0; i < topo->links->len && nics->len > 0; i++) {
+    SimLink *l = &g_array_index (topo->links, SimLink, i);
+    for (guint k = 0; k < nics->len; k++) {
+      int x = g_array_index (nics, int, k);
+      if ((l->a == x && fabric (topo, l->b)) || (l->b == x && fabric (topo, l->a))) {
+        l->bw_bytes_per_s /= factor;
+        n++;
+        break;
+      }
+    }
+  }
+  return n;
+}
+
 int
 sim_topology_n_gpus (const SimTopology *topo)
 {

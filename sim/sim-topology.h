@@ -205,6 +205,15 @@ SimTopology *sim_topology_load_part (const char *path, int nodes_override, int g
 /* NULL is ignored */
 void sim_topology_free (SimTopology *topo);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTopology, sim_topology_free)
+/* A copy of topo for a what-if on its links: the links its own, the rest
+ * (GPU types, vertices, GPUs, warnings) shared with topo, which must
+ * outlive it; free with sim_topology_free.  Never fails. */
+SimTopology *sim_topology_copy_links (const SimTopology *topo);
+/* Divides by factor the bandwidth of GPU gpu's links: with nic, the links
+ * from each NIC attached to it to the fabric (leaf or spine switches; the
+ * NIC's port), else its NVLinks.  Returns how many links changed (0: the
+ * GPU has none of that kind). */
+int sim_topology_slow_gpu_links (SimTopology *topo, int gpu, gboolean nic, double factor);
 
 /* These read a loaded topology: pure, any thread; returned pointers are
  * owned by topo.  A GPU number out of range is a programmer error (NULL). */

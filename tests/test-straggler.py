@@ -18,6 +18,17 @@ usage: test-straggler.py SIM SOURCE_ROOT
   and the report names the stage and replica;
 - sim compare takes the same as plan strings, and sim sweep takes
   --gpu-variation: its best layout's step is compare's for that plan;
+- --slow-link nic:17:4 on tp 8 x dp 8 over the 8 nodes, the gradient
+  reduction not overlapped (so it is all exposed): each data-parallel group
+  is one GPU per node on one rail, a ring whose bandwidth term is set by
+  its slowest link; GPU 17's NIC port at a quarter makes that term 4x
+  (the latency terms, a few hundred microseconds a step, stay), so the
+  exposed DP time grows by a factor just under 4; the same on the port of
+  any GPU of any replica (the link stands at replica 0's TP rank 0 of its
+  stage, sim_plan_slow_link_gpu); factor 1 changes nothing; the report,
+  the diagnosis and the JSON say what it exposes;
+- --slow-link nvlink:3:2 on tp 8: GPU 3's NVLink at half slows its TP
+  group's collectives, so the step is longer with more TP exposed;
 - bad values: one line, exit status 2.
 """
 import sys
@@ -125,7 +136,59 @@ r = cli.run(sim, "sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "ll
 checks.check("sweep --gpu-variation 50%: exit status", r.returncode, 2)
 checks.report("sweep --gpu-variation 50%: one line", r.stderr.count("\n") == 1, r.stderr.strip())
 
-for bad, msg in ((["--slow-gpu", "64:1.3"], "--slow-gpu 64:1.3: expected a rank below 64"),
+# a slow NIC port: tp 8 x dp 8, the reduction not overlapped
+dp8 = ["--topology", "dgx8x4", "--model", "llama3-8b", "--tp", "8", "--pp", "1", "--dp", "8",
+       "--no-overlap-grad-reduce", "--no-overlap-param-gather", "--gpu-variation", "0"]
+
+
+def result_of(args):
+    r = cli.run(sim, *args, "--json", "-", echo_stderr=True)
+    checks.check("exit status of %s" % " ".join(args[-2:]), r.returncode, 0)
+    return cli.json_of(r)
+
+
+nominal = result_of(dp8)
+nic = result_of(dp8 + ["--slow-link", "nic:17:4"])
+ratio = nic["time"]["exposed_comm_s"]["dp"] / nominal["time"]["exposed_comm_s"]["dp"]
+checks.report("slow NIC at 1/4: exposed DP x just under 4", 3.8 < ratio <= 4.0,
+              "%.4f (%.3f s against %.3f s)" % (ratio, nic["time"]["exposed_comm_s"]["dp"], nominal["time"]["exposed_comm_s"]["dp"]))
+checks.report("slow NIC: a longer step", nic["time"]["step_s"] > nominal["time"]["step_s"])
+x = nic["time"]["straggler"]
+checks.check("slow NIC: the step with none slow is the plan's own", x["step_s_none_slow"], nominal["time"]["step_s"])
+checks.check("slow NIC: its exposed DP with none slow", x["exposed_comm_s_none_slow"]["dp"], nominal["time"]["exposed_comm_s"]["dp"])
+checks.check("slow NIC: what was slowed", x["slow"], [{"kind": "nic", "index": 17, "factor": 4}])
+for other in ("nic:0:4", "nic:63:4"):
+    checks.check("slow NIC %s: the same step (any GPU's port)" % other,
+                 result_of(dp8 + ["--slow-link", other])["time"]["step_s"], nic["time"]["step_s"])
+checks.check("slow NIC at factor 1: the plan's own step",
+             result_of(dp8 + ["--slow-link", "nic:17:1"])["time"]["step_s"], nominal["time"]["step_s"])
+text = cli.run(sim, *dp8, "--slow-link", "nic:17:4").stdout.replace("\n          ", " ")
+checks.report("report: the link, its stage and replica",
+              "GPU 17's NIC (stage 0, replica 2) carries 1/4.00 of its bandwidth" in text)
+added = "DP %+.3f s" % (nic["time"]["exposed_comm_s"]["dp"] - nominal["time"]["exposed_comm_s"]["dp"])
+checks.report("report: the DP it exposes beyond none slow", "exposed communication beyond none slow: " + added in text,
+              added)
+checks.report("diagnosis: slow link", "slow link: the step is" in text)
+nv = result_of(["--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--tp", "8", "--pp", "1",
+                "--dp", "1", "--gpu-variation", "0", "--slow-link", "nvlink:3:2"])
+nv0 = result_of(["--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--tp", "8", "--pp", "1",
+                 "--dp", "1", "--gpu-variation", "0"])
+checks.report("slow NVLink: a longer step, more TP exposed",
+              nv["time"]["step_s"] > nv0["time"]["step_s"] and nv["time"]["exposed_comm_s"]["tp"] > nv0["time"]["exposed_comm_s"]["tp"],
+              "%.3f s, TP %.3f s against %.3f s, TP %.3f s" % (nv["time"]["step_s"], nv["time"]["exposed_comm_s"]["tp"],
+                                                             nv0["time"]["step_s"], nv0["time"]["exposed_comm_s"]["tp"]))
+r = cli.run(sim, "compare", "--topology", "dgx8x4", "--model", "llama3-8b",
+            "--plan", "tp=8,pp=1,dp=8,overlap-grad-reduce=false,overlap-param-gather=false,gpu-variation=0,"
+            "slow-link=nic:17:4", "--json", "-", echo_stderr=True)
+checks.check("compare --plan ...slow-link=nic:17:4: exit status", r.returncode, 0)
+if r.returncode == 0:
+    checks.check("compare: the same step as sim", round(cli.json_of(r)["runs"][0]["step_s"], 9),
+                 round(nic["time"]["step_s"], 9))
+
+for bad, msg in ((["--slow-link", "nic:64:2"], "--slow-link nic:64:2: expected a rank below 64"),
+                 (["--slow-link", "disk:3:2"], "--slow-link: expected nic:RANK:FACTOR or nvlink:RANK:FACTOR"),
+                 (["--slow-link", "nic:3:0.5"], "--slow-link: expected nic:RANK:FACTOR or nvlink:RANK:FACTOR"),
+                 (["--slow-gpu", "64:1.3"], "--slow-gpu 64:1.3: expected a rank below 64"),
                  (["--slow-gpu", "3:0.5"], "--slow-gpu: expected RANK:FACTOR"),
                  (["--slow-gpu", "3"], "--slow-gpu: expected RANK:FACTOR"),
                  (["--slow-node", "8:1.2"], "--slow-node 8:1.2: expected a node below 8"),

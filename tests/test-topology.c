@@ -243,6 +243,52 @@ test_gemm (void)
   g_array_unref (g.gemm);
 }
 
+/* the slow-link what-if's copy: dgx8x4's GPU 9 (node 1) has one NIC,
+ * whose one link to its rail leaf carries 400 Gb/s = 50 GB/s, a quarter
+ * of it at factor 4; its NVLinks (one GPU-NVSwitch link in the cluster
+ * form) half theirs at factor 2.  The copy's links are its own: the
+ * loaded file is unchanged, and every other link is the same. */
+static void
+test_slow_links (void)
+{
+  g_autoptr (SimTopology) t = load ("dgx8x4.xml", 0);
+  g_autoptr (SimTopology) c = sim_topology_copy_links (t);
+  int v = g_array_index (t->gpus, int, 9), changed = 0;
+  double nvlink = 0;
+  g_assert_cmpint (sim_topology_slow_gpu_links (c, 9, TRUE, 4.0), ==, 1);
+  g_assert_cmpint (sim_topology_slow_gpu_links (c, 9, FALSE, 2.0), ==, 1);
+  g_assert_cmpuint (c->links->len, ==, t->links->len);
+  for (guint i = 0; i < t->links->len; i++) {
+    const SimLink *a = &g_array_index (t->links, SimLink, i), *b = &g_array_index (c->links, SimLink, i);
+    const SimVertex *x = &g_array_index (t->vertices, SimVertex, a->a);
+    const SimVertex *y = &g_array_index (t->vertices, SimVertex, a->b);
+    if (a->bw_bytes_per_s == b->bw_bytes_per_s)
+      continue;
+    changed++;
+    if (a->kind == SIM_LINK_NVLINK) {
+      g_assert_true (a->a == v || a->b == v);
+      g_assert_cmpfloat_with_epsilon (b->bw_bytes_per_s, a->bw_bytes_per_s / 2, 1.0);
+      nvlink = a->bw_bytes_per_s;
+    } else {
+      /* the NIC of node 1 on rail 1, to its leaf */
+      const SimVertex *nic = x->kind == SIM_VERTEX_NIC ? x : y;
+      g_assert_cmpint (nic->kind, ==, SIM_VERTEX_NIC);
+      g_assert_cmpint (nic->node, ==, 1);
+      g_assert_cmpstr (nic->id, ==, "n1-nic1");
+      g_assert_cmpfloat_with_epsilon (a->bw_bytes_per_s, 50e9, 1.0);
+      g_assert_cmpfloat_with_epsilon (b->bw_bytes_per_s, 12.5e9, 1.0);
+    }
+  }
+  g_assert_cmpint (changed, ==, 2);
+  g_assert_cmpfloat (nvlink, >, 0);
+  /* the graph form: n1-gpu1's NIC n1-nic1 has one link to leaf0 */
+  {
+    g_autoptr (SimTopology) graph = load ("example-graph.xml", 0);
+    g_autoptr (SimTopology) gc = sim_topology_copy_links (graph);
+    g_assert_cmpint (sim_topology_slow_gpu_links (gc, 3, TRUE, 2.0), ==, 1);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -255,5 +301,6 @@ main (int argc, char **argv)
   g_test_add_func ("/topology/a100-40gb", test_a100_40gb);
   g_test_add_func ("/topology/grand-teton", test_grand_teton);
   g_test_add_func ("/topology/gemm", test_gemm);
+  g_test_add_func ("/topology/slow-links", test_slow_links);
   return g_test_run ();
 }
