@@ -24,6 +24,8 @@ sim_activation_config_from_plan (SimActivationConfig *cfg, const SimPlan *plan)
   cfg->fp4 = plan->fp4 != SIM_FP4_OFF;
   cfg->fp8_attention = cfg->fp8 && plan->fp8_attention;
   cfg->fp8_expert_act = cfg->fp8 && plan->fp8_expert_act;
+  cfg->moe_capacity_factor = plan->moe_capacity_factor;
+  cfg->moe_pad = plan->moe_pad_to_capacity;
   cfg->etp = (guint64) MAX (plan->etp, 1);
   cfg->graphs_dense = sim_plan_layer_graphs (plan, FALSE);
   cfg->graphs_moe = sim_plan_layer_graphs (plan, TRUE);
@@ -197,7 +199,11 @@ moe_tensors (SimActivations *a, const SimModel *m, const SimActivationConfig *c)
   double lin = lin_per_element (c);
   /* per routed token: input, fc1 output, activation output, probability */
   guint64 fc1 = (m->mlp == SIM_MLP_GELU ? 1 : 2) * fe;
-  double routed = (double) (tokens * e->top_k * etp) * (e->capacity_factor > 0 ? e->capacity_factor : 1.0);
+  /* the routed rows an expert keeps on average (balanced): every token's
+   * k, or, padded to capacity, the capacity; a capacity below the even
+   * share drops the rest */
+  double cf = c->moe_capacity_factor > 0 ? c->moe_capacity_factor : e->capacity_factor;
+  double routed = (double) (tokens * e->top_k * etp) * (cf <= 0 ? 1.0 : c->moe_pad ? cf : MIN (cf, 1.0));
 
   /* the router's input is also the whole layer's checkpoint input */
   if (!drops (c, SIM_RECOMPUTE_LAYERNORM) || drops (c, SIM_RECOMPUTE_MOE))

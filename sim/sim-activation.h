@@ -126,6 +126,11 @@ typedef struct {
   gboolean fp4;         /* ... or in NVFP4 (4 bits and an E4M3 scale per 16 values) */
   gboolean fp8_attention; /* the fused attention saves Q, K, V and its output in FP8 */
   gboolean fp8_expert_act; /* the routed experts save FC1's output in FP8 (--fp8-expert-act) */
+  /* token dropping (SimPlan.moe_capacity_factor, 0: the model's, else
+   * dropless) and padding to capacity: padded, each expert keeps its
+   * whole capacity of rows */
+  double moe_capacity_factor;
+  gboolean moe_pad;
   guint64 etp;          /* expert tensor parallel (MoE layers) */
   guint recompute_modules; /* SimRecomputeModules under selective (0: core_attn) */
   int graphs_dense, graphs_moe; /* CUDA graphs a dense (MoE) layer replays (sim_plan_layer_graphs) */

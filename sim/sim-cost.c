@@ -1102,14 +1102,27 @@ typedef struct {
   int router_fwd, router_bwd, preprocess_fwd;
 } MoeKernels;
 
+/* The capacity factor of a plan (SimPlan.moe_capacity_factor), or of its
+ * model where the plan is not resolved (sim shapes); 0 dropless */
+static double
+moe_capacity (const SimModel *m, const SimPlan *p)
+{
+  return p->moe_capacity_factor > 0 ? p->moe_capacity_factor : m->moe.capacity_factor;
+}
+
 /* The busiest GPU's routed tokens over the mean: the plan's
  * --moe-imbalance, but never above a capacity factor, beyond which
- * Megatron-Core drops the tokens (moe_utils.py, topk_softmax_with_capacity) */
+ * Megatron-Core drops the tokens (moe_utils.py, topk_softmax_with_capacity);
+ * padded to capacity, every GPU's experts compute exactly the capacity
+ * (token_dispatcher.py, MoEAlltoAllTokenDispatcher.preprocess: each local
+ * expert's tokens a torch.full of the capacity) */
 static double
 moe_load (const SimModel *m, const SimPlan *p)
 {
-  double x = p->moe_imbalance > 0 ? p->moe_imbalance : 1.0;
-  return m->moe.capacity_factor > 0 ? MIN (x, m->moe.capacity_factor) : x;
+  double x = p->moe_imbalance > 0 ? p->moe_imbalance : 1.0, cf = moe_capacity (m, p);
+  if (cf > 0 && p->moe_pad_to_capacity)
+    return cf;
+  return cf > 0 ? MIN (x, cf) : x;
 }
 
 /* n small kernels that together move `bytes` through HBM */
@@ -1211,12 +1224,22 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
   k_mem_n (fwd, grouped_topk ? 36 : 22, 42 * Tn * E);
   k_mem_n (bwd, grouped_topk ? 20 : 14, 12 * Tn * E);
   n->router_fwd = fwd->kernels - n->router_fwd, n->router_bwd = bwd->kernels - n->router_bwd;
-  /* preprocess, its copies to the host, and the wait for them */
+  /* preprocess, its copies to the host, and the wait for them; padded
+   * to capacity, the splits are known on the host and the one kernel
+   * fills the per-expert counts: no copy, no wait (Megatron-LM
+   * megatron/core/transformer/moe/token_dispatcher.py @0014f137:
+   * preprocess returns early under drop_and_pad, and
+   * _maybe_dtoh_and_synchronize does nothing then) */
   TAG ("dispatch_preprocess");
   n->preprocess_fwd = fwd->kernels;
-  k_mem_n (fwd, 12, 4 * Tn * E);
-  n->preprocess_fwd = fwd->kernels - n->preprocess_fwd;
-  k_extra (fwd, SIM_KERNEL_WAIT, 0, fwd->g->eff.host_launch_s);
+  if (moe_capacity (m, p) > 0 && p->moe_pad_to_capacity) {
+    k_mem (fwd, 8.0 * E);
+    n->preprocess_fwd = fwd->kernels - n->preprocess_fwd;
+  } else {
+    k_mem_n (fwd, 12, 4 * Tn * E);
+    n->preprocess_fwd = fwd->kernels - n->preprocess_fwd;
+    k_extra (fwd, SIM_KERNEL_WAIT, 0, fwd->g->eff.host_launch_s);
+  }
   /* permute and un-permute, and with several local experts the sort by
    * expert and its inverse */
   TAG ("permute");

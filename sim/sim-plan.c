@@ -34,6 +34,12 @@ static const Option options[] = {
   { "moe-imbalance", NULL, KEY_MOE_IMBALANCE, ARG_FRACTION, NULL,
     "mixture of experts: the busiest GPU's routed tokens over the mean, from 1 to 64 "
     "(default 1: balanced routing)" },
+  { "moe-expert-capacity-factor", NULL, KEY_MOE_CAPACITY, ARG_STRING, NULL,
+    "mixture of experts: token dropping, each expert taking at most this many times its even "
+    "share of the routed tokens (default: dropless)" },
+  { "moe-pad-expert-input-to-capacity", NULL, KEY_MOE_PAD, ARG_BOOL, NULL,
+    "mixture of experts: every expert computes exactly its capacity, padded (needs "
+    "--moe-expert-capacity-factor; default off)" },
   { "overlap-moe-expert-parallel-comm", NULL, KEY_MOE_A2A_OVERLAP, ARG_BOOL, NULL,
     "mixture of experts: hide each all-to-all behind the adjacent micro-batch's compute, as "
     "Megatron-Core's combined 1F1B (default off)" },
@@ -663,6 +669,21 @@ parse_moe_imbalance (SimPlan *plan, const char *value, GError **error)
   return TRUE;
 }
 
+static gboolean
+parse_moe_capacity (SimPlan *plan, const char *value, GError **error)
+{
+  char *end = NULL;
+  double f = g_ascii_strtod (value, &end);
+  if (end == value || *end != '\0' || !isfinite (f) || f < 0.01 || f > 64.0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--moe-expert-capacity-factor: expected a ratio from 0.01 to 64 (an expert's "
+                 "capacity over its even share of the routed tokens), got '%.40s'", value);
+    return FALSE;
+  }
+  plan->moe_capacity_factor = f;
+  return TRUE;
+}
+
 /* stores the parsed value (u, b, or the text for strings, bytes and fractions) */
 static gboolean
 store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError **error)
@@ -699,6 +720,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_FP8_RECIPE: plan->fp8_recipe = u == 4 ? SIM_FP8_CURRENT : (int) u; break;
   case KEY_FP8_ATTENTION: plan->fp8_attention = b; break;
   case KEY_FP8_EXPERT_ACT: plan->fp8_expert_act = b; break;
+  case KEY_MOE_PAD: plan->moe_pad_to_capacity = b; break;
   case KEY_TP_ONLY_AMAX_RED: plan->tp_only_amax_red = b; break;
   case KEY_GRAD_REDUCE_FP32: plan->grad_reduce_fp32 = b; break;
   case KEY_FP4: plan->fp4 = (SimFp4) u; break;
@@ -709,6 +731,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_CONTEXT_RESERVE: return parse_context_reserve (plan, value, error);
   case KEY_FRAGMENTATION: return parse_fragmentation (plan, value, error);
   case KEY_MOE_IMBALANCE: return parse_moe_imbalance (plan, value, error);
+  case KEY_MOE_CAPACITY: return parse_moe_capacity (plan, value, error);
   case KEY_GPU_VARIATION: return parse_gpu_variation (plan, value, error);
   case KEY_SLOW_GPU: return parse_slow (plan, value, FALSE, error);
   case KEY_SLOW_NODE: return parse_slow (plan, value, TRUE, error);
@@ -1279,9 +1302,11 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
       return FALSE;
     }
     if (plan->moe_imbalance > 0 || plan->moe_a2a_overlap > 0 || given (plan, KEY_MOE_DISPATCHER) ||
-        plan->fp8_expert_act) {
+        plan->fp8_expert_act || plan->moe_capacity_factor > 0 || plan->moe_pad_to_capacity) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--%s: %s has no mixture-of-experts layers",
-                   plan->moe_imbalance > 0       ? "moe-imbalance"
+                   plan->moe_imbalance > 0         ? "moe-imbalance"
+                   : plan->moe_capacity_factor > 0 ? "moe-expert-capacity-factor"
+                   : plan->moe_pad_to_capacity     ? "moe-pad-expert-input-to-capacity"
                    : plan->moe_a2a_overlap > 0 ? "overlap-moe-expert-parallel-comm"
                    : plan->fp8_expert_act      ? "fp8-expert-act"
                                                : "moe-dispatcher",
@@ -1316,6 +1341,19 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
     if (plan->ep > 1 || plan->etp > 1)
       sim_plan_note_default (plan, "--no-overlap-moe-expert-parallel-comm (the all-to-alls after the compute, "
                           "as Megatron-Core's default)");
+  }
+  /* the model's capacity factor where the plan gives none; padding needs
+   * one (Megatron-Core's MoEAlltoAllTokenDispatcher asserts it) */
+  if (plan->moe_capacity_factor == 0 && moe->capacity_factor > 0) {
+    plan->moe_capacity_factor = moe->capacity_factor;
+    sim_plan_note_default (plan, "--moe-expert-capacity-factor %g (%s's capacity-factor)",
+                           moe->capacity_factor, model->name);
+  }
+  if (plan->moe_pad_to_capacity && plan->moe_capacity_factor == 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--moe-pad-expert-input-to-capacity: expected a capacity, --moe-expert-capacity-factor "
+                 "(dropless experts have none to pad to)");
+    return FALSE;
   }
   if (plan->moe_imbalance == 0) {
     plan->moe_imbalance = 1.0;

@@ -264,6 +264,14 @@ typedef struct {
   /* mixture of experts: the busiest GPU's routed tokens over the mean (>= 1;
    * 0 unset, resolved to 1 for a MoE model: balanced routing) */
   double moe_imbalance;
+  /* token dropping (Megatron-Core's --moe-expert-capacity-factor): an
+   * expert takes at most this many times its even share of the routed
+   * tokens and drops the rest; 0 dropless (resolved from the model's
+   * capacity-factor where it gives one).  With moe_pad_to_capacity
+   * (--moe-pad-expert-input-to-capacity) every expert computes exactly its
+   * capacity, padded, and the dispatcher never waits for the host */
+  double moe_capacity_factor;
+  gboolean moe_pad_to_capacity;
   /* -1 unset; Megatron-Core's combined 1F1B: a pass's all-to-alls beside
    * the compute of the adjacent pass of the other direction */
   int moe_a2a_overlap;

@@ -199,6 +199,28 @@ sim_run_wall (const SimRun *run)
   return comm >= COMM_COMPARABLE * it->compute_s ? "communication" : "compute";
 }
 
+/* With a capacity factor (token dropping): what the experts compute and
+ * what the busiest GPU's experts drop at the plan's --moe-imbalance r, 1 -
+ * capacity / r of their routed tokens where r is above the capacity */
+static void
+token_dropping (GPtrArray *out, const SimRun *run)
+{
+  const SimPlan *p = run->plan;
+  double cf = p->moe_capacity_factor, r = p->moe_imbalance > 0 ? p->moe_imbalance : 1.0;
+  g_autofree char *dropped = NULL;
+  if (!sim_model_is_moe (run->model) || cf <= 0)
+    return;
+  dropped = r > cf ? g_strdup_printf ("the busiest GPU's experts (%.2fx the mean, --moe-imbalance) "
+                                      "drop %.1f%% of their routed tokens",
+                                      r, 100 * (1 - cf / r))
+                   : g_strdup_printf ("at --moe-imbalance %.2f no token is dropped", r);
+  g_ptr_array_add (out, g_strdup_printf (
+      "token dropping: each expert takes at most %.2fx its even share of the routed tokens%s; %s",
+      cf, p->moe_pad_to_capacity ? ", padded to it (every GPU's experts compute the whole capacity, "
+                                   "and the dispatcher never waits for the host)" : "",
+      dropped));
+}
+
 /* A layer pass whose kernels the host launches more slowly than the GPU
  * runs them (sim-cost.c wall(): the CPU runs ahead of the GPU only while
  * it is faster) is named: its time rests on the host-launch constant
@@ -373,6 +395,7 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
     /* the layer costs both lines read */
     sim_cost_layer (run->model, p, sim_topology_gpu_type (run->topo, 0), &cost);
     launch_bound (out, run, &cost);
+    token_dropping (out, run);
     slowest = pipeline_imbalance (out, run, &cost);
     if (p->n_slow_links > 0 && run->straggler_base_step_s > 0) {
       g_autofree char *added = sim_run_exposed_added_text (run);

@@ -408,6 +408,85 @@ test_expert_casts (void)
   g_assert_cmpfloat_with_epsilon ((f[0][0] - f[0][1]) - (f[1][0] - f[1][1]), 64 * g->eff.kernel_fixed_s, 1e-12);
 }
 
+/* the experts' sum of saved bytes (moe.experts) of one MoE layer */
+static guint64
+expert_bytes (const Fixture *f)
+{
+  SimActivationConfig cfg;
+  g_autoptr (SimActivations) a = NULL;
+  guint64 n = 0;
+  sim_activation_config_from_plan (&cfg, f->plan);
+  a = sim_activations_moe_layer (f->model, &cfg);
+  for (guint i = 0; i < a->tensors->len; i++) {
+    const SimSavedTensor *t = &g_array_index (a->tensors, SimSavedTensor, i);
+    n += g_str_equal (t->op, "moe.experts") ? t->bytes : 0;
+  }
+  return n;
+}
+
+/* the forward kernels named `name` of the listed MoE layer: how many
+ * rows, and whether one is the GPU waiting for the host */
+static int
+forward_rows (const Fixture *f, const char *name, gboolean *waits)
+{
+  g_autoptr (GArray) k = sim_cost_layer_kernels (f->model, f->plan, sim_topology_gpu_type (f->topo, 0));
+  int n = 0;
+  *waits = FALSE;
+  for (guint i = 0; i < k->len; i++) {
+    const SimKernel *x = &g_array_index (k, SimKernel, i);
+    if (g_str_equal (x->pass, "forward") && g_str_equal (x->name, name)) {
+      n++;
+      *waits |= x->kind == SIM_KERNEL_WAIT;
+    }
+  }
+  return n;
+}
+
+/* Token dropping (Megatron-Core's capacity factor).  The dropless
+ * all-to-all of test_a2a_bytes is 67,108,864 bytes at the mean load.
+ *  - capacity 1.25 at --moe-imbalance 1.5: the busiest GPU's experts take
+ *    1.25x the mean and drop the rest: 1.25 x 67,108,864 = 83,886,080;
+ *  - padded to capacity 1.25 at balanced routing: every expert computes
+ *    and every GPU sends its whole capacity, the same 83,886,080, and each
+ *    expert keeps 1.25x the dropless rows of activations (1.25 x the
+ *    dropless moe.experts bytes, to the byte's rounding);
+ *  - padded to capacity 1, balanced: the dropless bytes, and the
+ *    dispatcher's preprocess is one kernel with no wait for the host
+ *    (token_dispatcher.py @0014f137: preprocess returns early under
+ *    drop_and_pad, _maybe_dtoh_and_synchronize does nothing), where the
+ *    dropless one is 12 kernels and a wait. */
+static void
+test_capacity (void)
+{
+  Fixture f;
+  SimLayerCost c;
+  gboolean waits = FALSE;
+  guint64 dropless;
+  setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8");
+  dropless = expert_bytes (&f);
+  g_assert_cmpint (forward_rows (&f, "dispatch_preprocess", &waits), ==, 13);
+  g_assert_true (waits);
+  teardown (&f);
+  setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8,moe-imbalance=1.5,moe-expert-capacity-factor=1.25");
+  sim_cost_layer (f.model, f.plan, sim_topology_gpu_type (f.topo, 0), &c);
+  g_assert_cmpfloat (c.a2a_bytes, ==, 83886080.0);
+  g_assert_cmpuint (expert_bytes (&f), ==, dropless);
+  teardown (&f);
+  setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8,moe-expert-capacity-factor=1.25,"
+             "moe-pad-expert-input-to-capacity=true");
+  sim_cost_layer (f.model, f.plan, sim_topology_gpu_type (f.topo, 0), &c);
+  g_assert_cmpfloat (c.a2a_bytes, ==, 83886080.0);
+  g_assert_cmpfloat (fabs ((double) expert_bytes (&f) / (1.25 * (double) dropless) - 1), <, 1e-6);
+  teardown (&f);
+  setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8,moe-expert-capacity-factor=1,"
+             "moe-pad-expert-input-to-capacity=true");
+  sim_cost_layer (f.model, f.plan, sim_topology_gpu_type (f.topo, 0), &c);
+  g_assert_cmpfloat (c.a2a_bytes, ==, 67108864.0);
+  g_assert_cmpint (forward_rows (&f, "dispatch_preprocess", &waits), ==, 1);
+  g_assert_false (waits);
+  teardown (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -415,6 +494,7 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-time/grouped-gemm-published", test_grouped_gemm_published);
   g_test_add_func ("/moe-time/model-flop", test_model_flop);
   g_test_add_func ("/moe-time/a2a-bytes", test_a2a_bytes);
+  g_test_add_func ("/moe-time/capacity", test_capacity);
   g_test_add_func ("/moe-time/one-stage", test_one_stage);
   g_test_add_func ("/moe-time/shapes-imbalance", test_shapes_imbalance);
   g_test_add_func ("/moe-time/deepep", test_deepep);
