@@ -4,19 +4,20 @@ interleaved runs, TP collectives as their time alone where no flow meets
 them, TP rank 0's data-parallel collectives standing for every rank's where
 they mirror) against the reference (--exact: every micro-batch, every
 collective's flows, every TP rank's) on every published run of
-tests/validation/data (bench/validation-layouts.py: the calibration,
+tests/validation/data (tools/simtools/layouts.py: the calibration,
 held-out, published and mixture-of-experts runs, each built as its checking
 tool builds it): the step time, each kind of exposed communication and the
 bubble within 0.1 % of the step, the activation peak equal (issue 16).
 Prints the comparison table.
 
 usage: test-steady-rows.py SIM SOURCE_ROOT"""
-import concurrent.futures, importlib.util, json, os, subprocess, sys, tempfile
+import concurrent.futures, json, os, subprocess, sys, tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+from simtools import layouts as vl
 
 sim, root = sys.argv[1], os.path.abspath(sys.argv[2])
-spec = importlib.util.spec_from_file_location("validation_layouts", os.path.join(root, "bench", "validation-layouts.py"))
-vl = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(vl)
 KINDS = ("exposed_tp_s", "exposed_cp_s", "exposed_pp_s", "exposed_dp_s", "exposed_ep_s")
 
 

@@ -8,14 +8,16 @@ Reads the bf16 rows of SOURCE_ROOT/tests/validation/data/training_calibration.cs
 that ran on A100 40GB (MosaicML's llm-foundry benchmarks, rows
 mosaic_a100_40gb_*, the copy of tests/validation/data/training_calibration.csv)
 and runs each as tools/fit-efficiency.py does (its model file, layout and
-options), once with topologies/dgx-a100-40gb.xml and once with
-topologies/dgx-a100.xml (80 GB of HBM2e at 2,039 GB/s against 40 GB of HBM2
-at 1,555 GB/s; everything else the same).  tools/fidelity.py runs
+options: simtools/calibration.py), once with topologies/dgx-a100-40gb.xml
+and once with topologies/dgx-a100.xml (80 GB of HBM2e at 2,039 GB/s
+against 40 GB of HBM2 at 1,555 GB/s; everything else the same).
+tools/fidelity.py runs
 every A100 row on dgx-a100.xml, and the Ampere <efficiency> constants were
 fitted that way, so these rows are in the fit's sample: the table checks
 the memory model of the 40 GB file (its bandwidth and capacity), not the
-constants.  The rows INCONSISTENT in tools/fit-efficiency.py are printed
-but kept out of the summary, as in the fit.
+constants.  The rows INCONSISTENT (simtools/calibration.py), which
+tools/fit-efficiency.py keeps out of the fit, are printed but kept out of
+the summary, as in the fit.
 
 Every one of these runs trained, so each bounds the fragmentation
 allowance (sim/sim-memory.h): the largest fraction of what the CUDA context
@@ -28,44 +30,24 @@ Exit status: 0 when every row was predicted and predicted to fit in 40 GB
 --tolerance, the 40 GB file's mean |error| and |mean error| are within it;
 1 otherwise.
 """
-import csv, importlib.util, json, os, statistics, subprocess, sys, tempfile
+import csv, os, statistics, sys, tempfile
 
-
-def load_tool(folder, name, module):
-    """another script of tools/ as a module"""
-    spec = importlib.util.spec_from_file_location(module, os.path.join(folder, name))
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
-
-
-def step(cmd):
-    """(step seconds, fits, the memory result) of one run, or None when sim
-    gave no result"""
-    p = subprocess.run(cmd + ["--json", "-"], capture_output=True, text=True, timeout=600)
-    try:
-        j = json.loads(p.stdout)
-    except ValueError:
-        return None
-    return j["time"]["step_s"], j["memory"]["fits"], j["memory"]
-
-
-def summary(errs):
-    a = [abs(e) for e in errs]
-    return "%d rows: MAE %.1f%%, bias %+.1f%%, worst %+.1f%%, %d within 15%%" % (
-        len(errs), 100 * statistics.mean(a), 100 * statistics.mean(errs), 100 * max(errs, key=abs),
-        sum(1 for x in a if x <= 0.15))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from simtools import ROOT, models, options
+from simtools.calibration import INCONSISTENT, calibration_command
+from simtools.rows import measured_s
+from simtools.runs import step
+from simtools.summary import WITHIN_LAST, summary
 
 
 def main(argv):
-    here = os.path.dirname(os.path.abspath(__file__))
-    tol = load_tool(here, "heldout-check.py", "heldout_check").take_tolerance(argv)
-    if not argv:
+    tol = options.take_fractions(argv)
+    if not argv or tol == ():
         print(__doc__.strip().splitlines()[2])
         return 2
     sim = argv[0]
-    root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    fe = load_tool(os.path.join(root, "tools"), "fit-efficiency.py", "fit_efficiency")
+    root = argv[1] if len(argv) > 1 else ROOT
     data = os.path.join(root, "tests", "validation", "data", "training_calibration.csv")
     files = {"40": os.path.join(root, "topologies", "dgx-a100-40gb.xml"),
              "80": os.path.join(root, "topologies", "dgx-a100.xml")}
@@ -79,10 +61,10 @@ def main(argv):
             if "a100_40gb" not in rid or "bf16" not in (r["precision"] or ""):
                 continue
             mx = os.path.join(tmp, rid + ".xml")
-            fe.model_xml(r, mx)
-            base = fe.command(sim, r, mx)
+            models.model_xml(r, mx)
+            base = calibration_command(sim, r, mx)
             i = base.index("--topology")
-            want = fe.measured_s(r)
+            want = measured_s(r)
             got = {}
             for k, path in files.items():
                 got[k] = step(base[:i + 1] + [path] + base[i + 2:])
@@ -91,7 +73,7 @@ def main(argv):
                 failed += 1
                 continue
             e = {k: (got[k][0] - want) / want for k in files}
-            kept = rid not in fe.INCONSISTENT
+            kept = rid not in INCONSISTENT
             if kept:
                 for k in files:
                     errs[k].append(e[k])
@@ -110,8 +92,8 @@ def main(argv):
     if not errs["40"]:
         print("no row predicted")
         return 1
-    print("dgx-a100-40gb.xml: " + summary(errs["40"]))
-    print("dgx-a100.xml:      " + summary(errs["80"]))
+    print("dgx-a100-40gb.xml: " + summary(errs["40"], WITHIN_LAST))
+    print("dgx-a100.xml:      " + summary(errs["80"], WITHIN_LAST))
     # The allowance (sim/sim-memory.h) is bounded by the tightest runs that
     # trained: it may not exceed the smallest of their bounds by more than
     # half a point

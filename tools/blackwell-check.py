@@ -16,7 +16,7 @@ virtual stages, --fp8 hybrid for FP8 rows with the row's scaling recipe
 --fp4 e2m1 --fp4-recipe nvfp4 for NVFP4 rows, --zero 3
 and --framework fsdp for FSDP rows, and the embedding and the loss counted as
 layers where the layers do not divide the pp x vp chunks, as Megatron-Core
-then needs: counted_split), except that the cluster file is chosen from the gpu column among
+then needs: counted_split in simtools/commands.py), except that the cluster file is chosen from the gpu column among
 the Blackwell files, which fidelity.py does not know:
 
   B200   topologies/dgx-b200.xml with --nodes GPUs/8;
@@ -47,67 +47,14 @@ cannot go stale.
 Exit status: 0 when every expressible row was predicted (whatever the error)
 and, with --check-band, every band is current; 1 otherwise.
 """
-import csv, json, os, re, shlex, statistics, subprocess, sys, tempfile
+import csv, os, subprocess, sys, tempfile
 
-# the cluster file each GPU's rows validate, as cluster() picks it
-BAND_FILES = {"B200": "dgx-b200.xml", "GB200": "gb200-nvl72.xml", "GB300": "gb300-nvl72.xml"}
-
-
-def gpu_key(r):
-    """the BAND_FILES key of a row's gpu column, or None"""
-    g = r["gpu"].upper()
-    for k in ("GB300", "GB200", "B200"):
-        if g.startswith(k):
-            return k
-    return None
-
-
-def model_xml(r, path):
-    # the model of fidelity.py for a Llama row: SwiGLU, RMSNorm, RoPE, no bias
-    attrs = [("layers", r["layers"]), ("hidden", r["hidden"]), ("heads", r["heads"]),
-             ("kv-heads", r["kv_heads"] or r["heads"]), ("ffn-hidden", r["ffn_hidden"]),
-             ("vocab", r["vocab"]), ("seq-len", r["seq_len"]), ("mlp", "swiglu"), ("norm", "rmsnorm"),
-             ("position", "rope"), ("tied-embeddings", "false"), ("bias", "false"), ("dropout", "false")]
-    with open(path, "w") as f:
-        f.write('<model name="%s" description="published run %s"><transformer %s/></model>\n'
-                % (os.path.basename(path)[:-4], r["row_id"], " ".join('%s="%s"' % a for a in attrs)))
-
-
-def rack_topology(root, gpus_per_rack, tmp, name="gb200-nvl72"):
-    """name.xml (a file of NVL72 racks) with gpus_per_rack GPUs (and NICs) in each rack"""
-    src = open(os.path.join(root, "topologies", name + ".xml")).read()
-    out = src.replace('gpus="72"', 'gpus="%d"' % gpus_per_rack).replace('count="72"', 'count="%d"' % gpus_per_rack)
-    path = os.path.join(tmp, "%s-%d.xml" % (name, gpus_per_rack))
-    open(path, "w").write(out)
-    return path
-
-
-def cluster(root, r, tmp):
-    gpus = int(r["num_gpus"])
-    g = gpu_key(r)
-    if g in ("GB200", "GB300"):
-        name = BAND_FILES[g][:-4]
-        per = gpus if gpus <= 72 else 64
-        return rack_topology(root, per, tmp, name), gpus // per, "%s (%d racks x %d GPUs)" % (name, gpus // per, per)
-    if g == "B200":
-        return os.path.join(root, "topologies", "dgx-b200.xml"), max(1, gpus // 8), "dgx-b200 (%d nodes)" % max(1, gpus // 8)
-    return None, 0, "no Blackwell cluster file for gpu %r" % r["gpu"]
-
-
-
-def counted_split(r, pp):
-    """Megatron-Core builds a layout whose layers do not divide its pp x vp
-    model chunks only with the embedding and the loss counted as layers
-    (transformer_block.py get_num_layers_to_build asserts the division):
-    such a row ran with both, e.g. Llama 3.1 405B's 126 layers on pp 16 x
-    vp 8, where the first chunk holds the embedding alone and the last the
-    loss alone (a custom pipeline layout could place them otherwise; the
-    sources do not print one)"""
-    chunks = pp * max(1, int(r["vpp_chunks"] or 1))
-    layers = int(r["layers"])
-    if layers % chunks != 0 and (layers + 2) % chunks == 0:
-        return ["--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"]
-    return []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from simtools import ROOT, bands, commands, models, options, runs
+from simtools.clusters import BLACKWELL, blackwell_cluster, gpu_key
+from simtools.rows import measured_s
+from simtools.summary import NO_WITHIN, summary
 
 # What a published run's recipe sets beyond its layout, where the recipe
 # says so; applied to every row whose id contains the key.  Megatron-Bridge's
@@ -123,65 +70,43 @@ RUN_CONFIG = {
 }
 
 
-def command(sim, r, mx, topo, nodes):
-    tp, pp, cp = int(r["tp"]), int(r["pp"]), int(r["cp"] or 1)
-    dp = int(r["dp"]) if r["dp"] else int(r["num_gpus"]) // (tp * pp * cp)
+def blackwell_command(sim, r, mx, topo, nodes):
+    """the sim command line of a training row with its model file mx on its
+    cluster (without --json)"""
+    tp, pp, cp, dp = commands.parallelism(r)
     # Megatron-Bridge's FSDP is Megatron-Core's (Megatron FSDP): ZeRO-3 with
     # Megatron's kernels, not PyTorch FSDP's llm-foundry preset
     fsdp = "FSDP" in r["framework"] and "Megatron" not in r["framework"]
     zero3 = "FSDP" in r["framework"]
-    cmd = [sim, "--topology", topo, "--nodes", str(nodes), "--model", mx, "--tp", str(tp), "--pp", str(pp),
-           "--dp", str(dp), "--micro-batch", r["micro_batch"] or "1", "--global-batch", r["global_batch"],
-           "--recompute", "none", "--zero", "3" if zero3 else "1", "--framework", "fsdp" if fsdp else "megatron"]
-    if cp > 1: cmd += ["--cp", str(cp)]
-    if tp > 1: cmd += ["--sequence-parallel"]
-    if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
-        cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
-    cmd += counted_split(r, pp)
+    cmd = commands.base_command(sim, r, topo, nodes, mx)
+    cmd += ["--recompute", "none", "--zero", "3" if zero3 else "1", "--framework", "fsdp" if fsdp else "megatron"]
+    cmd += commands.layout_options(r) + commands.counted_split(r, pp)
     for key, extra in RUN_CONFIG.items():
         if key in r["row_id"]:
             cmd += extra
     prec = r["precision"] or ""
-    if "fp8" in prec:
-        cmd += ["--fp8", "hybrid"]
-        # the row's scaling recipe, as tools/moe-check.py passes it: FP8-CS is
-        # Transformer Engine's current scaling, FP8-MX Blackwell's MXFP8
-        if "FP8-CS" in prec: cmd += ["--fp8-recipe", "current"]
-        elif "FP8-MX" in prec: cmd += ["--fp8-recipe", "mxfp8"]
+    # the row's scaling recipe, as tools/moe-check.py passes it: FP8-CS is
+    # Transformer Engine's current scaling, FP8-MX Blackwell's MXFP8
+    cmd += commands.fp8_options(prec)
     # NVFP4: Megatron-Bridge's bf16_with_nvfp4_mixed (fp4 e2m1, recipe nvfp4)
     if "NVFP4" in prec:
         cmd += ["--fp4", "e2m1", "--fp4-recipe", "nvfp4"]
     return cmd
 
 
-def measured_s(r):
-    if r["iter_time_s"]: return float(r["iter_time_s"])
-    return int(r["global_batch"]) * int(r["seq_len"]) / float(r["tokens_per_s"])
-
-
-def summary(errs):
-    a = [abs(e) for e in errs]
-    return ("%d rows: MAE %.1f%%, median %.1f%%, bias %+.1f%%, worst %+.1f%%"
-            % (len(errs), 100 * statistics.mean(a), 100 * statistics.median(a), 100 * statistics.mean(errs),
-               100 * max(errs, key=abs)))
-
-
 def training(sim, root, tmp, extra=()):
     data = os.path.join(root, "tests", "validation", "data", "blackwell", "training_blackwell.csv")
-    errs, failed, band = [], 0, {f: [] for f in BAND_FILES.values()}
+    errs, failed, band = [], 0, {f: [] for f in BLACKWELL.values()}
     print("training step time: published vs sim (Blackwell files as shipped; GEMM tables and efficiency are estimates)")
     for r in csv.DictReader(open(data)):
-        topo, nodes, where = cluster(root, r, tmp)
+        topo, nodes, where = blackwell_cluster(root, r, tmp)
         if topo is None:
             print("%-44s skipped: %s" % (r["row_id"], where)); failed += 1; continue
         mx = os.path.join(tmp, r["row_id"] + ".xml")
-        model_xml(r, mx)
-        p = subprocess.run(command(sim, r, mx, topo, nodes) + list(extra) + ["--json", "-"], capture_output=True,
-                           text=True, timeout=900)
-        try:
-            j = json.loads(p.stdout[p.stdout.index("{"):])
-        except ValueError:
-            why = (p.stderr.strip().splitlines() or ["no output"])[-1]
+        models.model_xml(r, mx)
+        j, p = runs.run_json(blackwell_command(sim, r, mx, topo, nodes) + list(extra), timeout=900)
+        if j is None:
+            why = runs.last_error(p)
             if "must divide" in why or "a layer in each" in why:
                 # a layout sim refuses (a chunk without a layer, a split that does not divide):
                 # a stand-in would be another run
@@ -193,40 +118,22 @@ def training(sim, root, tmp, extra=()):
         errs.append(e)
         fits = "" if j["memory"]["fits"] else "  (predicted OUT OF MEMORY)"
         if j["memory"]["fits"]:
-            band[BAND_FILES[gpu_key(r)]].append(e)
+            band[BLACKWELL[gpu_key(r)]].append(e)
         print("%-44s %-30s measured %8.3f s  sim %8.3f s  %+6.1f%%%s" % (r["row_id"], where, want, got, 100 * e, fits))
-    if errs: print(summary(errs))
+    if errs: print(summary(errs, NO_WITHIN))
     return errs, failed, band
 
 
-def stored_band(path):
-    m = re.search(r'<efficiency [^>]*error="([0-9.]+)" error-rows="([0-9]+)"', open(path).read())
-    return (float(m.group(1)), int(m.group(2))) if m else None
-
-
-def write_band(path, errs):
-    """set the error and error-rows attributes of the file's <efficiency>"""
-    src = open(path).read()
-    m = re.search(r'<efficiency [^>]*?(\s*/>)', src)
-    el = re.sub(r' error="[^"]*" error-rows="[^"]*"', "", m.group(0)[:-len(m.group(1))])
-    el += ' error="%.3f" error-rows="%d"' % (statistics.mean(abs(e) for e in errs), len(errs)) + m.group(1)
-    open(path, "w").write(src[:m.start()] + el + src[m.end():])
-
-
-def bands(root, band, mode):
-    """print each file's band as the rows give it; write or check the stored one"""
+def blackwell_bands(root, band, mode):
+    """print each file's band as the rows give it; write or check the stored
+    one; the count of stale files"""
+    attrs = ("error", "error-rows")
     stale = 0
     print("\nerror band per cluster file (rows predicted to fit; no row set a constant of the file)")
     for name, e in band.items():
-        path = os.path.join(root, "topologies", name)
-        now = (round(statistics.mean(abs(x) for x in e), 3), len(e)) if e else None
-        have = stored_band(path)
-        state = "stored" if have == now else "STALE: stored %s" % (have,)
-        print("%-16s %s  %s" % (name, "+/-%.1f%% on %d runs" % (100 * now[0], now[1]) if now else "no rows", state))
-        if mode == "--write" and e and have != now:
-            write_band(path, e)
-        elif mode == "--check-band" and have != now:
-            stale += 1
+        now = bands.band_of(e, attrs) if e else None
+        stale += bands.settle(os.path.join(root, "topologies", name), attrs, now, mode, "%-16s %s  " % (
+            name, "+/-%.1f%% on %d runs" % (100 * now[0], now[1]) if now else "no rows"))
     return stale
 
 
@@ -249,7 +156,7 @@ def nccl(sim, root, tmp):
                            capture_output=True, text=True, timeout=300)
         rows = [l.split() for l in p.stdout.splitlines() if l.strip() and not l.startswith("#")]
         if p.returncode != 0 or not rows:
-            print("%-44s failed: %s" % (r["row_id"], (p.stderr.strip().splitlines() or ["no output"])[-1][:120]))
+            print("%-44s failed: %s" % (r["row_id"], runs.last_error(p)[:120]))
             failed += 1; continue
         got = float(rows[0][7])
         want = float(r["busbw_GBps_inplace"] or r["busbw_GBps"])
@@ -258,39 +165,23 @@ def nccl(sim, root, tmp):
         if not tag: errs.append(e)
         print("%-44s %10s B  measured %7.1f GB/s  sim %7.1f GB/s  %+6.1f%%  %s%s"
               % (r["row_id"], size, want, got, 100 * e, rows[0][-1], tag))
-    if errs: print(summary(errs) + " (INPUT rows left out)")
+    if errs: print(summary(errs, NO_WITHIN) + " (INPUT rows left out)")
     return errs, failed
-
-
-def take_extra(argv, mode):
-    """the OPTIONS of --extra "OPTIONS", removed from argv ([] without it);
-    None, with the reason printed, when --write asks to store a band of runs
-    that are not the files as shipped (also used by heldout-check.py)"""
-    if "--extra" not in argv:
-        return []
-    i = argv.index("--extra")
-    extra = shlex.split(argv[i + 1])
-    del argv[i:i + 2]
-    if mode == "--write":
-        print("--write: not with --extra (the stored band is of the files as shipped)")
-        return None
-    return extra
 
 
 def main(argv):
     if not argv:
         print(__doc__.strip().splitlines()[2]); return 2
-    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
-    argv = [a for a in argv if a not in ("--write", "--check-band")]
-    extra = take_extra(argv, mode)
+    mode = options.take_mode(argv)
+    extra = options.take_extra(argv, mode)
     if extra is None:
         return 2
     sim = argv[0]
-    root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = argv[1] if len(argv) > 1 else ROOT
     tmp = tempfile.mkdtemp()
     _, f1, band = training(sim, root, tmp, extra)
     _, f2 = nccl(sim, root, tmp)
-    stale = bands(root, band, mode)
+    stale = blackwell_bands(root, band, mode)
     return 1 if f1 or f2 or stale else 0
 
 

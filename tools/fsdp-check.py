@@ -7,8 +7,8 @@ usage: fsdp-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--fp8-toler
 Reads SOURCE_ROOT/tests/validation/data/mosaic_h100_heldout.csv (MosaicML
 llm-foundry's whole H100 BF16 and FP8 tables, their source in the file's
 header) and
-runs each row as tools/fit-efficiency.py runs the calibration rows (its
-model_xml and command: --framework fsdp, ZeRO 3, the row's micro-batch,
+runs each row as tools/fit-efficiency.py runs the calibration rows
+(simtools/calibration.py: --framework fsdp, ZeRO 3, the row's micro-batch,
 global batch and recomputation), with the Hopper files as shipped: their
 constants were fitted on NeMo (Megatron) runs only, so these rows say how
 far a --framework fsdp plan on Hopper can be trusted.
@@ -22,50 +22,41 @@ the report prints under the step time of a
 --framework fsdp plan: --write stores the mean |error|, the mean signed
 error, the rows and the rows within 15 % as the fsdp-error, fsdp-bias,
 fsdp-rows and fsdp-within attributes of the <efficiency> element of the
-Hopper cluster files (BAND_FILES); --check-band fails when a stored band
+Hopper cluster files (simtools/clusters.py HOPPER); --check-band fails when a stored band
 (three decimals) differs from what the rows give now.
 
 Exit status: 0 when every row was predicted to fit, within the tolerance
 if one is given, and with --check-band every stored band is current; 1
 otherwise; 2 on bad usage.
 """
-import importlib.util, json, os, statistics, subprocess, sys
+import os, statistics, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from simtools import ROOT, bands, options, runs
+from simtools.calibration import Runner, select_rows
+from simtools.clusters import HOPPER
+from simtools.rows import measured_s
+from simtools.summary import CALIBRATION, summary
 
 DATA = "mosaic_h100_heldout.csv"
-# the Hopper files share the H100 fit (tools/fit-efficiency.py SHIPPED)
-BAND_FILES = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml")
 
 
-def fractions(argv, flag):
-    """the three fractions after flag, removed from argv; None without the
-    flag, () when they are not three numbers"""
-    if flag not in argv:
-        return None
-    i = argv.index(flag)
-    try:
-        t = tuple(float(v) for v in argv[i + 1].split(","))
-    except (IndexError, ValueError):
-        t = ()
-    del argv[i:i + 2]
-    return t if len(t) == 3 else ()
-
-
-def judge(fit, sim, label, rows, tolerance):
+def judge(sim, label, rows, tolerance):
     """print the rows' table and summary, check each fits and the tolerance;
     (errors, failures)"""
-    runner = fit.Runner(sim, rows, os.cpu_count() or 2)
+    runner = Runner(sim, rows, os.cpu_count() or 2)
     errs = runner.errors(None, rows)
     print("%s: published vs sim, files as shipped" % label)
     for r in rows:
         e = errs[r["row_id"]]
-        print("  %-46s measured %9.3f s  %+6.1f%%%s" % (r["row_id"], fit.measured_s(r), 100 * e,
+        print("  %-46s measured %9.3f s  %+6.1f%%%s" % (r["row_id"], measured_s(r), 100 * e,
                                                       "  beyond 15 %" if abs(e) > 0.15 else ""))
     e = list(errs.values())
-    print(fit.summary(e))
+    print(summary(e, CALIBRATION))
     failed = 0
     for r in rows:
-        p = subprocess.run(runner.cmds[r["row_id"]] + ["--memory-only", "--json", "-"], capture_output=True, text=True)
-        m = json.loads(p.stdout)["memory"]
+        m = runs.memory(runner.cmds[r["row_id"]])
         if not m["fits"]:
             failed += 1
             print("  %s: predicted out of memory, peak %.2f GB of %.2f GB usable"
@@ -82,9 +73,9 @@ def judge(fit, sim, label, rows, tolerance):
 
 
 def main(argv):
-    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
-    argv = [a for a in argv if a not in ("--write", "--check-band")]
-    tolerance, fp8_tolerance = fractions(argv, "--tolerance"), fractions(argv, "--fp8-tolerance")
+    mode = options.take_mode(argv)
+    tolerance = options.take_fractions(argv, "--tolerance", 3)
+    fp8_tolerance = options.take_fractions(argv, "--fp8-tolerance", 3)
     if tolerance == () or fp8_tolerance == ():
         print("--tolerance, --fp8-tolerance: expected three fractions, WORST,MAE,BIAS")
         return 2
@@ -92,20 +83,14 @@ def main(argv):
         print(__doc__.strip().splitlines()[2])
         return 2
     sim = argv[0]
-    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    spec = importlib.util.spec_from_file_location("fit_efficiency", os.path.join(root, "tools", "fit-efficiency.py"))
-    fit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit)
+    root = argv[1] if len(argv) > 1 else ROOT
     data = os.path.join(root, "tests", "validation", "data", DATA)
-    e, failed = judge(fit, sim, "PyTorch FSDP BF16 runs on H100 no fit saw (%s)" % DATA,
-                      fit.select_rows(data, "h100"), tolerance)
-    _, fp8_failed = judge(fit, sim, "PyTorch FSDP FP8 runs on H100 no fit saw (%s)" % DATA,
-                          fit.select_rows(data, "h100", fp8=True), fp8_tolerance)
-    spec = importlib.util.spec_from_file_location("bandfile", os.path.join(root, "tools", "bandfile.py"))
-    bf = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bf)
-    stale = bf.bands([os.path.join(root, "topologies", name) for name in BAND_FILES], "fsdp", "FSDP",
-                     bf.band_of(e), mode, "fsdp-check.py")
+    e, failed = judge(sim, "PyTorch FSDP BF16 runs on H100 no fit saw (%s)" % DATA,
+                      select_rows(data, "h100"), tolerance)
+    _, fp8_failed = judge(sim, "PyTorch FSDP FP8 runs on H100 no fit saw (%s)" % DATA,
+                          select_rows(data, "h100", fp8=True), fp8_tolerance)
+    stale = bands.bands([os.path.join(root, "topologies", name) for name in HOPPER], "fsdp", "FSDP",
+                        e, mode, "fsdp-check.py")
     return 1 if failed or fp8_failed or stale else 0
 
 

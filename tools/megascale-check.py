@@ -13,9 +13,10 @@ virtual stages, sequence 2,048, global batch 768 on 256-1,024 GPUs and
 6,144 on 3,072-12,288.  No fit has seen them.
 
 Each row runs twice:
-  - as tools/fidelity.py runs it (tools/fit-efficiency.py's
-    command: dgx-a100.xml, ZeRO 1, sequence parallelism, --framework
-    megatron with its default overlaps);
+  - as tools/fidelity.py runs it (the calibration command of
+    simtools/calibration.py, as fit-efficiency.py runs it: dgx-a100.xml,
+    ZeRO 1, sequence parallelism, --framework megatron with its default
+    overlaps);
   - as the stack the paper compares against ran, where the paper says what
     it lacked: MegaScale's Table 3 adds TP, PP and DP communication overlap
     to this baseline, so --no-tp-comm-overlap --no-overlap-grad-reduce
@@ -38,18 +39,16 @@ Exit status: 0 when every row was predicted and predicted to fit (each run
 trained) and, with --tolerance, the default run's MAE and |drift| are
 within it; 1 otherwise.
 """
-import csv, importlib.util, os, statistics, sys, tempfile
+import csv, os, statistics, sys, tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from simtools import ROOT, models, options
+from simtools.calibration import calibration_command
+from simtools.runs import step
+from simtools.summary import SCALING, summary
+
 OLD_STACK = ["--no-tp-comm-overlap", "--no-overlap-grad-reduce", "--no-overlap-param-gather", "--grad-reduce-in-fp32"]
-
-
-def a100_tools():
-    """tools/a100-40gb-check.py as a module: its load_tool and step, shared"""
-    spec = importlib.util.spec_from_file_location("a100_40gb_check", os.path.join(HERE, "a100-40gb-check.py"))
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
 
 
 def line_fit(xs, ys):
@@ -59,22 +58,13 @@ def line_fit(xs, ys):
     return a, my - a * mx
 
 
-def summary(errs):
-    a = [abs(e) for e in errs]
-    return "MAE %.1f%%, bias %+.1f%%, worst %+.1f%%, %d of %d within 15%%, drift %+.1f points" % (
-        100 * statistics.mean(a), 100 * statistics.mean(errs), 100 * max(errs, key=abs),
-        sum(1 for x in a if x <= 0.15), len(errs), 100 * (errs[-1] - errs[0]))
-
-
 def main(argv):
-    a100 = a100_tools()
-    tol = a100.load_tool(HERE, "heldout-check.py", "heldout_check").take_tolerance(argv)
-    if not argv or len(argv) > 2 or any(a.startswith("-") for a in argv):
+    tol = options.take_fractions(argv)
+    if not argv or len(argv) > 2 or any(a.startswith("-") for a in argv) or tol == ():
         print(next(l for l in __doc__.splitlines() if l.startswith("usage:")), file=sys.stderr)
         return 2
     sim = argv[0]
-    root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    fe = a100.load_tool(os.path.join(root, "tools"), "fit-efficiency.py", "fit_efficiency")
+    root = argv[1] if len(argv) > 1 else ROOT
     data = os.path.join(root, "tests", "validation", "data", "megascale_scaling.csv")
     rows = sorted(csv.DictReader(open(data)), key=lambda r: int(r["num_gpus"]))
     errs = {"default": [], "old": []}
@@ -87,12 +77,12 @@ def main(argv):
         for r in rows:
             rid = r["row_id"]
             mx = os.path.join(tmp, rid + ".xml")
-            fe.model_xml(r, mx)
-            base = fe.command(sim, r, mx)
+            models.model_xml(r, mx)
+            base = calibration_command(sim, r, mx)
             want = float(r["iter_time_s"])
             # a run that does not fit is not searched for a layout that does
-            got = {"default": a100.step(base + ["--no-search"]),
-                   "old": a100.step(base + OLD_STACK + ["--no-search"])}
+            got = {"default": step(base + ["--no-search"]),
+                   "old": step(base + OLD_STACK + ["--no-search"])}
             if None in got.values() or not got["default"][1]:
                 print("%-40s failed: %s" % (rid, "no result" if None in got.values() else "predicted out of memory"))
                 failed += 1
@@ -107,8 +97,8 @@ def main(argv):
     if not errs["default"]:
         print("no row predicted")
         return 1
-    print("default: " + summary(errs["default"]))
-    print("old:     " + summary(errs["old"]))
+    print("default: " + summary(errs["default"], SCALING))
+    print("old:     " + summary(errs["old"], SCALING))
     for gb, pts in sorted(groups.items()):
         if len(pts) < 2:
             continue

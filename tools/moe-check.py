@@ -46,61 +46,34 @@ Exit status: 0 when every expressible row was predicted (whatever the
 error) and predicted to fit in memory (each run trained), and with
 --check-band every stored band is current; 1 otherwise.
 """
-import csv, importlib.util, json, os, shlex, statistics, subprocess, sys, tempfile
+import os, statistics, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from simtools import ROOT, bands, options, runs
+from simtools.clusters import BLACKWELL, HOPPER, gpu_key
+from simtools.moe import is_fsdp, moe_cluster, moe_command, recompute_modules, skip_reason
+from simtools.rows import read_rows
+from simtools.summary import summary
 
 # the cluster files that carry each generation's efficiency constants, by
 # the generation key of a row (generation() below): the Hopper files share
-# the H100 fit (tools/heldout-check.py HOPPER), each Blackwell file has its
-# own (tools/blackwell-check.py BAND_FILES)
-BAND_FILES = {"H100": ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml"),
-              "B200": ("dgx-b200.xml",), "GB200": ("gb200-nvl72.xml",), "GB300": ("gb300-nvl72.xml",)}
+# the H100 fit, each Blackwell file has its own
+BAND_FILES = dict({"H100": HOPPER}, **{gpu: (name,) for gpu, name in BLACKWELL.items()})
 
 
-def blackwell(root):
-    spec = importlib.util.spec_from_file_location("blackwell_check", os.path.join(root, "tools", "blackwell-check.py"))
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
-
-
-def cluster(bw, root, r, tmp):
-    gpus = int(r["num_gpus"])
-    for gpu in ("H100", "H800"):
-        if r["gpu"].upper().startswith(gpu):
-            name = "dgx-" + gpu.lower()
-            return os.path.join(root, "topologies", name + ".xml"), max(1, gpus // 8), "%s (%d nodes)" % (name, max(1, gpus // 8))
-    return bw.cluster(root, r, tmp)
-
-
-def generation(bw, r):
+def generation(r):
     """the BAND_FILES key of a row's GPU: H100 and H800 rows are Hopper's"""
     if r["gpu"].upper().startswith(("H100", "H800")):
         return "H100"
-    return bw.gpu_key(r)
+    return gpu_key(r)
 
 
-def bandfile():
-    spec = importlib.util.spec_from_file_location("bandfile", os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                                          "bandfile.py"))
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
-
-
-def bands(root, by_gen, mode):
+def moe_bands(root, by_gen, mode):
     """print each generation's band, write it or check the stored ones; the
     count of stale files"""
-    bf = bandfile()
-    return sum(bf.bands([os.path.join(root, "topologies", name) for name in BAND_FILES[gen]], "moe", "MoE",
-                        bf.band_of(by_gen[gen]), mode, "moe-check.py") for gen in sorted(by_gen))
-
-
-def skip_reason(r):
-    if not r["step_time_s_published"] and not r["step_time_s_derived"]:
-        return "no step time published (%s only)" % r["published_unit"]
-    if "token-drop" in r["row_id"] or "tokendrop" in r["row_id"]:
-        return "token-dropping run: sim routes every token (dropless)"
-    return None
+    return sum(bands.bands([os.path.join(root, "topologies", name) for name in BAND_FILES[gen]], "moe", "MoE",
+                           by_gen[gen], mode, "moe-check.py") for gen in sorted(by_gen))
 
 
 def flop_per_token(r):
@@ -141,61 +114,16 @@ def inconsistent(rows):
     return out
 
 
-def is_fsdp(r):
-    return "FSDP" in r["framework"] or "AutoModel" in r["framework"]
-
-
-# Megatron-Core's recompute_modules (transformer_config.py); a recompute
-# column that names only these is the recipe's list, which replaces the
-# default ["core_attn"]
-MEGATRON_MODULES = {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"}
-
-
-def modules(r):
-    names = [x.strip() for x in (r.get("recompute") or "").replace("+", ",").split(",") if x.strip()]
-    return names if names and all(x in MEGATRON_MODULES for x in names) else []
-
-
-def command(sim, r, topo, nodes):
-    tp, pp, cp = int(r["tp"]), int(r["pp"]), int(r["cp"] or 1)
-    dp = int(r["dp"]) if r["dp"] else int(r["num_gpus"]) // (tp * pp * cp)
-    prec = r["precision"] or ""
-    cmd = [sim, "--topology", topo, "--nodes", str(nodes), "--model", r["model"], "--tp", str(tp), "--pp", str(pp),
-           "--dp", str(dp), "--ep", r["ep"] or "1", "--etp", r["etp"] or "1", "--micro-batch", r["micro_batch"] or "1",
-           "--global-batch", r["global_batch"], "--seq-len", r["seq_len"], "--moe-imbalance", "1"]
-    cmd += ["--recompute-modules", "+".join(modules(r))] if modules(r) else ["--recompute", "none"]
-    # PyTorch FSDP2 (NeMo AutoModel) shards every state: ZeRO-3 and sim's
-    # FSDP preset; Megatron-Core's distributed optimizer otherwise
-    cmd += ["--zero", "3", "--framework", "fsdp"] if is_fsdp(r) else ["--zero", "1"]
-    if cp > 1: cmd += ["--cp", str(cp)]
-    if r["vpp_chunks"] and int(r["vpp_chunks"]) > 1:
-        cmd += ["--schedule", "interleaved", "--virtual-stages", r["vpp_chunks"]]
-    # DeepSeek-V3's multi-token prediction and the recipe's pipeline layout,
-    # where the row records them (moe_training.md)
-    if r.get("mtp_layers"): cmd += ["--mtp-num-layers", r["mtp_layers"]]
-    if r.get("pipeline_layout"): cmd += ["--pipeline-model-parallel-layout", r["pipeline_layout"]]
-    # what the row's recipe sets beyond the layout (overlaps), as sim options
-    cmd += shlex.split(r.get("recipe_flags") or "")
-    if prec.startswith("fp8"):
-        cmd += ["--fp8", "hybrid"]
-        if "FP8-CS" in prec: cmd += ["--fp8-recipe", "current"]
-        elif "FP8-MX" in prec: cmd += ["--fp8-recipe", "mxfp8"]
-    return cmd
-
-
 def main():
     argv = sys.argv[1:]
-    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
-    argv = [a for a in argv if a not in ("--write", "--check-band")]
-    extra = []
-    if "--extra" in argv:
-        # options added to every row's command, as fidelity.py's --extra
-        i = argv.index("--extra"); extra = shlex.split(argv[i + 1]); del argv[i:i + 2]
+    mode = options.take_mode(argv)
+    # options added to every row's command, as fidelity.py's --extra
+    extra = options.take_extra(argv)
+    if extra is None:
+        return 2
     sim = argv[0]
-    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    bw = blackwell(root)
-    data = os.path.join(root, "tests", "validation", "data", "moe_training.csv")
-    rows = list(csv.DictReader(line for line in open(data) if not line.startswith("#")))
+    root = argv[1] if len(argv) > 1 else ROOT
+    rows = read_rows(os.path.join(root, "tests", "validation", "data", "moe_training.csv"))
     bad = inconsistent(rows)
     if extra and mode == "--write":
         print("--write: not with --extra (the stored bands are of the files as shipped)")
@@ -205,22 +133,19 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for r in rows:
             why = skip_reason(r) or bad.get(r["row_id"])
-            topo, nodes, where = (None, 0, "") if why else cluster(bw, root, r, tmp)
+            topo, nodes, where = (None, 0, "") if why else moe_cluster(root, r, tmp)
             if why is None and topo is None:
                 why = where
             if why:
                 print("%-44s not predicted: %s" % (r["row_id"][:44], why)); continue
-            p = subprocess.run(command(sim, r, topo, nodes) + extra + ["--json", "-"], capture_output=True, text=True,
-                               timeout=900)
-            try:
-                j = json.loads(p.stdout[p.stdout.index("{"):])
-            except ValueError:
-                msg = (p.stderr.strip().splitlines() or ["no output"])[-1]
+            j, p = runs.run_json(moe_command(sim, r, topo, nodes) + extra, timeout=900)
+            if j is None:
+                msg = runs.last_error(p)
                 if "must divide" in msg or "divide" in msg:
                     print("%-44s not expressible in sim: %s" % (r["row_id"][:44], msg[5:110])); continue
                 print("%-44s failed: %s" % (r["row_id"][:44], msg[:110])); failed += 1; continue
             want = float(r["step_time_s_published"] or r["step_time_s_derived"])
-            if not j["memory"]["fits"] and r.get("recompute") and not modules(r):
+            if not j["memory"]["fits"] and r.get("recompute") and not recompute_modules(r):
                 # the run recomputed what its source describes in words, which
                 # sim cannot express: as run with --recompute none it is
                 # another run
@@ -237,7 +162,7 @@ def main():
             got = j["time"]["step_s"]
             e = (got - want) / want
             errs.append(e)
-            by_gen.setdefault(generation(bw, r), []).append(e)
+            by_gen.setdefault(generation(r), []).append(e)
             fits = j["memory"]["fits"]
             oom += 0 if fits else 1
             ep = j["time"]["exposed_comm_s"]["ep"]
@@ -245,11 +170,8 @@ def main():
                   % (r["row_id"][:44], where[:24], want, got, 100 * e, 100 * ep / got,
                      "" if fits else "  (predicted OUT OF MEMORY)"))
     if errs:
-        a = [abs(x) for x in errs]
-        print("%d rows: %d within 15%%, MAE %.1f%%, median %.1f%%, bias %+.1f%%, worst %+.1f%%; %d predicted out of memory"
-              % (len(errs), sum(1 for x in a if x <= 0.15), 100 * statistics.mean(a), 100 * statistics.median(a),
-                 100 * statistics.mean(errs), 100 * max(errs, key=abs), oom))
-    stale = bands(root, by_gen, mode)
+        print(summary(errs) + "; %d predicted out of memory" % oom)
+    stale = moe_bands(root, by_gen, mode)
     return 1 if failed or oom or stale else 0
 
 

@@ -46,19 +46,25 @@ seen).
 --write stores the summary's band (mean |error|, mean signed error, rows,
 rows within 15 %) as the torchtitan-error, torchtitan-bias, torchtitan-rows
 and torchtitan-within attributes of <efficiency> in the Hopper cluster files
-(BAND_FILES: the rows ran on H100 and H200), which the report of a
---framework torchtitan plan prints and takes its step's range from;
+(simtools/clusters.py HOPPER: the rows ran on H100 and H200), which the
+report of a --framework torchtitan plan prints and takes its step's range
+from;
 --check-band fails when a stored band is not the one the rows give.
 
 Exit status: 0, unless sim failed with status 2 (bad input or error) on a
 row (its message is printed, the rest still run) or a tolerance is
 exceeded: 1; 2 on bad usage.
 """
-import concurrent.futures, csv, json, os, shlex, statistics, subprocess, sys
+import concurrent.futures, os, shlex, statistics, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from simtools import ROOT, bands, options, runs
+from simtools.clusters import HOPPER
+from simtools.rows import read_rows
+from simtools.summary import ALIGNED, summary
 
 DATA = os.path.join("tests", "validation", "data", "pytorch_native.csv")
-# the Hopper cluster files that carry the band (as tools/fsdp-check.py's)
-BAND_FILES = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml")
 GIB = 2 ** 30
 RECOMPUTE = {"none": "none", "full": "full", "selective-op": "selective"}
 FP8_RECIPE = {"tensorwise": "tensorwise", "rowwise": "blockwise"}
@@ -102,7 +108,7 @@ def layout(counts):
     return "E" + s + "L"
 
 
-def command(sim, r, layers):
+def titan_command(sim, r, layers):
     """(the sim command, flags for the table) or (None, why it cannot be expressed)"""
     gpu = r["gpu"]
     topo = "dgx-h200" if "H200" in gpu else "grand-teton-h100" if "H100" in gpu else None
@@ -152,18 +158,6 @@ def command(sim, r, layers):
     return cmd, flags
 
 
-def run(cmd):
-    p = subprocess.run(cmd + ["--json", "-"], capture_output=True, text=True, timeout=600)
-    return p.returncode, p.stdout, p.stderr
-
-
-def summary(errs):
-    a = [abs(e) for e in errs]
-    return ("%2d row%s MAE %5.1f%%, mean %+6.1f%%, within 15%% %2d, within 20%% %2d, worst %+6.1f%%"
-            % (len(errs), "s:" if len(errs) > 1 else ": ", 100 * statistics.mean(a), 100 * statistics.mean(errs), sum(v <= 0.15 for v in a),
-               sum(v <= 0.20 for v in a), 100 * max(errs, key=abs)))
-
-
 def mem_summary(diffs):
     if not diffs:
         return "memory: not published"
@@ -173,37 +167,26 @@ def mem_summary(diffs):
 
 def main(argv):
     show = "--commands" in argv
-    mode = next((a for a in argv if a in ("--write", "--check-band")), None)
-    argv = [a for a in argv if a not in ("--commands", "--write", "--check-band")]
-    extra, tol = [], None
-    if "--tolerance" in argv:
-        i = argv.index("--tolerance")
-        try:
-            tol = [float(v) for v in argv[i + 1].split(",")]
-            assert len(tol) == 3
-        except (IndexError, ValueError, AssertionError):
-            print("--tolerance: expected WORST,MAE,BIAS (fractions)")
-            return 2
-        del argv[i:i + 2]
-    if "--extra" in argv:
-        i = argv.index("--extra")
-        if i + 1 >= len(argv):
-            print("--extra: expected OPTIONS")
-            return 2
-        extra = shlex.split(argv[i + 1])
-        del argv[i:i + 2]
+    mode = options.take_mode(argv)
+    argv = [a for a in argv if a != "--commands"]
+    tol = options.take_fractions(argv, "--tolerance", 3)
+    if tol == ():
+        print("--tolerance: expected WORST,MAE,BIAS (fractions)")
+        return 2
+    extra = options.take_extra(argv)
+    if extra is None:
+        return 2
     if not argv or argv[0].startswith("-"):
         print(__doc__.strip().splitlines()[2])
         return 2
     sim = argv[0]
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    data = argv[1] if len(argv) > 1 else os.path.join(root, DATA)
-    rows = list(csv.DictReader(line for line in open(data) if not line.startswith("#")))
+    data = argv[1] if len(argv) > 1 else os.path.join(ROOT, DATA)
+    rows = read_rows(data)
     layers = model_layers(sim)
-    plans = [(r,) + command(sim, r, layers) for r in rows]
+    plans = [(r,) + titan_command(sim, r, layers) for r in rows]
     todo = [(r, cmd + extra) for r, cmd, _ in plans if cmd]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        results = dict(zip((r["row_id"] for r, _ in todo), pool.map(run, (c for _, c in todo))))
+        results = dict(zip((r["row_id"] for r, _ in todo), pool.map(runs.run_json, (c for _, c in todo))))
 
     print("torchtitan published runs vs sim (grand-teton-h100.xml / dgx-h200.xml as shipped; no fit saw these rows)")
     print("error = published TPS / sim TPS - 1 = sim step time / published step time - 1 (negative: sim too fast)")
@@ -220,13 +203,12 @@ def main(argv):
         if cmd is None:
             skipped.append((rid, why))
             continue
-        rc, out, err = results[rid]
-        try:
-            j = json.loads(out[out.index("{"):]) if rc in (0, 1) else None
-        except ValueError:
+        j, p = results[rid]
+        rc = p.returncode
+        if rc not in (0, 1):
             j = None
         if j is None:
-            msg = (err.strip().splitlines() or ["no output"])[-1]
+            msg = runs.last_error(p)
             failed.append((rid, rc, msg))
             print("%-41s sim exit status %d: %s" % (rid, rc, msg[:90]))
             continue
@@ -264,13 +246,13 @@ def main(argv):
             if k != kind:
                 continue
             m = [mems[i] for i in ids if i in mems]
-            print("  %-48s %s" % (name, summary([errs[i] for i in ids])))
+            print("  %-48s %s" % (name, summary([errs[i] for i in ids], ALIGNED)))
             if kind in ("source", "table") and m:
                 print("  %-48s %s" % ("", mem_summary(m)))
     if errs:
-        print("\nall predicted rows: %s" % summary(list(errs.values())))
+        print("\nall predicted rows: %s" % summary(list(errs.values()), ALIGNED))
         print("                    %s" % mem_summary(list(mems.values())))
-        oom = [i for i in errs if results[i][0] == 1]
+        oom = [i for i in errs if results[i][1].returncode == 1]
         print("                    %d of %d predicted to fit the shipped cluster file's GPU (%s)"
               % (len(errs) - len(oom), len(errs), ", ".join(oom) if oom else "all fit"))
     print("\nkept out of the summaries, with the evidence from their own table: %d" % len(kept))
@@ -294,13 +276,9 @@ def main(argv):
                 bad.append(name)
     stale = 0
     if mode and errs:
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("bandfile", os.path.join(root, "tools", "bandfile.py"))
-        bf = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(bf)
         print()
-        stale = bf.bands([os.path.join(root, "topologies", name) for name in BAND_FILES], "torchtitan",
-                         "torchtitan", bf.band_of(list(errs.values())), mode, "pytorch-native-check.py")
+        stale = bands.bands([os.path.join(ROOT, "topologies", name) for name in HOPPER], "torchtitan",
+                            "torchtitan", list(errs.values()), mode, "pytorch-native-check.py")
     return 1 if failed or bad or stale else 0
 
 
