@@ -7,7 +7,7 @@ collective's flows, every TP rank's) on every published run of
 tests/validation/data (tools/simtools/layouts.py: the calibration,
 held-out, published and mixture-of-experts runs, each built as its checking
 tool builds it): the step time, each kind of exposed communication and the
-bubble within 0.1 % of the step, the activation peak equal (issue 16).
+bubble within 0.1 % of the step, the activation peak equal.
 Prints the comparison table.
 
 usage: test-steady-rows.py SIM SOURCE_ROOT"""

@@ -6,7 +6,7 @@ recipes on H100, MosaicML llm-foundry FSDP runs on A100), each predicted by
 the sim command line as a user would run it, with the shipped cluster
 files and their fitted <efficiency> constants.  Prints the error table per
 row and per GPU; asserts the tolerances below, which are what the model
-reaches today (the goals of issue 12 are tighter: every row within 15 %,
+reaches today (the calibration's goals are tighter: every row within 15 %,
 MAE <= 6 %, |bias| <= 3 %).  Rows whose data contradict their neighbours
 (INCONSISTENT of tools/simtools/calibration.py, which fit-efficiency.py
 keeps out of the fit) are printed with the evidence and kept out
@@ -25,10 +25,10 @@ from simtools.summary import CALIBRATION, summary
 
 # per GPU: (largest |error| of any row, largest MAE, largest |bias|)
 TOLERANCE = {"h100": (0.15, 0.06, 0.03), "a100": (0.17, 0.06, 0.03)}
-# the FP8 runs (issue 15), never fitted: the BF16 constants and the FP8 GEMM
+# the FP8 runs, never fitted: the BF16 constants and the FP8 GEMM
 # rate of sim-cost.c; the goal is every row within 15 %, MAE <= 8 %
 FP8_TOLERANCE = ("h100", (0.17, 0.08, 0.05))
-# the issue-12 bound each row is marked against in the printed tables
+# the calibration's goal, the bound each row is marked against in the printed tables
 ROW_GOAL = 0.15
 
 

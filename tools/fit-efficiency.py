@@ -23,7 +23,7 @@ which also holds the rows kept out, INCONSISTENT).
          an experiment (not with --write): also pass each row the attention
          kernel its recipe configures (simtools/calibration.py KERNELS),
          which fidelity.py cannot pass; the shipped constants are fitted
-         without it (issue 12's notes)
+         without it
 """
 import os, re, statistics, sys
 

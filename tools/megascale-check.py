@@ -27,7 +27,7 @@ Each row runs twice:
     --grad-reduce-in-fp32.
 
 The drift is the error at the largest GPU count less the error at the
-smallest (issue 41: within 5 points).  The fixed cost per step is the
+smallest (the goal: within 5 points).  The fixed cost per step is the
 intercept c of a least-squares line T = a m + c through the steps of one
 global batch against the micro-batches per replica m (GBS / (DP x
 micro-batch)): at a fixed global batch, adding GPUs shrinks m, so what a
