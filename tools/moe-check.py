@@ -29,7 +29,8 @@ reason and kept out of the summary: a GPU without a cluster file,
 layouts whose pp x vp does not divide the layers,
 FSDP2 runs that fit only with a memory saving their source does not state,
 runs predicted out of memory whose recipe recomputes what sim cannot express
-(a recompute column in words), token-dropping runs (sim routes every token),
+(a recompute column in words), token-dropping runs whose recipe_flags give no
+capacity factor (--moe-expert-capacity-factor),
 runs published without a step time, and rows whose own figures disagree:
 their published model TFLOP/s over their tokens/s gives FLOPs per token more
 than 10 % from the median of the same model's rows (inconsistent() below).

@@ -15,8 +15,9 @@ def skip_reason(r):
     """why a row is not predicted (no step time, token dropping), or None"""
     if not r["step_time_s_published"] and not r["step_time_s_derived"]:
         return "no step time published (%s only)" % r["published_unit"]
-    if "token-drop" in r["row_id"] or "tokendrop" in r["row_id"]:
-        return "token-dropping run: sim routes every token (dropless)"
+    if ("token-drop" in r["row_id"] or "tokendrop" in r["row_id"]) and \
+            "--moe-expert-capacity-factor" not in (r.get("recipe_flags") or ""):
+        return "token-dropping run whose capacity factor its row does not give"
     return None
 
 
