@@ -117,7 +117,8 @@ CudaGraphImpl = Literal["none", "transformer_engine", "local"]
 
 #: every plan option of sim (its flags without "--", "-" as "_"), in sim --help's order
 PLAN_OPTIONS = (
-    "tp", "cp", "pp", "dp", "ep", "etp", "moe_imbalance", "overlap_moe_expert_parallel_comm", "moe_dispatcher",
+    "tp", "cp", "pp", "dp", "ep", "etp", "moe_imbalance", "moe_expert_capacity_factor",
+    "moe_pad_expert_input_to_capacity", "overlap_moe_expert_parallel_comm", "moe_dispatcher",
     "micro_batch",
     "global_batch", "seq_len", "schedule", "virtual_stages", "recompute", "recompute_modules",
     "recompute_method", "recompute_num_layers",
@@ -126,7 +127,7 @@ PLAN_OPTIONS = (
     "attention_kernel", "overlap_param_gather", "fp8", "fp8_params", "fp8_recipe", "fp8_expert_act", "fp8_attention",
     "tp_only_amax_red", "fp4", "fp4_recipe", "layers_per_virtual_stage", "first_stage_layers",
     "last_stage_layers", "pipeline_model_parallel_layout", "mtp_num_layers", "cpu_offloading_num_layers",
-    "cuda_graph_impl", "cuda_graph_scope", "gpu_variation", "slow_gpu", "slow_node",
+    "cuda_graph_impl", "cuda_graph_scope", "gpu_variation", "slow_gpu", "slow_node", "slow_link",
     "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
 )
 
@@ -262,7 +263,9 @@ def estimate(topology: str, *, model: Optional[str] = None, nodes: int = 0, gpus
              plan: Union[str, Dict[str, object], None] = None,
              tp: Optional[int] = None, cp: Optional[int] = None, pp: Optional[int] = None,
              dp: Optional[int] = None, ep: Optional[int] = None, etp: Optional[int] = None,
-             moe_imbalance: Optional[float] = None, overlap_moe_expert_parallel_comm: Optional[bool] = None,
+             moe_imbalance: Optional[float] = None, moe_expert_capacity_factor: Optional[float] = None,
+             moe_pad_expert_input_to_capacity: Optional[bool] = None,
+             overlap_moe_expert_parallel_comm: Optional[bool] = None,
              moe_dispatcher: Optional[MoeDispatcher] = None, micro_batch: Optional[int] = None, global_batch: Optional[int] = None,
              seq_len: Optional[int] = None, schedule: Optional[Schedule] = None,
              virtual_stages: Optional[int] = None, recompute: Optional[Recompute] = None,
@@ -284,7 +287,8 @@ def estimate(topology: str, *, model: Optional[str] = None, nodes: int = 0, gpus
              mtp_num_layers: Optional[Union[int, str]] = None, cpu_offloading_num_layers: Optional[Union[int, str]] = None,
              cuda_graph_impl: Optional[CudaGraphImpl] = None, cuda_graph_scope: Optional[str] = None,
              gpu_variation: Optional[Union[float, str]] = None, slow_gpu: Optional[str] = None,
-             slow_node: Optional[str] = None, account_for_embedding_in_pipeline_split: Optional[bool] = None,
+             slow_node: Optional[str] = None, slow_link: Optional[str] = None,
+             account_for_embedding_in_pipeline_split: Optional[bool] = None,
              account_for_loss_in_pipeline_split: Optional[bool] = None) -> dict:
     """one plan on a cluster, as `sim --topology T --model M [flags] --json -`:
     the sim-result/1 document (time.step_s, memory.fits, ...).  Each
