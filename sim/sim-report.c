@@ -394,18 +394,19 @@ sim_report_error_band_sentence (const SimTopology *t)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
-  if (eff->heldout_error > 0 && eff->error > 0)
+  if (eff->bands.heldout.error > 0 && eff->bands.fitted.error > 0)
     return g_strdup_printf (
         "error band +/-%.1f%%: mean step-time error on %" G_GUINT64_FORMAT
         " published runs of this GPU generation that no fit saw (+/-%.1f%% on %" G_GUINT64_FORMAT
         " fitted runs, each predicted with its model family left out)",
-        100 * eff->heldout_error, eff->heldout_rows, 100 * eff->error, eff->error_rows);
-  if (eff->error > 0)
+        100 * eff->bands.heldout.error, eff->bands.heldout.rows, 100 * eff->bands.fitted.error,
+        eff->bands.fitted.rows);
+  if (eff->bands.fitted.error > 0)
     return g_strdup_printf (
         "error band +/-%.1f%%: mean step-time error on %" G_GUINT64_FORMAT
         " published runs of this GPU generation, each predicted with constants that were not "
         "fitted to it",
-        100 * eff->error, eff->error_rows);
+        100 * eff->bands.fitted.error, eff->bands.fitted.rows);
   return g_strdup (
       "error band: NOT VALIDATED for this GPU generation (its cluster file states no error from "
       "published runs): read the step time as an estimate");
@@ -417,7 +418,7 @@ sim_report_band_sentences (const SimTopology *t, const SimModel *m, const SimPla
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
   char *framework = sim_report_framework_band_sentence (t, p);
   gboolean moe = sim_model_is_moe (m);
-  if (!moe || sim_topology_gpu_type (t, 0)->eff.moe.rows == 0)
+  if (!moe || sim_topology_gpu_type (t, 0)->eff.bands.moe.rows == 0)
     g_ptr_array_add (out, sim_report_error_band_sentence (t));
   if (moe)
     g_ptr_array_add (out, sim_report_moe_band_sentence (t));
@@ -432,7 +433,7 @@ sim_report_band_sentences (const SimTopology *t, const SimModel *m, const SimPla
  * "mostly" when the mean signed error is more than half the mean |error|,
  * i.e. the rows on that side outweigh the others three to one or more. */
 static char *
-published_band (const char *what, const char *runs, const char *which, const SimPublishedBand *band,
+published_band (const char *what, const char *runs, const char *which, const SimBand *band,
                 const char *test)
 {
   double error = band->error, bias = band->bias;
@@ -459,11 +460,11 @@ sim_report_moe_band_sentence (const SimTopology *t)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
-  if (eff->moe.rows == 0)
+  if (eff->bands.moe.rows == 0)
     return g_strdup (
         "mixture-of-experts layers: the band is of dense runs, and no published MoE run of this "
         "GPU generation has been predicted: read this step time as an estimate");
-  return published_band ("mixture-of-experts layers", "published MoE runs", "", &eff->moe,
+  return published_band ("mixture-of-experts layers", "published MoE runs", "", &eff->bands.moe,
                          "validation-moe");
 }
 
@@ -477,13 +478,13 @@ sim_report_framework_band_sentence (const SimTopology *t, const SimPlan *p)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
-  if (p->framework == SIM_FRAMEWORK_TORCHTITAN && eff->torchtitan.rows > 0)
+  if (p->framework == SIM_FRAMEWORK_TORCHTITAN && eff->bands.torchtitan.rows > 0)
     return published_band ("PyTorch-native torchtitan (--framework torchtitan)", "published torchtitan runs",
-                           " that no fit saw,", &eff->torchtitan, "validation-pytorch-native");
-  if (p->framework != SIM_FRAMEWORK_FSDP || eff->fsdp.rows == 0)
+                           " that no fit saw,", &eff->bands.torchtitan, "validation-pytorch-native");
+  if (p->framework != SIM_FRAMEWORK_FSDP || eff->bands.fsdp.rows == 0)
     return NULL;
   return published_band ("PyTorch FSDP (--framework fsdp)", "published FSDP runs",
-                         " that no fit saw,", &eff->fsdp, "validation-fsdp");
+                         " that no fit saw,", &eff->bands.fsdp, "validation-fsdp");
 }
 
 /* What the spread of GPU speeds adds to the step (SimVariability); NULL
@@ -1147,7 +1148,7 @@ json_band (SimJson *j, const char *key, double error, guint64 runs)
 
 /* a band of published runs as numbers, null where the file states none */
 static void
-json_published_band (SimJson *j, const char *name, const SimPublishedBand *band)
+json_published_band (SimJson *j, const char *name, const SimBand *band)
 {
   if (band->rows == 0) {
     sim_json_null (j, name);
@@ -1181,14 +1182,14 @@ json_error_band (SimJson *j, const SimRun *run, const SimIteration *it, gboolean
   sim_json_double (j, "step_lo_s", it->step_s * (1 - b.error));
   sim_json_double (j, "step_hi_s", it->step_s * (1 + b.error));
   sim_json_end_object (j);
-  json_band (j, "fitted", eff->error, eff->error_rows);
-  json_band (j, "heldout", eff->heldout_error, eff->heldout_rows);
+  json_band (j, "fitted", eff->bands.fitted.error, eff->bands.fitted.rows);
+  json_band (j, "heldout", eff->bands.heldout.error, eff->bands.heldout.rows);
   if (moe)
-    json_published_band (j, "moe", &eff->moe);
+    json_published_band (j, "moe", &eff->bands.moe);
   if (fsdp)
-    json_published_band (j, "fsdp", &eff->fsdp);
+    json_published_band (j, "fsdp", &eff->bands.fsdp);
   if (run->plan->framework == SIM_FRAMEWORK_TORCHTITAN)
-    json_published_band (j, "torchtitan", &eff->torchtitan);
+    json_published_band (j, "torchtitan", &eff->bands.torchtitan);
   sim_json_end_object (j);
 }
 

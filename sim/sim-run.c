@@ -683,16 +683,16 @@ void
 sim_run_error_band (const SimRun *run, SimErrorBand *out)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (run->topo, 0)->eff;
-  if (sim_model_is_moe (run->model) && eff->moe.rows > 0)
-    *out = (SimErrorBand) { eff->moe.error, "moe" };
-  else if (run->plan->framework == SIM_FRAMEWORK_FSDP && eff->fsdp.rows > 0)
-    *out = (SimErrorBand) { eff->fsdp.error, "fsdp" };
-  else if (run->plan->framework == SIM_FRAMEWORK_TORCHTITAN && eff->torchtitan.rows > 0)
-    *out = (SimErrorBand) { eff->torchtitan.error, "torchtitan" };
-  else if (eff->heldout_error > 0)
-    *out = (SimErrorBand) { eff->heldout_error, "heldout" };
-  else if (eff->error > 0)
-    *out = (SimErrorBand) { eff->error, "fitted" };
+  if (sim_model_is_moe (run->model) && eff->bands.moe.rows > 0)
+    *out = (SimErrorBand) { eff->bands.moe.error, "moe" };
+  else if (run->plan->framework == SIM_FRAMEWORK_FSDP && eff->bands.fsdp.rows > 0)
+    *out = (SimErrorBand) { eff->bands.fsdp.error, "fsdp" };
+  else if (run->plan->framework == SIM_FRAMEWORK_TORCHTITAN && eff->bands.torchtitan.rows > 0)
+    *out = (SimErrorBand) { eff->bands.torchtitan.error, "torchtitan" };
+  else if (eff->bands.heldout.error > 0)
+    *out = (SimErrorBand) { eff->bands.heldout.error, "heldout" };
+  else if (eff->bands.fitted.error > 0)
+    *out = (SimErrorBand) { eff->bands.fitted.error, "fitted" };
   else
     *out = (SimErrorBand) { 0, "none" };
 }

@@ -108,8 +108,7 @@ gpu_type_of (SimTopology *topo, const char *path, xmlNode *node, const char *att
  * NAME-bias, NAME-rows, NAME-within, all four or none): left zero when the
  * file states none */
 static gboolean
-published_band (const char *path, xmlNode *eff, const char *name, SimPublishedBand *band,
-                GError **error)
+published_band (const char *path, xmlNode *eff, const char *name, SimBand *band, GError **error)
 {
   g_autofree char *e = g_strconcat (name, "-error", NULL), *b = g_strconcat (name, "-bias", NULL);
   g_autofree char *r = g_strconcat (name, "-rows", NULL), *w = g_strconcat (name, "-within", NULL);
@@ -129,7 +128,7 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
   xmlNode *gemm = NULL, *attn = NULL, *eff = NULL;
   double gemm_scale = 1.0;
 
-  t->eff = (SimEfficiency) { FALSE, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0 };
+  t->eff = (SimEfficiency) { FALSE, 1.0, 1.0, 0.0, 0.0, 0.0, { { 0 } } };
   t->gemm = g_array_new (FALSE, FALSE, sizeof (SimGemmPoint));
   g_ptr_array_add (topo->gpu_types, t);
   if (!sim_xml_get_string (path, node, "id", &t->id, error) ||
@@ -223,16 +222,16 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
         !sim_xml_get_double (path, eff, "comm-slowdown", 0.0, 1.0, &t->eff.comm_slowdown, error))
       return FALSE;
     if (xmlHasProp (eff, (const xmlChar *) "error") &&
-        (!sim_xml_get_double (path, eff, "error", 0.0, 10.0, &t->eff.error, error) ||
-         !sim_xml_get_uint (path, eff, "error-rows", 1, 1000000, &t->eff.error_rows, error)))
+        (!sim_xml_get_double (path, eff, "error", 0.0, 10.0, &t->eff.bands.fitted.error, error) ||
+         !sim_xml_get_uint (path, eff, "error-rows", 1, 1000000, &t->eff.bands.fitted.rows, error)))
       return FALSE;
     if (xmlHasProp (eff, (const xmlChar *) "heldout-error") &&
-        (!sim_xml_get_double (path, eff, "heldout-error", 0.0, 10.0, &t->eff.heldout_error, error) ||
-         !sim_xml_get_uint (path, eff, "heldout-rows", 1, 1000000, &t->eff.heldout_rows, error)))
+        (!sim_xml_get_double (path, eff, "heldout-error", 0.0, 10.0, &t->eff.bands.heldout.error, error) ||
+         !sim_xml_get_uint (path, eff, "heldout-rows", 1, 1000000, &t->eff.bands.heldout.rows, error)))
       return FALSE;
-    if (!published_band (path, eff, "moe", &t->eff.moe, error) ||
-        !published_band (path, eff, "fsdp", &t->eff.fsdp, error) ||
-        !published_band (path, eff, "torchtitan", &t->eff.torchtitan, error))
+    if (!published_band (path, eff, "moe", &t->eff.bands.moe, error) ||
+        !published_band (path, eff, "fsdp", &t->eff.bands.fsdp, error) ||
+        !published_band (path, eff, "torchtitan", &t->eff.bands.torchtitan, error))
       return FALSE;
     if (t->eff.kernel_fixed_s > 1e-3 || t->eff.host_launch_s > 1e-3) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_XML,

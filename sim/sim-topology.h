@@ -17,6 +17,8 @@
 
 #include <glib.h>
 
+#include "sim-bands.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -32,16 +34,6 @@ typedef enum {
   SIM_DTYPE_COUNT
 } SimDtype;
 
-/* How the constants predicted a set of published runs of the generation
- * that nothing was fitted to: mean |step-time error| (0 unknown), mean
- * signed error (negative: sim optimistic), runs, runs within 15 %. */
-typedef struct {
-  double error;
-  double bias;
-  guint64 rows;
-  guint64 within;
-} SimPublishedBand;
-
 /* How far real training kernels fall short of the data sheet and the
  * isolated benchmarks: a few global constants per GPU generation, each with
  * a physical meaning and a published prior range (topology XML
@@ -56,25 +48,8 @@ typedef struct {
   double kernel_fixed_s;     /* GPU time per kernel beyond its work: launch gap and tail */
   double host_launch_s;      /* host CPU time to issue one kernel (the host-bound floor) */
   double comm_slowdown;      /* compute slows by this fraction while NCCL kernels share the SMs */
-  double error;              /* validation: mean |step-time error| on published runs, 0 unknown */
-  guint64 error_rows;        /* how many runs that error is over */
-  double heldout_error;      /* the same on published runs no fit used (not even its
-                              * other families), 0 unknown */
-  guint64 heldout_rows;
-  /* the same constants on the published mixture-of-experts runs of this
-   * generation (tests/validation/data/moe_training.csv, predicted by
-   * tools/moe-check.py) */
-  SimPublishedBand moe;
-  /* on its published PyTorch FSDP runs that no fit used
-   * (tests/validation/data/mosaic_h100_heldout.csv, predicted by
-   * tools/fsdp-check.py): the band of a --framework fsdp plan where the
-   * fitted runs are Megatron's */
-  SimPublishedBand fsdp;
-  /* on its published PyTorch-native torchtitan runs that no fit used
-   * (tests/validation/data/pytorch_native.csv, predicted by
-   * tools/pytorch-native-check.py): the band of a --framework torchtitan
-   * plan */
-  SimPublishedBand torchtitan;
+  /* validation: how these constants predicted published runs (sim-bands.h) */
+  SimBands bands;
 } SimEfficiency;
 
 typedef struct {

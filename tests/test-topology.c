@@ -133,14 +133,14 @@ test_shipped (void)
     g_assert_cmpfloat_with_epsilon (g->peak_flop_per_s[SIM_DTYPE_FP4], fp4[i], 1e6);
     g_assert_cmpfloat_with_epsilon (g->peak_flop_per_s[SIM_DTYPE_FP6], fp6[i], 1e6);
     g_assert_cmpstr (sim_dtype_name (SIM_DTYPE_FP4), ==, "fp4");
-    g_assert_cmpint (g->eff.heldout_rows > 0, ==, heldout[i]);
-    g_assert_cmpint (g->eff.heldout_error > 0, ==, heldout[i]);
-    g_assert_cmpint (g->eff.moe.rows > 0, ==, moe[i]);
-    g_assert_cmpint (g->eff.moe.within, <=, g->eff.moe.rows);
-    g_assert_cmpfloat (fabs (g->eff.moe.bias), <=, g->eff.moe.error);
-    g_assert_cmpint (g->eff.fsdp.rows > 0, ==, fsdp[i]);
-    g_assert_cmpint (g->eff.fsdp.within, <=, g->eff.fsdp.rows);
-    g_assert_cmpfloat (fabs (g->eff.fsdp.bias), <=, g->eff.fsdp.error);
+    g_assert_cmpint (g->eff.bands.heldout.rows > 0, ==, heldout[i]);
+    g_assert_cmpint (g->eff.bands.heldout.error > 0, ==, heldout[i]);
+    g_assert_cmpint (g->eff.bands.moe.rows > 0, ==, moe[i]);
+    g_assert_cmpint (g->eff.bands.moe.within, <=, g->eff.bands.moe.rows);
+    g_assert_cmpfloat (fabs (g->eff.bands.moe.bias), <=, g->eff.bands.moe.error);
+    g_assert_cmpint (g->eff.bands.fsdp.rows > 0, ==, fsdp[i]);
+    g_assert_cmpint (g->eff.bands.fsdp.within, <=, g->eff.bands.fsdp.rows);
+    g_assert_cmpfloat (fabs (g->eff.bands.fsdp.bias), <=, g->eff.bands.fsdp.error);
   }
 }
 
