@@ -20,7 +20,16 @@
  *               (tools/pytorch-native-check.py)
  *
  * fitted and heldout state no bias or runs within 15 % (0 here).
- */
+ *
+ * Tools write the bands, not people: they live in a band file,
+ * topologies/bands.xml (schema topologies/bands.rng, format in
+ * topologies/README.md), as named sets of one <band> per kind.  A cluster
+ * file's <efficiency bands="NAME"> names its set, the topology's own name
+ * where it gives none.  The set is looked up in the bands.xml beside the
+ * cluster file, then in the shipped topologies folder's (sim-paths.h); a
+ * cluster file that no band file names keeps the band attributes its
+ * <efficiency> may carry (NAME-error and so on, the form before the band
+ * file: sim-topology.c). */
 #pragma once
 
 #include <glib.h>
@@ -43,5 +52,43 @@ typedef struct {
   SimBand fsdp;
   SimBand torchtitan;
 } SimBands;
+
+typedef enum {
+  SIM_BAND_FITTED,
+  SIM_BAND_HELDOUT,
+  SIM_BAND_MOE,
+  SIM_BAND_FSDP,
+  SIM_BAND_TORCHTITAN,
+  SIM_BAND_KINDS
+} SimBandKind;
+
+/* the band file's name, in a cluster file's folder and the shipped one */
+#define SIM_BANDS_FILE "bands.xml"
+
+/* the kind's name in the band file ("fitted", "heldout", "moe", "fsdp",
+ * "torchtitan"): static; any thread */
+const char *sim_band_kind_name (SimBandKind kind);
+/* TRUE for the kinds that state a bias and the runs within 15 % (moe,
+ * fsdp, torchtitan); any thread */
+gboolean sim_band_kind_has_bias (SimBandKind kind);
+/* the band of that kind in bands (owned by bands); any thread */
+SimBand *sim_bands_get (SimBands *bands, SimBandKind kind);
+
+/* Read the band file at path, every set checked, and the set called name:
+ * TRUE with *found and *out set (all zero when not found), or FALSE with
+ * SIM_ERROR_IO (unreadable, not a regular file) or SIM_ERROR_XML (not
+ * well-formed, a value out of range, a set named twice, a kind twice in a
+ * set, anything bands.rng refuses), "file:line: ... expected ...".  Any
+ * thread (see sim-xml.h). */
+gboolean sim_bands_read (const char *path, const char *name, SimBands *out, gboolean *found,
+                         GError **error);
+/* The set called name for the cluster file at cluster_path: the bands.xml
+ * beside it, where there is one, then the shipped one; the first that holds
+ * a set of that name gives it.  TRUE with *found and *out set (all zero,
+ * *found FALSE, when neither file names it or neither exists), or FALSE
+ * with the error of a band file that does not read (sim_bands_read).  Any
+ * thread. */
+gboolean sim_bands_lookup (const char *cluster_path, const char *name, SimBands *out, gboolean *found,
+                           GError **error);
 
 G_END_DECLS

@@ -519,6 +519,19 @@ import_xml (const SimImport *im, const SimImportInput *in, const char *id, const
   return g_string_free (x, FALSE);
 }
 
+/* The written file is named for the cluster, not the template: its
+ * <efficiency> names the template's set of the band file (sim-bands.h),
+ * which the template's own name gives where it names none, so that the
+ * report prints the template's error bands */
+static void
+keep_bands (xmlNode *root, xmlNode *gpu_type)
+{
+  xmlNode *eff = child (gpu_type, "efficiency");
+  g_autofree char *name = prop (root, "name");
+  if (eff != NULL && name != NULL && !xmlHasProp (eff, (const xmlChar *) "bands"))
+    xmlSetProp (eff, (const xmlChar *) "bands", (const xmlChar *) name);
+}
+
 SimImport *
 sim_import_cluster (const SimImportInput *in, GError **error)
 {
@@ -564,6 +577,7 @@ sim_import_cluster (const SimImportInput *in, GError **error)
   }
   im->template_file = g_strdup (file);
   id = prop (gpu_type, "id");
+  keep_bands (root, gpu_type);
   gt = dump (doc, gpu_type);
   fab = fabric != NULL ? dump (doc, fabric) : NULL;
   template_read (&t, gpu_type, node, nvl, nvs, pcie, nic);

@@ -62,6 +62,18 @@ sim_paths_resolve (const char *name, const char *folder, GError **error)
   return NULL;
 }
 
+char *
+sim_paths_shipped (const char *folder, const char *file)
+{
+  const char *bases[] = { SIM_SOURCE_DIR, SIM_DATA_DIR };
+  for (guint i = 0; i < G_N_ELEMENTS (bases); i++) {
+    g_autofree char *p = g_build_filename (bases[i], folder, file, NULL);
+    if (g_file_test (p, G_FILE_TEST_IS_REGULAR))
+      return g_steal_pointer (&p);
+  }
+  return NULL;
+}
+
 GPtrArray *
 sim_paths_list (const char *folder, GPtrArray *paths)
 {
@@ -74,7 +86,8 @@ sim_paths_list (const char *folder, GPtrArray *paths)
     g_autoptr (GDir) dir = g_dir_open (dir_path, 0, NULL);
     const char *f = NULL;
     while (dir != NULL && (f = g_dir_read_name (dir)) != NULL)
-      if (g_str_has_suffix (f, ".xml"))
+      /* the band file of topologies/ holds no cluster (sim-bands.h) */
+      if (g_str_has_suffix (f, ".xml") && !(g_str_equal (folder, "topologies") && g_str_equal (f, "bands.xml")))
         g_ptr_array_add (found, g_build_filename (dir_path, f, NULL));
   }
   /* sorted by name; the source tree's copy first, since it is listed first */

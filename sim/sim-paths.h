@@ -13,9 +13,14 @@ G_BEGIN_DECLS
  * directory) or SIM_ERROR_USAGE (an empty name); any thread */
 char *sim_paths_resolve (const char *name, const char *folder, GError **error);
 
+/* the shipped file called file in folder ("topologies"): the source
+ * tree's where it is a regular file, else the installed one's, else NULL;
+ * returns a newly allocated path (caller g_free()s); any thread */
+char *sim_paths_shipped (const char *folder, const char *file);
+
 /* the shipped files of folder ("topologies" or "models"): names without
  * ".xml", sorted, each once, from the source tree's folder and the
- * installed one; full paths in the same order in paths when it is not
+ * installed one (not the band file, topologies/bands.xml: sim-bands.h); full paths in the same order in paths when it is not
  * NULL.  Returns a new array (g_ptr_array_unref); never fails (a missing
  * folder adds nothing); any thread */
 GPtrArray *sim_paths_list (const char *folder, GPtrArray *paths);

@@ -120,6 +120,61 @@ published_band (const char *path, xmlNode *eff, const char *name, SimBand *band,
          sim_xml_get_uint (path, eff, w, 0, band->rows, &band->within, error);
 }
 
+/* <efficiency>: the constants, and the bands of the set its bands= names
+ * (the topology's name where it names none) from the band file beside the
+ * file or the shipped one (sim_bands_lookup); where no band file holds that
+ * set, the band attributes <efficiency> itself may carry, the form before
+ * the band file */
+static gboolean
+read_efficiency (const char *path, xmlNode *eff, SimEfficiency *e, GError **error)
+{
+  g_autofree char *set = NULL;
+  SimBands bands = { { 0 } };
+  gboolean found = FALSE;
+
+  e->given = TRUE;
+  if (!sim_xml_get_double (path, eff, "sustained-clock", 0.3, 1.0, &e->clock, error) ||
+      !sim_xml_get_double (path, eff, "hbm", 0.3, 1.0, &e->hbm, error) ||
+      !sim_xml_get_time (path, eff, "kernel-fixed", &e->kernel_fixed_s, error) ||
+      !sim_xml_get_time (path, eff, "host-launch", &e->host_launch_s, error) ||
+      !sim_xml_get_double (path, eff, "comm-slowdown", 0.0, 1.0, &e->comm_slowdown, error))
+    return FALSE;
+  if (xmlHasProp (eff, (const xmlChar *) "error") &&
+      (!sim_xml_get_double (path, eff, "error", 0.0, 10.0, &e->bands.fitted.error, error) ||
+       !sim_xml_get_uint (path, eff, "error-rows", 1, 1000000, &e->bands.fitted.rows, error)))
+    return FALSE;
+  if (xmlHasProp (eff, (const xmlChar *) "heldout-error") &&
+      (!sim_xml_get_double (path, eff, "heldout-error", 0.0, 10.0, &e->bands.heldout.error, error) ||
+       !sim_xml_get_uint (path, eff, "heldout-rows", 1, 1000000, &e->bands.heldout.rows, error)))
+    return FALSE;
+  if (!published_band (path, eff, "moe", &e->bands.moe, error) ||
+      !published_band (path, eff, "fsdp", &e->bands.fsdp, error) ||
+      !published_band (path, eff, "torchtitan", &e->bands.torchtitan, error))
+    return FALSE;
+  if (e->kernel_fixed_s > 1e-3 || e->host_launch_s > 1e-3) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
+                 "%s:%ld: <efficiency>: expected kernel-fixed and host-launch of at most 1ms",
+                 path, sim_xml_attr_line (eff, NULL));
+    return FALSE;
+  }
+  if (xmlHasProp (eff, (const xmlChar *) "bands")) {
+    if (!sim_xml_get_string (path, eff, "bands", &set, error))
+      return FALSE;
+  } else {
+    /* the file's own <topology name>: the file the element is in, which for
+     * a <gpu-type ref> is the shipped one */
+    xmlNode *root = xmlDocGetRootElement (eff->doc);
+    xmlChar *name = root != NULL ? xmlGetProp (root, (const xmlChar *) "name") : NULL;
+    set = g_strdup (name != NULL ? (const char *) name : "");
+    xmlFree (name);
+  }
+  if (!sim_bands_lookup (path, set, &bands, &found, error))
+    return FALSE;
+  if (found)
+    e->bands = bands;
+  return TRUE;
+}
+
 static gboolean
 read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **error)
 {
@@ -213,33 +268,8 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
                             &t->attn_flash2_bwd_efficiency, error)))
     return FALSE;
   eff = sim_xml_first_element (node, "efficiency");
-  if (eff != NULL) {
-    t->eff.given = TRUE;
-    if (!sim_xml_get_double (path, eff, "sustained-clock", 0.3, 1.0, &t->eff.clock, error) ||
-        !sim_xml_get_double (path, eff, "hbm", 0.3, 1.0, &t->eff.hbm, error) ||
-        !sim_xml_get_time (path, eff, "kernel-fixed", &t->eff.kernel_fixed_s, error) ||
-        !sim_xml_get_time (path, eff, "host-launch", &t->eff.host_launch_s, error) ||
-        !sim_xml_get_double (path, eff, "comm-slowdown", 0.0, 1.0, &t->eff.comm_slowdown, error))
-      return FALSE;
-    if (xmlHasProp (eff, (const xmlChar *) "error") &&
-        (!sim_xml_get_double (path, eff, "error", 0.0, 10.0, &t->eff.bands.fitted.error, error) ||
-         !sim_xml_get_uint (path, eff, "error-rows", 1, 1000000, &t->eff.bands.fitted.rows, error)))
-      return FALSE;
-    if (xmlHasProp (eff, (const xmlChar *) "heldout-error") &&
-        (!sim_xml_get_double (path, eff, "heldout-error", 0.0, 10.0, &t->eff.bands.heldout.error, error) ||
-         !sim_xml_get_uint (path, eff, "heldout-rows", 1, 1000000, &t->eff.bands.heldout.rows, error)))
-      return FALSE;
-    if (!published_band (path, eff, "moe", &t->eff.bands.moe, error) ||
-        !published_band (path, eff, "fsdp", &t->eff.bands.fsdp, error) ||
-        !published_band (path, eff, "torchtitan", &t->eff.bands.torchtitan, error))
-      return FALSE;
-    if (t->eff.kernel_fixed_s > 1e-3 || t->eff.host_launch_s > 1e-3) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
-                   "%s:%ld: <efficiency>: expected kernel-fixed and host-launch of at most 1ms",
-                   path, sim_xml_attr_line (eff, NULL));
-      return FALSE;
-    }
-  }
+  if (eff != NULL && !read_efficiency (path, eff, &t->eff, error))
+    return FALSE;
   if (t->peak_flop_per_s[SIM_DTYPE_BF16] <= 0 && t->peak_flop_per_s[SIM_DTYPE_FP16] <= 0) {
     g_autofree char *shown = sim_xml_shorten (t->id);
     g_set_error (error, SIM_ERROR, SIM_ERROR_XML,
