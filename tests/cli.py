@@ -20,10 +20,12 @@ status (1 if anything failed)."""
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 
 def arguments(usage, names=("SIM", "SOURCE_ROOT")):
@@ -64,17 +66,62 @@ def read_bytes(path):
         return f.read()
 
 
-def with_band(shipped, tmp, name, prefix, band):
-    """a copy of the cluster file `shipped` under tmp/NAME.xml whose band of
-    published runs PREFIX (the PREFIX-error, -bias, -rows and -within
-    attributes of <efficiency>) is replaced by `band` (attribute text, or ''
-    for none); the path"""
-    pattern = re.compile(r' %s-error="[^"]*" %s-bias="[^"]*" %s-rows="[^"]*" %s-within="[^"]*"' % ((prefix,) * 4))
+def band_set(cluster):
+    """the set of the band file (topologies/bands.xml, sim/sim-bands.h) that
+    the cluster file at path `cluster` names: its <efficiency bands>, else
+    its <topology name>"""
+    root = ET.parse(cluster).getroot()
+    eff = root.find("gpu-type/efficiency")
+    return eff.get("bands") if eff is not None and eff.get("bands") else root.get("name")
+
+
+def stored_band(cluster, kind):
+    """the band of `kind` that the band file beside the cluster file at path
+    `cluster` holds for it, its attributes as a dict of strings; None where
+    it holds none"""
+    bands = ET.parse(os.path.join(os.path.dirname(cluster), "bands.xml")).getroot()
+    for s in bands.findall("set"):
+        for b in s.findall("band") if s.get("name") == band_set(cluster) else ():
+            if b.get("kind") == kind:
+                return dict(b.attrib)
+    return None
+
+
+def with_band(shipped, tmp, name, kind, band):
+    """a copy of the cluster file `shipped` in the folder tmp/NAME, beside a
+    copy of its band file whose band of `kind` in the file's set is replaced
+    by `band` (the attributes after kind, ' error="0.1" ...', or '' for
+    none); the copy's path"""
+    folder = os.path.join(tmp, name)
+    os.makedirs(folder)
+    path = os.path.join(folder, os.path.basename(shipped))
+    shutil.copyfile(shipped, path)
+    text = open(os.path.join(os.path.dirname(shipped), "bands.xml"), encoding="utf-8").read()
+    head = '<set name="%s">\n' % band_set(shipped)
+    start = text.index(head) + len(head)
+    end = text.index("  </set>", start)
+    lines = [l for l in text[start:end].splitlines(keepends=True) if 'kind="%s"' % kind not in l]
+    assert len(lines) < text[start:end].count("\n"), "%s carries no %s band" % (os.path.basename(shipped), kind)
+    if band:
+        lines.append('    <band kind="%s"%s/>\n' % (kind, band))
+    with open(os.path.join(folder, "bands.xml"), "w", encoding="utf-8") as f:
+        f.write(text[:start] + "".join(lines) + text[end:])
+    return path
+
+
+def with_band_attributes(shipped, tmp, name, band):
+    """a cluster file written before the band file: a copy of `shipped` under
+    tmp/NAME.xml named NAME (a set no band file holds), its <efficiency>
+    without bands= and carrying the attributes `band` (' moe-error="0.1"
+    ...'); the path"""
     text = open(shipped, encoding="utf-8").read()
-    assert pattern.search(text), "%s carries no %s band" % (os.path.basename(shipped), prefix)
+    text = re.sub(r'<topology name="[^"]*"', '<topology name="%s"' % name, text, count=1)
+    text, n = re.subn(r'(<efficiency [^>]*?)(?: bands="[^"]*")?(\s*/>)', lambda m: m.group(1) + band + m.group(2),
+                      text, count=1)
+    assert n == 1, "%s has no <efficiency>" % os.path.basename(shipped)
     path = os.path.join(tmp, name + ".xml")
     with open(path, "w", encoding="utf-8") as f:
-        f.write(pattern.sub(band, text))
+        f.write(text)
     return path
 
 

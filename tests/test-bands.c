@@ -6,6 +6,7 @@
 
 #include "sim-bands.h"
 #include "sim-error.h"
+#include "sim-paths.h"
 #include "sim-topology.h"
 
 /* a one-node cluster whose <efficiency> carries extra (attributes) */
@@ -201,6 +202,49 @@ test_bad (void)
   }
 }
 
+/* a copy of a shipped cluster file elsewhere, with no band file beside it,
+ * gets the shipped set: dgx-h200.xml names dgx-h100's, whose held-out band
+ * is 148 runs (tests/validation/data/h100_dense_heldout.csv) */
+static void
+test_shipped (void)
+{
+  g_autoptr (TestDir) dir = g_dir_make_tmp ("test-bands-XXXXXX", NULL);
+  g_autofree char *src = g_build_filename (SIM_SOURCE_DIR, "topologies", "dgx-h200.xml", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *copy = NULL;
+  g_autoptr (GError) error = NULL;
+  SimBands b;
+
+  g_assert_true (g_file_get_contents (src, &text, NULL, &error));
+  copy = write_file (dir, "mine.xml", text);
+  b = bands_of (copy);
+  g_assert_cmpuint (b.heldout.rows, ==, 148);
+  g_assert_cmpuint (b.fsdp.rows, >, 0);
+}
+
+/* the band file is no cluster: sim list topologies and --topology NAME's
+ * suggestions leave it out; and every shipped cluster file keeps its bands
+ * there, none as attributes of <efficiency> */
+static void
+test_shipped_files (void)
+{
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) names = sim_paths_list ("topologies", paths);
+  g_assert_cmpuint (names->len, >, 10);
+  for (guint i = 0; i < names->len; i++) {
+    g_autofree char *text = NULL;
+    const char *eff = NULL;
+    g_assert_cmpstr (g_ptr_array_index (names, i), !=, "bands");
+    g_assert_true (g_file_get_contents (g_ptr_array_index (paths, i), &text, NULL, NULL));
+    for (eff = strstr (text, "<efficiency "); eff != NULL; eff = strstr (eff + 1, "<efficiency ")) {
+      g_autofree char *tag = g_strndup (eff, strcspn (eff, ">"));
+      g_test_message ("%s: %s", (const char *) g_ptr_array_index (names, i), tag);
+      g_assert_null (strstr (tag, "error="));
+      g_assert_null (strstr (tag, "-rows="));
+    }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -208,5 +252,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bands/read", test_read);
   g_test_add_func ("/bands/lookup", test_lookup);
   g_test_add_func ("/bands/bad", test_bad);
+  g_test_add_func ("/bands/shipped", test_shipped);
+  g_test_add_func ("/bands/shipped-files", test_shipped_files);
   return g_test_run ();
 }

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The MoE band under the step time: how the published mixture-of-experts
-runs of the cluster's GPU generation were predicted (the moe-error,
-moe-bias, moe-rows and moe-within attributes of <efficiency>, which
-tools/moe-check.py --write stores and validation-moe keeps current).
+runs of the cluster's GPU generation were predicted (the moe band of the
+cluster file's set in topologies/bands.xml, which tools/moe-check.py
+--write stores and validation-moe keeps current).
 
 usage: test-moe-band.py SIM SOURCE_ROOT
 
 Each case runs Mixtral 8x7B (tp 2, ep 8, pp 2, full recomputation, which
-fits) on a copy of dgx8x4.xml whose band is set by hand, and reads the sentence the report prints for it:
+fits) on a copy of dgx8x4.xml beside a band file whose MoE band is set by
+hand, and reads the sentence the report prints for it:
 - error 0.300, bias -0.200, 8 rows, 3 within: "off by 30.0% on average, 3 of
   them within 15%, mostly optimistic (mean -20.0%): expect a longer step"
   (-0.200 is beyond half the mean |error|, -0.150);
@@ -16,13 +17,17 @@ fits) on a copy of dgx8x4.xml whose band is set by hand, and reads the sentence 
 - error 0.100, bias +0.020: "on both sides (mean +2.0%)", no expectation;
 - no band: "no published MoE run of this GPU generation has been predicted";
 - a dense model (Llama-3-8B, tp 8 pp 4) gets no MoE sentence;
-- the shipped dgx8x4.xml prints the band its attributes hold, and the JSON
+- a cluster file written before the band file, whose moe-error, moe-bias,
+  moe-rows and moe-within attributes of <efficiency> no band file's set
+  replaces, prints the band they hold;
+- the shipped dgx8x4.xml prints the band its set holds, and the JSON
   gives it as numbers under time.error_band.moe (null without a band, absent
   for a dense model);
 - sim compare and the report print the MoE band in place of the dense one
   for a MoE model (the dense band and the caveat where the file has none);
 - a band with more rows within 15 % than rows, or without its bias, is
-  refused with the file, its line and what was expected (exit status 2).
+  refused with the file, its line and what was expected (exit status 2),
+  in the band file and as attributes.
 """
 import os
 import re
@@ -37,7 +42,7 @@ SHIPPED = os.path.join(src, "topologies", "dgx8x4.xml")
 
 
 def with_band(tmp, name, band):
-    """dgx8x4.xml with its MoE band replaced by `band`; the path"""
+    """dgx8x4.xml beside a band file whose MoE band is `band`; the path"""
     return cli.with_band(SHIPPED, tmp, name, "moe", band)
 
 
@@ -53,7 +58,7 @@ def report(topology, model="mixtral-8x7b"):
 
 with cli.tempdir() as tmp:
     rc, out, err = report(with_band(tmp, "optimistic",
-                                    ' moe-error="0.300" moe-bias="-0.200" moe-rows="8" moe-within="3"'))
+                                    ' error="0.300" bias="-0.200" rows="8" within="3"'))
     checks.report("optimistic band: exit 0", rc == 0, err)
     checks.report("optimistic band: the sentence",
                   "mixture-of-experts layers: on 8 published MoE runs of this GPU generation the step time "
@@ -61,15 +66,20 @@ with cli.tempdir() as tmp:
                   "longer step" in out, out[out.find("mixture-of-experts layers"):][:300])
 
     rc, out, err = report(with_band(tmp, "pessimistic",
-                                    ' moe-error="0.120" moe-bias="0.110" moe-rows="7" moe-within="6"'))
+                                    ' error="0.120" bias="0.110" rows="7" within="6"'))
     checks.report("pessimistic band: the sentence",
                   "on 7 published MoE runs of this GPU generation the step time was off by 12.0% on average, "
                   "6 of them within 15%, mostly pessimistic (mean +11.0%): expect a shorter step" in out,
                   out[out.find("mixture-of-experts layers"):][:300])
 
-    rc, out, err = report(with_band(tmp, "both",
-                                    ' moe-error="0.100" moe-bias="0.020" moe-rows="5" moe-within="5"'))
+    rc, out, err = report(with_band(tmp, "both", ' error="0.100" bias="0.020" rows="5" within="5"'))
     checks.report("two-sided band: the sentence",
+                  "off by 10.0% on average, 5 of them within 15%, on both sides (mean +2.0%) (meson test "
+                  "validation-moe prints the table)" in out, out[out.find("mixture-of-experts layers"):][:300])
+
+    rc, out, err = report(cli.with_band_attributes(SHIPPED, tmp, "written-before",
+                                                   ' moe-error="0.100" moe-bias="0.020" moe-rows="5" moe-within="5"'))
+    checks.report("attributes of a file written before the band file: the sentence",
                   "off by 10.0% on average, 5 of them within 15%, on both sides (mean +2.0%) (meson test "
                   "validation-moe prints the table)" in out, out[out.find("mixture-of-experts layers"):][:300])
 
@@ -84,21 +94,20 @@ with cli.tempdir() as tmp:
     checks.report("dense model: exit 0", rc == 0, err)
     checks.report("dense model: no MoE sentence", "mixture-of-experts layers" not in out)
 
-    m = re.search(r'moe-error="([0-9.]+)" moe-bias="([-0-9.]+)" moe-rows="([0-9]+)" moe-within="([0-9]+)"',
-                  open(SHIPPED, encoding="utf-8").read())
+    m = cli.stored_band(SHIPPED, "moe")
     rc, out, err = report(SHIPPED)
     want = "on %s published MoE runs of this GPU generation the step time was off by %.1f%% on average, " \
-           "%s of them within 15%%" % (m.group(3), 100 * float(m.group(1)), m.group(4))
+           "%s of them within 15%%" % (m["rows"], 100 * float(m["error"]), m["within"])
     checks.report("shipped dgx8x4.xml: its stored band", want in out, want)
 
     # the JSON carries the same band under time.error_band: the shipped
-    # file's attributes as numbers, null where the file states none, and no
+    # file's set's band as numbers, null where the file states none, and no
     # "moe" key for a dense model
     r = cli.run(sim, "--topology", SHIPPED, "--model", "mixtral-8x7b", *PLAN, "--json", "-")
     band = cli.json_of(r)["time"]["error_band"]
     checks.check("JSON: the shipped file's MoE band", band["moe"],
-                 {"mean_abs_error": float(m.group(1)), "mean_error": float(m.group(2)),
-                  "runs": int(m.group(3)), "runs_within_15_percent": int(m.group(4))})
+                 {"mean_abs_error": float(m["error"]), "mean_error": float(m["bias"]),
+                  "runs": int(m["rows"]), "runs_within_15_percent": int(m["within"])})
     checks.report("JSON: the dense bands beside it", band["fitted"]["runs"] > 0 and band["heldout"]["runs"] > 0,
                   repr(band))
     r = cli.run(sim, "--topology", with_band(tmp, "none2", ""), "--model", "mixtral-8x7b", *PLAN, "--json", "-")
@@ -129,9 +138,19 @@ with cli.tempdir() as tmp:
                   "step times: error band" in flat and "mixture-of-experts layers" not in flat)
 
     for name, band, what in (
-            ("within", ' moe-error="0.100" moe-bias="0.020" moe-rows="5" moe-within="6"', "moe-within"),
-            ("nobias", ' moe-error="0.100" moe-rows="5" moe-within="5"', "moe-bias")):
-        path = with_band(tmp, name, band)
+            ("within", ' error="0.100" bias="0.020" rows="5" within="6"', "within"),
+            ("nobias", ' error="0.100" rows="5" within="5"', "bias")):
+        path = os.path.join(os.path.dirname(with_band(tmp, name, band)), "bands.xml")
+        r = cli.run(sim, "--topology", os.path.join(tmp, name, "dgx8x4.xml"), "--model", "mixtral-8x7b", *PLAN)
+        lines = r.stderr.strip().splitlines()
+        checks.report("refused (%s): exit 2, one line naming %s and the band file" % (name, what),
+                      r.returncode == 2 and len(lines) == 1 and "attribute %s of <band>" % what in lines[0] and
+                      re.match("sim: " + re.escape(path) + r":[0-9]+: ", lines[0]) is not None,
+                      "exit %d: %r" % (r.returncode, r.stderr))
+    for name, band, what in (
+            ("within-attr", ' moe-error="0.100" moe-bias="0.020" moe-rows="5" moe-within="6"', "moe-within"),
+            ("nobias-attr", ' moe-error="0.100" moe-rows="5" moe-within="5"', "moe-bias")):
+        path = cli.with_band_attributes(SHIPPED, tmp, name, band)
         r = cli.run(sim, "--topology", path, "--model", "mixtral-8x7b", *PLAN)
         lines = r.stderr.strip().splitlines()
         checks.report("refused (%s): exit 2, one line naming %s and the file" % (name, what),

@@ -201,10 +201,9 @@ check("sim: the band applied is the held-out one, and the compare rows carry it"
        round(one["time"]["step_s"] * (1 - ap["error"]), 9)))
 check("compare rows carry the same band", {x["error_band"] for x in runs}, {ap["error"]})
 # a --framework torchtitan plan carries the band of torchtitan's published
-# runs (tools/pytorch-native-check.py --write stores it in the Hopper files)
-import re
-with open(os.path.join(src, "topologies", "grand-teton-h100.xml"), encoding="utf-8") as f:
-    stored = float(re.search(r'torchtitan-error="([0-9.]+)"', f.read()).group(1))
+# runs (tools/pytorch-native-check.py --write stores it in the Hopper files'
+# set of topologies/bands.xml)
+stored = float(cli.stored_band(os.path.join(src, "topologies", "grand-teton-h100.xml"), "torchtitan")["error"])
 tt = cli.json_of(cli.run(sim, "--topology", "grand-teton-h100", "--gpus", "8", "--model", "llama3-8b",
                          "--framework", "torchtitan", "--dp", "8", "--zero", "3", "--json", "-"))
 check("torchtitan: the band applied is the stored torchtitan band",

@@ -39,8 +39,9 @@ own rows that sim predicts to fit (a row predicted out of memory trained with a
 memory saving its source does not state, so its time is of another run).
 None of these rows set a constant of the file (the <efficiency> constants are
 Hopper's, fitted on H100 runs only), so the band is an out-of-sample error.
---write stores it as the error and error-rows attributes of the file's
-<efficiency> element, which the report prints under the step time;
+--write stores it as the fitted band of the file's set in the band file,
+topologies/bands.xml (simtools/bands.py), which the report prints under the
+step time;
 --check-band fails (exit 1) when a file's stored band (three decimals, as
 written) or its count of rows differs from the one the rows give now, so it
 cannot go stale.
@@ -127,14 +128,13 @@ def training(sim, root, tmp, extra=()):
 def blackwell_bands(root, band, mode):
     """print each file's band as the rows give it; write or check the stored
     one; the count of stale files"""
-    attrs = ("error", "error-rows")
-    stale = 0
     print("\nerror band per cluster file (rows predicted to fit; no row set a constant of the file)")
+    items = []
     for name, e in band.items():
-        now = bands.band_of(e, attrs) if e else None
-        stale += bands.settle(os.path.join(root, "topologies", name), attrs, now, mode, "%-16s %s  " % (
-            name, "+/-%.1f%% on %d runs" % (100 * now[0], now[1]) if now else "no rows"))
-    return stale
+        now = bands.band_of(e, "fitted") if e else None
+        items.append((os.path.join(root, "topologies", name), "fitted", now, "%-16s %s  " % (
+            name, "+/-%.1f%% on %d runs" % (100 * now[0], now[1]) if now else "no rows")))
+    return bands.settle(items, mode)
 
 
 def nccl(sim, root, tmp):

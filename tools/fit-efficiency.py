@@ -17,19 +17,21 @@ which also holds the rows kept out, INCONSISTENT).
 
 --lofo   also fit once without each model family and report the error on
          the family left out (the honest estimate of the error on new runs)
---write  replace the <efficiency .../> line of every shipped topology of that
-         GPU generation with the fitted values
+--write  replace the five constants of the <efficiency .../> element of every
+         shipped topology of that GPU generation with the fitted values, and
+         (with --lofo) store the leave-one-family-out error as their fitted
+         band in topologies/bands.xml
 --kernels-as-configured
          an experiment (not with --write): also pass each row the attention
          kernel its recipe configures (simtools/calibration.py KERNELS),
          which fidelity.py cannot pass; the shipped constants are fitted
          without it
 """
-import os, re, statistics, sys
+import os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
-from simtools import ROOT
+from simtools import ROOT, bands
 from simtools.calibration import INCONSISTENT, Runner, select_rows
 from simtools.clusters import HOPPER
 from simtools.rows import measured_s
@@ -139,26 +141,34 @@ def fit(runner, rows, u0=None, iters=80):
 
 
 def write_topologies(gpu, x, held=None):
-    band = ' error="%.3f" error-rows="%d"' % (statistics.mean(abs(e) for e in held), len(held)) if held else ""
-    line = ('<efficiency sustained-clock="%.3f" hbm="%.3f" kernel-fixed="%.2fus" host-launch="%.2fus" '
-            'comm-slowdown="%.3f"%s/>' % (x[0], x[1], x[2] * 1e6, x[3] * 1e6, x[4], band))
+    """rewrite the five constants of the <efficiency> element of every
+    shipped cluster file of the generation (its other attributes, bands=
+    among them, stay) and store the leave-one-family-out error (held) as
+    the fitted band of their set of the band file (simtools/bands.py), or
+    remove that band when there is none (it would be of other constants);
+    the held-out, MoE, FSDP and torchtitan bands stay: their tests say when
+    the new constants leave them stale"""
+    values = ("%.3f" % x[0], "%.3f" % x[1], "%.2fus" % (x[2] * 1e6), "%.2fus" % (x[3] * 1e6), "%.3f" % x[4])
+    band = bands.band_of(held, "fitted") if held else None
+    written = []
     for name in SHIPPED[gpu]:
         path = os.path.join(ROOT, "topologies", name)
         text = open(path).read()
-        # the held-out, MoE and FSDP bands (tools/heldout-check.py,
-        # moe-check.py, fsdp-check.py) stay: their tests say when the new
-        # constants leave them stale
-        kept = "".join(k.group(1) for k in (
-            re.search(r'<efficiency [^>]*( heldout-error="[^"]*" heldout-rows="[^"]*")', text),
-            re.search(r'<efficiency [^>]*( moe-error="[^"]*" moe-bias="[^"]*" moe-rows="[^"]*" moe-within="[^"]*")',
-                      text),
-            re.search(r'<efficiency [^>]*( fsdp-error="[^"]*" fsdp-bias="[^"]*" fsdp-rows="[^"]*" '
-                      r'fsdp-within="[^"]*")', text)) if k)
-        new, n = re.subn(r"<efficiency [^>]*/>", line[:-2] + kept + "/>", text)
-        if n != 1:
-            raise SystemExit("%s: expected one <efficiency .../> element, found %d" % (path, n))
-        open(path, "w").write(new)
+        found = list(re.finditer(r"<efficiency [^>]*/>", text))
+        if len(found) != 1:
+            raise SystemExit("%s: expected one <efficiency .../> element, found %d" % (path, len(found)))
+        el = found[0].group(0)
+        for (attr, _, _, _, _), v in zip(PRIORS, values):
+            el, n = re.subn(r'(\s%s=")[^"]*"' % attr, lambda m, v=v: m.group(1) + v + '"', el)
+            if n != 1:
+                raise SystemExit("%s: expected one %s attribute of <efficiency>, found %d" % (path, attr, n))
+        open(path, "w").write(text[:found[0].start()] + el + text[found[0].end():])
         print("wrote", path)
+        bands.store(path, "fitted", band)
+        if bands.band_file(path) not in written:
+            written.append(bands.band_file(path))
+    for file in written:
+        print("wrote", file)
 
 
 def main(argv):

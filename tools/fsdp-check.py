@@ -20,9 +20,9 @@ run (each trained) is predicted to fit; with --tolerance (BF16) and
 error| are within the three fractions.  The BF16 summary is the FSDP band
 the report prints under the step time of a
 --framework fsdp plan: --write stores the mean |error|, the mean signed
-error, the rows and the rows within 15 % as the fsdp-error, fsdp-bias,
-fsdp-rows and fsdp-within attributes of the <efficiency> element of the
-Hopper cluster files (simtools/clusters.py HOPPER); --check-band fails when a stored band
+error, the rows and the rows within 15 % as the fsdp band of the band
+file, topologies/bands.xml, in the set of the Hopper cluster files
+(simtools/clusters.py HOPPER; simtools/bands.py); --check-band fails when a stored band
 (three decimals) differs from what the rows give now.
 
 Exit status: 0 when every row was predicted to fit, within the tolerance

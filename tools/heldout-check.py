@@ -43,9 +43,9 @@ contradicts the same run in a later release.
 
 The mean |error| of the predicted rows is the Hopper generation's held-out
 error band, which the report prints under the step time: --write stores it
-as the heldout-error and heldout-rows attributes of the <efficiency> element
-of every cluster file that carries the H100 constants (simtools/clusters.py
-HOPPER);
+as the heldout band of the band file, topologies/bands.xml, in the set of
+the cluster files that carry the H100 constants (simtools/clusters.py
+HOPPER; simtools/bands.py);
 --check-band fails when a file's stored band (three decimals) or count
 differs from what the rows give now, so that a change of the model or of
 the constants cannot leave it stale.
@@ -112,11 +112,10 @@ def drift(root, rows):
 def heldout_bands(root, errs, mode):
     """print the band, write it or check the stored ones (HOPPER); the count
     of stale files"""
-    attrs = ("heldout-error", "heldout-rows")
-    now = bands.band_of(errs, attrs)
-    return sum(bands.settle(os.path.join(root, "topologies", name), attrs, now, mode,
-                            "%-14s held-out band +/-%.1f%% on %d runs: " % (name, 100 * now[0], now[1]))
-               for name in HOPPER)
+    now = bands.band_of(errs, "heldout")
+    return bands.settle([(os.path.join(root, "topologies", name), "heldout", now,
+                          "%-14s held-out band +/-%.1f%% on %d runs: " % (name, 100 * now[0], now[1]))
+                         for name in HOPPER], mode)
 
 
 def scale_drift(by_id, limit):

@@ -38,8 +38,8 @@ than 10 % from the median of the same model's rows (inconsistent() below).
 The errors of each GPU generation's rows are its MoE band, which the report
 prints under the step time of a mixture-of-experts plan: --write stores the
 mean |error|, the mean signed error, the rows and the rows within 15 % as
-the moe-error, moe-bias, moe-rows and moe-within attributes of the
-<efficiency> element of the generation's cluster files (BAND_FILES below);
+the moe band of the band file, topologies/bands.xml, in the set of the
+generation's cluster files (BAND_FILES below; simtools/bands.py);
 --check-band fails when a stored band (three decimals) differs from what the
 rows give now, so that a change of the model cannot leave it stale.
 
@@ -59,7 +59,7 @@ from simtools.summary import summary
 
 # the cluster files that carry each generation's efficiency constants, by
 # the generation key of a row (generation() below): the Hopper files share
-# the H100 fit, each Blackwell file has its own
+# the H100 fit and its set of bands, each Blackwell file has its own
 BAND_FILES = dict({"H100": HOPPER}, **{gpu: (name,) for gpu, name in BLACKWELL.items()})
 
 

@@ -44,8 +44,8 @@ model reaches today, so that a change that loses ground on these runs is
 seen).
 
 --write stores the summary's band (mean |error|, mean signed error, rows,
-rows within 15 %) as the torchtitan-error, torchtitan-bias, torchtitan-rows
-and torchtitan-within attributes of <efficiency> in the Hopper cluster files
+rows within 15 %) as the torchtitan band of the band file,
+topologies/bands.xml, in the set of the Hopper cluster files
 (simtools/clusters.py HOPPER: the rows ran on H100 and H200), which the
 report of a --framework torchtitan plan prints and takes its step's range
 from;

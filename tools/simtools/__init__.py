@@ -16,7 +16,7 @@ tests/ and bench/ put the tools/ folder of the source root there instead.
                fit, the Blackwell files and their racks
   runs         running sim and reading its JSON
   summary      the one-line summary of a table's step-time errors
-  bands        the error bands the cluster files store in <efficiency>
+  bands        the error bands of the band file, topologies/bands.xml
   options      the command-line options the scripts share (--extra,
                --tolerance, --write | --check-band)
   calibration  the calibration rows as tools/fit-efficiency.py fits them

@@ -3,7 +3,8 @@ fit and the Blackwell files, whose NVL72 racks a run may use in part."""
 import os
 
 # the shipped cluster files whose <efficiency> is the H100 fit
-# (tools/fit-efficiency.py SHIPPED["h100"]): each carries the Hopper bands
+# (tools/fit-efficiency.py SHIPPED["h100"]): they share one set of the
+# band file, the Hopper bands (simtools/bands.py)
 HOPPER = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml")
 # the cluster file each Blackwell GPU's rows validate, as blackwell_cluster()
 # picks it
