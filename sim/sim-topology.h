@@ -48,7 +48,9 @@ typedef struct {
   double kernel_fixed_s;     /* GPU time per kernel beyond its work: launch gap and tail */
   double host_launch_s;      /* host CPU time to issue one kernel (the host-bound floor) */
   double comm_slowdown;      /* compute slows by this fraction while NCCL kernels share the SMs */
-  /* validation: how these constants predicted published runs (sim-bands.h) */
+  /* validation: how these constants predicted published runs, the set of the band
+   * file that <efficiency bands> names, or the bands the element carries itself in
+   * the form before the band file (sim-bands.h) */
   SimBands bands;
 } SimEfficiency;
 

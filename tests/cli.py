@@ -125,6 +125,16 @@ def with_band_attributes(shipped, tmp, name, band):
     return path
 
 
+def refused_naming(checks, label, r, path, named):
+    """report whether the run r was refused as a bad input is: exit status 2
+    and one line on stderr, "sim: PATH:LINE: ..." naming `named`"""
+    lines = r.stderr.strip().splitlines()
+    checks.report("refused (%s): exit 2, one line naming %s and the file" % (label, named),
+                  r.returncode == 2 and len(lines) == 1 and named in lines[0] and
+                  re.match("sim: " + re.escape(path) + r":[0-9]+: ", lines[0]) is not None,
+                  "exit %d: %r" % (r.returncode, r.stderr))
+
+
 def tempdir(prefix="sim-test-"):
     """A scratch folder removed on exit: `with cli.tempdir() as tmp:`."""
     return tempfile.TemporaryDirectory(prefix=prefix)

@@ -30,7 +30,6 @@ for it:
   attributes.
 """
 import os
-import re
 import sys
 
 sys.dont_write_bytecode = True
@@ -105,21 +104,14 @@ with cli.tempdir() as tmp:
     flat = " ".join(r.stdout.split())
     checks.report("compare (Megatron plans only): no FSDP band", "step times: error band" in flat and HEAD not in flat)
 
+    # the band file's band, then the same as attributes of a file written before it
     topo = with_band(tmp, "within", ' error="0.100" bias="0.020" rows="5" within="6"')
-    path = os.path.join(os.path.dirname(topo), "bands.xml")
-    r = cli.run(sim, "--topology", topo, "--model", "llama3-8b", *FSDP)
-    lines = r.stderr.strip().splitlines()
-    checks.report("refused (within > rows): exit 2, one line naming within and the band file",
-                  r.returncode == 2 and len(lines) == 1 and "attribute within of <band>" in lines[0] and
-                  re.match("sim: " + re.escape(path) + r":[0-9]+: ", lines[0]) is not None,
-                  "exit %d: %r" % (r.returncode, r.stderr))
-    path = cli.with_band_attributes(SHIPPED, tmp, "within-attr",
-                                    ' fsdp-error="0.100" fsdp-bias="0.020" fsdp-rows="5" fsdp-within="6"')
-    r = cli.run(sim, "--topology", path, "--model", "llama3-8b", *FSDP)
-    lines = r.stderr.strip().splitlines()
-    checks.report("refused (within > rows, as attributes): exit 2, one line naming fsdp-within and the file",
-                  r.returncode == 2 and len(lines) == 1 and "fsdp-within" in lines[0] and
-                  re.match("sim: " + re.escape(path) + r":[0-9]+: ", lines[0]) is not None,
-                  "exit %d: %r" % (r.returncode, r.stderr))
+    old = cli.with_band_attributes(SHIPPED, tmp, "within-attr",
+                                   ' fsdp-error="0.100" fsdp-bias="0.020" fsdp-rows="5" fsdp-within="6"')
+    for what, named, path, topology in (
+            ("within > rows", "attribute within of <band>", os.path.join(os.path.dirname(topo), "bands.xml"), topo),
+            ("within > rows, as attributes", "fsdp-within", old, old)):
+        cli.refused_naming(checks, what, cli.run(sim, "--topology", topology, "--model", "llama3-8b", *FSDP), path,
+                           named)
 
 sys.exit(checks.finish())

@@ -14,6 +14,7 @@ if any case failed.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -309,6 +310,49 @@ def main():
         r.refused("--nodes 65536 of dgx8x4", ["--topology", dgx, "--nodes", "65536"] + MODEL + plan,
                   r"resizing to 65536 nodes: expected at most 262144 GPUs in all, got 65536 nodes x 8 = 524288", tmp)
         r.accepted("131,072 GPUs (dgx8x4, --nodes 16384)", ["--topology", dgx, "--nodes", "16384"] + MODEL + plan, tmp)
+
+        # 7. the band file beside a cluster file (topologies/bands.xml's
+        # format) is read like any input: one line naming it, never a hang
+        for n, (name, data, what) in enumerate((
+                ("not well-formed", '<bands>\n  <set name="dgx-h100">\n</bands>\n',
+                 ":3: expected </set> to close the tag opened on line 2"),
+                ("not a band file", '<topology name="x" description="y"/>\n', ":1: expected a <bands> document"),
+                ("a set named twice", '<bands>\n  <set name="a"/>\n  <set name="a"/>\n</bands>\n',
+                 ":3: attribute name of <set>: expected a unique name"),
+                ("a band of an unknown kind",
+                 '<bands>\n  <set name="dgx-h100">\n    <band kind="x" error="0.1" rows="1"/>\n  </set>\n</bands>\n',
+                 ":3: attribute kind of <band>: expected fitted, heldout, moe, fsdp or torchtitan, got 'x'"),
+                ("a million-digit rows",
+                 '<bands>\n  <set name="dgx-h100">\n    <band kind="fitted" error="0.1" rows="' + "1" * 1000000 +
+                 '"/>\n  </set>\n</bands>\n',
+                 r":3: attribute rows of <band>: expected a whole number from 1 to 1000000, got '1{40}\.\.\.'"),
+                ("a band the schema refuses (bias on fitted)",
+                 '<bands>\n  <set name="dgx-h100">\n    <band kind="fitted" error="0.1" bias="0" rows="1"/>\n'
+                 '  </set>\n</bands>\n', ":3: expected"),
+                ("an entity bomb", '<?xml version="1.0"?>\n<!DOCTYPE bands [\n<!ENTITY a "' + "a" * 20000 +
+                 '">\n]>\n<bands>' + "&a;" * 12000 + '</bands>\n', ":2: expected"),
+                ("a 9 MiB band file", "<bands>\n<!-- " + "x" * (9 << 20) + " -->\n</bands>\n",
+                 ": expected a file under 8 MiB"))):
+            folder = os.path.join(tmp, "bands%d" % n)
+            os.mkdir(folder)
+            p = os.path.join(folder, "dgx8x4.xml")
+            shutil.copyfile(dgx, p)
+            bands = write(folder, "bands.xml", data)
+            r.refused(f"band file: {name}", ["--topology", p] + MODEL + plan, "^" + re.escape(bands) + what, tmp)
+        folder = os.path.join(tmp, "bands-fifo")
+        os.mkdir(folder)
+        p = os.path.join(folder, "dgx8x4.xml")
+        shutil.copyfile(dgx, p)
+        os.mkfifo(os.path.join(folder, "bands.xml"))
+        r.refused("band file: a FIFO", ["--topology", p] + MODEL + plan,
+                  re.escape(os.path.join(folder, "bands.xml")) + ": expected a regular file, this is a pipe", tmp)
+        folder = os.path.join(tmp, "bands-empty")
+        os.mkdir(folder)
+        p = os.path.join(folder, "dgx8x4.xml")
+        shutil.copyfile(dgx, p)
+        write(folder, "bands.xml", "<bands/>\n")
+        r.accepted("band file: none of the file's set, the shipped one gives it", ["--topology", p] + MODEL + plan,
+                   tmp)
 
     print(f"{r.count} cases, {len(r.failures)} failed")
     return 1 if r.failures else 0

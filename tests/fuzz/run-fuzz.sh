@@ -16,7 +16,7 @@ set -u
 cd "$(dirname "$0")/../.."
 secs=${1:-60}
 shift || true
-targets=${*:-units topology model calibration nccl microbench json plan sweep merge layout config import}
+targets=${*:-units topology bands model calibration nccl microbench json plan sweep merge layout config import}
 
 if [ ! -f build-fuzz/build.ninja ]; then
   CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
@@ -28,6 +28,7 @@ seeds() {
   case $1 in
     units) echo tests/fuzz/seeds/units ;;
     topology) echo topologies tests/data ;;
+    bands) echo tests/fuzz/seeds/bands ;;
     model) echo models ;;
     calibration) echo tests/fuzz/seeds/calibration ;;
     nccl) echo tests/validation/data/nccl-tests ;;
@@ -43,7 +44,7 @@ seeds() {
 }
 dict() {
   case $1 in
-    topology|model|calibration) echo -dict=tests/fuzz/xml.dict ;;
+    topology|bands|model|calibration) echo -dict=tests/fuzz/xml.dict ;;
     plan) echo -dict=tests/fuzz/plan.dict ;;
   esac
 }
