@@ -654,34 +654,36 @@ parse_mtp_layers (SimPlan *plan, const char *value, GError **error)
   return TRUE;
 }
 
+/* a ratio from lo to hi for --flag into *out; `meaning` says what it is
+ * a ratio of */
 static gboolean
-parse_moe_imbalance (SimPlan *plan, const char *value, GError **error)
+parse_ratio (const char *flag, const char *value, double lo, double hi, const char *meaning,
+             double *out, GError **error)
 {
   char *end = NULL;
   double f = g_ascii_strtod (value, &end);
-  if (end == value || *end != '\0' || !isfinite (f) || f < 1.0 || f > 64.0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--moe-imbalance: expected a ratio from 1 to 64 (the busiest GPU's routed tokens "
-                 "over the mean), got '%.40s'", value);
+  if (end == value || *end != '\0' || !isfinite (f) || f < lo || f > hi) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected a ratio from %g to %g (%s), got '%.40s'",
+                 flag, lo, hi, meaning, value);
     return FALSE;
   }
-  plan->moe_imbalance = f;
+  *out = f;
   return TRUE;
+}
+
+static gboolean
+parse_moe_imbalance (SimPlan *plan, const char *value, GError **error)
+{
+  return parse_ratio ("moe-imbalance", value, 1.0, 64.0,
+                      "the busiest GPU's routed tokens over the mean", &plan->moe_imbalance, error);
 }
 
 static gboolean
 parse_moe_capacity (SimPlan *plan, const char *value, GError **error)
 {
-  char *end = NULL;
-  double f = g_ascii_strtod (value, &end);
-  if (end == value || *end != '\0' || !isfinite (f) || f < 0.01 || f > 64.0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                 "--moe-expert-capacity-factor: expected a ratio from 0.01 to 64 (an expert's "
-                 "capacity over its even share of the routed tokens), got '%.40s'", value);
-    return FALSE;
-  }
-  plan->moe_capacity_factor = f;
-  return TRUE;
+  return parse_ratio ("moe-expert-capacity-factor", value, 0.01, 64.0,
+                      "an expert's capacity over its even share of the routed tokens",
+                      &plan->moe_capacity_factor, error);
 }
 
 /* stores the parsed value (u, b, or the text for strings, bytes and fractions) */
