@@ -1796,7 +1796,7 @@ resolve_variability (SimPlan *plan, const SimTopology *topo, GError **error)
   for (int i = 0; i < plan->n_slow_links; i++) {
     const SimSlowLink *x = &plan->slow_links[i];
     const char *kind = x->kind == SIM_SLOW_NIC ? "nic" : "nvlink";
-    g_autoptr (SimTopology) probe = NULL;
+    g_autoptr (GArray) links = NULL;
     if (x->rank >= world) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                    "--slow-link %s:%d:%g: expected a rank below %d (the job's ranks are 0 to %d)",
@@ -1804,8 +1804,8 @@ resolve_variability (SimPlan *plan, const SimTopology *topo, GError **error)
       return FALSE;
     }
     /* the GPU must have links of that kind (a NIC to the fabric, NVLinks) */
-    probe = sim_topology_copy_links (topo);
-    if (sim_topology_slow_gpu_links (probe, x->rank, x->kind == SIM_SLOW_NIC, x->factor) == 0) {
+    links = sim_topology_gpu_links (topo, x->rank, x->kind == SIM_SLOW_NIC);
+    if (links->len == 0) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                    "--slow-link %s:%d:%g: expected a GPU with %s; GPU %d of %s has none", kind,
                    x->rank, x->factor,

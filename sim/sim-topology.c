@@ -1059,37 +1059,44 @@ fabric (const SimTopology *topo, int v)
   return k == SIM_VERTEX_LEAF || k == SIM_VERTEX_SPINE;
 }
 
-int
-sim_topology_slow_gpu_links (SimTopology *topo, int gpu, gboolean nic, double factor)
+GArray *
+sim_topology_gpu_links (const SimTopology *topo, int gpu, gboolean nic)
 {
-  int v = g_array_index (topo->gpus, int, gpu), n = 0;
+  int v = g_array_index (topo->gpus, int, gpu);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) nics = g_array_new (FALSE, FALSE, sizeof (int));
   /* the GPU's NVLinks, or the NICs attached to it */
   for (guint i = 0; i < topo->links->len; i++) {
-    SimLink *l = &g_array_index (topo->links, SimLink, i);
+    const SimLink *l = &g_array_index (topo->links, SimLink, i);
     int other = l->a == v ? l->b : l->b == v ? l->a : -1;
     if (other < 0)
       continue;
-    if (!nic && l->kind == SIM_LINK_NVLINK) {
-      l->bw_bytes_per_s /= factor;
-      n++;
-    } else if (nic && g_array_index (topo->vertices, SimVertex, other).kind == SIM_VERTEX_NIC) {
+    if (!nic && l->kind == SIM_LINK_NVLINK)
+      g_array_append_val (out, i);
+    else if (nic && g_array_index (topo->vertices, SimVertex, other).kind == SIM_VERTEX_NIC)
       g_array_append_val (nics, other);
-    }
   }
   /* those NICs' links to the fabric: their ports */
   for (guint i = 0; i < topo->links->len && nics->len > 0; i++) {
-    SimLink *l = &g_array_index (topo->links, SimLink, i);
+    const SimLink *l = &g_array_index (topo->links, SimLink, i);
     for (guint k = 0; k < nics->len; k++) {
       int x = g_array_index (nics, int, k);
       if ((l->a == x && fabric (topo, l->b)) || (l->b == x && fabric (topo, l->a))) {
-        l->bw_bytes_per_s /= factor;
-        n++;
+        g_array_append_val (out, i);
         break;
       }
     }
   }
-  return n;
+  return out;
+}
+
+int
+sim_topology_slow_gpu_links (SimTopology *topo, int gpu, gboolean nic, double factor)
+{
+  g_autoptr (GArray) links = sim_topology_gpu_links (topo, gpu, nic);
+  for (guint k = 0; k < links->len; k++)
+    g_array_index (topo->links, SimLink, g_array_index (links, guint, k)).bw_bytes_per_s /= factor;
+  return (int) links->len;
 }
 
 int

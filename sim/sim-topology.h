@@ -186,10 +186,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimTopology, sim_topology_free)
  * (GPU types, vertices, GPUs, warnings) shared with topo, which must
  * outlive it; free with sim_topology_free.  Never fails. */
 SimTopology *sim_topology_copy_links (const SimTopology *topo);
-/* Divides by factor the bandwidth of GPU gpu's links: with nic, the links
- * from each NIC attached to it to the fabric (leaf or spine switches; the
- * NIC's port), else its NVLinks.  Returns how many links changed (0: the
- * GPU has none of that kind). */
+/* GPU gpu's links, indices into topo->links (guint; free with
+ * g_array_unref): with nic, the links from each NIC attached to it to the
+ * fabric (leaf or spine switches; the NIC's port), else its NVLinks */
+GArray *sim_topology_gpu_links (const SimTopology *topo, int gpu, gboolean nic);
+/* Divides by factor the bandwidth of those links (sim_topology_gpu_links).
+ * Returns how many links changed (0: the GPU has none of that kind). */
 int sim_topology_slow_gpu_links (SimTopology *topo, int gpu, gboolean nic, double factor);
 
 /* These read a loaded topology: pure, any thread; returned pointers are
