@@ -10,7 +10,11 @@ usage: test-architecture.py SOURCE_ROOT
 - no function there is over 150 lines, counted from the line after its
   name to its closing brace (the style puts a definition's name at column 0,
   its opening brace alone on the next line and its closing brace at column
-  0)."""
+  0);
+- the public interface is sim/sim-api.h alone: it is the one header
+  sim/meson.build installs, and it includes no header of the project (the
+  rest of sim/ is internal, free to change; test-python.py checks that
+  libsim exports sim-api.h's functions and nothing else)."""
 import glob
 import os
 import re
@@ -75,5 +79,15 @@ for path in files:
 checks.check(f"functions found ({counted})", counted > 1000, True)
 checks.check(f"no source file over {MAX_FILE_LINES} lines", long_files, [])
 checks.check(f"no function over {MAX_FUNCTION_LINES} lines", long_functions, [])
+
+with open(os.path.join(src, "sim", "meson.build"), encoding="utf-8") as f:
+    installed = re.findall(r"install_headers\(([^)]*)\)", f.read())
+checks.check("the installed headers", [h for call in installed for h in re.findall(r"'([^']+\.h)'", call)],
+             ["sim-api.h"])
+with open(os.path.join(src, "sim", "sim-api.h"), encoding="utf-8") as f:
+    includes = re.findall(r'^#\s*include\s*[<"]([^>"]+)[>"]', f.read(), re.M)
+project_headers = {os.path.basename(h) for d in ("sim", "cli", "viz") for h in glob.glob(os.path.join(src, d, "*.h"))}
+checks.check("sim-api.h includes no header of the project",
+             [h for h in includes if os.path.basename(h) in project_headers], [])
 
 sys.exit(checks.finish())
