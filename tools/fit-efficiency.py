@@ -16,7 +16,12 @@ rows, ZeRO-1 and --framework megatron otherwise: simtools/calibration.py,
 which also holds the rows kept out, INCONSISTENT).
 
 --lofo   also fit once without each model family and report the error on
-         the family left out (the honest estimate of the error on new runs)
+         the family left out (the honest estimate of the error on new runs),
+         then once without each published source (one table of one
+         document, source_of below) and the error on the source left out:
+         how the constants carry to a table, a cluster and a date no fit
+         saw (a generation whose rows come from one table has none to
+         leave out, and says so)
 --write  replace the five constants of the <efficiency .../> element of every
          shipped topology of that GPU generation with the fitted values, and
          (with --lofo) store the leave-one-family-out error as their fitted
@@ -90,6 +95,44 @@ def model_family(rid):
     size = m.group(1)
     scale = float(size[:-1]) * (1e-3 if size.endswith("m") else 1)
     return "mpt_125m-760m" if scale < 1 else "mpt_1b-7b" if scale < 10 else "mpt_13b-70b"
+
+
+def source_of(r):
+    """the published table a row was copied from: its source_locator's
+    document, and the section or row header inside it, without the
+    precision (a table's BF16 and FP8 rows come from one benchmark run of
+    one cluster); the locators name them as 'github OWNER/REPO PATH @COMMIT
+    ..., section "NAME"' or '; row header "NAME"'"""
+    loc = r["source_locator"]
+    doc = loc.split(" @")[0]
+    m = re.search(r'(?:section|row header) "([^"]*)"', loc)
+    if m is None:
+        return doc
+    # the row header's precision and layout: "Nemotron4 15b 24.11 BF16 (TP=4, ...)"
+    section = re.sub(r"\s+(?:BF16|FP8)\b.*$", "", m.group(1))
+    return "%s, %s" % (doc, section)
+
+
+def left_out(runner, rows, u, key, label):
+    """fit once without each group of rows (key of a row) and print the error
+    on the group left out; the errors, every row's once"""
+    groups = sorted({key(r) for r in rows})
+    held = []
+    if len(groups) < 2:
+        print("leave-one-%s-out: the rows come from one %s (%s): none to leave out" % (label, label, groups[0]))
+        return held
+    for g in groups:
+        train = [r for r in rows if key(r) != g]
+        test = [r for r in rows if key(r) == g]
+        ug, _ = fit(runner, train, u0=u, iters=40)
+        e = list(runner.errors(to_x(ug), test).values())
+        held += e
+        if len(g) > 16:
+            print("left out %s\n         %-16s %s" % (g, "", summary(e, CALIBRATION)))
+        else:
+            print("left out %-16s %s" % (g, summary(e, CALIBRATION)))
+    print("leave-one-%s-out: %s" % (label, summary(held, CALIBRATION)))
+    return held
 
 
 def eff_arg(x):
@@ -209,15 +252,8 @@ def main(argv):
                   % (r["row_id"], measured_s(r), 100 * errs[r["row_id"]], INCONSISTENT[r["row_id"]]))
     held = []
     if "--lofo" in opts:
-        fams = sorted({model_family(r["row_id"]) for r in rows})
-        for fam in fams:
-            train = [r for r in rows if model_family(r["row_id"]) != fam]
-            test = [r for r in rows if model_family(r["row_id"]) == fam]
-            uf, _ = fit(runner, train, u0=u, iters=40)
-            e = list(runner.errors(to_x(uf), test).values())
-            held += e
-            print("left out %-16s %s" % (fam, summary(e, CALIBRATION)))
-        print("leave-one-family-out: " + summary(held, CALIBRATION))
+        held = left_out(runner, rows, u, lambda r: model_family(r["row_id"]), "family")
+        left_out(runner, rows, u, source_of, "source")
     if "--write" in opts:
         write_topologies(gpu, x, held)
     return 0
