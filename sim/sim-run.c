@@ -473,6 +473,7 @@ sim_run_summary_free (gpointer p)
 {
   SimRunSummary *s = p;
   g_free (s->label);
+  sim_plan_free (s->plan);
   g_free (s->pruned);
   g_free (s->oom_case);
   g_free (s->wall);
@@ -484,10 +485,19 @@ sim_run_summary_copy (const SimRunSummary *s)
 {
   SimRunSummary *c = g_memdup2 (s, sizeof *s);
   c->label = g_strdup (s->label);
+  c->plan = s->plan != NULL ? sim_plan_copy (s->plan) : NULL;
   c->pruned = g_strdup (s->pruned);
   c->oom_case = g_strdup (s->oom_case);
   c->wall = g_strdup (s->wall);
   return c;
+}
+
+void
+sim_run_summary_set_plan (SimRunSummary *s, SimPlan *plan)
+{
+  sim_plan_free (s->plan);
+  s->plan = plan;
+  s->global_batch = plan != NULL ? plan->global_batch : 0;
 }
 
 void

@@ -129,7 +129,17 @@ const char *sim_run_wall (const SimRun *run);
  * run by sim_run_summary_fill, or read back from a sweep's shard file. */
 typedef struct {
   int index;             /* the order it was given or enumerated in */
-  char *label;           /* the plan string */
+  char *label;           /* the plan string, as tables, files and charts show it */
+  /* the plan of label as a value, as given and not resolved (resolve a
+   * sim_plan_copy of it): a sweep's row gets it at enumeration, when its
+   * label changes or when it is read back from a shard file
+   * (sim_run_summary_set_plan), and drops it once pruned (a pruned layout
+   * is not run again, and a sweep holds up to hundreds of thousands of
+   * rows); NULL in the summaries of runs.  Owned; read-only once set. */
+  SimPlan *plan;
+  guint64 global_batch;  /* sequences per step that plan gives, kept when the plan is
+                          * dropped; 0 where it gives none (a sweep's dominated
+                          * layouts, pruned as they are made) */
   int nodes;
   char *pruned;          /* why it was not simulated, or NULL */
   gboolean simulated, fits, screened, has_time;
@@ -179,6 +189,9 @@ SimRunSummary *sim_run_summary_new (int index, const char *label, int nodes);
 void sim_run_summary_free (gpointer summary);
 /* a new copy of s (free with sim_run_summary_free) */
 SimRunSummary *sim_run_summary_copy (const SimRunSummary *s);
+/* plan (taken over; may be NULL) as s's plan, its global batch as
+ * s->global_batch; the plan s held is freed */
+void sim_run_summary_set_plan (SimRunSummary *s, SimPlan *plan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimRunSummary, sim_run_summary_free)
 /* the memory and, when the run has one, the time of run into s; any thread */
 void sim_run_summary_fill (SimRunSummary *s, const SimRun *run);

@@ -416,6 +416,11 @@ read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **err
                 "no \"%s\" in a row without \"step_s\"", time_keys[i]);
         return NULL;
       }
+  /* the plan parsed above, carried as a value; a pruned row, as a sweep's,
+   * keeps only its global batch (it is never run again) */
+  sim_run_summary_set_plan (r, g_steal_pointer (&plan));
+  if (r->pruned != NULL)
+    g_clear_pointer (&r->plan, sim_plan_free);
   return g_steal_pointer (&r);
 }
 

@@ -293,6 +293,16 @@ add (Sweep *sw, int nodes, const char *reason, const char *fmt, ...)
   g_ptr_array_add (sw->rows, r);
 }
 
+/* r pruned for reason (taken): a pruned layout is not run again, so the
+ * row drops its plan (a sweep holds up to hundreds of thousands of rows,
+ * and a plan is about a kilobyte); it keeps its global batch */
+static void
+prune (Row *r, char *reason)
+{
+  r->pruned = reason;
+  g_clear_pointer (&r->plan, sim_plan_free);
+}
+
 /* what a layout is once resolved: two spellings of one plan (an option
  * given that the defaults would have chosen anyway) share a key */
 static char *
@@ -388,6 +398,9 @@ typedef struct {
   char **keys;
 } Keys;
 
+/* each row of a slice not pruned when it was made gets its plan, parsed
+ * here once from the plan string the enumeration wrote (one that does not
+ * parse gets none: prepare prunes it as invalid), and its resolved key */
 static void
 work_keys (gpointer data, gpointer user)
 {
@@ -395,9 +408,15 @@ work_keys (gpointer data, gpointer user)
   Keys *k = user;
   for (guint i = sl->first; i < sl->last; i++) {
     Row *r = g_ptr_array_index (k->sw->rows, i);
-    g_autoptr (SimPlan) plan = sim_plan_new ();
-    if (r->pruned == NULL && sim_plan_parse_string (plan, r->label, NULL) &&
-        sim_plan_resolve (plan, sim_sweep_cluster (k->sw, r->nodes), k->sw->model, NULL))
+    g_autoptr (SimPlan) given = NULL, plan = NULL;
+    if (r->pruned != NULL)
+      continue;
+    given = sim_plan_new ();
+    if (!sim_plan_parse_string (given, r->label, NULL))
+      continue;
+    sim_run_summary_set_plan (r, g_steal_pointer (&given));
+    plan = sim_plan_copy (r->plan);
+    if (sim_plan_resolve (plan, sim_sweep_cluster (k->sw, r->nodes), k->sw->model, NULL))
       k->keys[i] = resolved_key (plan, r->nodes);
   }
 }
@@ -421,7 +440,7 @@ dedupe (Sweep *sw)
       continue;
     if (g_hash_table_contains (seen, k.keys[i])) {
       g_free (k.keys[i]);
-      r->pruned = g_strdup ("the same layout as one listed before it, spelt differently");
+      prune (r, g_strdup ("the same layout as one listed before it, spelt differently"));
       continue;
     }
     g_hash_table_add (seen, k.keys[i]);
@@ -612,18 +631,14 @@ sim_sweep_enumerate (SimSweep *sw)
   sw->layouts = sw->rows->len;
 }
 
-/* one simulation of label; steady: the steady state extrapolated from
- * shorter runs where it is proven periodic (sim_iteration_run_steady) */
+/* one simulation of a prepared row's plan; steady: the steady state
+ * extrapolated from shorter runs where it is proven periodic
+ * (sim_iteration_run_steady) */
 static SimRun *
-simulate (const SimTopology *t, const SimModel *m, const char *label, gboolean steady,
-          GError **error)
+simulate (const SimTopology *t, const SimModel *m, const Row *r, gboolean steady, GError **error)
 {
-  SimPlan *plan = sim_plan_new ();
-  if (!sim_plan_parse_string (plan, label, error)) {
-    sim_plan_free (plan);
-    return NULL;
-  }
-  return sim_run_evaluate (t, m, plan, label, SIM_RUN_TIME | (steady ? SIM_RUN_STEADY : 0), error);
+  return sim_run_evaluate (t, m, sim_plan_copy (r->plan), r->label,
+                           SIM_RUN_TIME | (steady ? SIM_RUN_STEADY : 0), error);
 }
 
 /* a peak that leaves less of usable memory free than --min-headroom asks */
@@ -634,24 +649,48 @@ short_of_headroom (const Sweep *sw, guint64 peak_bytes, guint64 usable_bytes)
   return h > 0 && (double) usable_bytes - (double) peak_bytes < h * (double) usable_bytes;
 }
 
-/* The row becomes label (resolved as q) when q fits with the sweep's
- * headroom: its label, plan and memory are replaced; otherwise it keeps
- * them (q and label are freed either way) */
+/* The row becomes label and its plan `given` (resolved as q) when q fits
+ * with the sweep's headroom: its label, plan, resolved plan and memory
+ * are replaced; otherwise it keeps them (label, given and q are freed
+ * either way) */
 static void
-adopt (Sweep *sw, Row *r, const SimTopology *t, char *label, SimPlan *q, SimPlan **plan, SimMemory **mem)
+adopt (Sweep *sw, Row *r, const SimTopology *t, char *label, SimPlan *given, SimPlan *q,
+       SimPlan **plan, SimMemory **mem)
 {
   g_autoptr (SimMemory) m = sim_memory_compute (t, sw->model, q);
   if (!m->fits || short_of_headroom (sw, m->peak_bytes, m->usable_bytes)) {
     g_free (label);
+    sim_plan_free (given);
     sim_plan_free (q);
     return;
   }
   g_free (r->label);
   r->label = label;
+  sim_run_summary_set_plan (r, given);
   sim_plan_free (*plan);
   *plan = q;
   sim_memory_free (*mem);
   *mem = g_steal_pointer (&m);
+}
+
+/* r's plan with one more option, key=value, as the row would carry it:
+ * *label its label with ",key=value", *given that plan and *q the same
+ * resolved on t; FALSE (nothing set) where it does not resolve */
+static gboolean
+amend (const Sweep *sw, const Row *r, const SimTopology *t, const char *key, const char *value,
+       char **label, SimPlan **given, SimPlan **q)
+{
+  g_autoptr (SimPlan) g = sim_plan_copy (r->plan);
+  g_autoptr (SimPlan) resolved = NULL;
+  if (!sim_plan_set (g, key, value, NULL, NULL))
+    return FALSE;
+  resolved = sim_plan_copy (g);
+  if (!sim_plan_resolve (resolved, t, sw->model, NULL))
+    return FALSE;
+  *label = g_strdup_printf ("%s,%s=%s", r->label, key, value);
+  *given = g_steal_pointer (&g);
+  *q = g_steal_pointer (&resolved);
+  return TRUE;
 }
 
 /* A pipeline whose stages compute unevenly (the last holds the output
@@ -667,20 +706,17 @@ balance (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **me
 {
   const SimPlan *p = *plan;
   g_autofree char *layout = NULL, *label = NULL;
-  g_autoptr (SimPlan) q = NULL;
+  g_autoptr (SimPlan) given = NULL, q = NULL;
   if (p->pp < 2 || p->layout != NULL || p->first_stage_layers > 0 || p->last_stage_layers > 0 ||
       p->embedding_in_split || p->loss_in_split)
     return;
   sim_cost_layer (sw->model, p, sim_topology_gpu_type (t, 0), c);
   *costed = TRUE;
   layout = sim_balance_layout (sw->model, p, c, 0.05, NULL, NULL);
-  if (layout == NULL)
+  if (layout == NULL || !amend (sw, r, t, "layout", layout, &label, &given, &q))
     return;
-  label = g_strdup_printf ("%s,layout=%s", r->label, layout);
-  q = sim_plan_new ();
-  if (!sim_plan_parse_string (q, label, NULL) || !sim_plan_resolve (q, t, sw->model, NULL))
-    return;
-  adopt (sw, r, t, g_steal_pointer (&label), g_steal_pointer (&q), plan, mem);
+  adopt (sw, r, t, g_steal_pointer (&label), g_steal_pointer (&given), g_steal_pointer (&q), plan,
+         mem);
 }
 
 /* A row whose layer passes the host launches more slowly than the GPU
@@ -707,7 +743,7 @@ graphs (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem
                                  [SIM_MOE_LAYER_BWD] = n_moe };
   SimLayerCost with;
   g_autofree char *label = NULL;
-  g_autoptr (SimPlan) q = NULL;
+  g_autoptr (SimPlan) given = NULL, q = NULL;
   double before = 0, after = 0;
   if (p->cuda_graph_impl != SIM_CUDA_GRAPH_NONE || p->framework != SIM_FRAMEWORK_MEGATRON ||
       p->recompute == SIM_RECOMPUTE_FULL)
@@ -718,10 +754,8 @@ graphs (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem
     bound |= n[i] > 0 && eager->host_s[i] > eager->gpu_s[i];
   if (!bound)
     return;
-  label = g_strdup_printf ("%s,cuda-graph-scope=%s", r->label,
-                           moe ? "attn+moe_router+moe_preprocess" : "attn+mlp");
-  q = sim_plan_new ();
-  if (!sim_plan_parse_string (q, label, NULL) || !sim_plan_resolve (q, t, sw->model, NULL))
+  if (!amend (sw, r, t, "cuda-graph-scope", moe ? "attn+moe_router+moe_preprocess" : "attn+mlp",
+              &label, &given, &q))
     return;
   sim_cost_layer (sw->model, q, g, &with);
   /* the layers' forward and backward, each kind by its count */
@@ -730,7 +764,8 @@ graphs (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem
     after += n[i] * MAX (with.host_s[i], with.gpu_s[i]);
   }
   if (after < before)
-    adopt (sw, r, t, g_steal_pointer (&label), g_steal_pointer (&q), plan, mem);
+    adopt (sw, r, t, g_steal_pointer (&label), g_steal_pointer (&given), g_steal_pointer (&q), plan,
+           mem);
 }
 
 /* a row's first look: prune by validity and memory; returns whether it
@@ -740,15 +775,17 @@ prepare (Sweep *sw, Row *r)
 {
   const SimTopology *t = sim_sweep_cluster (sw, r->nodes);
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimPlan) plan = sim_plan_new ();
+  g_autoptr (SimPlan) plan = NULL;
   g_autoptr (SimMemory) mem = NULL;
   SimLayerCost cost;
   gboolean costed = FALSE;
 
   if (r->pruned != NULL)
     return FALSE;
-  if (!sim_plan_parse_string (plan, r->label, &error) || !sim_plan_resolve (plan, t, sw->model, &error)) {
-    r->pruned = g_strdup ("invalid: a constraint of the layout fails");
+  if (r->plan != NULL)
+    plan = sim_plan_copy (r->plan);
+  if (plan == NULL || !sim_plan_resolve (plan, t, sw->model, &error)) {
+    prune (r, g_strdup ("invalid: a constraint of the layout fails"));
     return FALSE;
   }
   r->gpus = sim_plan_world_size (plan);
@@ -758,11 +795,11 @@ prepare (Sweep *sw, Row *r)
   if (!mem->fits) {
     g_free (r->oom_case);
     r->oom_case = g_strdup (sim_oom_case_name (mem->oom_case));
-    r->pruned = g_strdup_printf ("out of memory, case %s", r->oom_case);
+    prune (r, g_strdup_printf ("out of memory, case %s", r->oom_case));
     return FALSE;
   }
   if (short_of_headroom (sw, mem->peak_bytes, mem->usable_bytes)) {
-    r->pruned = g_strdup (sw->headroom_reason);
+    prune (r, g_strdup (sw->headroom_reason));
     return FALSE;
   }
   balance (sw, r, t, &plan, &mem, &cost, &costed);
@@ -787,7 +824,7 @@ static void
 simulate_row (Sweep *sw, Row *r, gboolean exact, SimRun **kept)
 {
   g_autoptr (GError) error = NULL;
-  SimRun *run = simulate (sim_sweep_cluster (sw, r->nodes), sw->model, r->label, !exact, &error);
+  SimRun *run = simulate (sim_sweep_cluster (sw, r->nodes), sw->model, r, !exact, &error);
   row_result (sw, r, run, error, kept);
 }
 
@@ -797,7 +834,7 @@ row_result (Sweep *sw, Row *r, SimRun *taken, const GError *error, SimRun **kept
 {
   g_autoptr (SimRun) run = taken;
   if (run == NULL) {
-    r->pruned = g_strdup_printf ("simulation failed: %s", error != NULL ? error->message : "unknown");
+    prune (r, g_strdup_printf ("simulation failed: %s", error != NULL ? error->message : "unknown"));
     r->fits = FALSE;
     return;
   }
@@ -807,7 +844,7 @@ row_result (Sweep *sw, Row *r, SimRun *taken, const GError *error, SimRun **kept
   /* the timeline's peak can differ from the ledger's: the constraint holds
    * for the peak the row reports */
   if (short_of_headroom (sw, r->peak_bytes, r->usable_bytes)) {
-    r->pruned = g_strdup (sw->headroom_reason);
+    prune (r, g_strdup (sw->headroom_reason));
     r->fits = r->has_time = r->simulated = r->screened = FALSE;
     return;
   }
@@ -982,7 +1019,7 @@ work_ahead (gpointer data, gpointer user)
 {
   Sweep *sw = user;
   Row *r = data;
-  SimRun *run = simulate (sim_sweep_cluster (sw, r->nodes), sw->model, r->label, FALSE, NULL);
+  SimRun *run = simulate (sim_sweep_cluster (sw, r->nodes), sw->model, r, FALSE, NULL);
   g_mutex_lock (&sw->runs_lock);
   g_hash_table_insert (sw->ahead, r, run);
   g_mutex_unlock (&sw->runs_lock);
@@ -1090,7 +1127,7 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
         tasks[next].row = r;
         tasks[next].wave = -1;
         if (beaten (best, sw->keep, r)) {
-          r->pruned = g_strdup (reason);
+          prune (r, g_strdup (reason));
           progress_one (sw);
         } else {
           tasks[next].wave = composed;

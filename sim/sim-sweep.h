@@ -36,7 +36,11 @@
 
 G_BEGIN_DECLS
 
-/* a sweep's row is a run's summary (sim-run.h), pruned or simulated */
+/* a sweep's row is a run's summary (sim-run.h), pruned or simulated; it
+ * carries its plan as a value (plan, unresolved, until it is pruned, and
+ * global_batch), set by sim_sweep_enumerate or read back by
+ * sim_sweep_merge: its label is the same plan as text, for tables, files
+ * and charts only */
 typedef SimRunSummary SimSweepRow;
 
 typedef struct _SimSweep SimSweep;
@@ -152,8 +156,8 @@ void sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpoint
 GPtrArray *sim_sweep_rank (SimSweep *sw, int exact);
 
 /* the run of row, the best that sim_sweep_rank ranked, where it simulated
- * that row in full (SIM_RUN_TIME, as sim_run_evaluate gives it for the
- * row's label on its cluster), taken over by the caller (free with
+ * that row in full (SIM_RUN_TIME, as sim_run_evaluate gives it for a copy
+ * of the row's plan on its cluster), taken over by the caller (free with
  * sim_run_free); NULL otherwise, or when taken already */
 SimRun *sim_sweep_take_run (SimSweep *sw, const SimSweepRow *row);
 
@@ -292,7 +296,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimSweepMerged, sim_sweep_merged_free)
  * SIM_SWEEP_MERGE_MAX_BYTES each: regular files only, never blocking) and
  * merge them.  A shard file is input from elsewhere (a job array, a shared
  * disk), so everything is checked: the schema; the type of every member of
- * the file and of every row; that every plan parses (sim_plan_parse_string);
+ * the file and of every row; that every plan parses (sim_plan_parse_string,
+ * once: a row carries the plan it gives, SimRunSummary.plan, unless
+ * pruned, and its global batch);
  * that every number is finite, non-negative and, for counts, an integer;
  * that the files are shards 1 .. N of one sweep (same topology, model,
  * options, layouts and N), each once; that every row belongs to its shard

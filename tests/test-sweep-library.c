@@ -24,6 +24,96 @@ make (const SimModel *m)
   return sw;
 }
 
+/* a row's plan is the plan its label spells, as sim_plan_parse_string
+ * reads it, and its global batch that plan's */
+static void
+assert_row_plan (const SimSweepRow *r)
+{
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  const SimPlan *q = r->plan;
+  g_assert_nonnull (q);
+  g_assert_true (sim_plan_parse_string (p, r->label, NULL));
+  g_assert_cmpuint (q->given, ==, p->given);
+  g_assert_cmpint (q->tp, ==, p->tp);
+  g_assert_cmpint (q->cp, ==, p->cp);
+  g_assert_cmpint (q->pp, ==, p->pp);
+  g_assert_cmpint (q->dp, ==, p->dp);
+  g_assert_cmpint (q->ep, ==, p->ep);
+  g_assert_cmpint (q->etp, ==, p->etp);
+  g_assert_cmpint (q->micro_batch, ==, p->micro_batch);
+  g_assert_cmpuint (q->global_batch, ==, p->global_batch);
+  g_assert_cmpuint (r->global_batch, ==, p->global_batch);
+  g_assert_cmpuint (q->seq_len, ==, p->seq_len);
+  g_assert_cmpint (q->schedule, ==, p->schedule);
+  g_assert_cmpint (q->virtual_stages, ==, p->virtual_stages);
+  g_assert_cmpint (q->recompute, ==, p->recompute);
+  g_assert_cmpuint (q->recompute_modules, ==, p->recompute_modules);
+  g_assert_cmpint (q->zero, ==, p->zero);
+  g_assert_cmpint (q->fp8, ==, p->fp8);
+  g_assert_cmpint (q->fp4, ==, p->fp4);
+  g_assert_cmpint (q->moe_a2a_overlap, ==, p->moe_a2a_overlap);
+  g_assert_cmpint (q->cuda_graph_impl, ==, p->cuda_graph_impl);
+  g_assert_cmpuint (q->cuda_graph_scope, ==, p->cuda_graph_scope);
+  g_assert_cmpfloat (q->gpu_variation, ==, p->gpu_variation);
+  g_assert_cmpstr (q->layout != NULL ? q->layout->text : NULL, ==, p->layout != NULL ? p->layout->text : NULL);
+}
+
+/* Plans as values: Llama-3-8B on one DGX H100 node at its global batch of
+ * 1024, 1F1B, every layout that fits simulated.  Each row not pruned
+ * carries the plan of its label, with the pipeline layout the sweep added
+ * to it (some rows gain one: the last stage holds the output layer); a
+ * pruned row has dropped its plan and keeps its global batch, 1024, or 0
+ * for a dominated choice (its label names none).  Read back from the
+ * sweep's JSON, every row carries the same, and the global batch of each.
+ * (/sweep/graphs checks a row that gains a CUDA graph scope.) */
+static void
+test_plans (void)
+{
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimSweep) sw = sim_sweep_new (m, 0);
+  g_autoptr (GPtrArray) back = g_ptr_array_new_with_free_func (sim_run_summary_free);
+  g_autofree char *text = NULL, *topo = NULL, *model = NULL;
+  g_autoptr (GError) error = NULL;
+  SimSweepConstraints c = { .schedules = 1u << SIM_SCHEDULE_1F1B };
+  GPtrArray *rows;
+  int timed = 0, laid_out = 0;
+  sim_sweep_set_constraints (sw, &c);
+  sim_sweep_add_cluster (sw, test_load_topology ("dgx-h100.xml", 1), 1);
+  sim_sweep_set_threads (sw, 2);
+  sim_sweep_enumerate (sw);
+  sim_sweep_run (sw, 2, NULL, NULL);
+  rows = sim_sweep_rows (sw);
+  for (guint i = 0; i < rows->len; i++) {
+    const SimSweepRow *r = g_ptr_array_index (rows, i);
+    if (r->pruned != NULL) {
+      g_assert_null (r->plan);
+      g_assert_cmpuint (r->global_batch, ==, strstr (r->label, ",gb=") != NULL ? 1024 : 0);
+      continue;
+    }
+    assert_row_plan (r);
+    g_assert_cmpuint (r->global_batch, ==, 1024);
+    timed += r->has_time;
+    laid_out += r->plan->layout != NULL;
+  }
+  g_assert_cmpint (timed, >, 0);
+  g_assert_cmpint (laid_out, >, 0);
+  g_test_message ("%u rows, %d timed, %d with a layout", rows->len, timed, laid_out);
+  text = sim_sweep_json (sw, "dgx-h100", "nodes=1", 1, 1);
+  g_assert_true (sim_sweep_rows_read ("x.json", text, &topo, &model, back, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->len, ==, rows->len);
+  for (guint i = 0; i < back->len; i++) {
+    const SimSweepRow *y = g_ptr_array_index (back, i);
+    const SimSweepRow *x = g_ptr_array_index (rows, (guint) y->index);
+    g_assert_cmpstr (x->label, ==, y->label);
+    g_assert_cmpuint (x->global_batch, ==, y->global_batch);
+    if (y->pruned != NULL)
+      g_assert_null (y->plan);
+    else
+      assert_row_plan (y);
+  }
+}
+
 /* Enumeration: every label is a distinct valid plan string; TP stays within
  * the 8 GPUs and divides the 8 KV heads; ZeRO > 0 needs dp x cp > 1; PP
  * divides the 32 layers and the 8 GPUs.  Layouts with tp 8 x cp 1: pp 1 and
@@ -597,6 +687,8 @@ test_graphs (void)
     if (!r->has_time || !g_str_has_suffix (r->label, suffix))
       continue;
     graphed++;
+    assert_row_plan (r);
+    g_assert_cmpuint (r->plan->cuda_graph_scope, !=, 0);
     g_assert_null (strstr (r->label, ",mb=8,"));
     /* the first few: the plan without graphs, simulated alone, is slower */
     if (checked < 3 && strstr (r->label, ",mb=1,") != NULL) {
@@ -777,6 +869,13 @@ test_take_run (void)
   g_assert_cmpfloat (again->time->step_s, ==, run->time->step_s);
   g_assert_cmpuint (again->time->activities, ==, run->time->activities);
   g_assert_cmpuint (again->memory->peak_bytes, ==, run->memory->peak_bytes);
+  /* and of the row's own plan, as sim sweep runs the best again */
+  g_clear_pointer (&again, sim_run_free);
+  again = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), m, sim_plan_copy (best->plan), best->label,
+                            SIM_RUN_TIME, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (again->time->step_s, ==, run->time->step_s);
+  g_assert_cmpuint (again->time->activities, ==, run->time->activities);
 }
 
 int
@@ -784,6 +883,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sweep/enumerate", test_enumerate);
+  g_test_add_func ("/sweep/plans", test_plans);
   g_test_add_func ("/sweep/run-and-rank", test_run_and_rank);
   g_test_add_func ("/sweep/shards", test_shards);
   g_test_add_func ("/sweep/keep", test_keep);
