@@ -180,29 +180,20 @@ append_label_wrapped (GString *out, const char *label, int col, int width)
   }
 }
 
-/* the "gb=" item of a row's plan string, "" when none */
-static const char *
-label_gb (const char *label)
-{
-  const char *g = strstr (label, ",gb=");
-  return g != NULL ? g + 1 : "";
-}
-
 /* whether the rows' global batches differ (a sweep with --scale of a model
  * that publishes none: 8 sequences per GPU of each node count), so that
  * its rows show theirs */
 static gboolean
 rows_differ_in_gb (GPtrArray *rows)
 {
-  const char *first = NULL;
+  guint64 first = 0;
   for (guint i = 0; i < rows->len; i++) {
-    const char *g = label_gb (((const Row *) g_ptr_array_index (rows, i))->label);
-    size_t n = strcspn (g, ",");
-    if (n == 0)
+    guint64 gb = ((const Row *) g_ptr_array_index (rows, i))->global_batch;
+    if (gb == 0)
       continue; /* a pruned row's plan names no global batch */
-    if (first == NULL)
-      first = g;
-    else if (strcspn (first, ",") != n || strncmp (first, g, n) != 0)
+    if (first == 0)
+      first = gb;
+    else if (gb != first)
       return TRUE;
   }
   return FALSE;
@@ -270,16 +261,6 @@ status_of (GPtrArray *rows)
     if (((const Row *) g_ptr_array_index (rows, i))->fits)
       return 0;
   return 1;
-}
-
-/* the plan of a row's label (labels are valid plan strings) */
-static SimPlan *
-plan_of (const char *label)
-{
-  SimPlan *plan = sim_plan_new ();
-  if (!sim_plan_parse_string (plan, label, NULL))
-    g_warn_if_reached ();
-  return plan;
 }
 
 /* --csv FILE: before hours of simulation, that it can be written */
@@ -546,8 +527,8 @@ shown_runs (SimSweep *sw, const SimModel *model, GPtrArray *ranked, int top, GEr
     if (!r->has_time)
       break;
     label = sim_sweep_compact_label (r->label, keep_gb);
-    run = sim_run_evaluate (sim_sweep_cluster (sw, r->nodes), model, plan_of (r->label), label, SIM_RUN_TIME,
-                            error);
+    run = sim_run_evaluate (sim_sweep_cluster (sw, r->nodes), model, sim_plan_copy (r->plan), label,
+                            SIM_RUN_TIME, error);
     if (run == NULL) {
       g_prefix_error (error, "%s: ", r->label);
       return NULL;
@@ -613,8 +594,8 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
   /* the full run the ranking made, where it made one */
   run = sim_sweep_take_run (sw, best);
   if (run == NULL)
-    run = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), model, plan_of (best->label), best->label,
-                            SIM_RUN_TIME, &local);
+    run = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), model, sim_plan_copy (best->plan),
+                            best->label, SIM_RUN_TIME, &local);
   if (run == NULL)
     return;
   d = sim_run_diagnose (run, NULL);
