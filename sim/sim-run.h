@@ -131,7 +131,8 @@ typedef struct {
   int index;             /* the order it was given or enumerated in */
   char *label;           /* the plan string, as tables, files and charts show it */
   /* the plan of label as a value, as given and not resolved (resolve a
-   * sim_plan_copy of it): a sweep's row gets it at enumeration, when its
+   * sim_plan_copy of it): a sweep's row gets it when the sweep first
+   * looks at it (after the enumeration's duplicates are pruned), when its
    * label changes or when it is read back from a shard file
    * (sim_run_summary_set_plan), and drops it once pruned (a pruned layout
    * is not run again, and a sweep holds up to hundreds of thousands of

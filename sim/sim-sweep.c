@@ -398,9 +398,21 @@ typedef struct {
   char **keys;
 } Keys;
 
-/* each row of a slice not pruned when it was made gets its plan, parsed
- * here once from the plan string the enumeration wrote (one that does not
- * parse gets none: prepare prunes it as invalid), and its resolved key */
+/* the plan string the enumeration wrote as a row's label, as a value
+ * (NULL where it does not parse) */
+static SimPlan *
+enumerated_plan (const Row *r)
+{
+  g_autoptr (SimPlan) given = sim_plan_new ();
+  if (!sim_plan_parse_string (given, r->label, NULL))
+    return NULL;
+  return g_steal_pointer (&given);
+}
+
+/* each row of a slice not pruned when it was made: its global batch and
+ * its resolved key; the row gets its plan only when prepare first looks at
+ * it (a sweep makes up to hundreds of thousands of rows, most of which
+ * the memory check prunes, and a plan is about a kilobyte) */
 static void
 work_keys (gpointer data, gpointer user)
 {
@@ -408,14 +420,10 @@ work_keys (gpointer data, gpointer user)
   Keys *k = user;
   for (guint i = sl->first; i < sl->last; i++) {
     Row *r = g_ptr_array_index (k->sw->rows, i);
-    g_autoptr (SimPlan) given = NULL, plan = NULL;
-    if (r->pruned != NULL)
+    g_autoptr (SimPlan) plan = NULL;
+    if (r->pruned != NULL || (plan = enumerated_plan (r)) == NULL)
       continue;
-    given = sim_plan_new ();
-    if (!sim_plan_parse_string (given, r->label, NULL))
-      continue;
-    sim_run_summary_set_plan (r, g_steal_pointer (&given));
-    plan = sim_plan_copy (r->plan);
+    r->global_batch = plan->global_batch;
     if (sim_plan_resolve (plan, sim_sweep_cluster (k->sw, r->nodes), k->sw->model, NULL))
       k->keys[i] = resolved_key (plan, r->nodes);
   }
@@ -782,6 +790,8 @@ prepare (Sweep *sw, Row *r)
 
   if (r->pruned != NULL)
     return FALSE;
+  if (r->plan == NULL)
+    sim_run_summary_set_plan (r, enumerated_plan (r));
   if (r->plan != NULL)
     plan = sim_plan_copy (r->plan);
   if (plan == NULL || !sim_plan_resolve (plan, t, sw->model, &error)) {
