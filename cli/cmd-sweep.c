@@ -25,6 +25,8 @@ typedef SimSweepRow Row;
 static const char *usage =
     "usage: sim sweep --topology FILE|NAME [--model FILE|NAME] [--nodes N | --gpus N]\n"
     "                 [--global-batch B] [--seq-len N] [--gpu-variation S] [--scale] [--top K]\n"
+    "                 [--moe-imbalance R] [--moe-expert-capacity-factor C]\n"
+    "                 [--moe-pad-expert-input-to-capacity]\n"
     "                 [--fp8 off|hybrid|e4m3|both] [--fp4 off|e2m1|both]\n"
     "                 [--tp LIST] [--pp LIST] [--cp LIST] [--ep LIST] [--etp LIST]\n"
     "                 [--schedule LIST]\n"
@@ -49,6 +51,8 @@ static const char *usage =
     "sequences per step (default: the model's, else 8 per GPU), the same for every layout.\n"
     "--gpu-variation S simulates every layout with that spread of GPU speeds (default 1.5%:\n"
     "each step waits for the slowest GPU; 0 a uniform cluster).\n"
+    "--moe-imbalance, --moe-expert-capacity-factor and --moe-pad-expert-input-to-capacity\n"
+    "route every layout's tokens to the experts as sim's flags of those names do.\n"
     "--fp8 trains the linear layers in FP8; both ranks BF16 and FP8 layouts together.\n"
     "--fp4 e2m1 trains them in NVFP4 (Blackwell); both ranks NVFP4 layouts beside the others.\n"
     "--tp, --pp and --cp LIST (such as 1,2,4,8) try only those sizes.  For a mixture-of-experts\n"
@@ -626,24 +630,41 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
 /* sim sweep's flags that limit the layouts it tries, as given */
 typedef struct {
   char *tp, *pp, *cp, *ep, *etp, *schedule, *headroom, *max_nodes, *seq, *variation, *gpus;
+  char *imbalance, *capacity; /* the experts' routing of every layout */
+  gboolean pad;
 } LimitFlags;
 
 static void
 limit_flags_clear (LimitFlags *lf)
 {
   char **all[] = { &lf->tp, &lf->pp, &lf->cp, &lf->ep, &lf->etp, &lf->schedule, &lf->headroom,
-                   &lf->max_nodes, &lf->seq, &lf->variation, &lf->gpus };
+                   &lf->max_nodes, &lf->seq, &lf->variation, &lf->gpus, &lf->imbalance, &lf->capacity };
   for (guint i = 0; i < G_N_ELEMENTS (all); i++)
     g_clear_pointer (all[i], g_free);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LimitFlags, limit_flags_clear)
 
+/* --moe-imbalance or --moe-expert-capacity-factor (key) as the plans'
+ * own parser reads it, every layout's value: into *out, 0 when not given */
+static gboolean
+parse_routing (const char *key, const char *value, double *out, GError **error)
+{
+  g_autoptr (SimPlan) check = sim_plan_new ();
+  if (value == NULL)
+    return TRUE;
+  if (!sim_plan_set (check, key, value, NULL, error))
+    return FALSE;
+  *out = g_str_equal (key, "moe-imbalance") ? check->moe_imbalance : check->moe_capacity_factor;
+  return TRUE;
+}
+
 /* the limits, parsed: the choices of each degree and schedule, the
  * headroom, the node cap, the sequence length, the speeds' spread (-1:
- * not given) and the GPUs (0: not given) */
+ * not given), the GPUs (0: not given) and the experts' routing (0: not
+ * given) */
 static gboolean
 parse_limits (const LimitFlags *lf, SimSweepConstraints *constraints, int *cap, int *seq,
-              double *variation, int *gpus, GError **error)
+              double *variation, int *gpus, SimSweepAsk *ask, GError **error)
 {
   if (!sim_sweep_parse_choices ("tp", lf->tp, ",", constraints->tp, &constraints->n_tp, error) ||
       !sim_sweep_parse_choices ("pp", lf->pp, ",", constraints->pp, &constraints->n_pp, error) ||
@@ -666,14 +687,35 @@ parse_limits (const LimitFlags *lf, SimSweepConstraints *constraints, int *cap, 
   }
   if (lf->gpus != NULL && !sim_cli_int ("gpus", lf->gpus, 1, SIM_TOPOLOGY_MAX_GPUS, gpus, error))
     return FALSE;
-  return TRUE;
+  ask->moe_pad = lf->pad;
+  return parse_routing ("moe-imbalance", lf->imbalance, &ask->moe_imbalance, error) &&
+         parse_routing ("moe-expert-capacity-factor", lf->capacity, &ask->moe_capacity_factor, error);
+}
+
+/* the experts' routing every layout was given, for the title; "" none */
+static char *
+routing_title (const SimSweepAsk *ask)
+{
+  g_autoptr (GString) t = g_string_new (NULL);
+  if (ask->moe_imbalance > 0)
+    g_string_append_printf (t, "%sthe busiest GPU's experts %gx the mean", t->len > 0 ? ", " : "",
+                            ask->moe_imbalance);
+  if (ask->moe_capacity_factor > 0)
+    g_string_append_printf (t, "%scapacity factor %g (tokens beyond it dropped)", t->len > 0 ? ", " : "",
+                            ask->moe_capacity_factor);
+  if (ask->moe_pad)
+    g_string_append_printf (t, "%spadded to capacity", t->len > 0 ? ", " : "");
+  if (t->len == 0)
+    return g_strdup ("");
+  return g_strdup_printf ("; experts routed with %s", t->str);
 }
 
 /* the sweep's title: what was searched, on what, with which batch */
 static char *
 sweep_title (const SimModel *model, const char *topology, SimSweep *sw, int max_nodes, int n,
-             const char *gb_s, gboolean scale, int seq, double variation, int top)
+             const char *gb_s, gboolean scale, int seq, double variation, const SimSweepAsk *ask, int top)
 {
+  g_autofree char *routing = routing_title (ask);
   g_autofree char *limits = constraints_title (sim_sweep_constraints (sw));
   g_autofree char *seq_only = seq > 0 ? g_strdup_printf ("; sequence %d tokens", seq) : g_strdup ("");
   g_autofree char *seq_title = variation >= 0 ? g_strdup_printf ("%s; GPU speeds spread %g%%", seq_only, 100 * variation)
@@ -692,9 +734,9 @@ sweep_title (const SimModel *model, const char *topology, SimSweep *sw, int max_
                              "sets one)",
                              SIM_SWEEP_SEQUENCES_PER_GPU * n, SIM_SWEEP_SEQUENCES_PER_GPU);
   return g_strdup_printf (
-      "sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s%s%s; top %d by tokens/s",
+      "sim sweep: %s on %s, up to %d node%s (%d GPU%s)%s; global batch %s%s%s%s; top %d by tokens/s",
       model->name, topology, max_nodes, max_nodes == 1 ? "" : "s", n, n == 1 ? "" : "s",
-      scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_title, seq_title, limits, top);
+      scale ? ", scaling 1, 2, 4 ... nodes" : "", gb_title, seq_title, routing, limits, top);
 }
 
 int
@@ -708,6 +750,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   int seq = 0;
   double variation = -1;
   SimSweepConstraints constraints = { .n_tp = 0 };
+  SimSweepAsk ask = { .gpu_variation = -1 };
   int cap = 0;
   g_autofree char *threads_s = NULL, *shard_s = NULL, *json = NULL, *calibration = NULL;
   g_autoptr (GPtrArray) merge_files = g_ptr_array_new_with_free_func (g_free);
@@ -724,6 +767,9 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     { "ep", TRUE, &lf.ep, NULL, NULL }, { "etp", TRUE, &lf.etp, NULL, NULL },
     { "schedule", TRUE, &lf.schedule, NULL, NULL },
     { "seq-len", TRUE, &lf.seq, NULL, NULL }, { "gpu-variation", TRUE, &lf.variation, NULL, NULL },
+    { "moe-imbalance", TRUE, &lf.imbalance, NULL, NULL },
+    { "moe-expert-capacity-factor", TRUE, &lf.capacity, NULL, NULL },
+    { "moe-pad-expert-input-to-capacity", FALSE, NULL, &lf.pad, NULL },
     { "max-nodes", TRUE, &lf.max_nodes, NULL, NULL }, { "min-headroom", TRUE, &lf.headroom, NULL, NULL },
     { "merge", TRUE, NULL, NULL, merge_files }, { "scale", FALSE, NULL, &scale, NULL },
     { "fp8", TRUE, &fp8_s, NULL, NULL },
@@ -765,7 +811,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     return 2;
   if (!parse_job (nodes_s, threads_s, jobs_s, gb_s, shard_s, &job, error))
     return 2;
-  if (!parse_limits (&lf, &constraints, &cap, &seq, &variation, &gpus, error))
+  if (!parse_limits (&lf, &constraints, &cap, &seq, &variation, &gpus, &ask, error))
     return 2;
   /* the output, before hours of simulation */
   if (json != NULL && !sim_cli_check_json (json, error))
@@ -784,9 +830,9 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     /* the cluster as every command loads it: its warnings said once, a
      * rack-scale --racks checked */
     g_autoptr (SimTopology) check = sim_cli_load_topology (topo_path, job.nodes, gpus, calibration, error);
-    SimSweepAsk ask = { .topology = topo_path, .nodes = job.nodes, .gpus = gpus, .calibration = calibration,
-                        .global_batch = job.gb, .seq_len = seq, .gpu_variation = variation, .scale = scale,
-                        .max_nodes = cap, .constraints = constraints, .fp8 = fp8_s, .fp4 = fp4_s };
+    ask.topology = topo_path, ask.nodes = job.nodes, ask.gpus = gpus, ask.calibration = calibration;
+    ask.global_batch = job.gb, ask.seq_len = seq, ask.gpu_variation = variation, ask.scale = scale;
+    ask.max_nodes = cap, ask.constraints = constraints, ask.fp8 = fp8_s, ask.fp4 = fp4_s;
     if (check == NULL || (sw = sim_sweep_prepare (model, &ask, job.threads, &max_nodes, error)) == NULL)
       return 2;
   }
@@ -802,9 +848,6 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
 
   if (json != NULL) {
     /* what shapes the sweep, so that --merge joins only shards of one */
-    SimSweepAsk ask = { .topology = topo_path, .nodes = job.nodes, .gpus = gpus, .calibration = calibration,
-                        .global_batch = job.gb, .seq_len = seq, .gpu_variation = variation, .scale = scale,
-                        .max_nodes = cap, .constraints = constraints, .fp8 = fp8_s, .fp4 = fp4_s };
     g_autofree char *shaping = sim_sweep_options_text (sw, &ask, keep);
     json_text = sim_sweep_json (sw, topology, shaping, job.shard, job.shards);
   }
@@ -812,7 +855,7 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
   if (json_text == NULL || !g_str_equal (json, "-") || html != NULL) {
     const SimTopology *big = sim_sweep_cluster (sw, max_nodes);
     int n = big != NULL ? sim_topology_n_gpus (big) : 0;
-    title = sweep_title (model, topology, sw, max_nodes, n, gb_s, scale, seq, variation, top);
+    title = sweep_title (model, topology, sw, max_nodes, n, gb_s, scale, seq, variation, &ask, top);
     if (job.shards > 1)
       g_string_append_printf (table, "shard %d of %d\n\n", job.shard, job.shards);
     print_ranked (table, ranked, top, scale, wide);

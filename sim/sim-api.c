@@ -198,6 +198,20 @@ sweep_option (const char *key, const char *value, gpointer data, GError **error)
     o->ask.gpu_variation = check->gpu_variation;
     return TRUE;
   }
+  if (g_str_equal (key, "moe-imbalance") || g_str_equal (key, "moe-expert-capacity-factor") ||
+      g_str_equal (key, "moe-pad-expert-input-to-capacity")) {
+    /* the experts' routing of every layout, as a plan reads it */
+    g_autoptr (SimPlan) check = sim_plan_new ();
+    if (!sim_plan_set (check, key, value, NULL, error))
+      return FALSE;
+    if (g_str_equal (key, "moe-imbalance"))
+      o->ask.moe_imbalance = check->moe_imbalance;
+    else if (g_str_equal (key, "moe-expert-capacity-factor"))
+      o->ask.moe_capacity_factor = check->moe_capacity_factor;
+    else
+      o->ask.moe_pad = check->moe_pad_to_capacity;
+    return TRUE;
+  }
   if (g_str_equal (key, "fp8") || g_str_equal (key, "fp4")) {
     char **slot = g_str_equal (key, "fp8") ? &o->fp8 : &o->fp4;
     g_free (*slot);
@@ -220,7 +234,8 @@ sweep_option (const char *key, const char *value, gpointer data, GError **error)
     return sim_sweep_parse_schedules (value, "/", &c->schedules, error);
   g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
                "sweep: unknown option '%.40s' (top, all, global-batch, seq-len, gpu-variation, fp8, fp4, "
-               "tp, pp, cp, ep, etp, schedule, min-headroom)", key);
+               "tp, pp, cp, ep, etp, schedule, min-headroom, moe-imbalance, moe-expert-capacity-factor, "
+               "moe-pad-expert-input-to-capacity)", key);
   return FALSE;
 }
 

@@ -66,7 +66,8 @@ SIM_API char *sim_api_compare (SimApiSession *session, const char *const *plans,
  * commas, lists joined by "/": top=K (default 10), all=true,
  * global-batch=B, seq-len=N, gpu-variation=S, fp8=off|hybrid|e4m3|both,
  * fp4=off|e2m1|both, tp=1/2/4, pp=..., cp=..., ep=..., etp=...,
- * min-headroom=10% ("" for none).  Returns the sim-sweep/3 JSON text (the
+ * min-headroom=10%, moe-imbalance=R, moe-expert-capacity-factor=C,
+ * moe-pad-expert-input-to-capacity=true ("" for none).  Returns the sim-sweep/3 JSON text (the
  * whole sweep's rows in the table's order), or NULL with *error. */
 SIM_API char *sim_api_sweep (SimApiSession *session, const char *options, char **error);
 

@@ -53,6 +53,8 @@ struct _SimSweep {
   guint64 global_batch;
   guint64 seq_len;       /* tokens per sequence; 0: the model's */
   double gpu_variation;  /* the plans' gpu-variation; < 0: their default */
+  char *routing;         /* the experts' routing every plan is given (plan items,
+                          * ",moe-imbalance=1.2,..."); NULL: the plans' own */
   int fp8_modes[2];      /* SimFp8 values to try, -1 for none */
   int fp4_mode;          /* 0: no FP4 layouts; 1: FP4 alone; 2: FP4 beside fp8_modes */
   SimSweepConstraints constraints;
@@ -229,6 +231,7 @@ sim_sweep_free (SimSweep *sw)
   g_ptr_array_unref (sw->rows);
   g_ptr_array_unref (sw->topos);
   g_free (sw->headroom_reason);
+  g_free (sw->routing);
   g_array_unref (sw->node_counts);
   if (sw->ahead_live)
     batch_wait (&sw->ahead_batch);
@@ -259,6 +262,44 @@ void
 sim_sweep_set_gpu_variation (SimSweep *sw, double sigma)
 {
   sw->gpu_variation = sigma;
+}
+
+gboolean
+sim_sweep_set_routing (SimSweep *sw, double imbalance, double capacity, gboolean pad, GError **error)
+{
+  g_autoptr (GString) items = g_string_new (NULL);
+  g_autoptr (SimPlan) check = sim_plan_new ();
+  if (imbalance <= 0 && capacity <= 0 && !pad)
+    return TRUE;
+  if (imbalance > 0)
+    g_string_append_printf (items, ",moe-imbalance=%g", imbalance);
+  if (capacity > 0)
+    g_string_append_printf (items, ",moe-expert-capacity-factor=%g", capacity);
+  if (pad)
+    g_string_append (items, ",moe-pad-expert-input-to-capacity=true");
+  /* the plans' own checks of the values (items + 1: without the first
+   * comma), and a mixture-of-experts model for them */
+  if (!sim_plan_parse_string (check, items->str + 1, error))
+    return FALSE;
+  /* what every layout's plan would refuse, refused once, in its words
+   * (sim_plan_resolve) */
+  if (!sim_model_is_moe (sw->model)) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: %s has no mixture-of-experts layers",
+                 imbalance > 0  ? "moe-imbalance"
+                 : capacity > 0 ? "moe-expert-capacity-factor"
+                                : "moe-pad-expert-input-to-capacity",
+                 sw->model->name);
+    return FALSE;
+  }
+  if (pad && capacity <= 0 && sw->model->moe.capacity_factor <= 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                 "--moe-pad-expert-input-to-capacity: expected a capacity, --moe-expert-capacity-factor "
+                 "(dropless experts have none to pad to)");
+    return FALSE;
+  }
+  g_free (sw->routing);
+  sw->routing = g_string_free (g_steal_pointer (&items), FALSE);
+  return TRUE;
 }
 
 const SimTopology *
@@ -547,8 +588,10 @@ sim_sweep_enumerate (SimSweep *sw)
   guint64 seq = sw->seq_len > 0 ? sw->seq_len : m->seq_len;
   /* the sequence and the spread of GPU speeds only when given, in every plan */
   g_autofree char *seq_part = sw->seq_len > 0 ? g_strdup_printf (",seq=%" G_GUINT64_FORMAT, sw->seq_len) : g_strdup ("");
-  g_autofree char *seqs = sw->gpu_variation >= 0 ? g_strdup_printf ("%s,gpu-variation=%g", seq_part, sw->gpu_variation)
-                                                 : g_strdup (seq_part);
+  g_autofree char *var_part = sw->gpu_variation >= 0 ? g_strdup_printf ("%s,gpu-variation=%g", seq_part, sw->gpu_variation)
+                                                     : g_strdup (seq_part);
+  /* and the experts' routing, when given */
+  g_autofree char *seqs = g_strconcat (var_part, sw->routing != NULL ? sw->routing : "", NULL);
   /* a mixture-of-experts or latent-attention model also tries the
    * recomputation between none and full that Megatron-Bridge's recipes
    * for them use: the modules whose saved tensors are large and whose
@@ -1301,7 +1344,8 @@ static const char *const fastest_fit_keys[] = {
   "pipeline-model-parallel-layout", "account-for-embedding-in-pipeline-split",
   "account-for-loss-in-pipeline-split", "recompute", "recompute-modules", "recompute-method",
   "recompute-num-layers", "sequence-parallel",
-  "zero", "fp8", "fp4", "gpu-variation", "framework", "recipe", NULL,
+  "zero", "fp8", "fp4", "gpu-variation", "framework", "recipe", "moe-imbalance",
+  "moe-expert-capacity-factor", "moe-pad-expert-input-to-capacity", NULL,
 };
 
 char *
@@ -1311,8 +1355,12 @@ sim_sweep_compact_label (const char *label, gboolean keep_gb)
   g_auto (GStrv) items = g_strsplit (label, ",", -1);
   g_autoptr (GPtrArray) kept = g_ptr_array_new ();
   for (guint i = 0; items[i] != NULL; i++) {
+    /* what every row of the sweep shares, which its title says */
     gboolean drop = (!keep_gb && g_str_has_prefix (items[i], "gb=")) ||
-                    g_str_has_prefix (items[i], "seq=") || g_str_has_prefix (items[i], "gpu-variation=");
+                    g_str_has_prefix (items[i], "seq=") || g_str_has_prefix (items[i], "gpu-variation=") ||
+                    g_str_has_prefix (items[i], "moe-imbalance=") ||
+                    g_str_has_prefix (items[i], "moe-expert-capacity-factor=") ||
+                    g_str_has_prefix (items[i], "moe-pad-expert-input-to-capacity=");
     for (guint k = 0; k < G_N_ELEMENTS (dropped); k++)
       drop |= g_str_equal (items[i], dropped[k]);
     if (!drop)
@@ -1351,6 +1399,15 @@ sim_sweep_fastest_fit (SimTopology *topo, const SimRun *run, int threads,
     sim_sweep_set_seq_len (sw, p->seq_len);
   if (sim_plan_given (p, "gpu-variation"))
     sim_sweep_set_gpu_variation (sw, p->gpu_variation);
+  /* the experts' routing the plan gives (its resolved values otherwise
+   * come from the model, as every layout's will) */
+  if (!sim_sweep_set_routing (sw, sim_plan_given (p, "moe-imbalance") ? p->moe_imbalance : 0,
+                              sim_plan_given (p, "moe-expert-capacity-factor") ? p->moe_capacity_factor : 0,
+                              sim_plan_given (p, "moe-pad-expert-input-to-capacity") && p->moe_pad_to_capacity,
+                              NULL)) {
+    sim_topology_free (topo);
+    return NULL;
+  }
   if (p->fp4 != SIM_FP4_OFF)
     sim_sweep_set_fp4 (sw, FALSE);
   else if (p->fp8 != SIM_FP8_OFF)
@@ -1563,6 +1620,8 @@ sim_sweep_prepare (const SimModel *model, const SimSweepAsk *ask, int threads, i
   sim_sweep_set_constraints (sw, &ask->constraints);
   sim_sweep_set_seq_len (sw, (guint64) ask->seq_len);
   sim_sweep_set_gpu_variation (sw, ask->gpu_variation);
+  if (!sim_sweep_set_routing (sw, ask->moe_imbalance, ask->moe_capacity_factor, ask->moe_pad, error))
+    return NULL;
   if (!add_clusters (sw, topology, ask->nodes, ask->gpus, ask->calibration, ask->scale, ask->max_nodes,
                      max_nodes, error))
     return NULL;
@@ -1623,10 +1682,12 @@ sim_sweep_options_text (const SimSweep *sw, const SimSweepAsk *ask, int keep)
   g_autofree char *exact = keep > 0 ? g_strdup_printf (",exact-top=%d", keep) : g_strdup (",exact-top=all");
   /* and FP4 only when given, for the same reason */
   g_autofree char *fp4_text = ask->fp4 != NULL ? g_strdup_printf (",fp4=%s", ask->fp4) : g_strdup ("");
-  return g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s%s,scale=%s,calibration=%s,fp8=%s%s%s%s",
+  /* and the experts' routing (sim_sweep_set_routing's items), the same */
+  const char *routing = sw->routing != NULL ? sw->routing : "";
+  return g_strdup_printf ("nodes=%d,global-batch=%" G_GUINT64_FORMAT "%s%s,scale=%s,calibration=%s,fp8=%s%s%s%s%s",
                           ask->nodes, ask->global_batch, seq_text, var_text, ask->scale ? "yes" : "no",
                           ask->calibration != NULL ? ask->calibration : "",
-                          ask->fp8 != NULL ? ask->fp8 : "off", fp4_text, limits, exact);
+                          ask->fp8 != NULL ? ask->fp8 : "off", fp4_text, routing, limits, exact);
 }
 
 SimRun *

@@ -76,6 +76,15 @@ void sim_sweep_set_seq_len (SimSweep *sw, guint64 seq_len);
  * gpu-variation, sim-variability.h), from 0 to 0.2; < 0 (the default):
  * the plans' own default.  Before sim_sweep_enumerate. */
 void sim_sweep_set_gpu_variation (SimSweep *sw, double sigma);
+/* how every layout routes its tokens to the experts, as a plan's
+ * moe-imbalance (> 0: the busiest GPU's routed tokens over the mean),
+ * moe-expert-capacity-factor (> 0: tokens an expert takes at most, over
+ * its even share; the rest dropped) and moe-pad-expert-input-to-capacity;
+ * 0, 0, FALSE (the default): the plans' own (the model's).  FALSE with
+ * SIM_ERROR_USAGE for a value a plan refuses, for a model without experts,
+ * and for padding without a capacity.  Before sim_sweep_enumerate. */
+gboolean sim_sweep_set_routing (SimSweep *sw, double imbalance, double capacity, gboolean pad,
+                                GError **error);
 
 /* the most values a constraint list holds */
 #define SIM_SWEEP_MAX_CHOICES 32
@@ -206,6 +215,9 @@ typedef struct {
   guint64 global_batch;    /* 0: the model's, else SIM_SWEEP_SEQUENCES_PER_GPU per GPU */
   int seq_len;             /* 0: the model's */
   double gpu_variation;    /* < 0: the plans' default */
+  double moe_imbalance;    /* sim_sweep_set_routing's: 0 the plans' own */
+  double moe_capacity_factor;
+  gboolean moe_pad;
   gboolean scale;          /* also 1, 2, 4 ... nodes */
   int max_nodes;           /* at most this many nodes; 0: no cap */
   SimSweepConstraints constraints;

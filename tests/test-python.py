@@ -104,6 +104,14 @@ got_s = simtrain.sweep("dgx8x4", model="llama3-8b", nodes=1, global_batch=64, to
 check("sweep: schedule=[...] is sim sweep --schedule's document", got_s == cli.json_of(rs), True)
 check("sweep: its best", next(x["plan"] for x in got["rows"] if x["rank"] == 1),
       next(x["plan"] for x in cli.json_of(r)["rows"] if x["rank"] == 1))
+# the experts' routing of every layout, as sim sweep's flags of those names
+rm = cli.run(sim, "sweep", "--topology", "dgx-h100", "--nodes", "1", "--model", "qwen3-30b-a3b", "--tp", "1",
+             "--pp", "1", "--top", "2", "--moe-expert-capacity-factor", "1", "--moe-pad-expert-input-to-capacity",
+             "--json", "-", timeout=600)
+got_m = simtrain.sweep("dgx-h100", model="qwen3-30b-a3b", nodes=1, tp=[1], pp=[1], top=2,
+                       moe_expert_capacity_factor=1, moe_pad_expert_input_to_capacity=True)
+check("sweep: moe_expert_capacity_factor and padding are sim sweep's flags' document",
+      got_m == cli.json_of(rm), True)
 try:
     simtrain.sweep("dgx8x4", nodes=1, model="llama3-8b", fp8="fast")
     said = None

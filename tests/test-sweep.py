@@ -391,6 +391,45 @@ check("sweep: every schedule tried on 8 GPUs",
 bs = run("sweep", "--topology", "dgx8x4", "--model", "llama3-70b", "--schedule", "pipedream")
 check("sweep --schedule pipedream: exit 2, one line",
       (bs.returncode, len(bs.stderr.strip().splitlines()), "--schedule: expected" in bs.stderr), (2, 1, True))
+# the experts' routing for every layout (token dropping with padding to
+# capacity 1, a busiest GPU 1.2x the mean): every row's plan carries it, the
+# title says it, the table leaves it out; the best row's step is sim
+# compare's for its plan, and the sweep's shards carry it in their options
+# (a shard of another routing does not merge with them)
+route = ["--topology", "dgx-h100", "--nodes", "1", "--model", "qwen3-30b-a3b", "--tp", "1,2", "--pp", "1",
+         "--quiet", "--moe-imbalance", "1.2", "--moe-expert-capacity-factor", "1",
+         "--moe-pad-expert-input-to-capacity"]
+items = "moe-imbalance=1.2,moe-expert-capacity-factor=1,moe-pad-expert-input-to-capacity=true"
+with cli.tempdir() as tmp:
+    rj = run("sweep", *route, "--top", "2", "--json", "-")
+    rt = run("sweep", *route, "--top", "2")
+    rrows = [x for x in cli.json_of(rj)["rows"] if x.get("step_s") is not None] if rj.returncode == 0 else []
+    check("routed sweep: every layout simulated carries the routing",
+          (len(rrows) > 0, all(items in x["plan"] for x in rrows)), (True, True))
+    check("routed sweep: the title says it, the table does not repeat it",
+          ("experts routed with the busiest GPU's experts 1.2x the mean, capacity factor 1 (tokens beyond it "
+           "dropped), padded to capacity" in " ".join(rt.stdout.split()),
+           "moe-imbalance" in rt.stdout.split("rank  plan", 1)[-1].split("\n\n", 1)[0]), (True, False))
+    first = min(rrows, key=lambda x: x["rank"]) if rrows else {"plan": "", "step_s": None}
+    rc = run("compare", "--topology", "dgx-h100", "--nodes", "1", "--model", "qwen3-30b-a3b", "--plan",
+             first["plan"], "--json", "-")
+    check("routed sweep: the best row's step is sim compare's",
+          cli.json_of(rc)["runs"][0]["step_s"] if rc.returncode == 0 else None, first["step_s"])
+    dropless = run("compare", "--topology", "dgx-h100", "--nodes", "1", "--model", "qwen3-30b-a3b", "--plan",
+                   first["plan"].replace("," + items, ""), "--json", "-")
+    check("routed sweep: and not the dropless plan's",
+          cli.json_of(dropless)["runs"][0]["step_s"] != first["step_s"] if dropless.returncode == 0
+          else None, True)
+    a, b = os.path.join(tmp, "r1.json"), os.path.join(tmp, "r2.json")
+    run("sweep", *route, "--shard", "1/2", "--json", a)
+    run("sweep", *route[:-5], "--shard", "2/2", "--json", b)
+    opts = cli.load_json(a)["options"] if os.path.exists(a) else {}
+    check("routed sweep: its shard records the routing",
+          (opts.get("moe-imbalance"), opts.get("moe-expert-capacity-factor"),
+           opts.get("moe-pad-expert-input-to-capacity")), ("1.2", 1, "true"))
+    m = run("sweep", "--merge", a, b)
+    check("routed sweep: a shard routed otherwise does not merge with it",
+          (m.returncode, "options" in m.stderr), (2, True))
 bad = run("compare", "--topology", "dgx8x4", "--plan", "tp=8,pp=4,dp=3")
 check("compare with an impossible plan exits 2", bad.returncode, 2)
 check("and names the plan", "--plan tp=8,pp=4,dp=3:" in bad.stderr, True)

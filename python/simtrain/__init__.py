@@ -210,7 +210,8 @@ def sweep_options(**options) -> str:
     """sim sweep's options as the C API takes them: top=5, global_batch=64,
     tp=[1, 2, 4] -> 'top=5,global-batch=64,tp=1/2/4'"""
     allowed = ("top", "all", "global_batch", "seq_len", "gpu_variation", "fp8", "fp4", "tp", "pp", "cp", "ep",
-               "etp", "schedule", "min_headroom")
+               "etp", "schedule", "min_headroom", "moe_imbalance", "moe_expert_capacity_factor",
+               "moe_pad_expert_input_to_capacity")
     items = []
     for key, value in options.items():
         if value is None:
@@ -231,14 +232,19 @@ def _sweep(self, top: Optional[int] = None, all: Optional[bool] = None, global_b
            fp4: Optional[Literal["off", "e2m1", "both"]] = None, tp: Optional[List[int]] = None,
            pp: Optional[List[int]] = None, cp: Optional[List[int]] = None, ep: Optional[List[int]] = None,
            etp: Optional[List[int]] = None, schedule: Optional[List[Schedule]] = None,
-           min_headroom: Optional[Union[str, float]] = None) -> dict:
+           min_headroom: Optional[Union[str, float]] = None, moe_imbalance: Optional[float] = None,
+           moe_expert_capacity_factor: Optional[float] = None,
+           moe_pad_expert_input_to_capacity: Optional[bool] = None) -> dict:
     """the session's layouts ranked, as `sim sweep --json -`: the
-    sim-sweep/3 document, its rows in the table's order (rank 1 first)"""
+    sim-sweep/3 document, its rows in the table's order (rank 1 first);
+    the moe_ options route every layout's tokens as sim's flags do"""
     if not self._session:
         raise SimError("the session is closed")
     text = sweep_options(top=top, all=all, global_batch=global_batch, seq_len=seq_len,
                          gpu_variation=gpu_variation, fp8=fp8, fp4=fp4, tp=tp, pp=pp, cp=cp, ep=ep, etp=etp,
-                         schedule=schedule, min_headroom=min_headroom)
+                         schedule=schedule, min_headroom=min_headroom, moe_imbalance=moe_imbalance,
+                         moe_expert_capacity_factor=moe_expert_capacity_factor,
+                         moe_pad_expert_input_to_capacity=moe_pad_expert_input_to_capacity)
     error = ctypes.c_void_p()
     out = self._lib.sim_api_sweep(self._session, text.encode(), ctypes.byref(error))
     return json.loads(_take(self._lib, out, error))
