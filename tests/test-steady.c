@@ -153,42 +153,52 @@ test_whole_when_not_periodic (void)
 
 /* A stage whose busy time grows faster than the step is still using up
  * the warm-up's slack: three short runs can grow evenly before the
- * steady state.  Llama 3 8B over pp 2 x v 2 with the uneven layout
- * Et*8|(t*9|)*2t*6L (8 and 9 layers in the first stage's chunks, 9 and 6
- * in the second's), micro-batch 2 x dp 4, 128 micro-batches: runs of 4, 6
- * and 8 grow evenly, and carried to 128 they gave 137.715 s and stage 0 a
- * bubble of -1.538 s (its forward, backward and recomputation, 139.236 s,
- * longer than the step); the whole run is 139.550 s.  No stage's bubble
- * may shrink from run to run, so the extrapolation waits for the steady
- * state or simulates the step whole: the whole run's step, and no
- * negative bubble. */
+ * steady state.  Carried forward, that stage's bubble turns negative (it
+ * is busier than the step is long) and the step comes out short:
+ * - Llama 3 8B over pp 2 x v 2 with the uneven layout Et*8|(t*9|)*2t*6L
+ *   (8 and 9 layers in the first stage's chunks, 9 and 6 in the
+ *   second's), micro-batch 2 x dp 4, 128 micro-batches: runs of 4, 6 and
+ *   8 carried to 128 gave 137.715 s and stage 0 a bubble of -1.538 s; the
+ *   whole run is 139.550 s;
+ * - Llama 3 70B under ZB-V at tp 4 x pp 4 on 16 GPUs, 1024 micro-batches
+ *   of 1: 583.376 s carried forward, 609.113 s whole.
+ * No stage's bubble may shrink from run to run, so the extrapolation
+ * waits for the steady state or simulates the step whole: the whole
+ * run's step, and no negative bubble. */
 static void
 test_no_shrinking_bubble (void)
 {
-  g_autofree char *tp = g_build_filename (SIM_SOURCE_DIR, "topologies", "dgx-h100.xml", NULL);
-  g_autofree char *mp = g_build_filename (SIM_SOURCE_DIR, "models", "llama3-8b.xml", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SimTopology) t = sim_topology_load (tp, 1, &error);
-  g_autoptr (SimModel) m = sim_model_load (mp, &error);
-  g_autoptr (SimPlan) p = sim_plan_new ();
-  g_autoptr (SimMemory) mem = NULL;
-  g_autoptr (SimIteration) whole = NULL;
-  g_autoptr (SimIteration) fast = NULL;
-  g_assert_no_error (error);
-  g_assert_true (sim_plan_parse_string (p, "tp=1,pp=2,dp=4,mb=2,gb=1024,schedule=interleaved,v=2,"
-                                        "recompute=full,zero=1,layout=Et*8|(t*9|)*2t*6L", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
-  mem = sim_memory_compute (t, m, p);
-  whole = sim_iteration_run (t, m, p, mem, FALSE, &error);
-  fast = sim_iteration_run_steady (t, m, p, mem, FALSE, &error);
-  g_assert_no_error (error);
-  g_assert_cmpfloat (rel (fast->step_s, whole->step_s), <=, 1e-3);
-  g_assert_cmpfloat (fast->bubble_fraction, >=, 0);
-  for (guint s = 0; s < fast->stages->len; s++)
-    g_assert_cmpfloat (g_array_index (fast->stages, SimStageTime, s).bubble_s, >=, 0);
-  g_print ("# uneven interleaved layout: whole %.6f s, steady %.6f s (runs of %" G_GUINT64_FORMAT
-           " micro-batches first; 0: simulated whole)\n", whole->step_s, fast->step_s,
-           fast->steady_micro_batches[0]);
+  static const Layout cases[] = {
+    { "dgx-h100.xml", 1, "llama3-8b.xml",
+      "tp=1,pp=2,dp=4,mb=2,gb=1024,schedule=interleaved,v=2,recompute=full,zero=1,layout=Et*8|(t*9|)*2t*6L", FALSE },
+    { "dgx8x4.xml", 2, "llama3-70b.xml", "tp=4,pp=4,dp=1,mb=1,gb=1024,schedule=zb-v,recompute=full,zero=0", FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const Layout *l = &cases[i];
+    g_autofree char *tp = g_build_filename (SIM_SOURCE_DIR, "topologies", l->topology, NULL);
+    g_autofree char *mp = g_build_filename (SIM_SOURCE_DIR, "models", l->model, NULL);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SimTopology) t = sim_topology_load (tp, l->nodes, &error);
+    g_autoptr (SimModel) m = sim_model_load (mp, &error);
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimMemory) mem = NULL;
+    g_autoptr (SimIteration) whole = NULL;
+    g_autoptr (SimIteration) fast = NULL;
+    g_assert_no_error (error);
+    g_assert_true (sim_plan_parse_string (p, l->plan, &error));
+    g_assert_true (sim_plan_resolve (p, t, m, &error));
+    mem = sim_memory_compute (t, m, p);
+    whole = sim_iteration_run (t, m, p, mem, l->full, &error);
+    fast = sim_iteration_run_steady (t, m, p, mem, l->full, &error);
+    g_assert_no_error (error);
+    g_assert_cmpfloat (rel (fast->step_s, whole->step_s), <=, 1e-3);
+    g_assert_cmpfloat (fast->bubble_fraction, >=, 0);
+    for (guint s = 0; s < fast->stages->len; s++)
+      g_assert_cmpfloat (g_array_index (fast->stages, SimStageTime, s).bubble_s, >=, 0);
+    g_print ("# %s, %s: whole %.6f s, steady %.6f s (runs of %" G_GUINT64_FORMAT
+             " micro-batches first; 0: simulated whole)\n", l->model, l->plan, whole->step_s, fast->step_s,
+             fast->steady_micro_batches[0]);
+  }
 }
 
 int
