@@ -42,6 +42,30 @@ rel (double got, double want)
   return want == 0 ? fabs (got) : fabs (got - want) / fabs (want);
 }
 
+/* a layout run whole and from its steady state: *whole and *fast */
+static void
+run_both (const Layout *l, SimIteration **whole, SimIteration **fast)
+{
+  g_autofree char *tp = g_build_filename (SIM_SOURCE_DIR, "topologies", l->topology, NULL);
+  g_autofree char *mp = g_build_filename (SIM_SOURCE_DIR, "models", l->model, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimTopology) t = sim_topology_load (tp, l->nodes, &error);
+  g_autoptr (SimModel) m = sim_model_load (mp, &error);
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimMemory) mem = NULL;
+
+  g_assert_no_error (error);
+  sim_plan_parse_string (p, l->plan, &error);
+  g_assert_no_error (error);
+  sim_plan_resolve (p, t, m, &error);
+  g_assert_no_error (error);
+  mem = sim_memory_compute (t, m, p);
+  *whole = sim_iteration_run (t, m, p, mem, l->full, &error);
+  g_assert_no_error (error);
+  *fast = sim_iteration_run_steady (t, m, p, mem, l->full, &error);
+  g_assert_no_error (error);
+}
+
 static void
 test_steady_matches_whole (void)
 {
@@ -49,27 +73,11 @@ test_steady_matches_whole (void)
            "step s", "step err", "comm err", "bub. err");
   for (guint i = 0; i < G_N_ELEMENTS (layouts); i++) {
     const Layout *l = &layouts[i];
-    g_autofree char *tp = g_build_filename (SIM_SOURCE_DIR, "topologies", l->topology, NULL);
-    g_autofree char *mp = g_build_filename (SIM_SOURCE_DIR, "models", l->model, NULL);
-    g_autoptr (GError) error = NULL;
-    g_autoptr (SimTopology) t = sim_topology_load (tp, l->nodes, &error);
-    g_autoptr (SimModel) m = sim_model_load (mp, &error);
-    g_autoptr (SimPlan) p = sim_plan_new ();
-    g_autoptr (SimMemory) mem = NULL;
     g_autoptr (SimIteration) whole = NULL;
     g_autoptr (SimIteration) fast = NULL;
     double comm_w, comm_f, worst_comm = 0;
 
-    g_assert_no_error (error);
-    sim_plan_parse_string (p, l->plan, &error);
-    g_assert_no_error (error);
-    sim_plan_resolve (p, t, m, &error);
-    g_assert_no_error (error);
-    mem = sim_memory_compute (t, m, p);
-    whole = sim_iteration_run (t, m, p, mem, l->full, &error);
-    g_assert_no_error (error);
-    fast = sim_iteration_run_steady (t, m, p, mem, l->full, &error);
-    g_assert_no_error (error);
+    run_both (l, &whole, &fast);
 
     /* every layout here is long enough to be extrapolated, and was */
     g_assert_cmpuint (fast->steady_micro_batches[0], >, 0);
@@ -175,22 +183,9 @@ test_no_shrinking_bubble (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     const Layout *l = &cases[i];
-    g_autofree char *tp = g_build_filename (SIM_SOURCE_DIR, "topologies", l->topology, NULL);
-    g_autofree char *mp = g_build_filename (SIM_SOURCE_DIR, "models", l->model, NULL);
-    g_autoptr (GError) error = NULL;
-    g_autoptr (SimTopology) t = sim_topology_load (tp, l->nodes, &error);
-    g_autoptr (SimModel) m = sim_model_load (mp, &error);
-    g_autoptr (SimPlan) p = sim_plan_new ();
-    g_autoptr (SimMemory) mem = NULL;
     g_autoptr (SimIteration) whole = NULL;
     g_autoptr (SimIteration) fast = NULL;
-    g_assert_no_error (error);
-    g_assert_true (sim_plan_parse_string (p, l->plan, &error));
-    g_assert_true (sim_plan_resolve (p, t, m, &error));
-    mem = sim_memory_compute (t, m, p);
-    whole = sim_iteration_run (t, m, p, mem, l->full, &error);
-    fast = sim_iteration_run_steady (t, m, p, mem, l->full, &error);
-    g_assert_no_error (error);
+    run_both (l, &whole, &fast);
     g_assert_cmpfloat (rel (fast->step_s, whole->step_s), <=, 1e-3);
     g_assert_cmpfloat (fast->bubble_fraction, >=, 0);
     for (guint s = 0; s < fast->stages->len; s++)
