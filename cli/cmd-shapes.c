@@ -28,7 +28,7 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
     { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
-  int tp = 1, cp = 1, seq = 0, mb = 1, ep = 1, etp = 0;
+  int tp = 1, cp = 1, seq = 0, mb = 1, ep = 0, etp = 0;
   /* --ep and --etp checked as sim sweep checks its lists */
   SimSweepConstraints experts = { .n_ep = 0 };
   if (!sim_cli_parse (argc, argv, 2, options, "shapes", error))
@@ -65,15 +65,13 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
                  m->name);
     return 2;
   }
-  p->tp = tp, p->cp = cp, p->micro_batch = mb;
-  p->seq_len = seq > 0 ? (guint64) seq : m->seq_len;
-  /* the defaults of sim_plan_resolve: ep 1, etp = tp for experts, the
-   * model's multi-token-prediction layers */
-  p->ep = ep, p->etp = etp > 0 ? etp : sim_model_is_moe (m) ? tp : 1;
-  p->mtp_layers = (int) m->mtp_layers;
-  experts.ep[0] = ep, experts.n_ep = ep > 1;
+  p->tp = tp, p->cp = cp, p->micro_batch = mb, p->seq_len = (guint64) seq;
+  p->ep = ep, p->etp = etp;
+  if (!sim_plan_resolve_model (p, m, error))
+    return 2;
+  experts.ep[0] = p->ep, experts.n_ep = p->ep > 1;
   experts.etp[0] = p->etp, experts.n_etp = p->etp > 1;
-  if (!sim_plan_check_model_split (p, m, error) || !sim_sweep_check_experts (m, &experts, error))
+  if (!sim_sweep_check_experts (m, &experts, error))
     return 2;
   shapes = sim_cost_gemm_shapes (m, p);
   puts ("name,m,n,k");

@@ -1032,11 +1032,10 @@ check_split (const SimPlan *plan, const SimModel *model, GError **error)
 }
 
 /* sequence length, micro-batch and global batch, and the micro-batches they give */
-static gboolean
-resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
+/* the model's sequence length where the plan gives none */
+static void
+resolve_seq_len (SimPlan *plan, const SimModel *model)
 {
-  guint64 mbdp = 0;
-
   if (plan->seq_len == 0) {
     /* a model file's own length is not a guess: not listed; a Hugging
      * Face config's is read from a field that may not be the run's */
@@ -1045,6 +1044,14 @@ resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
       sim_plan_note_default (plan, "--seq-len %" G_GUINT64_FORMAT " (the config's %s; give the training run's)",
                     plan->seq_len, model->seq_len_from);
   }
+}
+
+static gboolean
+resolve_batch (SimPlan *plan, const SimModel *model, GError **error)
+{
+  guint64 mbdp = 0;
+
+  resolve_seq_len (plan, model);
   if (model->attention_window > 0 && plan->seq_len > model->attention_window) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "--seq-len %" G_GUINT64_FORMAT " is longer than the %" G_GUINT64_FORMAT
@@ -1280,6 +1287,34 @@ sim_plan_expert_group_nodes (const SimPlan *plan, const SimTopology *topo)
   return most;
 }
 
+/* the expert-parallel degrees: ep 1 and etp = tp where the plan gives
+ * none (Megatron-Core's, as resolve_experts cites them); a dense model has no experts to
+ * split, so 1 and 1, and larger is refused */
+static gboolean
+resolve_expert_degrees (SimPlan *plan, const SimModel *model, GError **error)
+{
+  if (!sim_model_is_moe (model)) {
+    if (plan->ep > 1 || plan->etp > 1) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                   "--%s %d: %s has no mixture-of-experts layers, so --ep and --etp must be 1",
+                   plan->ep > 1 ? "ep" : "etp", plan->ep > 1 ? plan->ep : plan->etp, model->name);
+      return FALSE;
+    }
+    /* no note: a dense model's report does not mention experts */
+    plan->ep = plan->etp = 1;
+    return TRUE;
+  }
+  if (plan->ep == 0) {
+    plan->ep = 1;
+    sim_plan_note_default (plan, "--ep 1");
+  }
+  if (plan->etp == 0) {
+    plan->etp = plan->tp;
+    sim_plan_note_default (plan, "--etp %d (= tp, as Megatron-Core)", plan->etp);
+  }
+  return TRUE;
+}
+
 /* Expert parallelism, as Megatron-Core's MoE parallel folding: the
  * attention of a stage runs on tp x cp x dp GPUs, its routed experts on the
  * same GPUs as etp x ep x edp, so edp = tp*cp*dp / (etp*ep) must be whole
@@ -1296,13 +1331,9 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
   const SimMoe *moe = &model->moe;
   int nodes = 0;
 
+  if (!resolve_expert_degrees (plan, model, error))
+    return FALSE;
   if (!sim_model_is_moe (model)) {
-    if (plan->ep > 1 || plan->etp > 1) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "--%s %d: %s has no mixture-of-experts layers, so --ep and --etp must be 1",
-                   plan->ep > 1 ? "ep" : "etp", plan->ep > 1 ? plan->ep : plan->etp, model->name);
-      return FALSE;
-    }
     if (plan->moe_imbalance > 0 || plan->moe_a2a_overlap > 0 || given (plan, KEY_MOE_DISPATCHER) ||
         plan->fp8_expert_act || plan->moe_capacity_factor > 0 || plan->moe_pad_to_capacity) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--%s: %s has no mixture-of-experts layers",
@@ -1316,18 +1347,8 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
       return FALSE;
     }
     plan->moe_a2a_overlap = 0;
-    /* no note: a dense model's report does not mention experts */
-    plan->ep = plan->etp = 1;
     plan->edp = (int) stage_gpus;
     return TRUE;
-  }
-  if (plan->ep == 0) {
-    plan->ep = 1;
-    sim_plan_note_default (plan, "--ep 1");
-  }
-  if (plan->etp == 0) {
-    plan->etp = plan->tp;
-    sim_plan_note_default (plan, "--etp %d (= tp, as Megatron-Core)", plan->etp);
   }
   /* Megatron-Core: "Avoid EP overlap when full activation recompute is
    * enabled" (Megatron-Bridge's expert-parallel overlap guide); its
@@ -1725,22 +1746,12 @@ resolve_fp4 (SimPlan *plan, const SimTopology *topo, GError **error)
   return TRUE;
 }
 
-/* LoRA adapters, and the memory the context and the allocator take */
+/* the model's multi-token-prediction layers where the plan gives none;
+ * multi-token prediction is a pre-training objective: a LoRA fine-tune
+ * trains adapters on the main model only */
 static gboolean
-resolve_adapters_and_reserves (SimPlan *plan, const SimModel *model, GError **error)
+resolve_mtp (SimPlan *plan, const SimModel *model, GError **error)
 {
-  if (plan->qlora && plan->lora_rank == 0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--qlora needs --lora-rank R (for example 16)");
-    return FALSE;
-  }
-  if (plan->lora_rank > model->hidden) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--lora-rank %" G_GUINT64_FORMAT " exceeds the hidden size %" G_GUINT64_FORMAT
-                 " of %s", plan->lora_rank, model->hidden, model->name);
-    return FALSE;
-  }
-  /* multi-token prediction is a pre-training objective: a LoRA fine-tune
-   * trains adapters on the main model only */
   if (plan->mtp_layers > 0 && plan->lora_rank > 0) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
                  "--mtp-num-layers %d: expected 0 with --lora-rank (LoRA adapts the main model; "
@@ -1755,6 +1766,25 @@ resolve_adapters_and_reserves (SimPlan *plan, const SimModel *model, GError **er
       sim_plan_note_default (plan, "--mtp-num-layers %d (the model's multi-token prediction, as it was "
                           "trained)", plan->mtp_layers);
   }
+  return TRUE;
+}
+
+/* LoRA adapters, and the memory the context and the allocator take */
+static gboolean
+resolve_adapters_and_reserves (SimPlan *plan, const SimModel *model, GError **error)
+{
+  if (plan->qlora && plan->lora_rank == 0) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--qlora needs --lora-rank R (for example 16)");
+    return FALSE;
+  }
+  if (plan->lora_rank > model->hidden) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
+                 "--lora-rank %" G_GUINT64_FORMAT " exceeds the hidden size %" G_GUINT64_FORMAT
+                 " of %s", plan->lora_rank, model->hidden, model->name);
+    return FALSE;
+  }
+  if (!resolve_mtp (plan, model, error))
+    return FALSE;
   if (plan->context_reserve_bytes < 0) {
     plan->context_reserve_bytes = SIM_CONTEXT_RESERVE_BYTES;
     sim_plan_note_default (plan, "--context-reserve 1.5GB (CUDA context and library workspaces)");
@@ -1913,6 +1943,15 @@ gboolean
 sim_plan_op_sac (const SimPlan *plan)
 {
   return plan->framework == SIM_FRAMEWORK_TORCHTITAN && plan->recompute == SIM_RECOMPUTE_SELECTIVE;
+}
+
+gboolean
+sim_plan_resolve_model (SimPlan *plan, const SimModel *model, GError **error)
+{
+  g_ptr_array_set_size (plan->defaults, 0);
+  resolve_seq_len (plan, model);
+  return resolve_expert_degrees (plan, model, error) && resolve_mtp (plan, model, error) &&
+         sim_plan_check_model_split (plan, model, error);
 }
 
 gboolean

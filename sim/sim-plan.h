@@ -394,6 +394,15 @@ char *sim_plan_help (void);
  * layout); FALSE with SIM_ERROR_PLAN; any thread */
 gboolean sim_plan_check_model_split (const SimPlan *plan, const SimModel *model, GError **error);
 
+/* The part of sim_plan_resolve that needs the model but no cluster, for
+ * what reads a plan's shapes alone (sim shapes): the model's sequence
+ * length, ep 1 and etp = tp for a model with experts (1 and 1 for a dense
+ * one, which refuses more), and the model's multi-token-prediction layers
+ * (none under LoRA), each where the plan gives none and noted as
+ * sim_plan_resolve notes it; then sim_plan_check_model_split.  The plan's
+ * tp and cp must be set.  FALSE with SIM_ERROR_PLAN. */
+gboolean sim_plan_resolve_model (SimPlan *plan, const SimModel *model, GError **error);
+
 /* Apply defaults (each one noted in plan->defaults) and validate against
  * topology and model: FALSE with SIM_ERROR_PLAN, or SIM_ERROR_TOPOLOGY for a
  * cluster of more than one GPU type (sim_topology_check_one_gpu_type).

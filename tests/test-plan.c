@@ -348,6 +348,54 @@ test_megatron_split (void)
   }
 }
 
+/* sim_plan_resolve_model, the model's defaults without a cluster, as
+ * the shipped model files give them: Mixtral 8x7B (seq-len 32768, 8 experts, no
+ * multi-token prediction) at tp 2: ep 1, etp = tp = 2, seq 32768, mtp 0;
+ * with ep 4 and etp 1 given, those; DeepSeek-V3 (<mtp layers="1"/>,
+ * seq-len 4096): mtp 1, and none under LoRA; Llama 3 8B (dense, seq-len
+ * 8192): ep = etp = 1, and ep 2 refused; tp 3 does not split Llama 3 8B's
+ * 32 heads, refused as sim_plan_check_model_split refuses it */
+static void
+test_resolve_model (void)
+{
+  g_autoptr (SimModel) mixtral = model ("mixtral-8x7b.xml");
+  g_autoptr (SimModel) dsv3 = model ("deepseek-v3.xml");
+  g_autoptr (SimModel) llama = model ("llama3-8b.xml");
+  struct {
+    SimModel *m;
+    const char *plan;
+    gboolean ok;
+    int ep, etp, mtp;
+    guint64 seq;
+    const char *message;
+  } cases[] = {
+    { mixtral, "tp=2", TRUE, 1, 2, 0, 32768, NULL },
+    { mixtral, "tp=2,ep=4,etp=1,seq-len=4096", TRUE, 4, 1, 0, 4096, NULL },
+    { dsv3, "tp=1", TRUE, 1, 1, 1, 4096, NULL },
+    { dsv3, "tp=1,lora-rank=16", TRUE, 1, 1, 0, 4096, NULL },
+    { llama, "tp=2", TRUE, 1, 1, 0, 8192, NULL },
+    { llama, "tp=1,ep=2", FALSE, 0, 0, 0, 0, "no mixture-of-experts layers, so --ep and --etp must be 1" },
+    { llama, "tp=3", FALSE, 0, 0, 0, 0, "32 attention heads" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (GError) error = NULL;
+    g_assert_true (sim_plan_parse_string (p, cases[i].plan, &error));
+    if (!cases[i].ok) {
+      g_assert_false (sim_plan_resolve_model (p, cases[i].m, &error));
+      g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
+      g_assert_nonnull (strstr (error->message, cases[i].message));
+      continue;
+    }
+    g_assert_true (sim_plan_resolve_model (p, cases[i].m, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (p->ep, ==, cases[i].ep);
+    g_assert_cmpint (p->etp, ==, cases[i].etp);
+    g_assert_cmpint (p->mtp_layers, ==, cases[i].mtp);
+    g_assert_cmpuint (p->seq_len, ==, cases[i].seq);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -361,5 +409,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/offload-host-link", test_offload_host_link);
   g_test_add_func ("/plan/uneven-chunks", test_uneven_chunks);
   g_test_add_func ("/plan/megatron-split", test_megatron_split);
+  g_test_add_func ("/plan/resolve-model", test_resolve_model);
   return g_test_run ();
 }
