@@ -34,6 +34,10 @@ capacity factor (--moe-expert-capacity-factor),
 runs published without a step time, and rows whose own figures disagree:
 their published model TFLOP/s over their tokens/s gives FLOPs per token more
 than 10 % from the median of the same model's rows (inconsistent() below).
+Rows whose kept_out column gives evidence against them (a later run of the
+same suite on the same GPUs, batch and precision, several times faster) are
+predicted and printed, marked K, but kept out of the summary and the bands;
+the summary with them follows it.
 
 The errors of each GPU generation's rows are its MoE band, which the report
 prints under the step time of a mixture-of-experts plan: --write stores the
@@ -129,7 +133,7 @@ def main():
     if extra and mode == "--write":
         print("--write: not with --extra (the stored bands are of the files as shipped)")
         return 2
-    errs, failed, oom, by_gen = [], 0, 0, {}
+    errs, failed, oom, by_gen, every, kept = [], 0, 0, {}, [], []
     print("mixture-of-experts step time: published vs sim (files as shipped, balanced routing)")
     with tempfile.TemporaryDirectory() as tmp:
         for r in rows:
@@ -162,16 +166,25 @@ def main():
                       % (r["row_id"][:44], j["memory"]["peak_bytes"] / 1e9)); continue
             got = j["time"]["step_s"]
             e = (got - want) / want
-            errs.append(e)
-            by_gen.setdefault(generation(r), []).append(e)
+            every.append(e)
+            if r.get("kept_out"):
+                kept.append((r["row_id"], e, r["kept_out"]))
+            else:
+                errs.append(e)
+                by_gen.setdefault(generation(r), []).append(e)
             fits = j["memory"]["fits"]
             oom += 0 if fits else 1
             ep = j["time"]["exposed_comm_s"]["ep"]
-            print("%-44s %-24s measured %7.2f s  sim %7.2f s  %+6.1f%%  EP exp. %5.1f%%%s"
+            print("%-44s %-24s measured %7.2f s  sim %7.2f s  %+6.1f%%  EP exp. %5.1f%%%s%s"
                   % (r["row_id"][:44], where[:24], want, got, 100 * e, 100 * ep / got,
-                     "" if fits else "  (predicted OUT OF MEMORY)"))
+                     "" if fits else "  (predicted OUT OF MEMORY)", "  K" if r.get("kept_out") else ""))
     if errs:
         print(summary(errs) + "; %d predicted out of memory" % oom)
+    if kept:
+        print("with the %d rows marked K: %s" % (len(kept), summary(every)))
+        print("K: kept out of the summary and the MoE bands, with the evidence (the kept_out column):")
+        for rid, e, why in kept:
+            print("  %-42s %+6.1f%%  %s" % (rid, 100 * e, why))
     stale = moe_bands(root, by_gen, mode)
     return 1 if failed or oom or stale else 0
 
