@@ -11,6 +11,7 @@
 #include "sim-io.h"
 #include "sim-plan.h"
 #include "sim-run.h"
+#include "sim-table.h"
 #include "sim-topology.h"
 
 G_BEGIN_DECLS
@@ -52,9 +53,10 @@ SimTopology *sim_cli_load_topology (const char *name, int nodes, int gpus, const
  * phrase, or NULL when none would (or want is what topo has); g_free() */
 char *sim_cli_fit_hint (const SimTopology *topo, int want);
 
-/* what fits a terminal: tables and help at most SIM_CLI_COLUMNS wide
- * unless --wide; option lists keep their flags in a column this wide */
-#define SIM_CLI_COLUMNS 100
+/* what fits a terminal: tables (sim-table.h) and help at most
+ * SIM_CLI_COLUMNS wide unless --wide; option lists keep their flags in a
+ * column this wide */
+#define SIM_CLI_COLUMNS SIM_TABLE_COLUMNS
 #define SIM_CLI_FLAG_COLUMN 37
 /* text appended as words from column col, wrapped at width with the
  * continuation lines indented; a number stays on the line of its unit */
@@ -77,40 +79,6 @@ gboolean sim_cli_check_json (const char *json, GError **error);
 gboolean sim_cli_check_html (const char *path, GError **error);
 gboolean sim_cli_int (const char *flag, const char *value, int min, int max, int *out,
                       GError **error);
-
-/* the comparison table of sim compare: runs in the order given
- * (SimRun*), then the usable memory and the legend; at most 100 columns
- * unless wide */
-void sim_cli_print_runs (GString *out, GPtrArray *runs, gboolean wide);
-
-/* one row of the narrow table that compare and sweep share; strings are
- * borrowed */
-typedef struct {
-  const char *rank;      /* "1", or "-" for a plan that does not fit */
-  const char *label;     /* the plan, cut after commas when too long */
-  double peak_gb;
-  gboolean has_time;
-  double step_s;
-  const char *tokens;    /* tokens/s, with thousands separators */
-  const char *mfu;       /* "50.8%" or "-" */
-  double bubble;         /* fraction of the step */
-  double exposed_s[5];   /* TP, CP, PP, DP, EP */
-  int gpus;              /* with scale */
-  const char *e;         /* with scale: "0.93" or "-" */
-  const char *limit;     /* "compute", "comm", "OOM A", with " tight" or "*" */
-} SimCliRow;
-/* the narrow table (at most 100 columns, the plan column wrapping after
- * commas; the largest exposed communication in one column), and its
- * legend */
-void sim_cli_print_narrow (GString *out, const SimCliRow *rows, guint n, gboolean scale);
-void sim_cli_print_narrow_legend (GString *out, gboolean scale);
-/* what the columns of the compare and sweep tables mean (E with scale) */
-void sim_cli_print_legend (GString *out, gboolean scale);
-/* an MFU for a table: of the peak of the precision the linear layers run
- * at (sim_run_mfu_gemm_peak), "37.6% FP8", or "52.4%" for BF16; new
- * strings.  _cell takes a run and its MFU of the BF16 peak. */
-char *sim_cli_mfu_cell (const SimRun *r, double mfu_bf16);
-char *sim_cli_mfu_text (double mfu, const char *precision);
 
 /* --train-tokens COUNT and --gpu-hour-price PRICE (either may be NULL):
  * *tokens and *price, 0 when not given; FALSE with SIM_ERROR_USAGE or

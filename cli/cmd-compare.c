@@ -11,6 +11,7 @@
 #include "sim-report.h"
 #include "sim-run.h"
 #include "sim-sweep.h"
+#include "sim-table.h"
 #include "viz-file.h"
 #include "viz-html.h"
 
@@ -259,7 +260,10 @@ sim_cmd_compare (int argc, char **argv, GError **error)
         model->name, topo->name, n, n == 1 ? "" : "s", topo->n_nodes, topo->n_nodes == 1 ? "" : "s",
         gb);
   }
-  sim_cli_print_runs (printed.table, runs, wide);
+  {
+    g_autofree char *table = sim_table_compare (runs, wide);
+    g_string_append (printed.table, table);
+  }
   print_bands (printed.table, topo, model, runs, wide);
   print_rounded_batches (printed.table, runs, wide);
   print_notes (printed.notes, runs, wide);

@@ -2,7 +2,6 @@
  * ranked by the library (sim-sweep.h); this file parses, prints the table,
  * the counts and the best layout's diagnosis, and writes or merges the
  * shard files. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +10,12 @@
 #include "cli.h"
 #include "sim-report.h"
 #include "sim-error.h"
-#include "sim-format.h"
 #include "sim-io.h"
 #include "sim-paths.h"
 #include "sim-plan.h"
 #include "sim-run.h"
 #include "sim-sweep.h"
+#include "sim-table.h"
 #include "viz-file.h"
 #include "viz-html.h"
 
@@ -80,65 +79,6 @@ static const char *usage =
     "or an error.  A shard (--shard I/N, N > 1) exits 0 once its file is written: the\n"
     "verdict is the merge's.\n";
 
-/* what an empty table says: no layout fits, or there was none to try (no
- * split of the GPUs into tp x cp x pp x dp suits the global batch and the
- * layers, as with a model's published batch of 1024 on a 72-GPU rack) */
-static const char *
-empty_table_line (GPtrArray *ranked)
-{
-  return ranked->len > 0
-             ? "(no layout fits in GPU memory on this cluster: see the counts below)"
-             : "(no layout to try: no split of the GPUs into tp x cp x pp x dp divides the global\n"
-               " batch into micro-batches and the layers into stages: give --global-batch, a multiple\n"
-               " of the GPU count for one, or --nodes)";
-}
-
-/* the ranked layouts that have a time; the GPU count and the scaling
- * efficiency E only with --scale, where they differ from row to row */
-static void
-print_table (GString *out, GPtrArray *ranked, int top, gboolean scale)
-{
-  gsize w = 4;
-  int shown = 0;
-  for (guint i = 0; i < ranked->len && (int) i < top; i++)
-    w = MAX (w, strlen (((Row *) g_ptr_array_index (ranked, i))->label));
-  g_string_append_printf (out, "%4s  %-*s ", "rank", (int) w, "plan");
-  if (scale)
-    g_string_append_printf (out, "%5s ", "GPUs");
-  g_string_append_printf (out, "%7s %8s %9s %9s %8s %6s %6s %6s %6s %6s %6s ", "peak GB", "step s", "tokens/s",
-                          "MFU", "BF16 MFU", "bubble", "TP s", "CP s", "PP s", "DP s", "EP s");
-  if (scale)
-    g_string_append_printf (out, "%5s ", "E");
-  g_string_append (out, " limit\n");
-  for (guint i = 0; i < ranked->len && shown < top; i++) {
-    const Row *r = g_ptr_array_index (ranked, i);
-    g_autofree char *tok = NULL;
-    if (!r->has_time)
-      break;
-    tok = sim_format_count ((guint64) llround (r->tokens_per_s));
-    {
-      g_autofree char *rank = g_strdup_printf ("%s%d", r->tie ? "~" : "", ++shown);
-      g_string_append_printf (out, "%4s  %-*s ", rank, (int) w, r->label);
-    }
-    if (scale)
-      g_string_append_printf (out, "%5d ", r->gpus);
-    g_autofree char *mfu = sim_cli_mfu_text (r->mfu_gemm, r->gemm_precision);
-    g_string_append_printf (out, "%7.1f %8.3f %9s %9s %7.1f%% %5.1f%% %6.3f %6.3f %6.3f %6.3f %6.3f ",
-                            r->peak_bytes / 1e9, r->step_s, tok, mfu, 100 * r->mfu, 100 * r->bubble, r->tp_s, r->cp_s,
-                            r->pp_s, r->dp_s, r->ep_s);
-    if (scale)
-      g_string_append_printf (out, "%5.2f ", r->e);
-    g_string_append_printf (out, " %s%s\n", r->wall != NULL ? r->wall : "-", r->screened ? " (screened)" : "");
-  }
-  if (shown == 0) {
-    g_auto (GStrv) lines = g_strsplit (empty_table_line (ranked), "\n", -1);
-    for (guint i = 0; lines[i] != NULL; i++)
-      g_string_append_printf (out, "      %s\n", lines[i]);
-  }
-  g_string_append_c (out, '\n');
-  sim_cli_print_legend (out, scale);
-}
-
 static void
 print_counts (GString *out, GPtrArray *rows)
 {
@@ -182,79 +122,6 @@ append_label_wrapped (GString *out, const char *label, int col, int width)
     g_string_append_printf (out, "%s%s", items[i], items[i + 1] != NULL ? "," : "");
     x += n;
   }
-}
-
-/* whether the rows' global batches differ (a sweep with --scale of a model
- * that publishes none: 8 sequences per GPU of each node count), so that
- * its rows show theirs */
-static gboolean
-rows_differ_in_gb (GPtrArray *rows)
-{
-  guint64 first = 0;
-  for (guint i = 0; i < rows->len; i++) {
-    guint64 gb = ((const Row *) g_ptr_array_index (rows, i))->global_batch;
-    if (gb == 0)
-      continue; /* a pruned row's plan names no global batch */
-    if (first == 0)
-      first = gb;
-    else if (gb != first)
-      return TRUE;
-  }
-  return FALSE;
-}
-
-/* the ranked layouts that have a time, at most 100 columns unless wide */
-static void
-print_ranked (GString *out, GPtrArray *ranked, int top, gboolean scale, gboolean wide)
-{
-  g_autofree SimCliRow *rows = NULL;
-  g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
-  gboolean keep_gb = rows_differ_in_gb (ranked);
-  guint n = 0;
-  if (wide) {
-    print_table (out, ranked, top, scale);
-    return;
-  }
-  rows = g_new0 (SimCliRow, MAX (ranked->len, 1));
-  for (guint i = 0; i < ranked->len && (int) n < top; i++) {
-    const Row *r = g_ptr_array_index (ranked, i);
-    SimCliRow *row = &rows[n];
-    char *t = NULL;
-    if (!r->has_time)
-      break;
-    g_ptr_array_add (keep, t = g_strdup_printf ("%s%u", r->tie ? "~" : "", n + 1));
-    row->rank = t;
-    g_ptr_array_add (keep, t = sim_sweep_compact_label (r->label, keep_gb));
-    row->label = t;
-    row->peak_gb = r->peak_bytes / 1e9;
-    row->has_time = TRUE;
-    row->step_s = r->step_s;
-    g_ptr_array_add (keep, t = sim_format_count ((guint64) llround (r->tokens_per_s)));
-    row->tokens = t;
-    g_ptr_array_add (keep, t = sim_cli_mfu_text (r->mfu_gemm, r->gemm_precision));
-    row->mfu = t;
-    row->bubble = r->bubble;
-    row->exposed_s[0] = r->tp_s;
-    row->exposed_s[1] = r->cp_s;
-    row->exposed_s[2] = r->pp_s;
-    row->exposed_s[3] = r->dp_s;
-    row->exposed_s[4] = r->ep_s;
-    row->gpus = r->gpus;
-    g_ptr_array_add (keep, t = isnan (r->e) ? g_strdup ("-") : g_strdup_printf ("%.2f", r->e));
-    row->e = t;
-    g_ptr_array_add (keep, t = g_strdup_printf ("%s%s", r->wall == NULL ? "-"
-                                                        : g_str_equal (r->wall, "communication") ? "comm"
-                                                                                                 : r->wall,
-                                                r->screened ? "*" : ""));
-    row->limit = t;
-    n++;
-  }
-  if (n > 0)
-    sim_cli_print_narrow (out, rows, n, scale);
-  else
-    g_string_append_printf (out, "%s\n", empty_table_line (ranked));
-  g_string_append_c (out, '\n');
-  sim_cli_print_narrow_legend (out, scale);
 }
 
 /* the exit status of a sweep: 0 when a layout fits, 1 when none does */
@@ -308,7 +175,7 @@ check_chart (const char *chart, GError **error)
 static VizSweepInput
 sweep_input (GPtrArray *rows, gboolean scale, const char *title, GPtrArray *labels)
 {
-  gboolean keep_gb = rows_differ_in_gb (rows);
+  gboolean keep_gb = sim_table_rows_differ_in_gb (rows);
   for (guint i = 0; i < rows->len; i++)
     g_ptr_array_add (labels,
                      sim_sweep_compact_label (((const Row *) g_ptr_array_index (rows, i))->label, keep_gb));
@@ -360,7 +227,10 @@ merge (GPtrArray *files, int top, const char *csv, const char *chart, GError **e
     return 2;
   g_string_append_printf (out, "sim sweep --merge: %s on %s, %u shard files\n\n", m->model,
                           m->topology, files->len);
-  print_table (out, ranked, top, FALSE);
+  {
+    g_autofree char *table = sim_table_sweep (ranked, top, FALSE, TRUE);
+    g_string_append (out, table);
+  }
   g_string_append_c (out, '\n');
   {
     /* shards that pruned by their compute-alone bound ranked exactly only
@@ -523,7 +393,7 @@ static GPtrArray *
 shown_runs (SimSweep *sw, const SimModel *model, GPtrArray *ranked, int top, GError **error)
 {
   g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_free);
-  gboolean keep_gb = rows_differ_in_gb (ranked);
+  gboolean keep_gb = sim_table_rows_differ_in_gb (ranked);
   for (guint i = 0; i < ranked->len && (int) i < top; i++) {
     const Row *r = g_ptr_array_index (ranked, i);
     g_autofree char *label = NULL;
@@ -858,7 +728,10 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
     title = sweep_title (model, topology, sw, max_nodes, n, gb_s, scale, seq, variation, &ask, top);
     if (job.shards > 1)
       g_string_append_printf (table, "shard %d of %d\n\n", job.shard, job.shards);
-    print_ranked (table, ranked, top, scale, wide);
+    {
+      g_autofree char *text = sim_table_sweep (ranked, top, scale, wide);
+      g_string_append (table, text);
+    }
     print_counts (notes, sim_sweep_rows (sw));
     print_best (notes, sw, model, ranked, scale, wide, tokens, price);
   }
