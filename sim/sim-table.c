@@ -164,31 +164,41 @@ run_rank (const SimRun *r, guint i, const gboolean *tie)
   return r->memory->fits ? g_strdup_printf ("%s%u", tie[i] ? "~" : "", i + 1) : g_strdup ("-");
 }
 
+/* the columns of a row with a time, from its summary; mfu is new, and it
+ * and the row's other new strings go to keep */
+static void
+row_time (SimTableRow *row, const SimRunSummary *s, char *mfu, GPtrArray *keep)
+{
+  char *t = NULL;
+  row->has_time = TRUE;
+  row->step_s = s->step_s;
+  g_ptr_array_add (keep, t = sim_format_count ((guint64) llround (s->tokens_per_s)));
+  row->tokens = t;
+  g_ptr_array_add (keep, mfu);
+  row->mfu = mfu;
+  row->bubble = s->bubble;
+  row->tp_s = s->tp_s;
+  row->cp_s = s->cp_s;
+  row->pp_s = s->pp_s;
+  row->dp_s = s->dp_s;
+  row->ep_s = s->ep_s;
+}
+
 /* the narrow row of run i; its new strings go to keep */
 static void
 compare_row (SimTableRow *row, const SimRun *r, guint i, const gboolean *tie, GPtrArray *keep)
 {
-  const SimIteration *it = r->time;
+  g_autoptr (SimRunSummary) s = sim_run_summary_new ((int) i, r->label, 0);
   const char *wall = sim_run_wall (r);
   char *t = NULL;
+  sim_run_summary_fill (s, r);
   g_ptr_array_add (keep, t = run_rank (r, i, tie));
   row->rank = t;
   row->label = r->label;
   row->peak_gb = r->memory->peak_bytes / 1e9;
-  row->has_time = it != NULL;
-  if (it != NULL) {
-    row->step_s = it->step_s;
-    g_ptr_array_add (keep, t = sim_format_count ((guint64) llround (it->tokens_per_s)));
-    row->tokens = t;
-    g_ptr_array_add (keep, t = r->memory->fits ? mfu_cell (r, it->mfu) : g_strdup ("-"));
-    row->mfu = t;
-    row->bubble = it->bubble_fraction;
-    row->tp_s = it->exposed_tp_s;
-    row->cp_s = it->exposed_cp_s;
-    row->pp_s = it->exposed_pp_s;
-    row->dp_s = it->exposed_dp_s;
-    row->ep_s = it->exposed_ep_s;
-  }
+  /* no MFU for a plan that cannot run, as in the report */
+  if (s->has_time)
+    row_time (row, s, s->fits ? mfu_text (s->mfu_gemm, s->gemm_precision) : g_strdup ("-"), keep);
   g_ptr_array_add (keep, t = !r->memory->fits
                                  ? g_strdup_printf ("OOM %s", sim_oom_case_name (r->memory->oom_case))
                                  : g_strdup_printf ("%s%s%s", g_str_equal (wall, "communication") ? "comm" : wall,
@@ -354,18 +364,7 @@ sweep_row (SimTableRow *row, const SimSweepRow *r, guint n, gboolean keep_gb, GP
   g_ptr_array_add (keep, t = sim_sweep_compact_label (r->label, keep_gb));
   row->label = t;
   row->peak_gb = r->peak_bytes / 1e9;
-  row->has_time = TRUE;
-  row->step_s = r->step_s;
-  g_ptr_array_add (keep, t = sim_format_count ((guint64) llround (r->tokens_per_s)));
-  row->tokens = t;
-  g_ptr_array_add (keep, t = mfu_text (r->mfu_gemm, r->gemm_precision));
-  row->mfu = t;
-  row->bubble = r->bubble;
-  row->tp_s = r->tp_s;
-  row->cp_s = r->cp_s;
-  row->pp_s = r->pp_s;
-  row->dp_s = r->dp_s;
-  row->ep_s = r->ep_s;
+  row_time (row, r, mfu_text (r->mfu_gemm, r->gemm_precision), keep);
   row->gpus = r->gpus;
   g_ptr_array_add (keep, t = isnan (r->e) ? g_strdup ("-") : g_strdup_printf ("%.2f", r->e));
   row->e = t;
