@@ -1,7 +1,7 @@
 /* cmd-sweep.c — `sim sweep`: every layout of a job, pruned, simulated and
- * ranked by the library (sim-sweep.h); this file parses, prints the table,
- * the counts and the best layout's diagnosis, and writes or merges the
- * shard files. */
+ * ranked by the library (sim-sweep.h); this file parses, prints the table
+ * and the counts the library makes of the rows (sim-table.h) and the best
+ * layout's diagnosis, and writes or merges the shard files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,32 +78,6 @@ static const char *usage =
     "exit status: 0 at least one layout fits in GPU memory, 1 none fits, 2 bad input\n"
     "or an error.  A shard (--shard I/N, N > 1) exits 0 once its file is written: the\n"
     "verdict is the merge's.\n";
-
-static void
-print_counts (GString *out, GPtrArray *rows)
-{
-  g_autoptr (GHashTable) reasons = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr (GPtrArray) order = g_ptr_array_new ();
-  int simulated = 0, screened = 0, pruned = 0;
-  for (guint i = 0; i < rows->len; i++) {
-    const Row *r = g_ptr_array_index (rows, i);
-    if (r->pruned != NULL) {
-      gpointer n = g_hash_table_lookup (reasons, r->pruned);
-      if (n == NULL)
-        g_ptr_array_add (order, r->pruned);
-      g_hash_table_insert (reasons, r->pruned, GINT_TO_POINTER (GPOINTER_TO_INT (n) + 1));
-      pruned++;
-    } else if (r->simulated) {
-      simulated++;
-      screened += r->screened;
-    }
-  }
-  g_string_append_printf (out, "%u layouts: %d simulated (%d screened from shorter runs), %d pruned before "
-                          "simulation:\n", rows->len, simulated, screened, pruned);
-  for (guint i = 0; i < order->len; i++)
-    g_string_append_printf (out, "  %6d  %s\n", GPOINTER_TO_INT (g_hash_table_lookup (reasons, g_ptr_array_index (order, i))),
-                            (const char *) g_ptr_array_index (order, i));
-}
 
 /* a plan string (k=v,k=v,...), which has no spaces to wrap at, broken
  * after its commas so that no line passes width; continuation lines
@@ -241,7 +215,10 @@ merge (GPtrArray *files, int top, const char *csv, const char *chart, GError **e
                                    "  past rank %d a faster layout may have been pruned unsimulated; run them with\n"
                                    "  --top %d or --all\n\n", k, k, k, top);
   }
-  print_counts (out, m->rows);
+  {
+    g_autofree char *counts = sim_table_sweep_counts (m->rows);
+    g_string_append (out, counts);
+  }
   fputs (out->str, stdout);
   return status_of (m->rows);
 }
@@ -732,7 +709,10 @@ sim_cmd_sweep (int argc, char **argv, GError **error)
       g_autofree char *text = sim_table_sweep (ranked, top, scale, wide);
       g_string_append (table, text);
     }
-    print_counts (notes, sim_sweep_rows (sw));
+    {
+      g_autofree char *counts = sim_table_sweep_counts (sim_sweep_rows (sw));
+      g_string_append (notes, counts);
+    }
     print_best (notes, sw, model, ranked, scale, wide, tokens, price);
   }
   if (!write_outputs (json, json_text, csv, chart, scale, html, title, table->str, notes->str, sw, model, ranked, top, error))

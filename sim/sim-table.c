@@ -405,3 +405,31 @@ sim_table_sweep (GPtrArray *ranked, int top, gboolean scale, gboolean wide)
   append_narrow_legend (out, scale);
   return g_string_free (out, FALSE);
 }
+
+char *
+sim_table_sweep_counts (GPtrArray *rows)
+{
+  GString *out = g_string_new (NULL);
+  g_autoptr (GHashTable) reasons = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+  int simulated = 0, screened = 0, pruned = 0;
+  for (guint i = 0; i < rows->len; i++) {
+    const SimSweepRow *r = g_ptr_array_index (rows, i);
+    if (r->pruned != NULL) {
+      gpointer n = g_hash_table_lookup (reasons, r->pruned);
+      if (n == NULL)
+        g_ptr_array_add (order, r->pruned);
+      g_hash_table_insert (reasons, r->pruned, GINT_TO_POINTER (GPOINTER_TO_INT (n) + 1));
+      pruned++;
+    } else if (r->simulated) {
+      simulated++;
+      screened += r->screened;
+    }
+  }
+  g_string_append_printf (out, "%u layouts: %d simulated (%d screened from shorter runs), %d pruned before "
+                          "simulation:\n", rows->len, simulated, screened, pruned);
+  for (guint i = 0; i < order->len; i++)
+    g_string_append_printf (out, "  %6d  %s\n", GPOINTER_TO_INT (g_hash_table_lookup (reasons, g_ptr_array_index (order, i))),
+                            (const char *) g_ptr_array_index (order, i));
+  return g_string_free (out, FALSE);
+}

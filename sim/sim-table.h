@@ -51,6 +51,12 @@ char *sim_table_compare (GPtrArray *runs, gboolean wide);
  * sweep --merge's table). */
 char *sim_table_sweep (GPtrArray *ranked, int top, gboolean scale, gboolean wide);
 
+/* the counts under a sweep's table: how many of rows (SimSweepRow*,
+ * every layout of the sweep) were simulated, screened from shorter runs
+ * and pruned, then how many were pruned for each reason, in the order
+ * the reasons first occur */
+char *sim_table_sweep_counts (GPtrArray *rows);
+
 /* whether rows' (SimSweepRow*) global batches differ (a sweep with --scale
  * of a model that publishes none: 8 sequences per GPU of each node
  * count), so that the narrow table, the charts and the page show each

@@ -1,8 +1,9 @@
 /* tests for sim-table: the narrow table that sim compare and sim sweep
- * print, from rows made by hand, against lines derived by hand from the
- * table's columns */
+ * print, and the counts under a sweep's, from rows made by hand, against
+ * lines derived by hand */
 #include <glib.h>
 
+#include "sim-sweep.h"
 #include "sim-table.h"
 
 /* text's lines against want, one by one, then their count */
@@ -89,11 +90,37 @@ test_narrow_scale (void)
   assert_lines (text, want, G_N_ELEMENTS (want));
 }
 
+/* The counts under a sweep's table, of five rows: two simulated (one of
+ * them screened), one neither (not yet run: counted as a layout alone),
+ * and two pruned, for reasons listed in the order they first occur with
+ * their counts right in 6. */
+static void
+test_counts (void)
+{
+  SimSweepRow rows[5] = { { 0 } };
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  const char *want[] = {
+    "5 layouts: 2 simulated (1 screened from shorter runs), 2 pruned before simulation:",
+    "       1  out of memory, case A",
+    "       1  dominated",
+  };
+  g_autofree char *text = NULL;
+  rows[0].simulated = TRUE;
+  rows[1].simulated = TRUE, rows[1].screened = TRUE;
+  rows[3].pruned = "out of memory, case A";
+  rows[4].pruned = "dominated";
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    g_ptr_array_add (all, &rows[i]);
+  text = sim_table_sweep_counts (all);
+  assert_lines (text, want, G_N_ELEMENTS (want));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/table/narrow", test_narrow);
   g_test_add_func ("/table/narrow-scale", test_narrow_scale);
+  g_test_add_func ("/table/counts", test_counts);
   return g_test_run ();
 }
