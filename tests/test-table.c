@@ -20,6 +20,14 @@ assert_lines (const char *text, const char *const *want, guint n)
   g_assert_cmpuint (i, ==, n);
 }
 
+/* the narrow table of rows against want */
+static void
+assert_narrow (const SimTableRow *rows, guint n, gboolean scale, const char *const *want, guint n_want)
+{
+  g_autofree char *text = sim_table_narrow (rows, n, scale);
+  assert_lines (text, want, n_want);
+}
+
 /* Three rows of sim compare.
  *
  * Widths: MFU is the widest MFU of the rows with a time, "29.1% FP8", 9;
@@ -60,8 +68,7 @@ test_narrow (void)
     "      sp=on",
     "   -  tp=1,pp=1                        479.8        -         -         -      - -          OOM A",
   };
-  g_autofree char *text = sim_table_narrow (rows, G_N_ELEMENTS (rows), FALSE);
-  assert_lines (text, want, G_N_ELEMENTS (want));
+  assert_narrow (rows, G_N_ELEMENTS (rows), FALSE, want, G_N_ELEMENTS (want));
 }
 
 /* Two rows of sim sweep --scale.
@@ -86,8 +93,7 @@ test_narrow_scale (void)
     "   1  tp=8,dp=1          60.0    9.904   846,981 38.7%   0.0%     8 1.00 0          compute",
     "  ~2  tp=8,dp=2          61.5    5.200   806,596 36.9%   0.0%    16 0.93 DP 0.004   comm",
   };
-  g_autofree char *text = sim_table_narrow (rows, G_N_ELEMENTS (rows), TRUE);
-  assert_lines (text, want, G_N_ELEMENTS (want));
+  assert_narrow (rows, G_N_ELEMENTS (rows), TRUE, want, G_N_ELEMENTS (want));
 }
 
 /* The counts under a sweep's table, of five rows: two simulated (one of
