@@ -1,6 +1,7 @@
 /* sim-collective.c — see sim-collective.h for the model and its sources */
 #include "sim-collective.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "sim-error.h"
@@ -93,6 +94,49 @@ static const double tree_correction[N_P][23] = {
  * that with Simple (getNetOverhead) */
 #define NET_OVERHEAD_US 1.0
 
+/* ---- NCCL's channels and its per-channel ceilings (NVIDIA/nccl 5067397c) ---- */
+
+/* NCCL's compute-capability rows (NCCL_VOLTA_COMPCAP_IDX ..
+ * NCCL_BLACKWELL_COMPCAP_IDX), told apart here by the NVLink generation of
+ * the topology file: 2 Volta, 3 Ampere, 4 Hopper, 5 Blackwell */
+enum { ARCH_VOLTA, ARCH_AMPERE, ARCH_HOPPER, ARCH_BLACKWELL, N_ARCH };
+
+/* an NVLink's bandwidth in NCCL's topology, GB/s: SM70_NVLINK_BW,
+ * SM80_NVLINK_BW, SM90_NVLINK_BW, SM100_NVLINK_BW (src/graph/topo.h) */
+static const double nvlink_link_GBps[N_ARCH] = { 20.0, 20.0, 20.6, 40.1 };
+
+/* the bus bandwidth one channel may carry, GB/s, by node count 1 / 2 / more:
+ * perChMaxRingLL128Bws, perChMaxTreeBws, perChMaxTreeLL128Bws
+ * (ncclTunerConstantsDefaults, src/graph/tuning.cc) */
+static const double per_ch_ring_ll128_GBps[N_ARCH][3] = {
+  { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 36.7 }, { 40.0, 40.0, 40.0 },
+};
+static const double per_ch_tree_GBps[N_ARCH][3] = {
+  { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 },
+};
+static const double per_ch_tree_ll128_GBps[N_ARCH][3] = {
+  { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 },
+};
+
+/* the speeds NCCL's topology search tries per channel, GB/s, fastest first,
+ * inside one node and across nodes: speedArrayIntra / Inter (before SM90),
+ * sm90SpeedArrayIntra / Inter, sm100SpeedArrayIntra / Inter
+ * (src/graph/search.cc); 0 ends a row */
+static const double search_speeds_GBps[3][2][21] = {
+  { { 40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0 },
+    { 48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4,
+      1.2, 0.24, 0.12 } },
+  { { 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0 },
+    { 48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
+      0.24, 0.12 } },
+  { { 90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0 },
+    { 96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+      3.0, 2.4, 1.2, 0.24, 0.12 } },
+};
+
+/* a ring graph holds at most MAXCHANNELS / 2 channels (src/init.cc) */
+#define RING_GRAPH_MAX_CHANNELS 32
+
 /* ---- the group: which node each rank is on ---- */
 
 typedef struct {
@@ -104,6 +148,8 @@ typedef struct {
   int hw_intra;
   double intra_scale;  /* calibrated latency scale of the intra-node links */
   double inter_scale;  /* and of the fabric */
+  int arch;            /* ARCH_*, -1 where the topology does not tell */
+  int channels;        /* NCCL's ring graph channels (nccl_ring_channels), 0 unknown */
 } Group;
 
 /* a calibrated latency scale, 1 where none was measured */
@@ -120,6 +166,8 @@ group_clear (Group *g)
   g_free (g->node_start);
   g_free (g->by_node);
 }
+
+static int nccl_ring_channels (const SimTopology *t, const Group *g);
 
 static void
 group_init (Group *g, SimNetwork *net, const int *gpus, int n)
@@ -173,6 +221,89 @@ group_init (Group *g, SimNetwork *net, const int *gpus, int n)
   g->inter_scale = sim_network_latency_scale (net, SIM_LINK_INFINIBAND) > 0
                        ? sim_network_latency_scale (net, SIM_LINK_INFINIBAND)
                        : latency_scale (net, SIM_LINK_ETHERNET);
+  g->arch = t->cluster.nvlink_generation >= 2 ? MIN (t->cluster.nvlink_generation - 2, ARCH_BLACKWELL)
+                                              : -1;
+  g->channels = g->hw_intra == HW_NVLINK ? nccl_ring_channels (t, g) : 0;
+}
+
+/* the channels of speed_GBps that fit: inside a node each channel crosses
+ * every GPU's NVLink into the NVSwitch once each way; across nodes it
+ * enters and leaves the node by one NIC, whose PCIe path and port carry
+ * it, and crosses m - 1 of the m GPUs' NVLinks */
+static int
+channels_at (double speed_GBps, gboolean inter, int m, int nets, double nvl_GBps,
+             double path_GBps)
+{
+  int ch = (int) floor (nvl_GBps / speed_GBps + 1e-6);
+  if (inter) {
+    ch = nets * (int) floor (path_GBps / speed_GBps + 1e-6);
+    if (m > 1)
+      ch = MIN (ch, (int) floor (nvl_GBps * m / ((m - 1) * speed_GBps) + 1e-6));
+  }
+  return MIN (ch, RING_GRAPH_MAX_CHANNELS);
+}
+
+/* The channels of NCCL's ring graph for the group, as its topology search
+ * finds them (ncclTopoCompute, src/graph/search.cc at NVIDIA/nccl
+ * 5067397c).  Pass one starts at the fastest speed the GPU's path allows
+ * (maxBw: its NVLink inside a node, its NIC's PCIe path and port across
+ * nodes) and keeps the most bandwidth, channels x speed, going down the
+ * speeds until the channels are MAXCHANNELS / 2, or carry the GPU's total
+ * (totalBw, the larger of its NVLink and PCIe), or the next speed is below
+ * 0.49 of the best; ncclTopoDupChannels then doubles the channels at half
+ * the speed where the speed is 25 GB/s or more, but not past Ampere below
+ * 50 GB/s with more than 4 channels; pass two raises the speed while at
+ * least as many channels fit.  NCCL's own figures for the links: the
+ * NVLinks x SMxx_NVLINK_BW, a x16 PCIe link 16 lanes x kvDictPciGen's
+ * 15 x 2^(generation - 1) x 100 Mb/s (src/graph/topo.cc), a NIC its line
+ * rate.  0 where the topology does not give them. */
+static int
+nccl_ring_channels (const SimTopology *t, const Group *g)
+{
+  const SimClusterInfo *c = &t->cluster;
+  gboolean inter = g->n_nodes > 1;
+  int m = inter ? g->per_node : g->n, nets = 0, n_speeds = 0, i = 0, best_ch = 0;
+  const double *speeds;
+  double nvl, pci, path = 0, max_bw, total_bw, best_bw = 0;
+
+  if (g->arch < 0 || m < 1 || !c->present || c->nvlink_links <= 0 || c->pcie_generation < 1 ||
+      (inter && c->nics_per_node < 1))
+    return 0;
+  speeds = search_speeds_GBps[g->arch <= ARCH_AMPERE ? 0 : g->arch == ARCH_HOPPER ? 1 : 2][inter];
+  while (n_speeds < (int) G_N_ELEMENTS (search_speeds_GBps[0][0]) && speeds[n_speeds] > 0)
+    n_speeds++;
+  nvl = c->nvlink_links * nvlink_link_GBps[g->arch];
+  pci = 16.0 * 15.0 * (double) (1 << MIN (c->pcie_generation - 1, 8)) / 80.0;
+  if (inter) {
+    nets = MIN (m, c->nics_per_node);
+    path = MIN (pci, c->nic_bw_bytes_per_s / 1e9);
+  }
+  max_bw = inter ? path : nvl;
+  total_bw = MAX (nvl, pci);
+  while (i + 1 < n_speeds && (speeds[i] > max_bw || speeds[i] > total_bw))
+    i++;
+  for (;;) {
+    int ch = channels_at (speeds[i], inter, m, nets, nvl, path);
+    if (ch * speeds[i] > best_ch * best_bw)
+      best_ch = ch, best_bw = speeds[i];
+    if (best_ch == RING_GRAPH_MAX_CHANNELS || best_ch * best_bw >= total_bw || i + 1 >= n_speeds ||
+        (best_ch > 0 && speeds[i + 1] / best_bw <= .49))
+      break;
+    i++;
+  }
+  if (best_ch == 0)
+    return 0;
+  if (best_bw >= 25.0 && !(g->arch >= ARCH_HOPPER && best_bw < 50.0 && best_ch > 4)) {
+    int dup = MIN (2 * best_ch, RING_GRAPH_MAX_CHANNELS);
+    best_bw /= (dup + best_ch - 1) / best_ch;
+    best_ch = dup;
+  }
+  for (i = n_speeds - 1; i >= 0; i--) {
+    int ch = speeds[i] > best_bw ? channels_at (speeds[i], inter, m, nets, nvl, path) : 0;
+    if (ch >= best_ch && ch * speeds[i] > best_ch * best_bw)
+      best_ch = ch, best_bw = speeds[i];
+  }
+  return best_ch;
 }
 
 static int
@@ -274,8 +405,12 @@ protocol_costs (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, doub
       *cap_bytes_per_s = ll_max_bw_GBps[nn_index] * 1e9;
     } else if (proto == SIM_PROTO_LL128) {
       *wire = 1.0 / (ppn < 2 ? 0.7 : 0.92);
+      /* NCCL's busBw = min (busBw x 0.92, nChannels x perChMaxRingLL128Bw) */
+      if (g->channels > 0)
+        *cap_bytes_per_s = g->channels * per_ch_ring_ll128_GBps[g->arch][nn_index] * 1e9;
     }
   } else if (algo == SIM_ALGO_TREE) {
+    double correction = 1.0;
     *wire = 1.0 / 0.92;
     if (proto == SIM_PROTO_LL) {
       *wire *= 3.8;
@@ -288,7 +423,19 @@ protocol_costs (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, doub
       for (double x = bytes / 64; x >= 2; x /= 2)
         log_size++;
       if (log_size < (int) G_N_ELEMENTS (tree_correction[0]))
-        *wire /= tree_correction[proto_index (proto)][log_size];
+        correction = tree_correction[proto_index (proto)][log_size];
+    }
+    *wire /= correction;
+    /* NCCL's tree busBw = min (busBw x 0.92, nChannels x perChMaxTreeBw),
+     * with LL128 then min (that x 7/9 in a node or 120/128 across nodes,
+     * nChannels x perChMaxTreeLL128Bw); half of it is the algorithm
+     * bandwidth, and treeCorrectionFactor scales it */
+    if (g->channels > 0 && proto != SIM_PROTO_LL) {
+      double bus = g->channels * per_ch_tree_GBps[g->arch][nn_index];
+      if (proto == SIM_PROTO_LL128)
+        bus = MIN (bus * (g->n_nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                   g->channels * per_ch_tree_ll128_GBps[g->arch][nn_index]);
+      *cap_bytes_per_s = 0.5 * bus * correction * 1e9;
     }
   }
 }

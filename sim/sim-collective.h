@@ -77,6 +77,18 @@
  *   sizes (0.4-1.0 by protocol and size, 64 B to 256 MiB), and a ring
  *   all_reduce over nodes with Simple its latency times 1.4 ("plateau
  *   effect of ring").
+ * Per-channel ceilings (tuning.cc at NVIDIA/nccl 5067397c): NCCL caps a
+ *   ring's LL128 bus bandwidth at its channels x perChMaxRingLL128Bw, a
+ *   tree's at its channels x perChMaxTreeBw (LL128: also x perChMaxTree-
+ *   LL128Bw), by GPU architecture (the topology file's NVLink generation:
+ *   3 Ampere, 4 Hopper, 5 Blackwell) and node count.  The channels are
+ *   those of NCCL's ring graph as its topology search (search.cc) finds
+ *   them for the group (nccl_ring_channels in the .c file): inside a DGX
+ *   H100 or A100 12, a DGX B200 16, across nodes one per NIC the group's
+ *   GPUs use (8 on 8 x 400 Gb/s or 200 Gb/s NICs).  Across nodes this
+ *   binds: a ring's LL128 moves at most 8 x 36.7 = 293.6 GB/s of bus
+ *   bandwidth on two DGX H100, 8 x 20 = 160 on two DGX A100, 8 x 40 = 320
+ *   on two DGX B200, where the NICs would give 368, 184 and 368.
  * The per-step latencies already include the links' own latencies, so
  * collective flows carry no path latency of their own.
  *
@@ -95,10 +107,8 @@
  * published sweeps show (their 64 MiB-16 GiB rows pass the 370 GB/s a
  * ring can reach, so they are NVLS).  Not modelled: NVLS for all_gather
  * and reduce_scatter (NCCL has it; no measurement to check it against),
- * NCCL's per-channel caps (perChMaxRingLL128Bws, perChMaxTreeBws), SHARP
- * in InfiniBand switches (CollNet).  Two-node sweeps show ring/LL128 at
- * 4-64 MiB 10-28 % faster here than measured on A100, H100, H200 and B200
- * alike (tests/test-validation-nccl.c, held-out table): not yet explained.
+ * SHARP in InfiniBand switches (CollNet), NCCL's fewer channels for small
+ * messages (threadThresholds, enqueue.cc: below about 1 MiB).
  */
 #pragma once
 

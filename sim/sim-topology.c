@@ -448,7 +448,7 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
   ClusterSpec c = { 0 };
   guint64 nodes = 0;
   xmlNode *node = NULL, *nvl = NULL, *nvs = NULL, *pcie = NULL, *nic = NULL, *fab = NULL;
-  guint64 chips = 0;
+  guint64 chips = 0, nvl_gen = 0, nvl_links = 0, pcie_gen = 0;
   int gt = -1;
 
   if ((node = sim_xml_require (path, cl, "node", error)) == NULL ||
@@ -473,7 +473,9 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
     if (xmlHasProp (nvl, (const xmlChar *) "achieved-bandwidth") &&
         !sim_xml_get_bandwidth (path, nvl, "achieved-bandwidth", &achieved, error))
       return FALSE;
-    if (!sim_xml_get_bandwidth (path, nvl, "bandwidth", &c.nvlink_bw, error) ||
+    if (!sim_xml_get_uint (path, nvl, "generation", 1, 64, &nvl_gen, error) ||
+        !sim_xml_get_uint (path, nvl, "links", 1, 1024, &nvl_links, error) ||
+        !sim_xml_get_bandwidth (path, nvl, "bandwidth", &c.nvlink_bw, error) ||
         !sim_xml_get_time (path, nvl, "latency", &c.nvlink_lat, error) ||
         !sim_xml_get_uint (path, nvs, "chips", 1, 1024, &chips, error) ||
         !sim_xml_get_bool (path, nvs, "sharp", &c.sharp, error) ||
@@ -486,7 +488,8 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
       return FALSE;
   }
   topo->cluster.nvswitch_chips = (int) chips;
-  if (!sim_xml_get_bandwidth (path, pcie, "bandwidth", &c.pcie_bw, error) ||
+  if (!sim_xml_get_uint (path, pcie, "generation", 1, 64, &pcie_gen, error) ||
+      !sim_xml_get_bandwidth (path, pcie, "bandwidth", &c.pcie_bw, error) ||
       !sim_xml_get_time (path, pcie, "latency", &c.pcie_lat, error) ||
       !sim_xml_get_string (path, nic, "name", &topo->cluster.nic_name, error) ||
       !sim_xml_get_uint (path, nic, "count", 1, MAX_GPUS_PER_NODE, &c.nics, error) ||
@@ -546,6 +549,9 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
   topo->cluster.nics_per_node = (int) c.nics;
   topo->cluster.nic_bw_bytes_per_s = c.nic_bw;
   topo->cluster.nvlink_bw_bytes_per_s = c.has_nvlink ? c.nvlink_bw : 0.0;
+  topo->cluster.nvlink_generation = (int) nvl_gen;
+  topo->cluster.nvlink_links = (int) nvl_links;
+  topo->cluster.pcie_generation = (int) pcie_gen;
   topo->cluster.rail_optimized = c.rail;
   expand_cluster (topo, &c, gt, (int) nodes);
   return TRUE;

@@ -129,6 +129,9 @@ typedef struct {
   int nics_per_node;
   double nic_bw_bytes_per_s;
   double nvlink_bw_bytes_per_s;
+  int nvlink_generation; /* <nvlink generation>, 0 without NVLink */
+  int nvlink_links;      /* <nvlink links> per GPU, 0 without NVLink */
+  int pcie_generation;   /* <pcie generation> of the GPU-NIC links */
   int nvswitch_chips;
   gboolean rail_optimized;
 } SimClusterInfo;
