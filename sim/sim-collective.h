@@ -105,7 +105,15 @@
  * algorithm) only when asked for.  On 8 H100s that gives ring/LL up to
  * 64 KiB, tree and ring LL/LL128 to 32 MiB and NVLS from 64 MiB, as the
  * published sweeps show (their 64 MiB-16 GiB rows pass the 370 GB/s a
- * ring can reach, so they are NVLS).  Not modelled: NVLS for all_gather
+ * ring can reach, so they are NVLS).  NCCL's own cost model (tuning.cc at
+ * 5067397c, with the ceilings above) would pick tree/LL128 for a two-node
+ * all_reduce from 4 MiB to 8 or 16 MiB where this picks ring/LL128; the
+ * held-out two-node sweeps do not bear that out against the tree here,
+ * which crosses the nodes on two NICs where NCCL's trees use one per
+ * channel: on two DGX A100 (a100x16-2node-crusoe-ib-allreduce-dstack.txt)
+ * its bus bandwidth is 27-43 % below the measured at 4-16 MiB, the
+ * ring's within 7 %.
+ * Not modelled: NVLS for all_gather
  * and reduce_scatter (NCCL has it; no measurement to check it against),
  * SHARP in InfiniBand switches (CollNet), NCCL's fewer channels for small
  * messages (threadThresholds, enqueue.cc: below about 1 MiB).
