@@ -244,6 +244,26 @@ k_grouped_role (Acc *a, const char *role, double groups, double m, double n, dou
               groups * 2.0 * m * n * k, s);
 }
 
+/* `groups` GEMMs of the shape as one grouped kernel (Transformer Engine's
+ * fused grouped MLP, moe_kernels): the groups' work at the shape's rate,
+ * one kernel's fixed cost */
+static void
+k_grouped_one (Acc *a, const char *role, double groups, double m, double n, double k,
+               double speedup, double elem)
+{
+  double s;
+  if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
+    return;
+  s = sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup, elem) -
+      (groups - 1) * a->g->eff.kernel_fixed_s;
+  a->s += s;
+  a->flop += groups * 2.0 * m * n * k;
+  a->kernels++;
+  if (strcmp (role, "wgrad") == 0)
+    a->w_s += s, a->w_kernels++;
+  log_kernel (a, SIM_KERNEL_GEMM, role, m, n, k, groups, 1, 0, groups * 2.0 * m * n * k, s);
+}
+
 static void
 k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup, double elem)
 {
@@ -1162,6 +1182,56 @@ expert_casts (const SimPlan *p, Acc *a, double groups, double elements)
   k_mem_n (a, n, 4 * elements);
 }
 
+/* The routed experts as Transformer Engine's fused grouped MLP
+ * (transformer_engine/pytorch/ops/fused/grouped_mlp.py @d0067d0,
+ * _GroupedMLP_CuTeGEMMBase.fuser_forward and fuser_backward), on `rows`
+ * routed rows over `local` experts of FC1 width `up` (gated: 2 fe) and FC2
+ * width `fe`, kernel by kernel:
+ *   forward   one grouped quantize of FC1's input for every expert
+ *             (tex.group_quantize), FC1 as one grouped GEMM whose epilogue
+ *             applies the gated activation and the routing probabilities
+ *             and writes FC2's input block-scaled (its d_tensor, rowwise
+ *             and columnwise), FC2 as one grouped GEMM;
+ *   backward  one grouped quantize of FC2's output gradient, FC2's data
+ *             gradient as one grouped GEMM whose epilogue reads the saved
+ *             FC1 output for the activation's backward and writes FC1's
+ *             output gradient block-scaled, FC1's data gradient and each
+ *             linear's weight gradient as one grouped GEMM each.
+ * Against the unfused path: no per-expert casts, no activation kernels,
+ * and one kernel's fixed cost per grouped GEMM instead of one per expert.
+ * The epilogues' writes are charged as memory traffic without a kernel of
+ * their own; the GEMMs at the per-expert shape's rate, as unfused. */
+static void
+fused_grouped_mlp (const SimPlan *p, Acc *fwd, Acc *bwd, double local, double per_expert,
+                   double rows, double h, double fe, double up)
+{
+  const SimGpuType *g = fwd->g;
+  double x = linear_speedup (p, g), e = linear_elem_bytes (p);
+  double bw = g->hbm_bw_bytes_per_s * g->eff.hbm;
+  tag ("expert_fc1", fwd, bwd, NULL, NULL, NULL);
+  k_grouped_one (fwd, "", local, per_expert, up, h, x, e);
+  k_grouped_one (bwd, "dgrad", local, per_expert, h, up, x, e);
+  k_grouped_one (bwd, "wgrad", local, h, up, per_expert, x, e);
+  tag ("expert_fc2", fwd, bwd, NULL, NULL, NULL);
+  k_grouped_one (fwd, "", local, per_expert, h, fe, x, e);
+  k_grouped_one (bwd, "dgrad", local, per_expert, fe, h, x, e);
+  k_grouped_one (bwd, "wgrad", local, fe, h, per_expert, x, e);
+  tag ("expert_fp8_cast", fwd, bwd, NULL, NULL, NULL);
+  /* FC1's input and FC2's output gradient, one grouped quantize each (the
+   * bytes of expert_casts' MXFP8 cast, or one NVFP4 quantization) */
+  if (p->fp4 != SIM_FP4_OFF) {
+    nvfp4_kernels (fwd, rows * h);
+    nvfp4_kernels (bwd, rows * h);
+  } else {
+    k_mem (fwd, 4 * rows * h);
+    k_mem (bwd, 4 * rows * h);
+  }
+  /* the epilogues: FC2's input written rowwise and columnwise; the saved
+   * FC1 output (BF16) read and FC1's output gradient written both ways */
+  k_extra (fwd, SIM_KERNEL_MEMORY, 2 * e * rows * fe, 2 * e * rows * fe / bw);
+  k_extra (bwd, SIM_KERNEL_MEMORY, (2 + 2 * e) * rows * up, (2 + 2 * e) * rows * up / bw);
+}
+
 /* The MLP of a mixture-of-experts layer as Megatron-Core runs it with the
  * all-to-all token dispatcher, per GPU and micro-batch, on the Tn tokens
  * it holds after the norm (s*b, /t under sequence parallelism), kernel by
@@ -1255,6 +1325,15 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
   k_mem (fwd, 2 * Tn * h * (1 + k));
   k_mem (bwd, 2 * Tn * h * (1 + k));
   /* experts */
+  if (p != NULL && p->moe_fused_grouped_mlp) {
+    fused_grouped_mlp (p, fwd, bwd, local, per_expert, rows, h, fe, up);
+    TAG ("expert_activation");
+    if (p->fp8_expert_act && p->fp8 != SIM_FP8_OFF) {
+      k_mem (fwd, 3 * rows * up);
+      k_mem (bwd, 3 * rows * up);
+    }
+    goto shared;
+  }
   TAG ("expert_fc1");
   k_grouped_linear (p, fwd, bwd, local, per_expert, up, h);
   TAG ("expert_fc2");
@@ -1288,6 +1367,7 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
      * weight gradient quantizes the recomputed one again */
     expert_casts (p, rec, local, rows * fe);
   }
+shared:
   if (e->shared_experts > 0) {
     double fs = (double) (e->shared_experts * e->ffn_hidden);
     double up_s = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * fs / t;

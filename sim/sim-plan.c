@@ -43,6 +43,11 @@ static const Option options[] = {
   { "overlap-moe-expert-parallel-comm", NULL, KEY_MOE_A2A_OVERLAP, ARG_BOOL, NULL,
     "mixture of experts: hide each all-to-all behind the adjacent micro-batch's compute, as "
     "Megatron-Core's combined 1F1B (default off)" },
+  { "moe-fused-grouped-mlp", NULL, KEY_MOE_FUSED_GROUPED_MLP, ARG_BOOL, NULL,
+    "mixture of experts: each GPU's experts as Transformer Engine's fused grouped MLP (one "
+    "grouped GEMM per linear, the activation and the FP8 cast in FC1's epilogue; MXFP8 or "
+    "NVFP4, gated experts; Megatron-Core's op fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1; "
+    "default off)" },
   { "moe-dispatcher", NULL, KEY_MOE_DISPATCHER, ARG_CHOICE, "alltoall|deepep",
     "mixture of experts: NCCL's all-to-all (default), or DeepEP's: each token sent once to "
     "each node holding one of its experts, then over NVLink" },
@@ -723,6 +728,7 @@ store_value (SimPlan *plan, Key key, guint64 u, int b, const char *value, GError
   case KEY_FP8_ATTENTION: plan->fp8_attention = b; break;
   case KEY_FP8_EXPERT_ACT: plan->fp8_expert_act = b; break;
   case KEY_MOE_PAD: plan->moe_pad_to_capacity = b; break;
+  case KEY_MOE_FUSED_GROUPED_MLP: plan->moe_fused_grouped_mlp = b; break;
   case KEY_TP_ONLY_AMAX_RED: plan->tp_only_amax_red = b; break;
   case KEY_GRAD_REDUCE_FP32: plan->grad_reduce_fp32 = b; break;
   case KEY_FP4: plan->fp4 = (SimFp4) u; break;
@@ -1335,9 +1341,11 @@ resolve_experts (SimPlan *plan, const SimTopology *topo, const SimModel *model, 
     return FALSE;
   if (!sim_model_is_moe (model)) {
     if (plan->moe_imbalance > 0 || plan->moe_a2a_overlap > 0 || given (plan, KEY_MOE_DISPATCHER) ||
-        plan->fp8_expert_act || plan->moe_capacity_factor > 0 || plan->moe_pad_to_capacity) {
+        plan->fp8_expert_act || plan->moe_capacity_factor > 0 || plan->moe_pad_to_capacity ||
+        plan->moe_fused_grouped_mlp) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--%s: %s has no mixture-of-experts layers",
                    plan->moe_imbalance > 0         ? "moe-imbalance"
+                   : plan->moe_fused_grouped_mlp   ? "moe-fused-grouped-mlp"
                    : plan->moe_capacity_factor > 0 ? "moe-expert-capacity-factor"
                    : plan->moe_pad_to_capacity     ? "moe-pad-expert-input-to-capacity"
                    : plan->moe_a2a_overlap > 0 ? "overlap-moe-expert-parallel-comm"
@@ -1717,6 +1725,32 @@ resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
  * asserts one of the two); the weights stay BF16 parameters, quantized
  * for the GEMMs, as Megatron-Bridge's bf16_with_nvfp4_mixed
  * (fp8_param_gather False; src/megatron/bridge/training/mixed_precision.py) */
+/* Transformer Engine's fused grouped MLP runs block-scaled FP8 (MXFP8)
+ * or NVFP4 gated experts only (transformer_engine/pytorch/ops/fused/
+ * grouped_mlp.py @d0067d0: "Joint fused op for block-scaled GroupedLinear
+ * + activation + GroupedLinear", its GLU kernels; Megatron-Core's
+ * experts.py @d98e8a64 builds it for SwiGLU and quick-GEGLU).  The
+ * activation runs inside FC1's kernel, so selective recomputation of it
+ * alone (moe_act) has nothing to recompute: refused. */
+static gboolean
+resolve_fused_grouped_mlp (SimPlan *plan, const SimModel *model, GError **error)
+{
+  const char *why = NULL;
+  if (!plan->moe_fused_grouped_mlp)
+    return TRUE;
+  if (model->mlp != SIM_MLP_SWIGLU)
+    why = "expected gated (SwiGLU) experts, the fused kernel's activation";
+  else if (!(plan->fp8 != SIM_FP8_OFF && plan->fp8_recipe == SIM_FP8_MXFP8) && plan->fp4 == SIM_FP4_OFF)
+    why = "expected --fp8-recipe mxfp8 or --fp4 (the fused kernel is block-scaled only)";
+  else if (plan->recompute == SIM_RECOMPUTE_SELECTIVE && (plan->recompute_modules & SIM_RECOMPUTE_MOE_ACT))
+    why = "not with --recompute-modules moe_act (the activation runs inside FC1's kernel)";
+  if (why != NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--moe-fused-grouped-mlp: %s", why);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 resolve_fp4 (SimPlan *plan, const SimTopology *topo, GError **error)
 {
@@ -1971,6 +2005,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
   return resolve_torch_compile (plan, error) && resolve_cpu_offload (plan, topo, model, error) &&
          resolve_cuda_graphs (plan, model, error) && resolve_attention_kernel (plan, topo, error) &&
          resolve_fp8 (plan, topo, error) && resolve_fp4 (plan, topo, error) &&
+         resolve_fused_grouped_mlp (plan, model, error) &&
          resolve_adapters_and_reserves (plan, model, error) &&
          resolve_variability (plan, topo, error);
 }

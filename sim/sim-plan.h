@@ -276,6 +276,15 @@ typedef struct {
    * the compute of the adjacent pass of the other direction */
   int moe_a2a_overlap;
   SimMoeDispatcher moe_dispatcher; /* --moe-dispatcher (default alltoall) */
+  /* Transformer Engine's fused grouped MLP for the routed experts
+   * (transformer_engine/pytorch/ops/fused/grouped_mlp.py @d0067d0,
+   * _GroupedMLP_CuTeGEMMBase, which Megatron-Core's op fuser builds when
+   * NVTE_CUTEDSL_FUSED_GROUPED_MLP is set): one grouped quantize of FC1's
+   * input, FC1 as one grouped GEMM whose epilogue applies the gated
+   * activation and the probabilities and writes FC2's block-scaled input,
+   * FC2 as one grouped GEMM; backward likewise (sim-cost.c, moe_kernels).
+   * Needs MXFP8 or NVFP4 and gated (SwiGLU) experts (sim_plan_resolve) */
+  gboolean moe_fused_grouped_mlp;
   /* -1 unset; multi-token-prediction layers trained (Megatron-Core's
    * mtp_num_layers), on the last virtual stage after its decoder layers:
    * resolved to the model's (SimModel.mtp_layers), 0 under LoRA, or to

@@ -487,6 +487,64 @@ test_capacity (void)
   teardown (&f);
 }
 
+/* the forward kernels and seconds of the listed MoE layer's rows named
+ * `name` */
+static int
+forward_kernels (const SimModel *m, const SimPlan *p, const SimGpuType *g, const char *name, double *s)
+{
+  g_autoptr (GArray) k = sim_cost_layer_kernels (m, p, g);
+  int n = 0;
+  *s = 0;
+  for (guint i = 0; i < k->len; i++) {
+    const SimKernel *x = &g_array_index (k, SimKernel, i);
+    if (g_str_equal (x->pass, "forward") && g_str_equal (x->name, name))
+      n += x->kernels, *s += x->seconds;
+  }
+  return n;
+}
+
+/* Transformer Engine's fused grouped MLP (grouped_mlp.py @d0067d0) on
+ * Qwen3-30B-A3B at ep 8: 128 / 8 = 16 local experts, MXFP8 on B200.
+ * Unfused, the forward launches one GEMM per expert for FC1 and FC2 (16
+ * each), one MXFP8 cast per expert of FC1's and of FC2's input (32) and
+ * the activation (1); fused, one grouped GEMM each, one grouped quantize
+ * of FC1's input (FC2's is written by FC1's epilogue) and no activation
+ * kernel.  The GEMMs' work is the same, so each linear's forward is 15
+ * kernels' fixed cost shorter; the fused casts move the bytes of FC1's
+ * 16 casts in one kernel: 15 fixed costs shorter than those alone. */
+static void
+test_fused_grouped_mlp (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-b200.xml", 1);
+  g_autoptr (SimModel) q = test_load_model ("qwen3-30b-a3b.xml");
+  const SimGpuType *g = sim_topology_gpu_type (t, 0);
+  const char *base = "tp=1,pp=1,dp=8,ep=8,mb=8,seq=4096,gb=64,fp8=hybrid,fp8-recipe=mxfp8";
+  g_autofree char *fused = g_strconcat (base, ",moe-fused-grouped-mlp=true", NULL);
+  g_autoptr (SimPlan) u = test_resolve_plan (t, q, base);
+  g_autoptr (SimPlan) f = test_resolve_plan (t, q, fused);
+  const char *gemms[] = { "expert_fc1", "expert_fc2" };
+  double su, sf;
+  for (guint i = 0; i < G_N_ELEMENTS (gemms); i++) {
+    g_assert_cmpint (forward_kernels (q, u, g, gemms[i], &su), ==, 16);
+    g_assert_cmpint (forward_kernels (q, f, g, gemms[i], &sf), ==, 1);
+    g_assert_cmpfloat_with_epsilon (su - sf, 15 * g->eff.kernel_fixed_s, 1e-12);
+  }
+  g_assert_cmpint (forward_kernels (q, u, g, "expert_fp8_cast", &su), ==, 32);
+  g_assert_cmpint (forward_kernels (q, f, g, "expert_fp8_cast", &sf), ==, 1);
+  g_assert_cmpint (forward_kernels (q, u, g, "expert_activation", &su), ==, 1);
+  g_assert_cmpint (forward_kernels (q, f, g, "expert_activation", &sf), ==, 0);
+  g_assert_cmpfloat (sf, ==, 0);
+  /* refused where the kernel cannot run: delayed-scaling FP8 */
+  {
+    g_autoptr (SimPlan) d = sim_plan_new ();
+    g_autoptr (GError) error = NULL;
+    g_assert_true (sim_plan_parse_string (d, "tp=1,pp=1,dp=8,ep=8,fp8=hybrid,fp8-recipe=delayed,"
+                                             "moe-fused-grouped-mlp=true", NULL));
+    g_assert_false (sim_plan_resolve (d, t, q, &error));
+    g_assert_nonnull (strstr (error->message, "--moe-fused-grouped-mlp"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -502,5 +560,6 @@ main (int argc, char **argv)
   g_test_add_func ("/moe-time/a2a-overlap-exposed", test_a2a_overlap_exposed);
   g_test_add_func ("/moe-time/zero3-experts", test_zero3_experts);
   g_test_add_func ("/moe-time/expert-casts", test_expert_casts);
+  g_test_add_func ("/moe-time/fused-grouped-mlp", test_fused_grouped_mlp);
   return g_test_run ();
 }
