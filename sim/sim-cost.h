@@ -174,6 +174,10 @@ typedef struct {
 } SimGemmShape;
 GArray *sim_cost_gemm_shapes (const SimModel *m, const SimPlan *plan);
 
+/* a mixture-of-experts layer's busiest GPU's routed tokens over the mean:
+ * --moe-imbalance, capped at the capacity factor (sim-cost.c) */
+double sim_cost_moe_load (const SimModel *m, const SimPlan *p);
+
 /* seconds of a grouped GEMM as Transformer Engine's GroupedLinear runs it:
  * `groups` GEMMs (m x k).(k x n), one kernel each, at the measured rate
  * of their shape times `speedup` (1 for BF16), or their operands'

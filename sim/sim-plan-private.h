@@ -91,5 +91,7 @@ G_GNUC_PRINTF (2, 3) void sim_plan_note_default (SimPlan *plan, const char *fmt,
 gboolean sim_plan_resolve_pipeline_layout (SimPlan *plan, const SimModel *model, GError **error);
 gboolean sim_plan_resolve_schedule (SimPlan *plan, const SimModel *model, GError **error);
 gboolean sim_plan_resolve_split (SimPlan *plan, const SimModel *model, GError **error);
+/* sim-plan-experts.c: --moe-fused-grouped-mlp's requirements */
+gboolean sim_plan_resolve_fused_grouped_mlp (SimPlan *plan, const SimModel *model, GError **error);
 
 G_END_DECLS

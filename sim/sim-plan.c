@@ -1725,32 +1725,6 @@ resolve_fp8 (SimPlan *plan, const SimTopology *topo, GError **error)
  * asserts one of the two); the weights stay BF16 parameters, quantized
  * for the GEMMs, as Megatron-Bridge's bf16_with_nvfp4_mixed
  * (fp8_param_gather False; src/megatron/bridge/training/mixed_precision.py) */
-/* Transformer Engine's fused grouped MLP runs block-scaled FP8 (MXFP8)
- * or NVFP4 gated experts only (transformer_engine/pytorch/ops/fused/
- * grouped_mlp.py @d0067d0: "Joint fused op for block-scaled GroupedLinear
- * + activation + GroupedLinear", its GLU kernels; Megatron-Core's
- * experts.py @d98e8a64 builds it for SwiGLU and quick-GEGLU).  The
- * activation runs inside FC1's kernel, so selective recomputation of it
- * alone (moe_act) has nothing to recompute: refused. */
-static gboolean
-resolve_fused_grouped_mlp (SimPlan *plan, const SimModel *model, GError **error)
-{
-  const char *why = NULL;
-  if (!plan->moe_fused_grouped_mlp)
-    return TRUE;
-  if (model->mlp != SIM_MLP_SWIGLU)
-    why = "expected gated (SwiGLU) experts, the fused kernel's activation";
-  else if (!(plan->fp8 != SIM_FP8_OFF && plan->fp8_recipe == SIM_FP8_MXFP8) && plan->fp4 == SIM_FP4_OFF)
-    why = "expected --fp8-recipe mxfp8 or --fp4 (the fused kernel is block-scaled only)";
-  else if (plan->recompute == SIM_RECOMPUTE_SELECTIVE && (plan->recompute_modules & SIM_RECOMPUTE_MOE_ACT))
-    why = "not with --recompute-modules moe_act (the activation runs inside FC1's kernel)";
-  if (why != NULL) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "--moe-fused-grouped-mlp: %s", why);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 static gboolean
 resolve_fp4 (SimPlan *plan, const SimTopology *topo, GError **error)
 {
@@ -2005,7 +1979,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
   return resolve_torch_compile (plan, error) && resolve_cpu_offload (plan, topo, model, error) &&
          resolve_cuda_graphs (plan, model, error) && resolve_attention_kernel (plan, topo, error) &&
          resolve_fp8 (plan, topo, error) && resolve_fp4 (plan, topo, error) &&
-         resolve_fused_grouped_mlp (plan, model, error) &&
+         sim_plan_resolve_fused_grouped_mlp (plan, model, error) &&
          resolve_adapters_and_reserves (plan, model, error) &&
          resolve_variability (plan, topo, error);
 }

@@ -118,7 +118,8 @@ CudaGraphImpl = Literal["none", "transformer_engine", "local"]
 #: every plan option of sim (its flags without "--", "-" as "_"), in sim --help's order
 PLAN_OPTIONS = (
     "tp", "cp", "pp", "dp", "ep", "etp", "moe_imbalance", "moe_expert_capacity_factor",
-    "moe_pad_expert_input_to_capacity", "overlap_moe_expert_parallel_comm", "moe_dispatcher",
+    "moe_pad_expert_input_to_capacity", "overlap_moe_expert_parallel_comm", "moe_fused_grouped_mlp",
+    "moe_dispatcher",
     "micro_batch",
     "global_batch", "seq_len", "schedule", "virtual_stages", "recompute", "recompute_modules",
     "recompute_method", "recompute_num_layers",
@@ -272,6 +273,7 @@ def estimate(topology: str, *, model: Optional[str] = None, nodes: int = 0, gpus
              moe_imbalance: Optional[float] = None, moe_expert_capacity_factor: Optional[float] = None,
              moe_pad_expert_input_to_capacity: Optional[bool] = None,
              overlap_moe_expert_parallel_comm: Optional[bool] = None,
+             moe_fused_grouped_mlp: Optional[bool] = None,
              moe_dispatcher: Optional[MoeDispatcher] = None, micro_batch: Optional[int] = None, global_batch: Optional[int] = None,
              seq_len: Optional[int] = None, schedule: Optional[Schedule] = None,
              virtual_stages: Optional[int] = None, recompute: Optional[Recompute] = None,
