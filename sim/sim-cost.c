@@ -1280,7 +1280,7 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
   double up = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * fe;
   double rows = Tn * k * etp * sim_cost_moe_load (m, p);
   double local = E / ep, per_expert = rows / local;
-  gboolean grouped_topk = e->groups > 0;
+  gboolean grouped_topk = e->groups > 0, fused;
   /* --recompute-modules moe: the whole layer's forward again (its
    * all-to-alls are the iteration's); moe_act: the activation; and
    * shared_experts: the shared experts' MLP */
@@ -1325,27 +1325,23 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
   k_mem (fwd, 2 * Tn * h * (1 + k));
   k_mem (bwd, 2 * Tn * h * (1 + k));
   /* experts */
-  if (p != NULL && p->moe_fused_grouped_mlp) {
+  fused = p != NULL && p->moe_fused_grouped_mlp;
+  if (fused) {
     fused_grouped_mlp (p, fwd, bwd, local, per_expert, rows, h, fe, up);
-    TAG ("expert_activation");
-    if (p->fp8_expert_act && p->fp8 != SIM_FP8_OFF) {
-      k_mem (fwd, 3 * rows * up);
-      k_mem (bwd, 3 * rows * up);
-    }
-    goto shared;
+  } else {
+    TAG ("expert_fc1");
+    k_grouped_linear (p, fwd, bwd, local, per_expert, up, h);
+    TAG ("expert_fc2");
+    k_grouped_linear (p, fwd, bwd, local, per_expert, h, fe);
+    TAG ("expert_fp8_cast");
+    /* the casts of a dense MLP's linears (layer_kernels), on the routed
+     * rows: FC1's input (the dispatched tokens arrive in BF16) and FC2's,
+     * and the two output gradients, each split by local expert */
+    expert_casts (p, fwd, local, rows * h);
+    expert_casts (p, fwd, local, rows * fe);
+    expert_casts (p, bwd, local, rows * up);
+    expert_casts (p, bwd, local, rows * h);
   }
-  TAG ("expert_fc1");
-  k_grouped_linear (p, fwd, bwd, local, per_expert, up, h);
-  TAG ("expert_fc2");
-  k_grouped_linear (p, fwd, bwd, local, per_expert, h, fe);
-  TAG ("expert_fp8_cast");
-  /* the casts of a dense MLP's linears (layer_kernels), on the routed
-   * rows: FC1's input (the dispatched tokens arrive in BF16) and FC2's,
-   * and the two output gradients, each split by local expert */
-  expert_casts (p, fwd, local, rows * h);
-  expert_casts (p, fwd, local, rows * fe);
-  expert_casts (p, bwd, local, rows * up);
-  expert_casts (p, bwd, local, rows * h);
   TAG ("expert_activation");
   /* --fp8-expert-act: FC1's output cast to FP8 for keeping (read BF16,
    * write FP8), and read back to BF16 before the backward uses it */
@@ -1353,11 +1349,12 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
     k_mem (fwd, 3 * rows * up);
     k_mem (bwd, 3 * rows * up);
   }
+  /* the activation, unless FC1's epilogue applied it (fused) */
   mark = *fwd;
-  if (m->mlp == SIM_MLP_SWIGLU) {
+  if (!fused && m->mlp == SIM_MLP_SWIGLU) {
     k_mem (fwd, 6 * rows * fe);
     k_mem_n (bwd, 4, 10 * rows * fe);
-  } else {
+  } else if (!fused) {
     k_mem (fwd, 4 * rows * fe);
     k_mem_n (bwd, 4, 6 * rows * fe);
   }
@@ -1367,7 +1364,6 @@ moe_kernels (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, Acc *rec, 
      * weight gradient quantizes the recomputed one again */
     expert_casts (p, rec, local, rows * fe);
   }
-shared:
   if (e->shared_experts > 0) {
     double fs = (double) (e->shared_experts * e->ffn_hidden);
     double up_s = (m->mlp == SIM_MLP_SWIGLU ? 2.0 : 1.0) * fs / t;
