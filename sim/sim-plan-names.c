@@ -234,3 +234,60 @@ sim_plan_order_string (const SimPlan *plan)
                           sim_dim_name (plan->order[1]), sim_dim_name (plan->order[2]),
                           sim_dim_name (plan->order[3]));
 }
+
+double
+sim_plan_slow_factor (const SimPlan *plan, int gpus_per_node, int stage, int dp)
+{
+  double f = 1.0;
+  int g = MAX (gpus_per_node, 1);
+  for (int i = 0; i < plan->n_slow; i++) {
+    int first, last;
+    sim_plan_slow_ranks (plan, g, i, &first, &last);
+    for (int r = first; r <= last; r++) {
+      int c[SIM_DIM_COUNT];
+      sim_plan_rank_coords (plan, r, c);
+      if (c[SIM_DIM_PP] == stage && c[SIM_DIM_DP] == dp)
+        f = MAX (f, plan->slow[i].factor);
+    }
+  }
+  return f;
+}
+
+void
+sim_plan_slow_ranks (const SimPlan *plan, int gpus_per_node, int i, int *first, int *last)
+{
+  const SimSlow *x = &plan->slow[i];
+  int g = MAX (gpus_per_node, 1);
+  *first = x->node ? x->index * g : x->index;
+  *last = MIN (x->node ? *first + g : *first + 1, sim_plan_world_size (plan)) - 1;
+}
+
+char *
+sim_plan_slow_name (const SimPlan *plan, int gpus_per_node, int i)
+{
+  int first, last;
+  sim_plan_slow_ranks (plan, gpus_per_node, i, &first, &last);
+  if (plan->slow[i].node)
+    return g_strdup_printf ("node %d: GPUs %d-%d", plan->slow[i].index, first, last);
+  return g_strdup_printf ("GPU %d", first);
+}
+
+int
+sim_plan_slow_link_gpu (const SimPlan *plan, int i, gboolean full)
+{
+  const SimSlowLink *x = &plan->slow_links[i];
+  int c[SIM_DIM_COUNT];
+  sim_plan_rank_coords (plan, x->rank, c);
+  if (!full)
+    c[SIM_DIM_DP] = 0;
+  if (x->kind == SIM_SLOW_NIC)
+    c[SIM_DIM_TP] = 0;
+  return sim_plan_rank_of (plan, c);
+}
+
+char *
+sim_plan_slow_link_name (const SimPlan *plan, int i)
+{
+  const SimSlowLink *x = &plan->slow_links[i];
+  return g_strdup_printf ("GPU %d's %s", x->rank, x->kind == SIM_SLOW_NIC ? "NIC" : "NVLinks");
+}
