@@ -814,6 +814,60 @@ sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_pl
   return TRUE;
 }
 
+gboolean
+sim_plan_set_number (SimPlan *plan, const char *key, guint64 value, GError **error)
+{
+  gboolean negated = FALSE;
+  const Option *o = find_option (key, &negated);
+  guint64 u = 0, choices = 1;
+  int b = 1;
+  if (o == NULL) {
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "unknown option '%s'", key);
+    return FALSE;
+  }
+  /* the checks parse_value makes of the value as text */
+  switch (o->arg) {
+  case ARG_INT:
+  case ARG_UINT:
+    if (value < 1 || value > option_max (o)) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--%s: expected a whole number from 1 to %" G_GUINT64_FORMAT ", got %" G_GUINT64_FORMAT,
+                   key, option_max (o), value);
+      return FALSE;
+    }
+    u = value;
+    break;
+  case ARG_BOOL:
+    if (value > 1) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected 0 or 1, got %" G_GUINT64_FORMAT,
+                   key, value);
+      return FALSE;
+    }
+    b = negated ? !value : (int) value;
+    break;
+  case ARG_CHOICE:
+    for (const char *c = o->choices; *c != '\0'; c++)
+      choices += *c == '|';
+    if (value >= choices) {
+      g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
+                   "--%s: expected a choice from 0 to %" G_GUINT64_FORMAT ", got %" G_GUINT64_FORMAT,
+                   key, choices - 1, value);
+      return FALSE;
+    }
+    u = value;
+    break;
+  case ARG_STRING:
+  case ARG_BYTES:
+  case ARG_FRACTION:
+    g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--%s: expected its value as text (sim_plan_set)", key);
+    return FALSE;
+  }
+  if (!store_value (plan, o->key, u, b, NULL, error))
+    return FALSE;
+  plan->given |= G_GUINT64_CONSTANT (1) << o->key;
+  return TRUE;
+}
+
 static gboolean
 plan_item (const char *key, const char *value, gpointer plan, GError **error)
 {

@@ -376,6 +376,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPlan, sim_plan_free)
  * CLI can try other tables. */
 gboolean sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_plan_key,
                        GError **error);
+/* Set option key (its full name or short form, without "--"; not one of
+ * Megatron-LM's names) to a number: a whole number for an option that
+ * takes one ("tp", "global-batch"), the index of a choice in the order
+ * sim --help lists them for an option that names choices (which is the
+ * SimSchedule, SimRecompute, SimFp8 or SimFp4 value, or the ZeRO stage),
+ * 0 or 1 for a boolean ("no-" before its name negates it).  The plan then
+ * holds what sim_plan_set with the value as text sets, the option's given
+ * bit included, so that it resolves the same.  FALSE with SIM_ERROR_USAGE
+ * on an unknown key, a value out of the option's range, or an option whose
+ * value is text (a list, bytes, a fraction: sim_plan_set). */
+gboolean sim_plan_set_number (SimPlan *plan, const char *key, guint64 value, GError **error);
 /* whether the option key takes a value ("tp" does, "sequence-parallel" does
  * not; FALSE for an unknown key); any thread */
 gboolean sim_plan_key_takes_value (const char *key);

@@ -396,6 +396,68 @@ test_resolve_model (void)
   }
 }
 
+/* sim_plan_set_number sets what sim_plan_set sets from the value as
+ * text, given bits included, so that the plans resolve alike (the same
+ * values and the same defaults noted): a DeepSeek-V3 layout on 4 nodes of
+ * dgx-h100 with the items sim sweep sets, a choice by its index (schedule
+ * zb-v is 4, fp8 hybrid 1), a boolean as 1, a short form (mb, gb, v) and a
+ * negated boolean; a value out of range, an unknown key and an option
+ * whose value is text are refused, the plan unchanged */
+static void
+test_set_number (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 4);
+  g_autoptr (SimModel) m = model ("deepseek-v3.xml");
+  g_autoptr (SimPlan) parsed = sim_plan_new ();
+  g_autoptr (SimPlan) set = sim_plan_new ();
+  g_autoptr (GError) error = NULL;
+  static const struct {
+    const char *key;
+    guint64 value;
+  } items[] = {
+    { "tp", 2 }, { "cp", 1 }, { "pp", 4 }, { "dp", 4 }, { "ep", 8 }, { "etp", 1 },
+    { "overlap-moe-expert-parallel-comm", 1 }, { "mb", 1 }, { "gb", 512 }, { "schedule", 4 },
+    { "recompute", 0 }, { "zero", 1 }, { "fp8", 1 }, { "no-tp-comm-overlap", 1 },
+  };
+  SimPlan a, b;
+  g_assert_true (sim_plan_parse_string (parsed,
+                                        "tp=2,cp=1,pp=4,dp=4,ep=8,etp=1,overlap-moe-expert-parallel-comm,mb=1,"
+                                        "gb=512,schedule=zb-v,recompute=none,zero=1,fp8=hybrid,no-tp-comm-overlap",
+                                        &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (items); i++) {
+    g_assert_true (sim_plan_set_number (set, items[i].key, items[i].value, &error));
+    g_assert_no_error (error);
+  }
+  a = *parsed;
+  b = *set;
+  a.defaults = b.defaults = NULL;
+  g_assert_true (memcmp (&a, &b, sizeof a) == 0);
+  g_assert_true (sim_plan_resolve (parsed, t, m, &error));
+  g_assert_true (sim_plan_resolve (set, t, m, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (parsed->defaults->len, ==, set->defaults->len);
+  for (guint i = 0; i < set->defaults->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (parsed->defaults, i), ==, g_ptr_array_index (set->defaults, i));
+
+  {
+    g_autoptr (SimPlan) p = sim_plan_new ();
+    static const struct {
+      const char *key;
+      guint64 value;
+    } refused[] = { { "tp", 0 }, { "tp", 131073 }, { "zero", 4 }, { "sequence-parallel", 2 },
+                    { "fp4-recipe", 1 }, { "no-such-option", 1 }, { "order", 1 }, { "gpu-variation", 0 } };
+    for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
+      g_autoptr (GError) e = NULL;
+      g_assert_false (sim_plan_set_number (p, refused[i].key, refused[i].value, &e));
+      g_assert_error (e, SIM_ERROR, SIM_ERROR_USAGE);
+    }
+    g_assert_cmpuint (p->given, ==, 0);
+    g_assert_cmpint (p->tp, ==, 0);
+    g_assert_cmpint (p->zero, ==, -1);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -410,5 +472,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/uneven-chunks", test_uneven_chunks);
   g_test_add_func ("/plan/megatron-split", test_megatron_split);
   g_test_add_func ("/plan/resolve-model", test_resolve_model);
+  g_test_add_func ("/plan/set-number", test_set_number);
   return g_test_run ();
 }
