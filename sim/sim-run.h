@@ -124,6 +124,27 @@ double sim_run_scaling_efficiency (const SimRun *run, const SimRun *reference);
  * when the run fits but was not simulated (static strings); any thread */
 const char *sim_run_wall (const SimRun *run);
 
+/* One layout of sim sweep's enumeration as the values it chose, from
+ * which the sweep writes the row's label and builds its plan (sim-sweep.c,
+ * layout_label and layout_plan) without parsing the label again.  tp 0
+ * where a row has none: the summaries of runs, the rows read back from
+ * files, a sweep's dominated layouts (pruned as they are made) and the
+ * rows whose label the sweep amended, which go by their label.  Small: a
+ * sweep holds up to hundreds of thousands of rows. */
+typedef struct {
+  guint64 global_batch;
+  gint32 tp, cp, pp, dp;
+  gint32 ep, etp;           /* the expert split; 0 and 0 for a dense model (none written) */
+  guint8 moe_a2a_overlap;   /* 1: overlap-moe-expert-parallel-comm written */
+  guint8 micro_batch;
+  guint8 schedule;          /* SimSchedule */
+  guint8 virtual_stages;    /* v written when > 0 (the interleaved schedule) */
+  guint8 recompute;         /* SimRecompute; selective with the sweep's recompute-modules */
+  guint8 zero;
+  guint8 fp8;               /* SimFp8, written when not off */
+  guint8 fp4;               /* SimFp4, written when not off */
+} SimSweepLayout;
+
 /* One layout in a table (sim compare, sim sweep): what a run gives, in a
  * few numbers, and why it was not simulated when it was not.  Filled from a
  * run by sim_run_summary_fill, or read back from a sweep's shard file. */
@@ -138,6 +159,9 @@ typedef struct {
    * is not run again, and a sweep holds up to hundreds of thousands of
    * rows); NULL in the summaries of runs.  Owned; read-only once set. */
   SimPlan *plan;
+  /* a sweep's row: the layout its label writes, as values (plan is built
+   * from it, not from label); tp 0 where the row goes by its label */
+  SimSweepLayout enumerated;
   guint64 global_batch;  /* sequences per step that plan gives, kept when the plan is
                           * dropped; 0 where it gives none (a sweep's dominated
                           * layouts, pruned as they are made) */

@@ -55,6 +55,15 @@ struct _SimSweep {
   double gpu_variation;  /* the plans' gpu-variation; < 0: their default */
   char *routing;         /* the experts' routing every plan is given (plan items,
                           * ",moe-imbalance=1.2,..."); NULL: the plans' own */
+  /* set by sim_sweep_enumerate: the items every enumerated label carries
+   * after its global batch (the sequence, the spread of GPU speeds and the
+   * routing, as plan items: ",seq=8192,..." or ""), and the plan they
+   * make, which each layout's plan starts from (NULL where they do not
+   * parse, as no label then would); the recompute-modules of the
+   * selective recomputation it tries, or NULL */
+  char *shared;
+  SimPlan *shared_plan;
+  char *modules;
   int fp8_modes[2];      /* SimFp8 values to try, -1 for none */
   int fp4_mode;          /* 0: no FP4 layouts; 1: FP4 alone; 2: FP4 beside fp8_modes */
   SimSweepConstraints constraints;
@@ -232,6 +241,9 @@ sim_sweep_free (SimSweep *sw)
   g_ptr_array_unref (sw->topos);
   g_free (sw->headroom_reason);
   g_free (sw->routing);
+  g_free (sw->shared);
+  sim_plan_free (sw->shared_plan);
+  g_free (sw->modules);
   g_array_unref (sw->node_counts);
   if (sw->ahead_live)
     batch_wait (&sw->ahead_batch);
@@ -317,6 +329,8 @@ sim_sweep_rows (const SimSweep *sw)
   return sw->rows;
 }
 
+/* a row of label text alone: the dominated layouts, pruned as they are
+ * made, whose plan is never built */
 static void
 add (Sweep *sw, int nodes, const char *reason, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
 
@@ -330,6 +344,68 @@ add (Sweep *sw, int nodes, const char *reason, const char *fmt, ...)
   label = g_strdup_vprintf (fmt, ap);
   va_end (ap);
   r = sim_run_summary_new ((int) sw->rows->len, label, nodes);
+  r->pruned = reason != NULL ? g_strdup (reason) : NULL;
+  g_ptr_array_add (sw->rows, r);
+}
+
+/* the label of an enumerated layout: the plan string layout_plan's plan
+ * is the value of */
+static char *
+layout_label (const Sweep *sw, const SimSweepLayout *l)
+{
+  g_autofree char *split = l->ep > 0 ? g_strdup_printf (",ep=%d,etp=%d%s", l->ep, l->etp,
+                                                        l->moe_a2a_overlap ? ",overlap-moe-expert-parallel-comm" : "")
+                                     : NULL;
+  g_autofree char *vs = l->virtual_stages > 0 ? g_strdup_printf (",v=%d", l->virtual_stages) : NULL;
+  g_autofree char *fs = l->fp4 != SIM_FP4_OFF ? g_strdup_printf (",fp4=%s", sim_fp4_name (l->fp4))
+                        : l->fp8 != SIM_FP8_OFF ? g_strdup_printf (",fp8=%s", sim_fp8_name (l->fp8))
+                                                : NULL;
+  g_autofree char *rc = l->recompute == SIM_RECOMPUTE_SELECTIVE
+                            ? g_strdup_printf ("selective,recompute-modules=%s", sw->modules)
+                            : NULL;
+  return g_strdup_printf ("tp=%d,cp=%d,pp=%d,dp=%d%s,mb=%d,gb=%" G_GUINT64_FORMAT "%s,schedule=%s%s,recompute=%s,zero=%d%s",
+                          l->tp, l->cp, l->pp, l->dp, split != NULL ? split : "", l->micro_batch,
+                          l->global_batch, sw->shared, sim_schedule_name (l->schedule), vs != NULL ? vs : "",
+                          rc != NULL ? rc : sim_recompute_name (l->recompute), l->zero, fs != NULL ? fs : "");
+}
+
+/* The plan of an enumerated layout as parsing its label would make it
+ * (the same values, the same options given), set item by item on a copy
+ * of the sweep's shared items; NULL where an item is refused */
+static SimPlan *
+layout_plan (const Sweep *sw, const SimSweepLayout *l)
+{
+  g_autoptr (SimPlan) p = NULL;
+  if (sw->shared_plan == NULL)
+    return NULL;
+  p = sim_plan_copy (sw->shared_plan);
+  if (!sim_plan_set_number (p, "tp", (guint64) l->tp, NULL) ||
+      !sim_plan_set_number (p, "cp", (guint64) l->cp, NULL) ||
+      !sim_plan_set_number (p, "pp", (guint64) l->pp, NULL) ||
+      !sim_plan_set_number (p, "dp", (guint64) l->dp, NULL) ||
+      (l->ep > 0 && (!sim_plan_set_number (p, "ep", (guint64) l->ep, NULL) ||
+                     !sim_plan_set_number (p, "etp", (guint64) l->etp, NULL))) ||
+      (l->moe_a2a_overlap && !sim_plan_set_number (p, "overlap-moe-expert-parallel-comm", 1, NULL)) ||
+      !sim_plan_set_number (p, "micro-batch", l->micro_batch, NULL) ||
+      !sim_plan_set_number (p, "global-batch", l->global_batch, NULL) ||
+      !sim_plan_set_number (p, "schedule", l->schedule, NULL) ||
+      (l->virtual_stages > 0 && !sim_plan_set_number (p, "virtual-stages", l->virtual_stages, NULL)) ||
+      !sim_plan_set_number (p, "recompute", l->recompute, NULL) ||
+      (l->recompute == SIM_RECOMPUTE_SELECTIVE && !sim_plan_set (p, "recompute-modules", sw->modules, NULL, NULL)) ||
+      !sim_plan_set_number (p, "zero", l->zero, NULL) ||
+      (l->fp8 != SIM_FP8_OFF && !sim_plan_set_number (p, "fp8", l->fp8, NULL)) ||
+      (l->fp4 != SIM_FP4_OFF && !sim_plan_set_number (p, "fp4", l->fp4, NULL)))
+    return NULL;
+  return g_steal_pointer (&p);
+}
+
+/* a row of an enumerated layout: its label from it, and it kept */
+static void
+add_layout (Sweep *sw, int nodes, const char *reason, const SimSweepLayout *l)
+{
+  g_autofree char *label = layout_label (sw, l);
+  Row *r = sim_run_summary_new ((int) sw->rows->len, label, nodes);
+  r->enumerated = *l;
   r->pruned = reason != NULL ? g_strdup (reason) : NULL;
   g_ptr_array_add (sw->rows, r);
 }
@@ -440,11 +516,15 @@ typedef struct {
 } Keys;
 
 /* the plan string the enumeration wrote as a row's label, as a value
- * (NULL where it does not parse) */
+ * (NULL where it does not resolve to one): built from the layout it
+ * chose, or parsed from the label for a row without one */
 static SimPlan *
-enumerated_plan (const Row *r)
+enumerated_plan (const Sweep *sw, const Row *r)
 {
-  g_autoptr (SimPlan) given = sim_plan_new ();
+  g_autoptr (SimPlan) given = NULL;
+  if (r->enumerated.tp > 0)
+    return layout_plan (sw, &r->enumerated);
+  given = sim_plan_new ();
   if (!sim_plan_parse_string (given, r->label, NULL))
     return NULL;
   return g_steal_pointer (&given);
@@ -462,7 +542,7 @@ work_keys (gpointer data, gpointer user)
   for (guint i = sl->first; i < sl->last; i++) {
     Row *r = g_ptr_array_index (k->sw->rows, i);
     g_autoptr (SimPlan) plan = NULL;
-    if (r->pruned != NULL || (plan = enumerated_plan (r)) == NULL)
+    if (r->pruned != NULL || (plan = enumerated_plan (k->sw, r)) == NULL)
       continue;
     r->global_batch = plan->global_batch;
     if (sim_plan_resolve (plan, sim_sweep_cluster (k->sw, r->nodes), k->sw->model, NULL))
@@ -497,22 +577,30 @@ dedupe (Sweep *sw)
   g_free (k.keys);
 }
 
-/* the expert splits of a tp x cp x dp stage, as plan text ",ep=E,etp=T"
- * (char*): for a model with mixture-of-experts layers every ep dividing
- * the routed experts and etp dividing the expert width (the user's lists,
- * or every divisor and 1 and tp), with etp x ep dividing the stage's GPUs
- * (Megatron-Core's MoE parallel folding; sim_plan_resolve checks the
- * rest); for a dense model one empty split */
-static GPtrArray *
+/* one expert split: ep, etp and the combined 1F1B (a layout's
+ * SimSweepLayout fields of the same names) */
+typedef struct {
+  int ep, etp;
+  gboolean overlap;
+} ExpertSplit;
+
+/* the expert splits of a tp x cp x dp stage (ExpertSplit): for a model
+ * with mixture-of-experts layers every ep dividing the routed experts and
+ * etp dividing the expert width (the user's lists, or every divisor and 1
+ * and tp), with etp x ep dividing the stage's GPUs (Megatron-Core's MoE
+ * parallel folding; sim_plan_resolve checks the rest); for a dense model
+ * one empty split, ep and etp 0 (the label writes none) */
+static GArray *
 expert_splits (const Sweep *sw, int tp, int cp, int dp)
 {
   const SimSweepConstraints *c = &sw->constraints;
   const SimMoe *e = &sw->model->moe;
-  GPtrArray *splits = g_ptr_array_new_with_free_func (g_free);
+  GArray *splits = g_array_new (FALSE, FALSE, sizeof (ExpertSplit));
   guint64 stage = (guint64) tp * (guint64) cp * (guint64) dp;
   int etps[SIM_SWEEP_MAX_CHOICES] = { 1, tp }, n_etp = tp > 1 ? 2 : 1;
   if (!sim_model_is_moe (sw->model)) {
-    g_ptr_array_add (splits, g_strdup (""));
+    ExpertSplit none = { 0, 0, FALSE };
+    g_array_append_val (splits, none);
     return splits;
   }
   if (c->n_etp > 0) {
@@ -527,13 +615,15 @@ expert_splits (const Sweep *sw, int tp, int cp, int dp)
          ep = next_choice (c->ep, c->n_ep, ep, FALSE)) {
       if (!divides ((guint64) ep, e->experts) || !divides (etp * (guint64) ep, stage))
         continue;
-      g_ptr_array_add (splits, g_strdup_printf (",ep=%d,etp=%d", ep, (int) etp));
+      ExpertSplit split = { ep, (int) etp, FALSE };
+      g_array_append_val (splits, split);
       /* with an all-to-all, also Megatron-Core's combined 1F1B, which hides
        * it behind the adjacent micro-batch's compute (the recipes' choice on
        * H100: moe_training.md) */
-      if (ep > 1)
-        g_ptr_array_add (splits, g_strdup_printf (",ep=%d,etp=%d,overlap-moe-expert-parallel-comm", ep,
-                                                  (int) etp));
+      if (ep > 1) {
+        split.overlap = TRUE;
+        g_array_append_val (splits, split);
+      }
     }
   }
   return splits;
@@ -590,15 +680,21 @@ sim_sweep_enumerate (SimSweep *sw)
   g_autofree char *seq_part = sw->seq_len > 0 ? g_strdup_printf (",seq=%" G_GUINT64_FORMAT, sw->seq_len) : g_strdup ("");
   g_autofree char *var_part = sw->gpu_variation >= 0 ? g_strdup_printf ("%s,gpu-variation=%g", seq_part, sw->gpu_variation)
                                                      : g_strdup (seq_part);
-  /* and the experts' routing, when given */
-  g_autofree char *seqs = g_strconcat (var_part, sw->routing != NULL ? sw->routing : "", NULL);
   /* a mixture-of-experts or latent-attention model also tries the
    * recomputation between none and full that Megatron-Bridge's recipes
    * for them use: the modules whose saved tensors are large and whose
    * forward is cheap (the OOM remedies' choice, sim-memory.c) */
   guint cheap = sim_plan_cheap_recompute_modules (m);
-  g_autofree char *mods = sim_recompute_modules_string (cheap, "+");
-  g_autofree char *fine = cheap != 0 ? g_strdup_printf ("selective,recompute-modules=%s", mods) : NULL;
+  /* and the experts' routing, when given: the items every layout shares,
+   * parsed once */
+  g_free (sw->shared);
+  sw->shared = g_strconcat (var_part, sw->routing != NULL ? sw->routing : "", NULL);
+  sim_plan_free (sw->shared_plan);
+  sw->shared_plan = sim_plan_new ();
+  if (sw->shared[0] != '\0' && !sim_plan_parse_string (sw->shared_plan, sw->shared + 1, NULL))
+    g_clear_pointer (&sw->shared_plan, sim_plan_free);
+  g_free (sw->modules);
+  sw->modules = cheap != 0 ? sim_recompute_modules_string (cheap, "+") : NULL;
   for (guint ni = 0; ni < sw->node_counts->len; ni++) {
     int nodes = g_array_index (sw->node_counts, int, ni);
     const SimTopology *t = g_ptr_array_index (sw->topos, ni);
@@ -614,7 +710,7 @@ sim_sweep_enumerate (SimSweep *sw)
         for (int pp = first_choice (c->pp, c->n_pp); pp <= G / (tp * cp);
              pp = next_choice (c->pp, c->n_pp, pp, FALSE)) {
           int dp;
-          g_autoptr (GPtrArray) splits = NULL;
+          g_autoptr (GArray) splits = NULL;
           /* a pp that does not divide the layers runs uneven stages, as
            * plain sim resolves them (the first and last stages give up
            * one layer first, as Llama 3 405B's 126 layers on pp 8 or 16),
@@ -637,32 +733,41 @@ sim_sweep_enumerate (SimSweep *sw)
               SimSchedule sc = schedules[si].schedule;
               int v = schedules[si].v;
               guint64 mbs = gb / (guint64) (mb * dp);
-              const char *sched = sim_schedule_name (sc);
               if (!schedule_fits (sc, v, pp, mbs, m->layers) ||
                   (c->schedules != 0 && !(c->schedules & (1u << sc))))
                 continue;
-              for (int rc = 0; rc < (fine != NULL ? 3 : 2); rc++)
+              /* rc 0: none, 1: full, 2: selective of the cheap modules */
+              for (int rc = 0; rc < (cheap != 0 ? 3 : 2); rc++)
                 for (int z = 0; z <= zero_max; z++)
                   for (guint x = 0; x < splits->len; x++)
                     for (int f = 0; f < 3; f++) {
                       /* f 0, 1: the FP8 modes (BF16 when off); 2: NVFP4 */
                       const char *tpn = tp > gpn ? "tensor parallelism across nodes" : NULL;
-                      g_autofree char *vs = NULL, *fs = NULL;
+                      const ExpertSplit *split = &g_array_index (splits, ExpertSplit, x);
+                      SimSweepLayout l;
                       if (f < 2 ? sw->fp8_modes[f] < 0 || sw->fp4_mode == 1 : sw->fp4_mode == 0)
                         continue;
-                      vs = sc == SIM_SCHEDULE_INTERLEAVED ? g_strdup_printf (",v=%d", v) : g_strdup ("");
-                      fs = f == 2 ? g_strdup (",fp4=e2m1")
-                           : sw->fp8_modes[f] != SIM_FP8_OFF ? g_strdup_printf (",fp8=%s", sim_fp8_name (sw->fp8_modes[f]))
-                                                             : g_strdup ("");
                       if (z > 0 && dp * cp == 1)
                         continue;
                       /* the combined 1F1B refuses full recomputation */
-                      if (rc == 1 && strstr (g_ptr_array_index (splits, x), "overlap-moe") != NULL)
+                      if (rc == 1 && split->overlap)
                         continue;
-                      add (sw, nodes, tpn,
-                           "tp=%d,cp=%d,pp=%d,dp=%d%s,mb=%d,gb=%" G_GUINT64_FORMAT "%s,schedule=%s%s,recompute=%s,zero=%d%s",
-                           tp, cp, pp, dp, (const char *) g_ptr_array_index (splits, x), mb, gb, seqs, sched,
-                           vs, rc == 0 ? "none" : rc == 1 ? "full" : (const char *) fine, z, fs);
+                      l = (SimSweepLayout) {
+                        .global_batch = gb,
+                        .tp = tp, .cp = cp, .pp = pp, .dp = dp,
+                        .ep = split->ep, .etp = split->etp,
+                        .moe_a2a_overlap = (guint8) split->overlap,
+                        .micro_batch = (guint8) mb,
+                        .schedule = (guint8) sc,
+                        .virtual_stages = (guint8) (sc == SIM_SCHEDULE_INTERLEAVED ? v : 0),
+                        .recompute = (guint8) (rc == 0 ? SIM_RECOMPUTE_NONE
+                                               : rc == 1 ? SIM_RECOMPUTE_FULL
+                                                         : SIM_RECOMPUTE_SELECTIVE),
+                        .zero = (guint8) z,
+                        .fp8 = (guint8) (f < 2 ? sw->fp8_modes[f] : SIM_FP8_OFF),
+                        .fp4 = (guint8) (f == 2 ? SIM_FP4_E2M1 : SIM_FP4_OFF),
+                      };
+                      add_layout (sw, nodes, tpn, &l);
                     }
             }
             /* the dominated choices, counted so the user sees them go */
@@ -717,6 +822,10 @@ adopt (Sweep *sw, Row *r, const SimTopology *t, char *label, SimPlan *given, Sim
   }
   g_free (r->label);
   r->label = label;
+  /* the amended label (",layout=..." or ",cuda-graph-scope=..." after the
+   * enumerated one) is no longer the enumerated layout's: the row goes by
+   * its label and the plan given here */
+  r->enumerated = (SimSweepLayout) { 0 };
   sim_run_summary_set_plan (r, given);
   sim_plan_free (*plan);
   *plan = q;
@@ -726,7 +835,9 @@ adopt (Sweep *sw, Row *r, const SimTopology *t, char *label, SimPlan *given, Sim
 
 /* r's plan with one more option, key=value, as the row would carry it:
  * *label its label with ",key=value", *given that plan and *q the same
- * resolved on t; FALSE (nothing set) where it does not resolve */
+ * resolved on t; FALSE (nothing set) where it does not resolve.  Such a
+ * label stays text: a row that takes it (adopt) goes by its label and
+ * that plan, no longer by its SimSweepLayout */
 static gboolean
 amend (const Sweep *sw, const Row *r, const SimTopology *t, const char *key, const char *value,
        char **label, SimPlan **given, SimPlan **q)
@@ -834,7 +945,7 @@ prepare (Sweep *sw, Row *r)
   if (r->pruned != NULL)
     return FALSE;
   if (r->plan == NULL)
-    sim_run_summary_set_plan (r, enumerated_plan (r));
+    sim_run_summary_set_plan (r, enumerated_plan (sw, r));
   if (r->plan != NULL)
     plan = sim_plan_copy (r->plan);
   if (plan == NULL || !sim_plan_resolve (plan, t, sw->model, &error)) {
