@@ -221,6 +221,38 @@ token_dropping (GPtrArray *out, const SimRun *run)
       dropped));
 }
 
+/* A block-scaled (MXFP8 or NVFP4) mixture-of-experts plan that launches
+ * each local expert's GEMMs and casts on their own, where Transformer
+ * Engine's fused grouped MLP could run them (sim-plan-experts.c says
+ * where): the line gives an MoE layer's forward and backward per
+ * micro-batch both ways, from the same cost model (sim_cost_layer of the
+ * plan with --moe-fused-grouped-mlp), as NVIDIA's Blackwell MoE recipes
+ * run them from NeMo 26.06 (tests/validation/data/moe_training.md) */
+static void
+fused_experts (GPtrArray *out, const SimRun *run, const SimLayerCost *cost)
+{
+  const SimPlan *p = run->plan;
+  g_autoptr (SimPlan) q = NULL;
+  SimLayerCost with;
+  double now_s, fused_s;
+  if (!sim_model_is_moe (run->model) || p->moe_fused_grouped_mlp || run->model->mlp != SIM_MLP_SWIGLU ||
+      !((p->fp8 != SIM_FP8_OFF && p->fp8_recipe == SIM_FP8_MXFP8) || p->fp4 != SIM_FP4_OFF) ||
+      (p->recompute == SIM_RECOMPUTE_SELECTIVE && (p->recompute_modules & SIM_RECOMPUTE_MOE_ACT)))
+    return;
+  q = sim_plan_copy (p);
+  q->moe_fused_grouped_mlp = TRUE;
+  sim_cost_layer (run->model, q, sim_topology_gpu_type (run->topo, 0), &with);
+  now_s = cost->moe_fwd_s + cost->moe_bwd_s;
+  fused_s = with.moe_fwd_s + with.moe_bwd_s;
+  if (fused_s >= now_s)
+    return;
+  g_ptr_array_add (out, g_strdup_printf (
+      "experts: each local expert's GEMMs and casts run as kernels of their own; Transformer "
+      "Engine's fused grouped MLP (--moe-fused-grouped-mlp) would take an MoE layer's forward "
+      "and backward from %.2f to %.2f ms per micro-batch",
+      1e3 * now_s, 1e3 * fused_s));
+}
+
 /* A layer pass whose kernels the host launches more slowly than the GPU
  * runs them (sim-cost.c wall(): the CPU runs ahead of the GPU only while
  * it is faster) is named: its time rests on the host-launch constant
@@ -395,6 +427,7 @@ sim_run_diagnose (const SimRun *run, const SimRun *ref)
     /* the layer costs both lines read */
     sim_cost_layer (run->model, p, sim_topology_gpu_type (run->topo, 0), &cost);
     launch_bound (out, run, &cost);
+    fused_experts (out, run, &cost);
     token_dropping (out, run);
     slowest = pipeline_imbalance (out, run, &cost);
     if (p->n_slow_links > 0 && run->straggler_base_step_s > 0) {
