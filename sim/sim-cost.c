@@ -227,47 +227,32 @@ sim_cost_grouped_gemm_s (const SimGpuType *g, double groups, double m, double n,
   return groups * gemm_kernel_s (g, 1, m, n, k, speedup, elem_bytes);
 }
 
+/* `groups` GEMMs of the shape in `kernels` kernels: one per group (a
+ * GroupedLinear's cuBLAS GEMM per expert), or 1 (Transformer Engine's
+ * fused grouped MLP, moe_kernels); the groups' work at the shape's rate,
+ * each kernel's fixed cost once */
 static void
-k_grouped_role (Acc *a, const char *role, double groups, double m, double n, double k,
+k_grouped_role (Acc *a, const char *role, double groups, int kernels, double m, double n, double k,
                 double speedup, double elem)
 {
   double s;
   if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
     return;
-  s = sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup, elem);
-  a->s += s;
-  a->flop += groups * 2.0 * m * n * k;
-  a->kernels += (int) groups;
-  if (strcmp (role, "wgrad") == 0)
-    a->w_s += s, a->w_kernels += (int) groups;
-  log_kernel (a, SIM_KERNEL_GROUPED_GEMM, role, m, n, k, groups, (int) groups, 0,
-              groups * 2.0 * m * n * k, s);
-}
-
-/* `groups` GEMMs of the shape as one grouped kernel (Transformer Engine's
- * fused grouped MLP, moe_kernels): the groups' work at the shape's rate,
- * one kernel's fixed cost */
-static void
-k_grouped_one (Acc *a, const char *role, double groups, double m, double n, double k,
-               double speedup, double elem)
-{
-  double s;
-  if (groups <= 0 || m <= 0 || n <= 0 || k <= 0)
-    return;
   s = sim_cost_grouped_gemm_s (a->g, groups, m, n, k, speedup, elem) -
-      (groups - 1) * a->g->eff.kernel_fixed_s;
+      (groups - kernels) * a->g->eff.kernel_fixed_s;
   a->s += s;
   a->flop += groups * 2.0 * m * n * k;
-  a->kernels++;
+  a->kernels += kernels;
   if (strcmp (role, "wgrad") == 0)
-    a->w_s += s, a->w_kernels++;
-  log_kernel (a, SIM_KERNEL_GEMM, role, m, n, k, groups, 1, 0, groups * 2.0 * m * n * k, s);
+    a->w_s += s, a->w_kernels += kernels;
+  log_kernel (a, kernels == (int) groups ? SIM_KERNEL_GROUPED_GEMM : SIM_KERNEL_GEMM, role, m, n, k,
+              groups, kernels, 0, groups * 2.0 * m * n * k, s);
 }
 
 static void
 k_grouped_x (Acc *a, double groups, double m, double n, double k, double speedup, double elem)
 {
-  k_grouped_role (a, "", groups, m, n, k, speedup, elem);
+  k_grouped_role (a, "", groups, (int) groups, m, n, k, speedup, elem);
 }
 
 /* the forward, or the data- and weight-gradient backward, of a grouped
@@ -279,8 +264,8 @@ k_grouped_linear (const SimPlan *p, Acc *fwd, Acc *bwd, double groups, double m,
   if (fwd != NULL)
     k_grouped_x (fwd, groups, m, n, k, x, e);
   if (bwd != NULL) {
-    k_grouped_role (bwd, "dgrad", groups, m, k, n, x, e);
-    k_grouped_role (bwd, "wgrad", groups, k, n, m, x, e);
+    k_grouped_role (bwd, "dgrad", groups, (int) groups, m, k, n, x, e);
+    k_grouped_role (bwd, "wgrad", groups, (int) groups, k, n, m, x, e);
   }
 }
 
@@ -1209,13 +1194,13 @@ fused_grouped_mlp (const SimPlan *p, Acc *fwd, Acc *bwd, double local, double pe
   double x = linear_speedup (p, g), e = linear_elem_bytes (p);
   double bw = g->hbm_bw_bytes_per_s * g->eff.hbm;
   tag ("expert_fc1", fwd, bwd, NULL, NULL, NULL);
-  k_grouped_one (fwd, "", local, per_expert, up, h, x, e);
-  k_grouped_one (bwd, "dgrad", local, per_expert, h, up, x, e);
-  k_grouped_one (bwd, "wgrad", local, h, up, per_expert, x, e);
+  k_grouped_role (fwd, "", local, 1, per_expert, up, h, x, e);
+  k_grouped_role (bwd, "dgrad", local, 1, per_expert, h, up, x, e);
+  k_grouped_role (bwd, "wgrad", local, 1, h, up, per_expert, x, e);
   tag ("expert_fc2", fwd, bwd, NULL, NULL, NULL);
-  k_grouped_one (fwd, "", local, per_expert, h, fe, x, e);
-  k_grouped_one (bwd, "dgrad", local, per_expert, fe, h, x, e);
-  k_grouped_one (bwd, "wgrad", local, fe, h, per_expert, x, e);
+  k_grouped_role (fwd, "", local, 1, per_expert, h, fe, x, e);
+  k_grouped_role (bwd, "dgrad", local, 1, per_expert, fe, h, x, e);
+  k_grouped_role (bwd, "wgrad", local, 1, fe, h, per_expert, x, e);
   tag ("expert_fp8_cast", fwd, bwd, NULL, NULL, NULL);
   /* FC1's input and FC2's output gradient, one grouped quantize each (the
    * bytes of expert_casts' MXFP8 cast, or one NVFP4 quantization) */
