@@ -993,8 +993,21 @@ layer_attention (LayerCtx *c)
        * (rowsum of dO * O) */
       /* FlashAttention's Triton kernel: FlashAttention-2 is 1.3-1.5x faster
        * in the forward pass and ~2x in the backward (Dao 2023,
-       * arXiv:2307.08691, section 4.1, A100) */
+       * arXiv:2307.08691, section 4.1, A100), so its rate is taken from
+       * FlashAttention-2's: the cluster file's flash2 pair where it gives
+       * one (Hopper, whose first pair is FlashAttention-3's), else its
+       * first pair (Ampere's is FlashAttention-2's).  On Hopper neither
+       * kernel uses its new matrix instructions: FlashAttention-2 runs its
+       * Ampere code (Shah et al. 2024, arXiv:2407.08608, section 1), and
+       * llm-foundry's kernel (llmfoundry/models/layers/flash_attn_triton.py
+       * @061f2c7c) is compiled by the pre-MLIR Triton (its setup.py:
+       * triton-pre-mlir, branch triton_pre_mlir_sm90), older than the
+       * MLIR-based Triton that later generated Hopper's wgmma. */
       if (p->attention_kernel == SIM_ATTENTION_TRITON) {
+        if (g->attn_flash2_fwd_efficiency > 0) {
+          eff_f = g->attn_flash2_fwd_efficiency;
+          eff_b = g->attn_flash2_bwd_efficiency;
+        }
         eff_f /= 1.4;
         eff_b /= 2.0;
       }

@@ -33,18 +33,16 @@ RUN_CONFIG = {
 # (nemo_megatron/configure.sh @143b90d) and Nemotron-4 340B
 # (nemotron/configure.sh @35a9aec, its 340b branch); the same script's 15b
 # branch exports NVTE_FUSED_ATTN=1, cuDNN's fused attention, the megatron
-# default on Hopper, so those rows need no option.  MosaicML's amp_bf16 runs
-# came from llm-foundry's later benchmark script, which names the precision
-# 'amp_' + precision and defaults --attn_impl to 'flash', FlashAttention-2
-# from its '.[gpu-flash2]' install
-# (scripts/train/benchmarking/submit_benchmarks.py @51652ea); its bf16 (FSDP
-# PURE) runs from the earlier one, --attn_impl 'triton' (@12a6319), the
-# --framework fsdp default.  docs/published-rates.md section 11 has what the
-# A100 fit makes of it.
+# default on Hopper, so those rows need no option.  MosaicML's runs, bf16
+# (FSDP PURE) and amp_bf16 alike, ran llm-foundry's Triton kernel, the
+# --framework fsdp default: --attn_impl 'triton' is the default of the
+# benchmark script of each table's commit
+# (scripts/train/benchmarking/submit_benchmarks.py @12a6319 and @061f2c7c,
+# the amp_bf16 tables' commit), and its sweep.sh names no other.
+# docs/published-rates.md section 11 has what the fit makes of it.
 KERNELS = {
     "dgxc_gpt3_": ["--attention-kernel", "flash2"],
     "dgxc_nemotron4_340b_": ["--attention-kernel", "flash2"],
-    "mosaic_a100_80gb_amp_bf16_": ["--attention-kernel", "flash"],
 }
 
 # Rows whose published data contradict their own neighbours (same cluster,
