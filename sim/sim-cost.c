@@ -466,6 +466,25 @@ again (Acc *rec, const Acc *fwd, const Acc *mark)
   rec->kernels += fwd->kernels - mark->kernels;
 }
 
+/* Transformer Engine's per-tensor current scaling quantizes a tensor in
+ * four launches (Float8CurrentScalingQuantizer::quantize_impl,
+ * transformer_engine/pytorch/csrc/quantizer.cpp @d0067d0): the amax is
+ * zeroed (zero_amax_kernel, one thread; a cudaMemsetAsync when the recipe
+ * came in, 77fa1e59), the amax pass, compute_scale_from_amax_kernel (one
+ * thread), then the cast (transformer_engine/common/recipe/
+ * current_scaling.cu).  The amax pass and the cast are charged with their
+ * bytes where the tensors are; these are the two single-thread launches of
+ * `quantizations` tensors, a kernel's fixed cost and a host launch each.
+ * torchtitan's float8 is torchao's, not Transformer Engine's: none. */
+static void
+current_scaling_scalars (const SimPlan *p, Acc *a, int quantizations)
+{
+  if (p->fp8_recipe != SIM_FP8_CURRENT || p->framework == SIM_FRAMEWORK_TORCHTITAN)
+    return;
+  for (int i = 0; i < 2 * quantizations; i++)
+    k_mem (a, 4);
+}
+
 /* What an FP8 recipe adds to the delayed-scaling kernels above, per layer,
  * for the GEMM inputs x (QKV and FC1 inputs, Tn x h each, cast by the norms
  * under delayed scaling; the projection input T x qd/t and the FC2 input
@@ -508,10 +527,19 @@ fp8_recipe_kernels (const SimPlan *p, Acc *fwd, Acc *bwd, double T, double Tn, d
     k_mem (fwd, 4 * Tn * h);    /* the QKV input's cast, out of the norm */
     if (mlp)
       k_mem (fwd, 4 * Tn * h);  /* the FC1 input's */
-    for (int i = 0; i < n; i++) { /* the amax passes: 2 bytes per element read */
-      k_mem (fwd, 2 * x[i]);
+    /* the amax passes, 2 bytes per element read; under Megatron-Core the
+     * QKV and FC1 inputs (x[0], x[2]) come out of Transformer Engine's
+     * fused norm linears, whose norm kernel computes its output's amax
+     * (Impl::FUSED_NORM_AMAX_FP8, transformer_engine/pytorch/csrc/
+     * extensions/normalization.cpp @d0067d0, since 3f5b4754), so they
+     * have none; llm-foundry's and torchtitan's norms are their own */
+    for (int i = 0; i < n; i++) {
+      if (p->framework != SIM_FRAMEWORK_MEGATRON || (i != 0 && i != 2))
+        k_mem (fwd, 2 * x[i]);
       k_mem (bwd, 2 * dy[i]);
     }
+    current_scaling_scalars (p, fwd, n);
+    current_scaling_scalars (p, bwd, n);
     break;
   case SIM_FP8_BLOCKWISE:
     k_mem (fwd, 4 * Tn * h + 2 * (4.0 / 128) * Tn * h);
@@ -1178,6 +1206,7 @@ expert_casts (const SimPlan *p, Acc *a, double groups, double elements)
   if (p->fp8_recipe == SIM_FP8_CURRENT)
     k_mem_n (a, n, 2 * elements);
   k_mem_n (a, n, 4 * elements);
+  current_scaling_scalars (p, a, n);
 }
 
 /* The routed experts as Transformer Engine's fused grouped MLP

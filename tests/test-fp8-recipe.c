@@ -76,8 +76,13 @@ layer (Fixture *f, const char *fp8, SimLayerCost *c, SimPlan **out)
  * in_dy = T (qd + 2 kvd)/t + 2 T h + T 2f/t; B is the achievable HBM rate
  * (bandwidth x eff.hbm), k the fixed cost of a kernel.
  *   current - delayed:   forward 2 casts of 4 Tn h bytes out of the norms,
- *     4 amax passes of 2 bytes per input element: 6 k + (8 Tn h + 2 in_x)/B;
- *     backward 4 amax passes over the gradients: 4 k + 2 in_dy / B
+ *     whose kernels compute their amax (Transformer Engine's fused norm
+ *     linears), so amax passes of 2 bytes per element over the other two
+ *     inputs only, in_x - 2 Tn h elements, and for each of the 4
+ *     quantizations two single-thread launches (the amax zeroed, the scale
+ *     from it) of 4 bytes: 12 k + (8 Tn h + 2 (in_x - 2 Tn h) + 32)/B;
+ *     backward 4 amax passes over the gradients and 8 single-thread
+ *     launches: 12 k + (2 in_dy + 32) / B
  *   blockwise - delayed: forward the 2 casts with a 4-byte scale per 128
  *     elements on both copies, and every other cast's scales:
  *     2 k + 2 (4 + 8/128) Tn h / B + (8/128) in_x / B; backward (8/128) in_dy / B
@@ -100,8 +105,9 @@ test_recipe_kernels (void)
   layer (&hopper, "fp8=hybrid,fp8-recipe=delayed", &d, NULL);
   layer (&hopper, "fp8=hybrid,fp8-recipe=current", &c, NULL);
   layer (&hopper, "fp8=hybrid,fp8-recipe=blockwise", &b, NULL);
-  g_assert_cmpfloat_with_epsilon (c.layer_fwd_s - d.layer_fwd_s, 6 * k + (8 * Tn * h + 2 * in_x) / B, 1e-12);
-  g_assert_cmpfloat_with_epsilon (c.layer_bwd_s - d.layer_bwd_s, 4 * k + 2 * in_dy / B, 1e-12);
+  g_assert_cmpfloat_with_epsilon (c.layer_fwd_s - d.layer_fwd_s,
+                                  12 * k + (8 * Tn * h + 2 * (in_x - 2 * Tn * h) + 32) / B, 1e-12);
+  g_assert_cmpfloat_with_epsilon (c.layer_bwd_s - d.layer_bwd_s, 12 * k + (2 * in_dy + 32) / B, 1e-12);
   g_assert_cmpfloat_with_epsilon (b.layer_fwd_s - d.layer_fwd_s,
                                   2 * k + 2 * (4 + 8.0 / 128) * Tn * h / B + (8.0 / 128) * in_x / B, 1e-12);
   g_assert_cmpfloat_with_epsilon (b.layer_bwd_s - d.layer_bwd_s, (8.0 / 128) * in_dy / B, 1e-12);
