@@ -472,10 +472,13 @@ again (Acc *rec, const Acc *fwd, const Acc *mark)
  * zeroed (zero_amax_kernel, one thread; a cudaMemsetAsync when the recipe
  * came in, 77fa1e59), the amax pass, compute_scale_from_amax_kernel (one
  * thread), then the cast (transformer_engine/common/recipe/
- * current_scaling.cu).  The amax pass and the cast are charged with their
- * bytes where the tensors are; these are the two single-thread launches of
- * `quantizations` tensors, a kernel's fixed cost and a host launch each.
- * torchtitan's float8 is torchao's, not Transformer Engine's: none. */
+ * current_scaling.cu).  A fused norm's output keeps two of them: its amax
+ * buffer is zeroed (at::zeros in create_unquantized_tensor_with_amax) and
+ * its scale computed before the cast (quantize_with_amax).  The amax pass
+ * and the cast are charged with their bytes where the tensors are; these
+ * are the two single-thread launches of `quantizations` tensors, a
+ * kernel's fixed cost and a host launch each.  torchtitan's float8 is
+ * torchao's, not Transformer Engine's: none. */
 static void
 current_scaling_scalars (const SimPlan *p, Acc *a, int quantizations)
 {
