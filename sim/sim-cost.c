@@ -477,15 +477,18 @@ again (Acc *rec, const Acc *fwd, const Acc *mark)
  * its scale computed before the cast (quantize_with_amax).  The amax pass
  * and the cast are charged with their bytes where the tensors are; these
  * are the two single-thread launches of `quantizations` tensors, a
- * kernel's fixed cost and a host launch each.  torchtitan's float8 is
- * torchao's, not Transformer Engine's: none. */
+ * kernel's fixed cost and a host launch each, listed as `name`.
+ * torchtitan's float8 is torchao's, not Transformer Engine's: none. */
 static void
-current_scaling_scalars (const SimPlan *p, Acc *a, int quantizations)
+current_scaling_scalars (const SimPlan *p, Acc *a, int quantizations, const char *name)
 {
+  const char *was = a->tag;
   if (p->fp8_recipe != SIM_FP8_CURRENT || p->framework == SIM_FRAMEWORK_TORCHTITAN)
     return;
+  a->tag = name;
   for (int i = 0; i < 2 * quantizations; i++)
     k_mem (a, 4);
+  a->tag = was;
 }
 
 /* What an FP8 recipe adds to the delayed-scaling kernels above, per layer,
@@ -541,8 +544,8 @@ fp8_recipe_kernels (const SimPlan *p, Acc *fwd, Acc *bwd, double T, double Tn, d
         k_mem (fwd, 2 * x[i]);
       k_mem (bwd, 2 * dy[i]);
     }
-    current_scaling_scalars (p, fwd, n);
-    current_scaling_scalars (p, bwd, n);
+    current_scaling_scalars (p, fwd, n, "fp8_amax_scale");
+    current_scaling_scalars (p, bwd, n, "fp8_amax_scale");
     break;
   case SIM_FP8_BLOCKWISE:
     k_mem (fwd, 4 * Tn * h + 2 * (4.0 / 128) * Tn * h);
@@ -1209,7 +1212,7 @@ expert_casts (const SimPlan *p, Acc *a, double groups, double elements)
   if (p->fp8_recipe == SIM_FP8_CURRENT)
     k_mem_n (a, n, 2 * elements);
   k_mem_n (a, n, 4 * elements);
-  current_scaling_scalars (p, a, n);
+  current_scaling_scalars (p, a, n, "expert_fp8_amax_scale");
 }
 
 /* The routed experts as Transformer Engine's fused grouped MLP
