@@ -499,9 +499,12 @@ current_scaling_scalars (const SimPlan *p, Acc *a, int quantizations, const char
  *   current   (Transformer Engine's Float8CurrentScaling, Megatron's
  *             "tensorwise"): the scale comes from the tensor's own amax, so
  *             every input and gradient is read once more for it before its
- *             cast, and the norms write BF16 that a cast kernel then reads
- *             (the amax pass that delayed scaling exists to avoid:
- *             Transformer Engine's FP8 primer, "delayed scaling");
+ *             cast (the amax pass that delayed scaling exists to avoid:
+ *             Transformer Engine's FP8 primer, "delayed scaling"), but for
+ *             a fused norm's output, whose amax the norm computes; the
+ *             norms write BF16 that a cast kernel then reads; and each
+ *             quantization adds two single-thread launches
+ *             (current_scaling_scalars);
  *   blockwise (DeepSeek-V3, arXiv:2412.19437 section 3.3: 1 x 128 tiles for
  *             activations and gradients, 128 x 128 for weights): each tile's
  *             amax is local, so one pass quantises it, but not inside the
