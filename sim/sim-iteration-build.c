@@ -291,6 +291,9 @@ sim_iter_builder_init (SimIterBuilder *b, const SimTopology *topo, const SimMode
   b->amax_n = g_new0 (int, p);
   b->amax_bytes = g_new0 (double, 2 * p);
   b->amax_s = g_new0 (double, 2 * p);
+  b->tp_amax_s = g_new (double, p);
+  for (int s = 0; s < p; s++)
+    b->tp_amax_s[s] = -1;
   /* per stage: up and down the ranks, forward and backward */
   b->n_sends = replicas * p * 4;
   b->dp_mirror = (alone & MIRROR_DP) && dp_mirrored (b, full);
@@ -370,6 +373,7 @@ sim_iter_builder_clear (SimIterBuilder *b)
   g_clear_pointer (&b->amax_n, g_free);
   g_clear_pointer (&b->amax_bytes, g_free);
   g_clear_pointer (&b->amax_s, g_free);
+  g_clear_pointer (&b->tp_amax_s, g_free);
   g_clear_pointer (&b->tp_gpus, g_free);
   g_clear_pointer (&b->stage_scale, g_free);
   for (int i = 0; b->sends != NULL && i < b->n_sends; i++)
@@ -1224,8 +1228,55 @@ amax_reduced (const SimIterBuilder *b)
          p->tp * p->cp * (p->tp_only_amax_red ? 1 : p->dp) > 1;
 }
 
+/* Per-tensor current scaling and NVFP4 under sequence parallelism:
+ * Transformer Engine all-reduces (MAX) the amax of each column-parallel
+ * linear's input and of each row-parallel linear's output gradient over
+ * the TP group before the cast, since the cast tensor is then all-gathered
+ * and every rank must scale it alike (set_quantizer_amax_reduction_group,
+ * transformer_engine/pytorch/module/_common.py; its callers in linear.py
+ * and layernorm_linear.py @d0067d0, since 77fa1e59; the all-reduce and
+ * its wait on the compute stream in Float8CurrentScalingQuantizer::
+ * quantize_impl, pytorch/csrc/quantizer.cpp).  Per layer: the QKV and FC1
+ * inputs forward and the projection's and FC2's output gradients backward,
+ * 2 each; an MoE layer's experts are no sequence-parallel linears (the
+ * dispatcher moves their tokens), so 1 each; a recomputation repeats the
+ * forward's.  One 4-byte all-reduce each: its latency (choose()). */
+static gboolean
+tp_amax_reduced (const SimIterBuilder *b)
+{
+  const SimPlan *p = b->plan;
+  gboolean current = p->fp8 != SIM_FP8_OFF && p->fp8_recipe == SIM_FP8_CURRENT;
+  return (current || p->fp4 != SIM_FP4_OFF) && p->framework == SIM_FRAMEWORK_MEGATRON &&
+         p->tp > 1 && p->sequence_parallel > 0;
+}
+
+/* the TP amax all-reduces of a pass (tp_amax_reduced), a delay after
+ * `after` that `end` waits for */
+static void
+tp_amax_reduce (SimIterBuilder *b, const PassCtx *pc, SimActivityId after, SimActivityId end)
+{
+  const SimPlan *p = b->plan;
+  gboolean bwd = pc->op->kind != SIM_PASS_FORWARD;
+  int s = pc->stage;
+  double n = 2.0 * (pc->lc - pc->nm) + pc->nm;
+  guint32 first, span;
+  SimActivityId x;
+  if (bwd && p->recompute == SIM_RECOMPUTE_FULL)
+    n += 2.0 * pc->rd + pc->rm;
+  if (b->tp_amax_s[s] < 0)
+    b->tp_amax_s[s] = choose (b, SIM_OP_ALL_REDUCE, &b->tp_gpus[(gsize) s * p->cp * p->tp], p->tp, 4.0)
+                          ->predicted_s;
+  span = new_span (b, SIM_SPAN_TP, s, pc->replica, pc->mb, pc->chunk);
+  first = sim_engine_n_activities (b->e);
+  x = sim_engine_add_delay (b->e, sim_time_from_s (n * b->tp_amax_s[s]), span);
+  mark_from (b, first, span);
+  dep (b, x, after);
+  dep (b, end, x);
+}
+
 /* the amax all-reduce of a pass, a delay after `after` that `end` waits
- * for; nothing without FP8 delayed scaling or for a chunk without layers */
+ * for; nothing without FP8 delayed scaling (or current scaling's and
+ * NVFP4's TP reductions, tp_amax_reduce) or for a chunk without layers */
 static void
 amax_reduce (SimIterBuilder *b, const PassCtx *pc, SimActivityId after, SimActivityId end)
 {
@@ -1236,6 +1287,8 @@ amax_reduce (SimIterBuilder *b, const PassCtx *pc, SimActivityId after, SimActiv
   double gemms, bytes;
   guint32 first, span;
   SimActivityId x;
+  if (pc->lc > 0 && tp_amax_reduced (b))
+    tp_amax_reduce (b, pc, after, end);
   if (!amax_reduced (b) || pc->lc == 0)
     return;
   gemms = 4.0 * (pc->lc - pc->nm);
@@ -1302,7 +1355,7 @@ build_forward (SimIterBuilder *b, const PassCtx *pc, Pass *pass)
   if (x != G_MAXUINT32)
     dep (b, pass->end, x);
   /* after the compute and what the pass waits for beside it */
-  if (amax_reduced (b) && pc->lc > 0) {
+  if ((amax_reduced (b) || tp_amax_reduced (b)) && pc->lc > 0) {
     SimActivityId j = gate (b, pc->gspan);
     dep (b, j, a);
     dep (b, j, y);

@@ -206,6 +206,10 @@ typedef struct {
   int **amax_gpus;
   int *amax_n;
   double *amax_bytes, *amax_s;
+  /* per stage: one TP all-reduce of an amax (4 bytes) under current
+   * scaling or NVFP4 with sequence parallelism (tp_amax_reduced); < 0 not
+   * yet chosen */
+  double *tp_amax_s;
   SendGroup *sends;
   int n_sends;
   /* the GPUs of each TP group, tp of them from [((r * pp + s) * cp + c) * tp] */

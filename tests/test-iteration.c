@@ -644,6 +644,45 @@ test_fp8_amax (void)
   g_assert_nonnull (strstr (error->message, "--tp-only-amax-red: expected --fp8"));
 }
 
+/* Current scaling under sequence parallelism: Transformer Engine
+ * all-reduces, over the TP group and on the compute stream, the amax of
+ * each column-parallel linear's input and of each row-parallel linear's
+ * output gradient (sim-iteration-build.c, tp_amax_reduce).  Llama-3-8B on
+ * dgx8x4, tp 8 (sequence parallel), pp 1, dp 8, 8 micro-batches: per
+ * micro-batch 32 layers x (2 forward + 2 backward) = 128 all-reduces of 4
+ * bytes over one node's 8 GPUs, each R alone on the network, so the step
+ * exposes 8 x 128 x R of TP communication (each delay rounded up to the
+ * picosecond), with TP's own collectives hidden behind the GEMMs; delayed
+ * scaling exposes none, and neither does tp 1 (no TP group). */
+static void
+test_fp8_tp_amax (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (t, e);
+  const char *plans[] = { "tp=8,pp=1,dp=8,gb=64,fp8=hybrid,fp8-recipe=current",
+                          "tp=8,pp=1,dp=8,gb=64,fp8=hybrid,fp8-recipe=delayed",
+                          "tp=1,pp=1,dp=64,gb=64,fp8=hybrid,fp8-recipe=current" };
+  int node[8];
+  double r;
+  g_autoptr (GError) error = NULL;
+
+  for (int i = 0; i < 8; i++)
+    node[i] = i;
+  r = all_reduce_s (net, node, 8, 4);
+  for (guint k = 0; k < G_N_ELEMENTS (plans); k++) {
+    g_autoptr (SimPlan) p = test_resolve_plan (t, m, plans[k]);
+    g_autoptr (SimMemory) mem = sim_memory_compute (t, m, p);
+    g_autoptr (SimIteration) it = sim_iteration_run (t, m, p, mem, FALSE, &error);
+    double want = k == 0 ? 8 * 128 * r : 0;
+    g_assert_no_error (error);
+    g_assert_cmpuint (p->micro_batches, ==, k == 2 ? 1 : 8);
+    g_test_message ("%s: exposed TP %.9f s (want %.9f s)", plans[k], it->exposed_tp_s, want);
+    g_assert_cmpfloat_with_epsilon (it->exposed_tp_s, want, 1024 * 1e-12);
+  }
+}
+
 /* --grad-reduce-in-fp32 (Megatron-LM's own bf16 default) puts 4 bytes per
  * gradient on the wire instead of 2.  Llama-3-8B on two DGX nodes, tp 8,
  * dp 2, ZeRO 0, the reduction after the whole backward: each GPU
@@ -758,6 +797,7 @@ main (int argc, char **argv)
   g_test_add_func ("/iteration/bound", test_bound);
   g_test_add_func ("/iteration/empty-edge-chunks", test_empty_edge_chunks);
   g_test_add_func ("/iteration/fp8-amax", test_fp8_amax);
+  g_test_add_func ("/iteration/fp8-tp-amax", test_fp8_tp_amax);
   g_test_add_func ("/iteration/async-tp", test_async_tp);
   g_test_add_func ("/iteration/grad-reduce-fp32", test_grad_reduce_fp32);
   g_test_add_func ("/iteration/partial-recompute", test_partial_recompute);
