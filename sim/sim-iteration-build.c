@@ -14,14 +14,6 @@
 #include "sim-schedule.h"
 #include "sim-variability.h"
 
-const char *
-sim_span_kind_name (SimSpanKind k)
-{
-  static const char *names[] = { "forward", "backward", "recompute", "optimizer", "tp",
-                                 "cp",      "pp",       "dp",        "ep",       "gate", "weight" };
-  return k < SIM_SPAN_KINDS ? names[k] : "?";
-}
-
 /* what a collective's algorithm and protocol depend on: the operation,
  * the group's size, nodes and stride, and the bytes (choose) */
 typedef struct {
@@ -59,15 +51,6 @@ array_unref_null (gpointer a)
 {
   if (a != NULL)
     g_array_unref (a);
-}
-
-/* 64-bit keys of two small halves (group << 32 | seq) mixed (g_int64_hash folds the halves with xor,
- * which makes small groups and small seqs collide) */
-guint
-sim_iter_key_hash (gconstpointer p)
-{
-  guint64 x = *(const guint64 *) p * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
-  return (guint) (x >> 32);
 }
 
 /* what a collective's time alone depends on, beside the network: its
@@ -158,34 +141,6 @@ dp_mirrored (const SimIterBuilder *b, gboolean full)
   return TRUE;
 }
 
-/* LoRA: one layer's adapter parameters on one TP rank, the only ones with
- * gradients to reduce and an optimizer step (sim-cost.c lora_adapters): a
- * column-parallel projection's A (in x r) whole and B (r x out/tp); a
- * row-parallel one's A (in/tp x r) and B (r x out) whole */
-static double
-lora_rank_params (const SimModel *m, const SimPlan *p)
-{
-  SimLoraAdapter a[SIM_LORA_MAX_ADAPTERS];
-  int n = sim_model_lora_adapters (m, p->lora_targets, a);
-  double r = (double) p->lora_rank, t = p->tp, params = 0;
-  for (int i = 0; i < n; i++)
-    params += a[i].column_parallel ? r * ((double) a[i].in + (double) a[i].out / t)
-                                   : r * ((double) a[i].in / t + (double) a[i].out);
-  return params;
-}
-
-/* the parameters of stage sm (per GPU) that have gradients and an
- * optimizer step, less the routed experts': all of them, or under LoRA the
- * adapters of its layers (the frozen base, embedding and output layer have
- * neither) */
-double
-sim_iter_trainable_dense (const SimModel *m, const SimPlan *p, const SimStageMemory *sm)
-{
-  if (p->lora_rank > 0)
-    return (double) sm->layers * lora_rank_params (m, p);
-  return (double) (sm->params - sm->expert_params);
-}
-
 /* whether context parallelism's blocks leave the TP groups' links alone:
  * every TP group inside one node (its collectives on NVLink) and every CP
  * group's ranks each on a node of their own (its blocks over the NICs).
@@ -264,7 +219,7 @@ sim_iter_builder_init (SimIterBuilder *b, const SimTopology *topo, const SimMode
   }
   b->layer_params = (double) sim_model_layer_params_sharded (model) / plan->tp +
                     (double) sim_model_layer_params_replicated (model);
-  b->grad_params = plan->lora_rank > 0 ? lora_rank_params (model, plan) : b->layer_params;
+  b->grad_params = plan->lora_rank > 0 ? sim_iter_lora_rank_params (model, plan) : b->layer_params;
   if (cost != NULL)
     b->cost = *cost;
   else

@@ -220,15 +220,13 @@ typedef struct {
   double *stage_scale;
 } SimIterBuilder;
 
+/* LoRA: one layer's adapter parameters on one TP rank, the only ones with
+ * gradients to reduce and an optimizer step (sim-iteration.c) */
+double sim_iter_lora_rank_params (const SimModel *m, const SimPlan *p);
 /* the parameters of stage sm (per GPU) that have gradients and an
  * optimizer step, less the routed experts': all of them, or under LoRA the
  * adapters of its layers (the frozen base, embedding and output layer have
- * neither) */
-/* the dense parameters of stage memory sm that train (all of them, or under
- * LoRA the adapters): what its gradients reduce */
-/* the parameters of stage sm (per GPU) that have gradients and an
- * optimizer step, less the routed experts': all of them, or under LoRA the
- * adapters of its layers */
+ * neither): what its gradients reduce */
 double sim_iter_trainable_dense (const SimModel *m, const SimPlan *p, const SimStageMemory *sm);
 
 /* a span runs from its first activity's start to its last one's end */
