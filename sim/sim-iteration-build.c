@@ -1194,8 +1194,10 @@ amax_reduced (const SimIterBuilder *b)
  * quantize_impl, pytorch/csrc/quantizer.cpp).  Per layer: the QKV and FC1
  * inputs forward and the projection's and FC2's output gradients backward,
  * 2 each; an MoE layer's experts are no sequence-parallel linears (the
- * dispatcher moves their tokens), so 1 each; a recomputation repeats the
- * forward's.  One 4-byte all-reduce each: its latency (choose()). */
+ * dispatcher moves their tokens), so 1 each; a full recomputation repeats
+ * the forward's (a selective one, whose recomputed modules may quantize
+ * again, is not counted).  One 4-byte all-reduce each: its latency
+ * (choose()). */
 static gboolean
 tp_amax_reduced (const SimIterBuilder *b)
 {
