@@ -363,7 +363,9 @@ lora_adapters (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, double T
 }
 
 /* How a fused attention kernel's rate depends on its shape, relative to
- * the GPU's <attention> efficiencies (long sequences, head dimension 128).
+ * the GPU's <attention> efficiencies (causal, 16 k tokens, head dimension
+ * 128: the Hopper files give the causal forward figures of the paper below,
+ * Fig. 5(d), which sit 5-10 % under the figures without the mask).
  *
  * Sequence length: FlashAttention-2 on H100, causal, head dimension 128,
  * 16 k tokens per batch (Shah et al. 2024, arXiv:2407.08608, Fig. 5(d)):
