@@ -5,11 +5,12 @@ usage: fsdp-check.py SIM [SOURCE_ROOT] [--tolerance WORST,MAE,BIAS] [--fp8-toler
                      [--write | --check-band]
 
 Reads SOURCE_ROOT/tests/validation/data/mosaic_h100_heldout.csv (MosaicML
-llm-foundry's whole H100 BF16 and FP8 tables, their source in the file's
-header) and
+llm-foundry's whole H100 BF16 and FP8 tables on 8-64 GPUs and its
+large-scale BF16 table on 128-512, their source in the file's header) and
 runs each row as tools/fit-efficiency.py runs the calibration rows
-(simtools/calibration.py: --framework fsdp, ZeRO 3, the row's micro-batch,
-global batch and recomputation), with the Hopper files as shipped: their
+(simtools/calibration.py: --framework fsdp, ZeRO 3 or ZeRO 2 for
+SHARD_GRAD_OP, the row's micro-batch, global batch, recomputation and
+recipe_flags), with the Hopper files as shipped: their
 constants were fitted on NeMo (Megatron) runs only, so these rows say how
 far a --framework fsdp plan on Hopper can be trusted.
 
