@@ -15,7 +15,9 @@ constants were fitted on NeMo (Megatron) runs only, so these rows say how
 far a --framework fsdp plan on Hopper can be trusted.
 
 Prints each row's error and the summary, the BF16 and the FP8 rows (run
-with --fp8 hybrid, as fidelity.py runs FP8 rows) apart; checks that every
+with --fp8 hybrid, as fidelity.py runs FP8 rows) apart, each by GPU count
+with the drift of every scaling series (a model at three or more GPU
+counts with the same sequence, micro-batch, table and recipe flags); checks that every
 run (each trained) is predicted to fit; with --tolerance (BF16) and
 --fp8-tolerance, that the largest |error|, the mean |error| and the |mean
 error| are within the three fractions.  The BF16 summary is the FSDP band
@@ -63,6 +65,7 @@ def judge(sim, label, rows, tolerance):
             print("  %s: predicted out of memory, peak %.2f GB of %.2f GB usable"
                   % (r["row_id"], m["peak_bytes"] / 1e9, m["usable_bytes"] / 1e9))
     print("%d of %d runs that trained predicted to fit" % (len(rows) - failed, len(rows)))
+    by_scale(rows, errs)
     if tolerance:
         worst, mae, bias = max(e, key=abs), statistics.mean(abs(x) for x in e), statistics.mean(e)
         ok = abs(worst) <= tolerance[0] and mae <= tolerance[1] and abs(bias) <= tolerance[2]
@@ -71,6 +74,37 @@ def judge(sim, label, rows, tolerance):
                  100 * bias, 100 * tolerance[2]))
         failed += not ok
     return e, failed
+
+
+def by_scale(rows, errs):
+    """the summary by GPU count, and for each model with runs at three or
+    more counts of one sequence length, micro-batch, table and recipe (a
+    scaling series: the same work per GPU), the error at its largest count
+    minus at its smallest: the drift, negative where sim grows optimistic
+    with scale"""
+    counts = sorted(set(int(r["num_gpus"]) for r in rows))
+    print("by GPUs:")
+    for n in counts:
+        e = [errs[r["row_id"]] for r in rows if int(r["num_gpus"]) == n]
+        print("  %4d GPUs %3d rows: MAE %5.1f%%, mean %+5.1f%%"
+              % (n, len(e), 100 * statistics.mean(abs(x) for x in e), 100 * statistics.mean(e)))
+    series = {}
+    for r in rows:
+        series.setdefault((r["model"], r["seq_len"], r["micro_batch"], r["source_locator"],
+                           r.get("recipe_flags") or ""), []).append(r)
+    drifts = []
+    for key, rs in sorted(series.items()):
+        if len(set(r["num_gpus"] for r in rs)) < 3:
+            continue
+        rs = sorted(rs, key=lambda r: int(r["num_gpus"]))
+        small, large = rs[0], rs[-1]
+        d = errs[large["row_id"]] - errs[small["row_id"]]
+        drifts.append(d)
+        print("  series %-8s seq %5s mb %2s: %s GPUs %+5.1f%% -> %s GPUs %+5.1f%%, drift %+5.1f points"
+              % (key[0], key[1], key[2], small["num_gpus"], 100 * errs[small["row_id"]], large["num_gpus"],
+                 100 * errs[large["row_id"]], 100 * d))
+    if drifts:
+        print("  mean drift over %d series: %+.1f points" % (len(drifts), 100 * statistics.mean(drifts)))
 
 
 def main(argv):
