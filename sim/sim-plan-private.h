@@ -1,6 +1,7 @@
 /* sim-plan-private.h — what the parts of sim-plan share (sim-plan.c the
  * options, defaults and validation; -pipeline.c the schedule and the
- * split of the layers; -names.c the names).  Internal to libsim: not
+ * split of the layers; -names.c the names; -experts.c the routed experts;
+ * -torchtitan.c torchtitan's steps).  Internal to libsim: not
  * installed. */
 #pragma once
 
@@ -93,5 +94,7 @@ gboolean sim_plan_resolve_schedule (SimPlan *plan, const SimModel *model, GError
 gboolean sim_plan_resolve_split (SimPlan *plan, const SimModel *model, GError **error);
 /* sim-plan-experts.c: --moe-fused-grouped-mlp's requirements */
 gboolean sim_plan_resolve_fused_grouped_mlp (SimPlan *plan, const SimModel *model, GError **error);
+/* sim-plan-torchtitan.c: --torch-compile's checks and FSDP2 under PP */
+gboolean sim_plan_resolve_torchtitan (SimPlan *plan, GError **error);
 
 G_END_DECLS

@@ -1567,38 +1567,6 @@ resolve_framework (SimPlan *plan, const SimTopology *topo)
                         "Megatron-LM's --bf16 reduces in fp32)");
 }
 
-/* torch.compile, a torchtitan setting: torchtitan compiles each
- * transformer block when asked (--training.compile, off by default:
- * torchtitan/config_manager.py @9dec370, action store_true; the shipped
- * train_configs/llama3_8b.toml @9dec370 sets compile = false), and its
- * async TP needs it (parallelisms/parallelize_llama.py @9dec370: "Async TP
- * requires --training.compile").  Megatron-Core and llm-foundry runs keep
- * their own fused kernels, which sim models already. */
-static gboolean
-resolve_torch_compile (SimPlan *plan, GError **error)
-{
-  if (plan->framework != SIM_FRAMEWORK_TORCHTITAN) {
-    if (given (plan, KEY_TORCH_COMPILE)) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                   "--%storch-compile: expected --framework torchtitan (Megatron-Core and llm-foundry "
-                   "run their own fused kernels)", plan->torch_compile ? "" : "no-");
-      return FALSE;
-    }
-    return TRUE;
-  }
-  if (plan->torch_compile < 0) {
-    plan->torch_compile = 0;
-    sim_plan_note_default (plan, "--no-torch-compile (torchtitan's default: each block runs eagerly)");
-  }
-  if (!plan->torch_compile && plan->tp_comm_overlap > 0) {
-    g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN,
-                 "--tp-comm-overlap: torchtitan's async TP needs --torch-compile (it is Inductor's "
-                 "micro-pipelining pass)");
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* CUDA graphs.  A scope without an implementation is Transformer Engine's
  * (Megatron-Bridge's recipes pair the two), an implementation without a
  * scope captures every layer whole (Megatron-Core's default, "full").
@@ -1973,7 +1941,7 @@ sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
       !resolve_experts (plan, topo, model, error))
     return FALSE;
   resolve_framework (plan, topo);
-  return resolve_torch_compile (plan, error) && resolve_cpu_offload (plan, topo, model, error) &&
+  return sim_plan_resolve_torchtitan (plan, error) && resolve_cpu_offload (plan, topo, model, error) &&
          resolve_cuda_graphs (plan, model, error) && resolve_attention_kernel (plan, topo, error) &&
          resolve_fp8 (plan, topo, error) && resolve_fp4 (plan, topo, error) &&
          sim_plan_resolve_fused_grouped_mlp (plan, model, error) &&

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sim-error.h"
+#include "sim-memory.h"
 #include "sim-plan.h"
 #include "test-util.h"
 
@@ -458,6 +459,53 @@ test_set_number (void)
   }
 }
 
+/* FSDP2 under pipeline parallelism as torchtitan runs it
+ * (sim-plan-torchtitan.c): Llama-3-70B at tp 8, pp 4, dp 2 on dgx8x4 with
+ * --zero 3 resolves to ZeRO-1 with fp32 gradients and says so.  Stage 1
+ * holds 20 layers of 106,971,136 parameters per GPU (tests/test-headline.py:
+ * (855,654,400 - 16,384) / 8 + 16,384), P = 2,139,422,720: bf16 parameters
+ * gathered, 2P = 4,278,845,440 B; gradients whole in fp32, 4P =
+ * 8,557,690,880 B; master weights 4P / dp 2 = 4,278,845,440 B and Adam's
+ * moments 8P / 2 = 8,557,690,880 B.  Without PP, and with Megatron's
+ * framework, --zero 3 stays ZeRO-3. */
+static void
+test_torchtitan_fsdp_pp (void)
+{
+  g_autoptr (SimTopology) t = dgx8x4 ();
+  g_autoptr (SimModel) m = model ("llama3-70b.xml");
+  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlan) flat = sim_plan_new ();
+  g_autoptr (SimPlan) mcore = sim_plan_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SimMemory) mem = NULL;
+  const SimStageMemory *s1;
+  const guint64 P = 2139422720;
+  gboolean said = FALSE;
+
+  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=4,dp=2,zero=3,framework=torchtitan", &error));
+  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_cmpint (p->zero, ==, 1);
+  g_assert_true (p->grad_reduce_fp32);
+  for (guint k = 0; k < p->defaults->len; k++)
+    said |= strstr (g_ptr_array_index (p->defaults, k), "reshard_after_forward=False") != NULL;
+  g_assert_true (said);
+  mem = sim_memory_compute (t, m, p);
+  s1 = &g_array_index (mem->stages, SimStageMemory, 1);
+  g_assert_cmpuint (s1->params, ==, P);
+  g_assert_cmpuint (s1->params_bytes, ==, 2 * P);
+  g_assert_cmpuint (s1->grads_bytes, ==, 4 * P);
+  g_assert_cmpuint (s1->master_bytes, ==, 4 * P / 2);
+  g_assert_cmpuint (s1->optimizer_bytes, ==, 8 * P / 2);
+  g_assert_cmpuint (s1->buffer_bytes, ==, 0);
+
+  g_assert_true (sim_plan_parse_string (flat, "tp=8,pp=1,dp=8,zero=3,framework=torchtitan", &error));
+  g_assert_true (sim_plan_resolve (flat, t, m, &error));
+  g_assert_cmpint (flat->zero, ==, 3);
+  g_assert_true (sim_plan_parse_string (mcore, "tp=8,pp=4,dp=2,zero=3", &error));
+  g_assert_true (sim_plan_resolve (mcore, t, m, &error));
+  g_assert_cmpint (mcore->zero, ==, 3);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -473,5 +521,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/megatron-split", test_megatron_split);
   g_test_add_func ("/plan/resolve-model", test_resolve_model);
   g_test_add_func ("/plan/set-number", test_set_number);
+  g_test_add_func ("/plan/torchtitan-fsdp-pp", test_torchtitan_fsdp_pp);
   return g_test_run ();
 }
