@@ -29,7 +29,7 @@ sim_plan_state_bytes (const SimPlan *plan, int *params, int *grads, int *master,
                       int *accum)
 {
   sim_recipe_bytes (plan->recipe, params, grads, master, optimizer, accum);
-  if (plan->grad_reduce_fp32 && *grads + *accum < 4)
+  if ((plan->grad_reduce_fp32 || plan->framework == SIM_FRAMEWORK_TORCHTITAN) && *grads + *accum < 4)
     *grads = 4;
 }
 

@@ -161,8 +161,12 @@ void sim_recipe_bytes (SimRecipe recipe, int *params, int *grads, int *master, i
  * Megatron-Core's DDP gradient buffer is then fp32, bf16 params 2 + fp32
  * grads 4 + master 4 + m 4 + v 4 = 18 bytes; the course notes,
  * docs/course-notes/000_98543d7f24e12d1f.txt line 250, name fp32 gradients
- * as the first thing to check when a measured ledger is above 16N); a recipe that already keeps an fp32 accumulation
- * buffer or fp32 gradients is unchanged.  Pure; any thread. */
+ * as the first thing to check when a measured ledger is above 16N), and
+ * under torchtitan, whose FSDP2 reduce-scatters the gradients in fp32
+ * (training.mixed_precision_reduce, torchtitan/config_manager.py @9dec370)
+ * into a shard of the fp32 parameter's dtype; a recipe that already keeps an
+ * fp32 accumulation buffer or fp32 gradients is unchanged.  Pure; any
+ * thread. */
 void sim_plan_state_bytes (const SimPlan *plan, int *params, int *grads, int *master, int *optimizer,
                            int *accum);
 

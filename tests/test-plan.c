@@ -467,7 +467,9 @@ test_set_number (void)
  * gathered, 2P = 4,278,845,440 B; gradients whole in fp32, 4P =
  * 8,557,690,880 B; master weights 4P / dp 2 = 4,278,845,440 B and Adam's
  * moments 8P / 2 = 8,557,690,880 B.  Without PP, and with Megatron's
- * framework, --zero 3 stays ZeRO-3. */
+ * framework, --zero 3 stays ZeRO-3; torchtitan's shards of the gradients
+ * are fp32 (FSDP2 reduce-scatters in its reduce dtype), 4 bytes against the
+ * bf16 parameters' 2, where Megatron's ZeRO-3 keeps bf16 gradients. */
 static void
 test_torchtitan_fsdp_pp (void)
 {
@@ -501,9 +503,19 @@ test_torchtitan_fsdp_pp (void)
   g_assert_true (sim_plan_parse_string (flat, "tp=8,pp=1,dp=8,zero=3,framework=torchtitan", &error));
   g_assert_true (sim_plan_resolve (flat, t, m, &error));
   g_assert_cmpint (flat->zero, ==, 3);
+  {
+    g_autoptr (SimMemory) fm = sim_memory_compute (t, m, flat);
+    const SimStageMemory *s0 = &g_array_index (fm->stages, SimStageMemory, 0);
+    g_assert_cmpuint (s0->grads_bytes, ==, 2 * s0->params_bytes);
+  }
   g_assert_true (sim_plan_parse_string (mcore, "tp=8,pp=4,dp=2,zero=3", &error));
   g_assert_true (sim_plan_resolve (mcore, t, m, &error));
   g_assert_cmpint (mcore->zero, ==, 3);
+  {
+    g_autoptr (SimMemory) mm = sim_memory_compute (t, m, mcore);
+    const SimStageMemory *s0 = &g_array_index (mm->stages, SimStageMemory, 0);
+    g_assert_cmpuint (s0->grads_bytes, ==, s0->params_bytes);
+  }
 }
 
 int
