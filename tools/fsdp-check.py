@@ -17,11 +17,11 @@ far a --framework fsdp plan on Hopper can be trusted.
 Prints each row's error and the summary, the BF16 and the FP8 rows (run
 with --fp8 hybrid, as fidelity.py runs FP8 rows) apart, each by GPU count
 with the drift of every scaling series (a model at three or more GPU
-counts with the same sequence, micro-batch, table and recipe flags); checks that every
-run (each trained) is predicted to fit; with --tolerance (BF16) and
---fp8-tolerance, that the largest |error|, the mean |error| and the |mean
-error| are within the three fractions.  The BF16 summary is the FSDP band
-the report prints under the step time of a
+counts with the same sequence, micro-batch, table and recipe flags);
+checks that every run (each trained) is predicted to fit; with
+--tolerance (BF16) and --fp8-tolerance, that the largest |error|, the mean
+|error| and the |mean error| are within the three fractions.  The BF16
+summary is the FSDP band the report prints under the step time of a
 --framework fsdp plan: --write stores the mean |error|, the mean signed
 error, the rows and the rows within 15 % as the fsdp band of the band
 file, topologies/bands.xml, in the set of the Hopper cluster files

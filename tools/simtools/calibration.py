@@ -4,9 +4,8 @@ the other tables run the same way: mosaic_h100_heldout.csv
 (tools/fsdp-check.py), the A100 40GB rows (a100-40gb-check.py),
 megascale_scaling.csv (megascale-check.py).  Each row runs as a user would
 run it: the shipped cluster file of its GPU, --nodes, the row's layout,
-ZeRO-3 (ZeRO-2 for SHARD_GRAD_OP) and --framework fsdp for FSDP rows, ZeRO-1
-and --framework megatron
-otherwise."""
+ZeRO-3 (ZeRO-2 for SHARD_GRAD_OP) and --framework fsdp for FSDP rows,
+ZeRO-1 and --framework megatron otherwise, and a row's recipe_flags."""
 import concurrent.futures
 import os
 import re
