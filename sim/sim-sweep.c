@@ -714,7 +714,8 @@ sim_sweep_enumerate (SimSweep *sw)
           /* a pp that does not divide the layers runs uneven stages, as
            * plain sim resolves them (the first and last stages give up
            * one layer first, as Llama 3 405B's 126 layers on pp 8 or 16),
-           * under 1F1B; the interleaved schedule below needs the division */
+           * under every schedule but the interleaved one, which needs the
+           * division (schedule_fits) */
           if ((G / (tp * cp)) % pp || (guint64) pp > m->layers)
             continue;
           dp = G / (tp * cp * pp);
