@@ -40,7 +40,7 @@ from simtools import ROOT, bands, options, runs
 from simtools.calibration import Runner, select_rows
 from simtools.clusters import HOPPER
 from simtools.rows import measured_s
-from simtools.summary import CALIBRATION, summary
+from simtools.summary import CALIBRATION, scale_drifts, summary
 
 DATA = "mosaic_h100_heldout.csv"
 
@@ -90,21 +90,13 @@ def by_scale(rows, errs):
               % (n, len(e), 100 * statistics.mean(abs(x) for x in e), 100 * statistics.mean(e)))
     series = {}
     for r in rows:
-        series.setdefault((r["model"], r["seq_len"], r["micro_batch"], r["source_locator"],
-                           r.get("recipe_flags") or ""), []).append(r)
-    drifts = []
-    for key, rs in sorted(series.items()):
-        if len(set(r["num_gpus"] for r in rs)) < 3:
-            continue
-        rs = sorted(rs, key=lambda r: int(r["num_gpus"]))
-        small, large = rs[0], rs[-1]
-        d = errs[large["row_id"]] - errs[small["row_id"]]
-        drifts.append(d)
-        print("  series %-8s seq %5s mb %2s: %s GPUs %+5.1f%% -> %s GPUs %+5.1f%%, drift %+5.1f points"
-              % (key[0], key[1], key[2], small["num_gpus"], 100 * errs[small["row_id"]], large["num_gpus"],
-                 100 * errs[large["row_id"]], 100 * d))
+        label = "%s seq %s mb %s @%s%s" % (r["model"], r["seq_len"], r["micro_batch"],
+                                           r["source_locator"].split(",")[0],
+                                           " flash2" if "flash2" in (r.get("recipe_flags") or "") else "")
+        series.setdefault(label, []).append((int(r["num_gpus"]), errs[r["row_id"]]))
+    drifts = scale_drifts(series)
     if drifts:
-        print("  mean drift over %d series: %+.1f points" % (len(drifts), 100 * statistics.mean(drifts)))
+        print("  mean drift over %d series: %+.1f points" % (len(drifts), statistics.mean(drifts)))
 
 
 def main(argv):

@@ -70,7 +70,7 @@ from simtools import ROOT, bands, models, options, runs
 from simtools.clusters import HOPPER
 from simtools.heldout import DATA, INCONSISTENT, heldout_command
 from simtools.rows import measured_s, read_rows
-from simtools.summary import summary
+from simtools.summary import scale_drifts, summary
 
 
 def source_model_precision(rid):
@@ -127,15 +127,8 @@ def scale_drift(by_id, limit):
         head, _, n = rid.rpartition("_")
         if n.isdigit():
             series.setdefault(head, []).append((int(n), e))
-    drifts = []
     print("\nscaling series (error at the largest GPU count less at the smallest, in points)")
-    for head in sorted(series):
-        v = sorted(series[head])
-        if len(v) < 3 or v[-1][0] < 8 * v[0][0]:
-            continue
-        drifts.append(100 * (v[-1][1] - v[0][1]))
-        print("  %-38s %5d -> %5d GPUs: %+6.1f%% -> %+6.1f%%  drift %+5.1f"
-              % (head, v[0][0], v[-1][0], 100 * v[0][1], 100 * v[-1][1], drifts[-1]))
+    drifts = scale_drifts(series, 8)
     if not drifts:
         return True
     mean = statistics.mean(drifts)

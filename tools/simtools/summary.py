@@ -40,3 +40,21 @@ def summary(errs, form=ROWS):
     """the summary line of errs: form (one of the forms above) filled in
     with error_stats(errs)"""
     return form % error_stats(errs)
+
+
+def scale_drifts(series, min_ratio=1):
+    """series: a label -> [(GPUs, error)] of runs with the same work per
+    GPU.  Prints each with three or more GPU counts whose largest is at
+    least min_ratio times its smallest: the error at the largest count less
+    at the smallest, in points (negative where sim grows optimistic with
+    scale); returns those drifts (tools/heldout-check.py,
+    tools/fsdp-check.py)"""
+    drifts = []
+    for label in sorted(series):
+        v = sorted(series[label])
+        if len(set(n for n, _ in v)) < 3 or v[-1][0] < min_ratio * v[0][0]:
+            continue
+        drifts.append(100 * (v[-1][1] - v[0][1]))
+        print("  %-38s %5d -> %5d GPUs: %+6.1f%% -> %+6.1f%%  drift %+5.1f"
+              % (label, v[0][0], v[-1][0], 100 * v[0][1], 100 * v[-1][1], drifts[-1]))
+    return drifts
