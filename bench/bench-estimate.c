@@ -78,10 +78,10 @@ time_layout (const char *tpath, const char *mpath, const Layout *l, SimRunFlags 
   if (t == NULL || (m = sim_model_load (mpath, &error)) == NULL)
     g_error ("%s", error->message);
   for (int k = 0; k < REPEAT; k++) {
-    SimPlan *p = sim_plan_new ();
+    g_autoptr (SimPlanRequest) p = sim_plan_request_new ();
     gint64 t0;
     g_autoptr (SimRun) r = NULL;
-    if (!sim_plan_parse_string (p, l->plan, &error))
+    if (!sim_plan_request_parse_string (p, l->plan, &error))
       g_error ("%s", error->message);
     t0 = g_get_monotonic_time ();
     r = sim_run_evaluate (t, m, p, l->plan, flags, &error);

@@ -23,12 +23,13 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (SimTopology) t = sim_topology_load (tp, 128, &error);
   g_autoptr (SimModel) m = NULL;
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) q = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (SimMemory) mem = NULL;
 
   if (t == NULL || (m = sim_model_load (mp, &error)) == NULL ||
-      !sim_plan_parse_string (p, "tp=8,pp=8,dp=16,gb=1536,schedule=1f1b", &error) ||
-      !sim_plan_resolve (p, t, m, &error))
+      !sim_plan_request_parse_string (q, "tp=8,pp=8,dp=16,gb=1536,schedule=1f1b", &error) ||
+      (p = sim_plan_resolve (q, t, m, &error)) == NULL)
     g_error ("%s", error->message);
   mem = sim_memory_compute (t, m, p);
   for (int full = 0; full < 2; full++) {

@@ -39,9 +39,9 @@ typedef struct {
 gboolean sim_cli_parse (int argc, char **argv, int first, const SimCliOption *options,
                         const char *command, GError **error);
 /* the same, and any option that is not in options but is a plan option
- * (sim-plan.h) is set on plan; command NULL: the plain sim command */
+ * (sim-plan.h) is set on req; command NULL: the plain sim command */
 gboolean sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *options,
-                             const char *command, SimPlan *plan, GError **error);
+                             const char *command, SimPlanRequest *req, GError **error);
 /* a topology by name or path, resized to nodes (> 0) or to gpus (> 0: a
  * multiple of a node, or 1, 2, 4 or 8 GPUs of one node) and, when
  * calibration is not NULL, with that calibration applied.  The file's

@@ -58,7 +58,7 @@ static gboolean racks_given;
 
 gboolean
 sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *options,
-                    const char *command, SimPlan *plan, GError **error)
+                    const char *command, SimPlanRequest *req, GError **error)
 {
   for (int i = first; i < argc; i++) {
     /* -h, the one short option, as everywhere else */
@@ -93,7 +93,7 @@ sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *option
     }
     if (o != NULL && g_str_equal (key, "racks"))
       racks_given = TRUE;
-    if (o == NULL && plan != NULL) {
+    if (o == NULL && req != NULL) {
       /* a plan option (sim-plan.h), with its value when it takes one */
       const char *value = eq != NULL ? eq + 1 : NULL;
       gboolean is_plan = FALSE;
@@ -113,18 +113,18 @@ sim_cli_parse_plan (int argc, char **argv, int first, const SimCliOption *option
         g_autoptr (GString) joined = g_string_new (value);
         while (i + 1 < argc && !g_str_has_prefix (argv[i + 1], "-"))
           g_string_append_printf (joined, ",%s", argv[++i]);
-        if (sim_plan_set (plan, key, joined->str, &is_plan, error))
+        if (sim_plan_request_set (req, key, joined->str, &is_plan, error))
           continue;
         return FALSE;
       }
-      if (sim_plan_set (plan, key, value, &is_plan, error))
+      if (sim_plan_request_set (req, key, value, &is_plan, error))
         continue;
       if (is_plan)
         return FALSE;
       g_clear_error (error);
     }
     if (o == NULL) {
-      unknown_option (key, options, plan != NULL, command, error);
+      unknown_option (key, options, req != NULL, command, error);
       return FALSE;
     }
     if (!o->takes_value) {

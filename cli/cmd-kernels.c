@@ -21,7 +21,8 @@ sim_cmd_kernels (int argc, char **argv, GError **error)
   g_autofree char *topology = NULL, *model_s = NULL, *nodes_s = NULL, *gpus_s = NULL;
   g_autofree char *calibration = NULL, *efficiency = NULL, *csv = NULL;
   g_autofree char *topo_path = NULL, *model_path = NULL;
-  g_autoptr (SimPlan) plan = sim_plan_new ();
+  g_autoptr (SimPlanRequest) req = sim_plan_request_new ();
+  g_autoptr (SimPlan) plan = NULL;
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimModel) m = NULL;
   const SimGpuType *g;
@@ -38,7 +39,7 @@ sim_cmd_kernels (int argc, char **argv, GError **error)
     { "help", FALSE, NULL, &help, NULL },
     { NULL, FALSE, NULL, NULL, NULL },
   };
-  if (!sim_cli_parse_plan (argc, argv, 2, options, "kernels", plan, error))
+  if (!sim_cli_parse_plan (argc, argv, 2, options, "kernels", req, error))
     return 2;
   if (help) {
     puts (
@@ -78,7 +79,7 @@ sim_cmd_kernels (int argc, char **argv, GError **error)
     g_prefix_error (error, "--efficiency: ");
     return 2;
   }
-  if ((m = sim_model_load (model_path, error)) == NULL || !sim_plan_resolve (plan, topo, m, error))
+  if ((m = sim_model_load (model_path, error)) == NULL || (plan = sim_plan_resolve (req, topo, m, error)) == NULL)
     return 2;
   g = sim_topology_gpu_type (topo, 0);
   if (csv != NULL) {

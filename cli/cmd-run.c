@@ -402,29 +402,27 @@ write_outputs (const Cli *cli, const SimRun *in, GError **error)
   return stage_outputs (set, cli, in, error) && sim_output_set_commit (set, error);
 }
 
-/* --ranks against the layout, before simulating it: the plan is resolved
- * on a copy; a plan that does not resolve is left for sim_run_evaluate to
- * report */
+/* --ranks against the layout, before simulating it: a request that does
+ * not resolve is left for sim_run_evaluate to report */
 static gboolean
-check_ranks (const Cli *cli, const SimPlan *plan, const SimTopology *topo, const SimModel *model,
+check_ranks (const Cli *cli, const SimPlanRequest *req, const SimTopology *topo, const SimModel *model,
              GError **error)
 {
-  g_autoptr (SimPlan) copy = NULL;
+  g_autoptr (SimPlan) plan = NULL;
   g_autoptr (GArray) stages = NULL;
   if (cli->ranks == NULL)
     return TRUE;
-  copy = sim_plan_copy (plan);
-  if (!sim_plan_resolve (copy, topo, model, NULL))
+  if ((plan = sim_plan_resolve (req, topo, model, NULL)) == NULL)
     return TRUE;
   stages = g_array_new (FALSE, FALSE, sizeof (int));
-  return parse_ranks (cli->ranks, copy, stages, error);
+  return parse_ranks (cli->ranks, plan, stages, error);
 }
 
 int
 sim_cmd_run (int argc, char **argv, GError **error)
 {
   g_auto (Cli) cli = { 0 };
-  g_autoptr (SimPlan) plan = sim_plan_new ();
+  g_autoptr (SimPlanRequest) plan = sim_plan_request_new ();
   g_autofree char *topo_path = NULL;
   g_autofree char *model_path = NULL;
   g_autoptr (SimTopology) topo = NULL;
@@ -511,8 +509,10 @@ sim_cmd_run (int argc, char **argv, GError **error)
   {
     gboolean model_default = cli.model == NULL;
     /* the layout's own size, to suggest --nodes/--gpus when it does not match */
-    int want = plan->tp > 0 && plan->pp > 0 && plan->dp > 0 ? plan->tp * MAX (plan->cp, 1) * plan->pp * plan->dp : 0;
-    r = sim_run_evaluate (topo, model, g_steal_pointer (&plan), NULL,
+    int tp = (int) sim_plan_request_value (plan, "tp"), cp = (int) sim_plan_request_value (plan, "cp");
+    int pp = (int) sim_plan_request_value (plan, "pp"), dp = (int) sim_plan_request_value (plan, "dp");
+    int want = tp > 0 && pp > 0 && dp > 0 ? tp * MAX (cp, 1) * pp * dp : 0;
+    r = sim_run_evaluate (topo, model, plan, NULL,
                           SIM_RUN_REMEDIES | (cli.memory_only ? 0 : SIM_RUN_TIME) |
                               (cli.full_fidelity ? SIM_RUN_FULL : 0) |
                               (cli.exact ? SIM_RUN_REFERENCE : 0) |

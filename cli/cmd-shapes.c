@@ -17,7 +17,8 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
   g_autofree char *ep_s = NULL, *etp_s = NULL, *imb_s = NULL;
   g_autofree char *path = NULL;
   g_autoptr (SimModel) m = NULL;
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) q = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (GArray) shapes = NULL;
   gboolean help = FALSE;
   const SimCliOption options[] = {
@@ -58,16 +59,20 @@ sim_cmd_shapes (int argc, char **argv, GError **error)
   if ((path = sim_paths_resolve (model_s, "models", error)) == NULL || (m = sim_model_load (path, error)) == NULL)
     return 2;
   /* the plan's own check of the ratio (1 to 64), and only with experts */
-  if (imb_s != NULL && !sim_plan_set (p, "moe-imbalance", imb_s, NULL, error))
+  if (imb_s != NULL && !sim_plan_request_set (q, "moe-imbalance", imb_s, NULL, error))
     return 2;
   if (imb_s != NULL && !sim_model_is_moe (m)) {
     g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE, "--moe-imbalance: %s has no mixture-of-experts layers",
                  m->name);
     return 2;
   }
-  p->tp = tp, p->cp = cp, p->micro_batch = mb, p->seq_len = (guint64) seq;
-  p->ep = ep, p->etp = etp;
-  if (!sim_plan_resolve_model (p, m, error))
+  if (!sim_plan_request_set_number (q, "tp", (guint64) tp, error) ||
+      !sim_plan_request_set_number (q, "cp", (guint64) cp, error) ||
+      !sim_plan_request_set_number (q, "micro-batch", (guint64) mb, error) ||
+      (seq > 0 && !sim_plan_request_set_number (q, "seq-len", (guint64) seq, error)) ||
+      (ep > 0 && !sim_plan_request_set_number (q, "ep", (guint64) ep, error)) ||
+      (etp > 0 && !sim_plan_request_set_number (q, "etp", (guint64) etp, error)) ||
+      (p = sim_plan_resolve_model (q, m, error)) == NULL)
     return 2;
   experts.ep[0] = p->ep, experts.n_ep = p->ep > 1;
   experts.etp[0] = p->etp, experts.n_etp = p->etp > 1;

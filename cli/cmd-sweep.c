@@ -378,7 +378,7 @@ shown_runs (SimSweep *sw, const SimModel *model, GPtrArray *ranked, int top, GEr
     if (!r->has_time)
       break;
     label = sim_sweep_compact_label (r->label, keep_gb);
-    run = sim_run_evaluate (sim_sweep_cluster (sw, r->nodes), model, sim_plan_copy (r->plan), label,
+    run = sim_run_evaluate (sim_sweep_cluster (sw, r->nodes), model, r->request, label,
                             SIM_RUN_TIME, error);
     if (run == NULL) {
       g_prefix_error (error, "%s: ", r->label);
@@ -445,7 +445,7 @@ print_best (GString *out, SimSweep *sw, const SimModel *model, GPtrArray *ranked
   /* the full run the ranking made, where it made one */
   run = sim_sweep_take_run (sw, best);
   if (run == NULL)
-    run = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), model, sim_plan_copy (best->plan),
+    run = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), model, best->request,
                             best->label, SIM_RUN_TIME, &local);
   if (run == NULL)
     return;
@@ -496,12 +496,12 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LimitFlags, limit_flags_clear)
 static gboolean
 parse_routing (const char *key, const char *value, double *out, GError **error)
 {
-  g_autoptr (SimPlan) check = sim_plan_new ();
+  g_autoptr (SimPlanRequest) check = sim_plan_request_new ();
   if (value == NULL)
     return TRUE;
-  if (!sim_plan_set (check, key, value, NULL, error))
+  if (!sim_plan_request_set (check, key, value, NULL, error))
     return FALSE;
-  *out = g_str_equal (key, "moe-imbalance") ? check->moe_imbalance : check->moe_capacity_factor;
+  *out = sim_plan_request_value (check, key);
   return TRUE;
 }
 
@@ -527,10 +527,10 @@ parse_limits (const LimitFlags *lf, SimSweepConstraints *constraints, int *cap, 
     return FALSE;
   if (lf->variation != NULL) {
     /* the plan's own parser checks it, as every layout's plan will */
-    g_autoptr (SimPlan) check = sim_plan_new ();
-    if (!sim_plan_set (check, "gpu-variation", lf->variation, NULL, error))
+    g_autoptr (SimPlanRequest) check = sim_plan_request_new ();
+    if (!sim_plan_request_set (check, "gpu-variation", lf->variation, NULL, error))
       return FALSE;
-    *variation = check->gpu_variation;
+    *variation = sim_plan_request_value (check, "gpu-variation");
   }
   if (lf->gpus != NULL && !sim_cli_int ("gpus", lf->gpus, 1, SIM_TOPOLOGY_MAX_GPUS, gpus, error))
     return FALSE;

@@ -97,19 +97,18 @@ char *
 sim_api_estimate (SimApiSession *s, const char *plan_text, char **error)
 {
   GError *err = NULL;
-  SimPlan *plan = sim_plan_new ();
+  g_autoptr (SimPlanRequest) req = sim_plan_request_new ();
   g_autoptr (SimRun) run = NULL;
   if (error != NULL)
     *error = NULL;
-  if (s == NULL || !sim_plan_parse_string (plan, plan_text != NULL ? plan_text : "", &err)) {
+  if (s == NULL || !sim_plan_request_parse_string (req, plan_text != NULL ? plan_text : "", &err)) {
     if (err == NULL)
       g_set_error (&err, SIM_ERROR, SIM_ERROR_USAGE, "expected a session");
-    sim_plan_free (plan);
     set_error (error, err);
     return NULL;
   }
   /* as the plain command: its remedies, timed from the steady state */
-  run = sim_run_evaluate (s->topo, s->model, plan, NULL,
+  run = sim_run_evaluate (s->topo, s->model, req, NULL,
                           SIM_RUN_REMEDIES | SIM_RUN_TIME | SIM_RUN_STEADY, &err);
   if (run == NULL) {
     set_error (error, err);
@@ -192,24 +191,24 @@ sweep_option (const char *key, const char *value, gpointer data, GError **error)
   }
   if (g_str_equal (key, "gpu-variation")) {
     /* the plan's own parser checks it, as every layout's plan will */
-    g_autoptr (SimPlan) check = sim_plan_new ();
-    if (!sim_plan_set (check, "gpu-variation", value, NULL, error))
+    g_autoptr (SimPlanRequest) check = sim_plan_request_new ();
+    if (!sim_plan_request_set (check, "gpu-variation", value, NULL, error))
       return FALSE;
-    o->ask.gpu_variation = check->gpu_variation;
+    o->ask.gpu_variation = sim_plan_request_value (check, "gpu-variation");
     return TRUE;
   }
   if (g_str_equal (key, "moe-imbalance") || g_str_equal (key, "moe-expert-capacity-factor") ||
       g_str_equal (key, "moe-pad-expert-input-to-capacity")) {
     /* the experts' routing of every layout, as a plan reads it */
-    g_autoptr (SimPlan) check = sim_plan_new ();
-    if (!sim_plan_set (check, key, value, NULL, error))
+    g_autoptr (SimPlanRequest) check = sim_plan_request_new ();
+    if (!sim_plan_request_set (check, key, value, NULL, error))
       return FALSE;
     if (g_str_equal (key, "moe-imbalance"))
-      o->ask.moe_imbalance = check->moe_imbalance;
+      o->ask.moe_imbalance = sim_plan_request_value (check, key);
     else if (g_str_equal (key, "moe-expert-capacity-factor"))
-      o->ask.moe_capacity_factor = check->moe_capacity_factor;
+      o->ask.moe_capacity_factor = sim_plan_request_value (check, key);
     else
-      o->ask.moe_pad = check->moe_pad_to_capacity;
+      o->ask.moe_pad = sim_plan_request_value (check, key) != 0;
     return TRUE;
   }
   if (g_str_equal (key, "fp8") || g_str_equal (key, "fp4")) {

@@ -12,23 +12,25 @@ sim_compare_runs (const SimTopology *topo, const SimModel *model, const char *co
   guint64 gb = sim_sweep_default_global_batch (model, sim_topology_n_gpus (topo));
   gboolean shared = FALSE;
   for (guint i = 0; i < n; i++) {
-    SimPlan *plan = sim_plan_new ();
+    g_autoptr (SimPlanRequest) req = sim_plan_request_new ();
+    double mb;
     SimRun *r;
-    if (!sim_plan_parse_string (plan, plans[i], error)) {
+    if (!sim_plan_request_parse_string (req, plans[i], error)) {
       g_prefix_error (error, "--plan %s: ", plans[i]);
-      sim_plan_free (plan);
       return NULL;
     }
+    mb = sim_plan_request_value (req, "micro-batch");
     /* a model that publishes no global batch: one for every plan that
      * gives none, as sim sweep does, so that their step times compare;
      * it is each plan's own default (SIM_PLAN_SEQUENCES_PER_GPU per GPU)
      * where a micro-batch divides the 8 per GPU */
-    if (model->default_global_batch == 0 && plan->global_batch == 0 &&
-        (plan->micro_batch == 0 || SIM_SWEEP_SEQUENCES_PER_GPU % plan->micro_batch == 0)) {
-      plan->global_batch = gb;
+    if (model->default_global_batch == 0 && sim_plan_request_value (req, "global-batch") == 0 &&
+        (mb == 0 || SIM_SWEEP_SEQUENCES_PER_GPU % (int) mb == 0)) {
+      if (!sim_plan_request_set_number (req, "global-batch", gb, error))
+        return NULL;
       shared = TRUE;
     }
-    r = sim_run_evaluate (topo, model, plan, plans[i],
+    r = sim_run_evaluate (topo, model, req, plans[i],
                           SIM_RUN_TIME | SIM_RUN_REMEDIES | (full ? SIM_RUN_FULL : 0), error);
     if (r == NULL) {
       g_prefix_error (error, "--plan %s: ", plans[i]);

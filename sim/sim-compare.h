@@ -12,8 +12,8 @@
 
 G_BEGIN_DECLS
 
-/* Evaluate the n plan strings (sim_plan_parse_string: "tp=8,pp=4,dp=2")
- * on topo and model, each timed with its remedies (SIM_RUN_TIME |
+/* Evaluate the n plan strings ("tp=8,pp=4,dp=2", each parsed by
+ * sim_plan_request_parse_string) on topo and model, each timed with its remedies (SIM_RUN_TIME |
  * SIM_RUN_REMEDIES, with full SIM_RUN_FULL), and rank them (sim_run_rank:
  * the plans that fit first, by tokens/s).  A model that publishes no
  * global batch runs every plan that gives none at one shared batch,

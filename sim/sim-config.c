@@ -721,33 +721,36 @@ sim_config_free (SimConfig *c)
 }
 
 gboolean
-sim_config_apply (const SimConfig *c, SimPlan *plan, int gpus, GError **error)
+sim_config_apply (const SimConfig *c, SimPlanRequest *req, int gpus, GError **error)
 {
   for (guint i = 0; i < c->items->len; i++) {
     const char *it = g_ptr_array_index (c->items, i);
     const char *eq = strchr (it, '=');
     g_autofree char *key = g_strndup (it, (gsize) (eq - it));
-    if (sim_plan_given (plan, key))
+    if (sim_plan_request_given (req, key))
       continue;
-    if (!sim_plan_set (plan, key, eq + 1, NULL, error)) {
+    if (!sim_plan_request_set (req, key, eq + 1, NULL, error)) {
       g_prefix_error (error, "%s: ", c->path);
       return FALSE;
     }
   }
   /* torchtitan's data_parallel_shard_degree -1: the rest of the GPUs, and
    * the global batch that follows (the local batch on each of them) */
-  if (c->dp_rest > 0 && !sim_plan_given (plan, "dp")) {
-    int model_gpus = MAX (plan->tp, 1) * MAX (plan->cp, 1) * MAX (plan->pp, 1);
+  if (c->dp_rest > 0 && !sim_plan_request_given (req, "dp")) {
+    int model_gpus = (int) (MAX (sim_plan_request_value (req, "tp"), 1) *
+                            MAX (sim_plan_request_value (req, "cp"), 1) *
+                            MAX (sim_plan_request_value (req, "pp"), 1));
     if (gpus % model_gpus == 0) {
       g_autofree char *dp = g_strdup_printf ("%d", gpus / model_gpus);
-      if (!sim_plan_set (plan, "dp", dp, NULL, error))
+      if (!sim_plan_request_set (req, "dp", dp, NULL, error))
         return FALSE;
     }
   }
-  if (c->local_batch > 0 && !sim_plan_given (plan, "global-batch") && plan->dp > 0) {
-    guint64 gb = c->local_batch * (guint64) plan->dp;
+  if (c->local_batch > 0 && !sim_plan_request_given (req, "global-batch") &&
+      sim_plan_request_value (req, "dp") > 0) {
+    guint64 gb = c->local_batch * (guint64) sim_plan_request_value (req, "dp");
     g_autofree char *text = g_strdup_printf ("%" G_GUINT64_FORMAT, gb);
-    if (!sim_plan_set (plan, "global-batch", text, NULL, error))
+    if (!sim_plan_request_set (req, "global-batch", text, NULL, error))
       return FALSE;
   }
   return TRUE;

@@ -40,12 +40,12 @@ SimConfig *sim_config_load (const char *path, GError **error);
 void sim_config_free (SimConfig *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimConfig, sim_config_free)
 
-/* Set on plan every item of c that plan was not given (sim_plan_given),
+/* Set on req every item of c that req was not given (sim_plan_request_given),
  * with the data-parallel degree and global batch that follow from gpus
  * (the cluster's GPU count) where the config leaves them to the job.
  * FALSE with SIM_ERROR_USAGE "PATH: KEY: ..." when an item is not a value
  * sim takes. */
-gboolean sim_config_apply (const SimConfig *c, SimPlan *plan, int gpus, GError **error);
+gboolean sim_config_apply (const SimConfig *c, SimPlanRequest *req, int gpus, GError **error);
 
 /* the lines the report lists under Defaults for c: what it set (with the
  * data-parallel degree and global batch plan, resolved, took from it), and

@@ -676,72 +676,85 @@ sim_memory_free (SimMemory *mem)
 
 /* ---- remedies: try each change, keep the ones that are valid plans ---- */
 
-typedef void (*Change) (SimPlan *p);
+/* A change reads the plan it varies (resolved: the user's, or the stack
+ * so far) and asks the same of its request (sim_plan_request_of): what
+ * the remedy's printed flags, added to the user's, ask.  FALSE where a
+ * setter refuses the value. */
+typedef gboolean (*Change) (const SimPlan *p, SimPlanRequest *q);
 
-static void zero1 (SimPlan *p) { p->zero = MAX (p->zero, 1); }
-static void zero2 (SimPlan *p) { p->zero = MAX (p->zero, 2); }
-static void zero3 (SimPlan *p) { p->zero = 3; }
-static void adam8 (SimPlan *p) { p->recipe = SIM_RECIPE_BF16_ADAM8BIT; p->recipe_given = TRUE; }
-static void
-bf16_states (SimPlan *p)
+static gboolean
+set_n (SimPlanRequest *q, const char *key, guint64 value)
 {
-  p->recipe = SIM_RECIPE_BF16_ADAM_BF16_STATES;
-  p->recipe_given = TRUE;
+  return sim_plan_request_set_number (q, key, value, NULL);
 }
-/* a copy keeps the resolved etp: one that followed tp follows it again,
- * as the printed flags (without --etp) would give */
-static void
-tp_moves (SimPlan *p, int tp)
+
+static gboolean zero1 (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "zero", MAX (p->zero, 1)); }
+static gboolean zero2 (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "zero", MAX (p->zero, 2)); }
+static gboolean zero3 (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "zero", 3); }
+static gboolean
+adam8 (const SimPlan *p, SimPlanRequest *q)
 {
-  if (p->etp == p->tp)
-    p->etp = 0;
-  p->tp = tp;
+  return sim_plan_request_set (q, "recipe", sim_recipe_name (SIM_RECIPE_BF16_ADAM8BIT), NULL, NULL);
 }
-static void tp2 (SimPlan *p) { tp_moves (p, p->tp * 2); p->dp /= 2; }
-static void ep2 (SimPlan *p) { p->ep *= 2; }
-static void pp2 (SimPlan *p) { p->pp *= 2; p->dp /= 2; }
-static void cp2 (SimPlan *p) { p->cp *= 2; p->dp /= 2; }
-static void tp2_pp (SimPlan *p) { tp_moves (p, p->tp * 2); p->pp /= 2; }
-static void cp2_pp (SimPlan *p) { p->cp *= 2; p->pp /= 2; }
-static void mb1 (SimPlan *p) { p->micro_batch = 1; }
-static void one_f1b (SimPlan *p) { p->schedule = SIM_SCHEDULE_1F1B; p->schedule_given = TRUE; }
-static void sel (SimPlan *p) { p->recompute = SIM_RECOMPUTE_SELECTIVE; }
-static void half_seq (SimPlan *p) { p->seq_len /= 2; }
-static void
-block_n (SimPlan *p)
+static gboolean
+bf16_states (const SimPlan *p, SimPlanRequest *q)
 {
-  p->recompute = SIM_RECOMPUTE_FULL;
-  p->recompute_modules = 0;
-  p->recompute_method = SIM_RECOMPUTE_BLOCK;
+  return sim_plan_request_set (q, "recipe", sim_recipe_name (SIM_RECIPE_BF16_ADAM_BF16_STATES), NULL, NULL);
 }
-static void
-full (SimPlan *p)
+static gboolean tp2 (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "tp", p->tp * 2) && set_n (q, "dp", p->dp / 2); }
+static gboolean ep2 (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "ep", p->ep * 2); }
+static gboolean pp2 (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "pp", p->pp * 2) && set_n (q, "dp", p->dp / 2); }
+static gboolean cp2 (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "cp", p->cp * 2) && set_n (q, "dp", p->dp / 2); }
+static gboolean tp2_pp (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "tp", p->tp * 2) && set_n (q, "pp", p->pp / 2); }
+static gboolean cp2_pp (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "cp", p->cp * 2) && set_n (q, "pp", p->pp / 2); }
+static gboolean mb1 (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "micro-batch", 1); }
+static gboolean one_f1b (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "schedule", SIM_SCHEDULE_1F1B); }
+static gboolean
+sel (const SimPlan *p, SimPlanRequest *q)
 {
-  p->recompute = SIM_RECOMPUTE_FULL;
-  p->recompute_modules = 0;
-  p->recompute_method = SIM_RECOMPUTE_UNIFORM;
-  p->recompute_num_layers = 1;
+  sim_plan_request_set_recompute (q, SIM_RECOMPUTE_SELECTIVE, 0, SIM_RECOMPUTE_UNIFORM, 1);
+  return TRUE;
+}
+static gboolean half_seq (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "seq-len", p->seq_len / 2); }
+static gboolean
+full (const SimPlan *p, SimPlanRequest *q)
+{
+  sim_plan_request_set_recompute (q, SIM_RECOMPUTE_FULL, 0, SIM_RECOMPUTE_UNIFORM, 1);
+  return TRUE;
 }
 /* selective recomputation of sim_plan_cheap_recompute_modules' set for a
  * model with latent attention and MoE layers, one of them, or the other
  * (the change cannot see the model; sim_memory_remedies picks the one
  * whose set matches); what selective already recomputed stays */
-static void
-fine (SimPlan *p, guint modules)
+static gboolean
+fine (const SimPlan *p, SimPlanRequest *q, guint modules)
 {
-  p->recompute_modules = (p->recompute == SIM_RECOMPUTE_SELECTIVE ? p->recompute_modules : 0) | modules;
-  p->recompute = SIM_RECOMPUTE_SELECTIVE;
+  guint had = p->recompute == SIM_RECOMPUTE_SELECTIVE ? p->recompute_modules : 0;
+  sim_plan_request_set_recompute (q, SIM_RECOMPUTE_SELECTIVE, had | modules, SIM_RECOMPUTE_UNIFORM, 1);
+  return TRUE;
 }
-static void fine_mla_moe (SimPlan *p)
+static gboolean
+fine_mla_moe (const SimPlan *p, SimPlanRequest *q)
 {
-  fine (p, SIM_RECOMPUTE_MLA_UP_PROJ | SIM_RECOMPUTE_MOE_ACT | SIM_RECOMPUTE_LAYERNORM);
+  return fine (p, q, SIM_RECOMPUTE_MLA_UP_PROJ | SIM_RECOMPUTE_MOE_ACT | SIM_RECOMPUTE_LAYERNORM);
 }
-static void fine_moe (SimPlan *p) { fine (p, SIM_RECOMPUTE_MOE_ACT | SIM_RECOMPUTE_LAYERNORM); }
-static void fine_mla (SimPlan *p) { fine (p, SIM_RECOMPUTE_MLA_UP_PROJ | SIM_RECOMPUTE_LAYERNORM); }
-static void sp_on (SimPlan *p) { p->sequence_parallel = 1; }
-static void flash_on (SimPlan *p) { p->flash_attention = 1; }
-static void lora (SimPlan *p) { p->lora_rank = 16; }
-static void qlora (SimPlan *p) { p->lora_rank = 16; p->qlora = TRUE; }
+static gboolean fine_moe (const SimPlan *p, SimPlanRequest *q) { return fine (p, q, SIM_RECOMPUTE_MOE_ACT | SIM_RECOMPUTE_LAYERNORM); }
+static gboolean fine_mla (const SimPlan *p, SimPlanRequest *q) { return fine (p, q, SIM_RECOMPUTE_MLA_UP_PROJ | SIM_RECOMPUTE_LAYERNORM); }
+static gboolean sp_on (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "sequence-parallel", 1); }
+static gboolean flash_on (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "flash-attention", 1); }
+static gboolean lora (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "lora-rank", 16); }
+static gboolean qlora (const SimPlan *p, SimPlanRequest *q) { return set_n (q, "lora-rank", 16) && set_n (q, "qlora", 1); }
+
+/* the plan change gives from plan, resolved; NULL where the change or the
+ * resolution refuses it */
+static SimPlan *
+changed (const SimTopology *topo, const SimModel *model, const SimPlan *plan, Change change)
+{
+  g_autoptr (SimPlanRequest) q = sim_plan_request_of (plan);
+  if (!change (plan, q))
+    return NULL;
+  return sim_plan_resolve (q, topo, model, NULL);
+}
 
 void
 sim_remedy_free (gpointer p)
@@ -788,15 +801,13 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
    * recomputation and ZeRO 1/2 are subsumed by full recomputation and ZeRO
    * 3: only the others join the combination */
   gboolean combinable = change != tp2 && change != ep2 && change != pp2 && change != cp2 &&
-                        change != block_n &&
                         change != tp2_pp && change != cp2_pp && change != lora && change != qlora &&
                         change != sel && change != fine_mla_moe && change != fine_moe &&
                         change != fine_mla && change != zero1 && change != zero2 &&
                         change != bf16_states && change != half_seq;
-  g_autoptr (SimPlan) p = sim_plan_copy (plan);
+  g_autoptr (SimPlan) p = changed (topo, model, plan, change);
   g_autoptr (SimMemory) m = NULL;
-  change (p);
-  if (!sim_plan_resolve (p, topo, model, NULL))
+  if (p == NULL)
     return;
   m = sim_memory_compute (topo, model, p);
   if (m->peak_bytes >= mem->peak_bytes)
@@ -810,16 +821,24 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
 }
 
 
+/* the plan with full recomputation of the first n layers of each chunk
+ * (Megatron-Core's block method), resolved; NULL where refused */
+static SimPlan *
+block_plan (const SimTopology *topo, const SimModel *model, const SimPlan *plan, int n)
+{
+  g_autoptr (SimPlanRequest) q = sim_plan_request_of (plan);
+  sim_plan_request_set_recompute (q, SIM_RECOMPUTE_FULL, 0, SIM_RECOMPUTE_BLOCK, n);
+  return sim_plan_resolve (q, topo, model, NULL);
+}
+
 /* whether the plan with block recomputation of n layers per chunk fits,
  * with the fragmentation allowance */
 static gboolean
 block_fits (const SimTopology *topo, const SimModel *model, const SimPlan *plan, int n)
 {
-  g_autoptr (SimPlan) p = sim_plan_copy (plan);
+  g_autoptr (SimPlan) p = block_plan (topo, model, plan, n);
   g_autoptr (SimMemory) m = NULL;
-  block_n (p);
-  p->recompute_num_layers = n;
-  if (!sim_plan_resolve (p, topo, model, NULL))
+  if (p == NULL)
     return FALSE;
   m = sim_memory_compute (topo, model, p);
   return m->fits && !m->tight;
@@ -829,13 +848,15 @@ block_fits (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
  * fully use the device memory removing redundant re-computation",
  * transformer_block.py, _checkpointed_forward): each more layer
  * recomputed keeps less, so the first count that fits is found by
- * halving; offered where it recomputes fewer layers than a chunk holds */
+ * halving; offered where it recomputes fewer layers than a chunk holds,
+ * and never stacked with the other remedies */
 static void
 try_block (Remedies *r, const SimTopology *topo, const SimModel *model, const SimPlan *plan,
            const SimMemory *mem)
 {
   int most = 0, lo = 1, hi;
   g_autoptr (SimPlan) p = NULL;
+  g_autoptr (SimMemory) m = NULL;
   g_autofree char *flags = NULL;
   for (int s = 0; s < plan->pp; s++)
     for (int c = 0; c < plan->virtual_stages; c++)
@@ -854,11 +875,16 @@ try_block (Remedies *r, const SimTopology *topo, const SimModel *model, const Si
   if (plan->recompute == SIM_RECOMPUTE_FULL && plan->recompute_method == SIM_RECOMPUTE_BLOCK &&
       plan->recompute_num_layers == lo)
     return;
-  p = sim_plan_copy (plan);
-  p->recompute_num_layers = lo;
+  p = block_plan (topo, model, plan, lo);
+  if (p == NULL)
+    return;
+  m = sim_memory_compute (topo, model, p);
+  if (m->peak_bytes >= mem->peak_bytes)
+    return;
   flags = g_strdup_printf ("--recompute-method block --recompute-num-layers %d", lo);
-  try_remedy (r, topo, model, p, mem, flags,
-              "recompute only the first layers of each model chunk, the fewest that fit", block_n);
+  g_ptr_array_add (r->lines, remedy_new (flags, "recompute only the first layers of each model chunk, the fewest that fit",
+                                         FALSE, m, p));
+  r->any_fits |= m->fits;
 }
 
 /* full recomputation of every layer, where the plan recomputes fewer
@@ -883,13 +909,15 @@ try_offload (Remedies *r, const SimTopology *topo, const SimModel *model, const 
 {
   int n = (int) MIN (model->layers / 2, (guint64) SIM_PLAN_MAX_DEGREE);
   g_autofree char *flags = g_strdup_printf ("--cpu-offloading-num-layers %d", n);
+  g_autoptr (SimPlanRequest) q = NULL;
   g_autoptr (SimPlan) p = NULL;
   g_autoptr (SimMemory) m = NULL;
   if (n < 1 || plan->cpu_offload_layers >= n)
     return;
-  p = sim_plan_copy (plan);
-  p->cpu_offload_layers = n;
-  if (!sim_plan_resolve (p, topo, model, NULL))
+  q = sim_plan_request_of (plan);
+  if (!sim_plan_request_set (q, "cpu-offloading-num-layers", flags + strlen ("--cpu-offloading-num-layers "),
+                             NULL, NULL) ||
+      (p = sim_plan_resolve (q, topo, model, NULL)) == NULL)
     return;
   m = sim_memory_compute (topo, model, p);
   if (m->peak_bytes >= mem->peak_bytes)
@@ -912,18 +940,18 @@ try_together (Remedies *r, const SimTopology *topo, const SimModel *model, const
   if (r->any_fits || r->changes->len < 2)
     return;
   for (guint i = 0; i < r->changes->len; i++) {
-    g_autoptr (SimPlan) q = NULL;
     g_autoptr (SimMemory) m = NULL;
-    ((Change) g_ptr_array_index (r->changes, i)) (p);
+    SimPlan *q = changed (topo, model, p, (Change) g_ptr_array_index (r->changes, i));
+    if (q == NULL)
+      return;
+    sim_plan_free (p);
+    p = q;
     g_string_append_printf (flags, "%s%s", i ? " " : "", names[i]);
     if (i == 0)
       continue;
-    q = sim_plan_copy (p);
-    if (!sim_plan_resolve (q, topo, model, NULL))
-      return;
-    m = sim_memory_compute (topo, model, q);
+    m = sim_memory_compute (topo, model, p);
     if (m->fits || i + 1 == r->changes->len) {
-      g_ptr_array_add (r->lines, remedy_new (flags->str, NULL, TRUE, m, q));
+      g_ptr_array_add (r->lines, remedy_new (flags->str, NULL, TRUE, m, p));
       return;
     }
   }

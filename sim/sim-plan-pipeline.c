@@ -262,7 +262,7 @@ sim_plan_resolve_schedule (SimPlan *plan, const SimModel *model, GError **error)
     plan->layers_per_virtual_stage = 0;
     plan->given |= G_GUINT64_CONSTANT (1) << KEY_VIRTUAL_STAGES;
   }
-  if (!plan->schedule_given) {
+  if (!given (plan, KEY_SCHEDULE)) {
     plan->schedule = plan->virtual_stages > 1 ? SIM_SCHEDULE_INTERLEAVED : SIM_SCHEDULE_1F1B;
     sim_plan_note_default (plan, "--schedule %s", sim_schedule_name (plan->schedule));
   }

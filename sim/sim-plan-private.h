@@ -1,5 +1,6 @@
-/* sim-plan-private.h — what the parts of sim-plan share (sim-plan.c the
- * options, defaults and validation; -pipeline.c the schedule and the
+/* sim-plan-private.h — what the parts of sim-plan share (-request.c the
+ * options and the request they fill; sim-plan.c the defaults, validation
+ * and rank placement that resolve it; -pipeline.c the schedule and the
  * split of the layers; -names.c the names; -experts.c the routed experts;
  * -torchtitan.c torchtitan's steps).  Internal to libsim: not
  * installed. */
@@ -96,5 +97,22 @@ gboolean sim_plan_resolve_split (SimPlan *plan, const SimModel *model, GError **
 gboolean sim_plan_resolve_fused_grouped_mlp (SimPlan *plan, const SimModel *model, GError **error);
 /* sim-plan-torchtitan.c: --torch-compile's checks and FSDP2 under PP */
 gboolean sim_plan_resolve_torchtitan (SimPlan *plan, GError **error);
+
+/* A request is a plan record as asked: each option not given holds the
+ * value that means "unset" to sim_plan_resolve (0 for the parallel
+ * degrees, the batch, the sequence and the layer counts; -1 for the
+ * switches that default by cluster, framework or model; < 0 for the
+ * reserve, the fragmentation and the GPU variation), and defaults is
+ * NULL.  sim_plan_resolve copies the record and resolves the copy. */
+struct _SimPlanRequest {
+  SimPlan asked;
+};
+
+/* a record copied field by field, the layout shared by reference; a
+ * plan's (with_defaults) with a copy of its request and a new empty
+ * defaults list, a request's with neither (sim-plan-request.c) */
+void sim_plan_record_copy (SimPlan *to, const SimPlan *from, gboolean with_defaults);
+/* what a record owns released: its defaults, its request, its layout */
+void sim_plan_record_clear (SimPlan *p);
 
 G_END_DECLS

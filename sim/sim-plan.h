@@ -1,18 +1,25 @@
 /* sim-plan.h — a parallel layout of one training job and its validation.
  *
- * A plan is filled from command-line flags or "key=value" plan strings
- * through one table of options (sim_plan_set), then sealed by
- * sim_plan_resolve(), which applies defaults (recording each one it applied),
- * checks the layout against the topology and the model, and places ranks.
+ * Two types.  A SimPlanRequest is what the user asked: filled from
+ * command-line flags or "key=value" plan strings through one table of
+ * options (sim_plan_request_set), every option not given left unset.
+ * sim_plan_resolve() turns a request into a SimPlan: it applies defaults
+ * (recording each one it applied), checks the layout against the topology
+ * and the model, and places ranks.  A SimPlan is resolved through and
+ * through: nothing in it is unset, and every function below that takes one
+ * reads it as resolved.  A variant of a plan (another layout, another
+ * recomputation) is a request made from it (sim_plan_request_of), changed
+ * by the setters and resolved again; labels are for output, never parsed
+ * back into plans.
  *
  * Rank placement follows Megatron: TP varies fastest, then CP, then DP, then
  * PP ("tp-cp-dp-pp"), unless --order names another permutation.  Global rank
  * r runs on GPU number r of the topology.
  *
  * Errors name plan options as flags ("--tp 3: ..."): each is also the key of
- * a plan string, so a message reads right after either.  A plan is written
- * by one thread until resolved; afterwards it is read-only and the
- * functions that take a const SimPlan may run on any thread.
+ * a plan string, so a message reads right after either.  A request is
+ * written by one thread; a resolved plan is read-only, and the functions
+ * that take a const SimPlan may run on any thread.
  */
 #pragma once
 
@@ -189,6 +196,12 @@ typedef struct {
   double factor;   /* >= 1: the links carry 1/factor of their bandwidth */
 } SimSlowLink;
 
+/* what the user asked, before sim_plan_resolve: opaque (sim-plan-private.h) */
+typedef struct _SimPlanRequest SimPlanRequest;
+
+/* A resolved plan (sim_plan_resolve).  Where a comment below names the
+ * value a field holds when its option is "unset", that is the request's
+ * state before resolution, which sim_plan_resolve replaces. */
 typedef struct {
   /* layout; 0 means "not given" until resolved */
   int tp, cp, pp, dp;
@@ -323,13 +336,15 @@ typedef struct {
   SimSlowLink slow_links[SIM_PLAN_MAX_SLOW];
   int n_slow_links;
 
-  /* which options the user gave (bit per SimPlanKey) */
+  /* which options the request gave (a bit per option, sim-plan-private.h;
+   * sim_plan_given) */
   guint64 given;
+  /* the request the plan was resolved from (owned; NULL in a request's own
+   * record, sim-plan-private.h): a variant is this request changed */
+  SimPlanRequest *request;
   /* derived by sim_plan_resolve */
   guint64 micro_batches;   /* per DP replica: global / (micro_batch * dp) */
-  GPtrArray *defaults;     /* char*: one line per default applied */
-  gboolean schedule_given, recipe_given, framework_given;
-  gboolean fp4_recipe_given;    /* --fp4-recipe was given (it needs --fp4) */
+  GPtrArray *defaults;     /* char*: one line per default applied; NULL in a request */
 } SimPlan;
 
 /* the largest factor of plan->slow over the GPUs of pipeline stage
@@ -355,15 +370,19 @@ int sim_plan_slow_link_gpu (const SimPlan *plan, int i, gboolean full);
 /* "GPU 17's NIC" or "GPU 17's NVLinks"; new string */
 char *sim_plan_slow_link_name (const SimPlan *plan, int i);
 
-/* a plan with nothing given (free with sim_plan_free); never fails */
-SimPlan *sim_plan_new (void);
-/* a field-by-field copy (free with sim_plan_free) with an empty defaults
- * list: a copy of a resolved plan keeps its resolved values, not only the
- * user's choices (the remedies change a copy and resolve it again) */
-SimPlan *sim_plan_copy (const SimPlan *plan);
+/* a request with nothing given (free with sim_plan_request_free); never
+ * fails */
+SimPlanRequest *sim_plan_request_new (void);
+SimPlanRequest *sim_plan_request_copy (const SimPlanRequest *req);
+/* A copy of the request plan was resolved from: a setter then changes one
+ * thing and sim_plan_resolve gives the variant (the remedies, the what-if's
+ * plan without stragglers), which is the plan the user's options and the
+ * changed one give together (each default resolved again: sequence
+ * parallelism follows a new tp, as --tp would) */
+SimPlanRequest *sim_plan_request_of (const SimPlan *plan);
 /* NULL is ignored */
-void sim_plan_free (SimPlan *plan);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPlan, sim_plan_free)
+void sim_plan_request_free (SimPlanRequest *req);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPlanRequest, sim_plan_request_free)
 
 /* Set option key (without "--") to value (NULL for a bare boolean flag such
  * as "sequence-parallel" or "no-flash-attention").  key may also be one of
@@ -374,66 +393,103 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPlan, sim_plan_free)
  * SIM_ERROR_USAGE on an unknown key or a bad value.  *is_plan_key is set to
  * FALSE (and nothing is changed) when key is not a plan option at all, so a
  * CLI can try other tables. */
-gboolean sim_plan_set (SimPlan *plan, const char *key, const char *value, gboolean *is_plan_key,
-                       GError **error);
+gboolean sim_plan_request_set (SimPlanRequest *req, const char *key, const char *value,
+                               gboolean *is_plan_key, GError **error);
 /* Set option key (its full name or short form, without "--"; not one of
  * Megatron-LM's names) to a number: a whole number for an option that
  * takes one ("tp", "global-batch"), the index of a choice in the order
  * sim --help lists them for an option that names choices (which is the
  * SimSchedule, SimRecompute, SimFp8 or SimFp4 value, or the ZeRO stage),
- * 0 or 1 for a boolean ("no-" before its name negates it).  The plan then
- * holds what sim_plan_set with the value as text sets, the option's given
- * bit included, so that it resolves the same.  FALSE with SIM_ERROR_USAGE
- * on an unknown key, a value out of the option's range, or an option whose
- * value is text (a list, bytes, a fraction: sim_plan_set). */
-gboolean sim_plan_set_number (SimPlan *plan, const char *key, guint64 value, GError **error);
+ * 0 or 1 for a boolean ("no-" before its name negates it).  The request
+ * then holds what sim_plan_request_set with the value as text sets, the
+ * option's given bit included, so that it resolves the same.  FALSE with
+ * SIM_ERROR_USAGE on an unknown key, a value out of the option's range, or
+ * an option whose value is text (a list, bytes, a fraction:
+ * sim_plan_request_set). */
+gboolean sim_plan_request_set_number (SimPlanRequest *req, const char *key, guint64 value,
+                                      GError **error);
+/* Recomputation as a whole: kind r, with modules under
+ * SIM_RECOMPUTE_SELECTIVE (0: Megatron-Core's default core_attn), method
+ * and num_layers under SIM_RECOMPUTE_FULL; what the other kinds do not
+ * read is left unset, so that a request asking selective recomputation of
+ * some modules can ask full recomputation instead.  Each value set is
+ * marked given, as its option would. */
+void sim_plan_request_set_recompute (SimPlanRequest *req, SimRecompute r, guint modules,
+                                     SimRecomputeMethod method, int num_layers);
+/* the straggler and slow-link what-ifs taken out (--slow-gpu, --slow-node,
+ * --slow-link): the same cluster at its nominal speed */
+void sim_plan_request_clear_slow (SimPlanRequest *req);
+/* parse "tp=8,pp=4,dp=2,schedule=interleaved" into req:
+ * sim_plan_request_set for each item, stopping at the first error
+ * (SIM_ERROR_USAGE) */
+gboolean sim_plan_request_parse_string (SimPlanRequest *req, const char *text, GError **error);
+/* whether the request was given the option key (its full name) */
+gboolean sim_plan_request_given (const SimPlanRequest *req, const char *key);
+/* The number the request holds for an option (its full name or short
+ * form) whose value is a number, a choice (its SimSchedule, SimRecompute,
+ * ... value, or the ZeRO stage) or a boolean (0 or 1; its "no-" form reads
+ * the same field): as given, before resolution, and where not given the
+ * value that means unset to sim_plan_resolve (0 for the parallel degrees,
+ * the batch and the sequence; -1 for a switch that defaults by cluster,
+ * framework or model: sequence-parallel, flash-attention, zero, fp8-params
+ * ...; < 0 for the reserve, the fragmentation and the GPU variation): what
+ * a configuration file's rules, a shared global batch and the sweep's
+ * options read before any plan is resolved.  NAN for an unknown key and
+ * for an option whose value is text (a list, a layout, ranks). */
+double sim_plan_request_value (const SimPlanRequest *req, const char *key);
+
+/* a copy of a resolved plan, its defaults list included (free with
+ * sim_plan_free) */
+SimPlan *sim_plan_copy (const SimPlan *plan);
+/* NULL is ignored */
+void sim_plan_free (SimPlan *plan);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPlan, sim_plan_free)
+
 /* whether the option key takes a value ("tp" does, "sequence-parallel" does
  * not; FALSE for an unknown key); any thread */
 gboolean sim_plan_key_takes_value (const char *key);
-/* parse "tp=8,pp=4,dp=2,schedule=interleaved" into plan: sim_plan_set for
- * each item, stopping at the first error (SIM_ERROR_USAGE) */
-gboolean sim_plan_parse_string (SimPlan *plan, const char *text, GError **error);
 /* the plan string text ("tp=8,mb=1,sp=on") as the command-line flags that
  * set the same plan ("--tp 8 --micro-batch 1 --sequence-parallel"), each
  * key by its option's full name, in text's order; NULL with
  * SIM_ERROR_USAGE when an item is not a plan option; any thread */
 char *sim_plan_string_flags (const char *text, GError **error);
-/* whether every option plan was given (by flag or plan string, rather
- * than left to its default) is one of keys (options' full names,
+/* whether every option the plan's request gave (by flag or plan string,
+ * rather than left to its default) is one of keys (options' full names,
  * NULL-terminated); any thread */
 gboolean sim_plan_given_within (const SimPlan *plan, const char *const *keys);
-/* whether plan was given the option key (its full name); any thread */
+/* whether the plan's request gave the option key (its full name); any
+ * thread */
 gboolean sim_plan_given (const SimPlan *plan, const char *key);
 /* a help text listing every plan option, for --help (caller g_free()s);
  * never fails; any thread */
 char *sim_plan_help (void);
 
-/* the checks of a layout against a model alone (tp divides the heads and
- * the FFN width, pp at most the layers, cp divides the sequence), which
- * sim_plan_resolve also makes (sim shapes prints the shapes of such a
- * layout); FALSE with SIM_ERROR_PLAN; any thread */
-gboolean sim_plan_check_model_split (const SimPlan *plan, const SimModel *model, GError **error);
 
 /* The part of sim_plan_resolve that needs the model but no cluster, for
  * what reads a plan's shapes alone (sim shapes): the model's sequence
  * length, ep 1 and etp = tp for a model with experts (1 and 1 for a dense
  * one, which refuses more), and the model's multi-token-prediction layers
- * (none under LoRA), each where the plan gives none and noted as
- * sim_plan_resolve notes it; then sim_plan_check_model_split.  The plan's
- * tp and cp must be set.  FALSE with SIM_ERROR_PLAN. */
-gboolean sim_plan_resolve_model (SimPlan *plan, const SimModel *model, GError **error);
+ * (none under LoRA), each where the request gives none and noted as
+ * sim_plan_resolve notes it; then the checks of the layout against the
+ * model alone (tp divides the heads and the FFN width, pp at most the
+ * layers, cp divides the sequence), which sim_plan_resolve also makes.
+ * The request must give tp and cp; the plan's batch and cluster-dependent
+ * fields are left as asked, so it is for the shapes only.  NULL with
+ * SIM_ERROR_PLAN. */
+SimPlan *sim_plan_resolve_model (const SimPlanRequest *req, const SimModel *model, GError **error);
 
-/* Apply defaults (each one noted in plan->defaults) and validate against
- * topology and model: FALSE with SIM_ERROR_PLAN, or SIM_ERROR_TOPOLOGY for a
- * cluster of more than one GPU type (sim_topology_check_one_gpu_type).
+/* The plan req asks for: its defaults applied (each one noted in
+ * plan->defaults) and validated against topology and model.  NULL with
+ * SIM_ERROR_PLAN, or SIM_ERROR_TOPOLOGY for a cluster of more than one GPU
+ * type (sim_topology_check_one_gpu_type).
  * For a model with mixture-of-experts layers it also resolves ep, etp and
  * edp (the ep/etp defaults, the checks of Megatron-Core's MoE parallel
  * folding) and notes whether an etp x ep group stays inside one node's
  * NVLink domain; for a dense model ep and etp must be 1 and nothing is
- * noted.  It takes every model sim_model_load gives.
- * Writes into plan; topology and model are only read. */
-gboolean sim_plan_resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model,
-                           GError **error);
+ * noted.  It takes every model sim_model_load gives.  A new plan (free with
+ * sim_plan_free); req, topology and model are only read. */
+SimPlan *sim_plan_resolve (const SimPlanRequest *req, const SimTopology *topo,
+                           const SimModel *model, GError **error);
 
 /* Transformer layers on pipeline stage `stage`.  When pp does not divide
  * the layers, the stages that hold one layer fewer are the first and the

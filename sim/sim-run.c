@@ -63,9 +63,11 @@ simulate (const SimRun *run, const SimPlan *plan, const SimMemory *mem, guint fl
 static gboolean
 straggler_base (SimRun *run, guint flags, GError **error)
 {
-  g_autoptr (SimPlan) base = sim_plan_copy (run->plan);
-  base->n_slow = 0;
-  base->n_slow_links = 0;
+  g_autoptr (SimPlanRequest) q = sim_plan_request_of (run->plan);
+  g_autoptr (SimPlan) base = NULL;
+  sim_plan_request_clear_slow (q);
+  if ((base = sim_plan_resolve (q, run->topo, run->model, error)) == NULL)
+    return FALSE;
   if ((run->straggler_base = simulate (run, base, run->memory, flags, error)) == NULL)
     return FALSE;
   run->straggler_base_step_s = run->straggler_base->step_s;
@@ -136,16 +138,16 @@ time_remedies (SimRun *run, guint flags, GError **error)
 }
 
 SimRun *
-sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan, const char *label,
-                  guint flags, GError **error)
+sim_run_evaluate (const SimTopology *topo, const SimModel *model, const SimPlanRequest *req,
+                  const char *label, guint flags, GError **error)
 {
   g_autoptr (SimRun) run = g_new0 (SimRun, 1);
   g_autoptr (GError) local = NULL;
+  SimPlan *plan;
   run->topo = topo;
   run->model = model;
-  run->plan = plan;
   run->label = g_strdup (label != NULL ? label : "");
-  if (!sim_plan_resolve (plan, topo, model, error))
+  if ((run->plan = plan = sim_plan_resolve (req, topo, model, error)) == NULL)
     return NULL;
   run->memory = sim_memory_compute (topo, model, plan);
   if (flags & SIM_RUN_TIME) {
@@ -232,6 +234,7 @@ static void
 fused_experts (GPtrArray *out, const SimRun *run, const SimLayerCost *cost)
 {
   const SimPlan *p = run->plan;
+  g_autoptr (SimPlanRequest) want = NULL;
   g_autoptr (SimPlan) q = NULL;
   SimLayerCost with;
   double now_s, fused_s;
@@ -239,8 +242,10 @@ fused_experts (GPtrArray *out, const SimRun *run, const SimLayerCost *cost)
       !((p->fp8 != SIM_FP8_OFF && p->fp8_recipe == SIM_FP8_MXFP8) || p->fp4 != SIM_FP4_OFF) ||
       (p->recompute == SIM_RECOMPUTE_SELECTIVE && (p->recompute_modules & SIM_RECOMPUTE_MOE_ACT)))
     return;
-  q = sim_plan_copy (p);
-  q->moe_fused_grouped_mlp = TRUE;
+  want = sim_plan_request_of (p);
+  if (!sim_plan_request_set_number (want, "moe-fused-grouped-mlp", 1, NULL) ||
+      (q = sim_plan_resolve (want, run->topo, run->model, NULL)) == NULL)
+    return;
   sim_cost_layer (run->model, q, sim_topology_gpu_type (run->topo, 0), &with);
   now_s = cost->moe_fwd_s + cost->moe_bwd_s;
   fused_s = with.moe_fwd_s + with.moe_bwd_s;
@@ -288,19 +293,24 @@ launch_bound (GPtrArray *out, const SimRun *run, const SimLayerCost *cost)
                    : SIM_GRAPH_ATTN | SIM_GRAPH_MOE_ROUTER | SIM_GRAPH_MOE_PREPROCESS;
   if (p->framework == SIM_FRAMEWORK_MEGATRON && p->recompute != SIM_RECOMPUTE_FULL &&
       (p->cuda_graph_impl == SIM_CUDA_GRAPH_NONE || (p->cuda_graph_scope & want) != want)) {
-    g_autoptr (SimPlan) q = sim_plan_copy (p);
+    g_autoptr (SimPlanRequest) r = sim_plan_request_of (p);
+    g_autoptr (SimPlan) q = NULL;
+    guint scopes = p->cuda_graph_scope | want;
     g_autofree char *scope = NULL;
     SimLayerCost with;
-    if (q->cuda_graph_impl == SIM_CUDA_GRAPH_NONE)
-      q->cuda_graph_impl = SIM_CUDA_GRAPH_TE;
-    q->cuda_graph_scope |= want;
     if (!sim_model_is_moe (run->model))
-      q->cuda_graph_scope &= ~(guint) (SIM_GRAPH_MOE_ROUTER | SIM_GRAPH_MOE_PREPROCESS);
-    scope = sim_cuda_graph_scope_string (q->cuda_graph_scope, ",");
+      scopes &= ~(guint) (SIM_GRAPH_MOE_ROUTER | SIM_GRAPH_MOE_PREPROCESS);
+    scope = sim_cuda_graph_scope_string (scopes, ",");
+    if ((p->cuda_graph_impl == SIM_CUDA_GRAPH_NONE &&
+         !sim_plan_request_set (r, "cuda-graph-impl", sim_cuda_graph_impl_name (SIM_CUDA_GRAPH_TE), NULL, NULL)) ||
+        !sim_plan_request_set (r, "cuda-graph-scope", scope, NULL, NULL) ||
+        (q = sim_plan_resolve (r, run->topo, run->model, NULL)) == NULL)
+      goto line;
     sim_cost_layer (run->model, q, g, &with);
     cure = g_strdup_printf ("; under CUDA graphs (--cuda-graph-scope %s) the host would launch "
                             "them in %.2f ms", scope, 1e3 * with.host_s[worst]);
   }
+line:
   g_ptr_array_add (out, g_strdup_printf (
       "launch-bound: the host launches %s kernels in %.2f ms, the GPU runs them in %.2f ms "
       "(per micro-batch; %.1f us per launch, fitted on dense runs): a larger micro-batch "
@@ -506,7 +516,7 @@ sim_run_summary_free (gpointer p)
 {
   SimRunSummary *s = p;
   g_free (s->label);
-  sim_plan_free (s->plan);
+  sim_plan_request_free (s->request);
   g_free (s->pruned);
   g_free (s->oom_case);
   g_free (s->wall);
@@ -518,7 +528,7 @@ sim_run_summary_copy (const SimRunSummary *s)
 {
   SimRunSummary *c = g_memdup2 (s, sizeof *s);
   c->label = g_strdup (s->label);
-  c->plan = s->plan != NULL ? sim_plan_copy (s->plan) : NULL;
+  c->request = s->request != NULL ? sim_plan_request_copy (s->request) : NULL;
   c->pruned = g_strdup (s->pruned);
   c->oom_case = g_strdup (s->oom_case);
   c->wall = g_strdup (s->wall);
@@ -526,11 +536,11 @@ sim_run_summary_copy (const SimRunSummary *s)
 }
 
 void
-sim_run_summary_set_plan (SimRunSummary *s, SimPlan *plan)
+sim_run_summary_set_request (SimRunSummary *s, SimPlanRequest *req)
 {
-  sim_plan_free (s->plan);
-  s->plan = plan;
-  s->global_batch = plan != NULL ? plan->global_batch : 0;
+  sim_plan_request_free (s->request);
+  s->request = req;
+  s->global_batch = req != NULL ? (guint64) sim_plan_request_value (req, "global-batch") : 0;
 }
 
 void

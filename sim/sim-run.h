@@ -97,12 +97,12 @@ typedef enum {
                                  * SIM_RUN_STEADY) */
 } SimRunFlags;
 
-/* plan: unresolved, taken over by the run (freed with it, and freed on
- * failure too).  Returns a new SimRun (free with sim_run_free), or NULL with
+/* The plan req asks for, resolved (sim_plan_resolve) and evaluated; req is
+ * only read.  Returns a new SimRun (free with sim_run_free), or NULL with
  * the error of sim_plan_resolve (SIM_ERROR_PLAN, SIM_ERROR_TOPOLOGY) or of
  * sim_iteration_run.  Any thread with shared const topo and model (sim
  * sweep evaluates several at once). */
-SimRun *sim_run_evaluate (const SimTopology *topo, const SimModel *model, SimPlan *plan,
+SimRun *sim_run_evaluate (const SimTopology *topo, const SimModel *model, const SimPlanRequest *req,
                           const char *label, guint flags, GError **error);
 /* NULL is ignored */
 void sim_run_free (SimRun *run);
@@ -151,18 +151,18 @@ typedef struct {
 typedef struct {
   int index;             /* the order it was given or enumerated in */
   char *label;           /* the plan string, as tables, files and charts show it */
-  /* the plan of label as a value, as given and not resolved (resolve a
-   * sim_plan_copy of it): a sweep's row gets it when the sweep first
-   * looks at it (after the enumeration's duplicates are pruned), when its
-   * label changes or when it is read back from a shard file
-   * (sim_run_summary_set_plan), and drops it once pruned (a pruned layout
-   * is not run again, and a sweep holds up to hundreds of thousands of
-   * rows); NULL in the summaries of runs.  Owned; read-only once set. */
-  SimPlan *plan;
-  /* a sweep's row: the layout its label writes, as values (plan is built
-   * from it, not from label); tp 0 where the row goes by its label */
+  /* the request label writes, as a value (sim_plan_resolve it): a sweep's
+   * row gets it when the sweep first looks at it (after the enumeration's
+   * duplicates are pruned), when its label changes or when it is read
+   * back from a shard file (sim_run_summary_set_request), and drops it
+   * once pruned (a pruned layout is not run again, and a sweep holds up to
+   * hundreds of thousands of rows); NULL in the summaries of runs.  Owned;
+   * read-only once set. */
+  SimPlanRequest *request;
+  /* a sweep's row: the layout its label writes, as values (request is
+   * built from it, not from label); tp 0 where the row goes by its label */
   SimSweepLayout enumerated;
-  guint64 global_batch;  /* sequences per step that plan gives, kept when the plan is
+  guint64 global_batch;  /* sequences per step the request gives, kept when it is
                           * dropped; 0 where it gives none (a sweep's dominated
                           * layouts, pruned as they are made) */
   int nodes;
@@ -214,9 +214,9 @@ SimRunSummary *sim_run_summary_new (int index, const char *label, int nodes);
 void sim_run_summary_free (gpointer summary);
 /* a new copy of s (free with sim_run_summary_free) */
 SimRunSummary *sim_run_summary_copy (const SimRunSummary *s);
-/* plan (taken over; may be NULL) as s's plan, its global batch as
- * s->global_batch; the plan s held is freed */
-void sim_run_summary_set_plan (SimRunSummary *s, SimPlan *plan);
+/* req (taken over; may be NULL) as s's request, the global batch it gives
+ * as s->global_batch; the request s held is freed */
+void sim_run_summary_set_request (SimRunSummary *s, SimPlanRequest *req);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimRunSummary, sim_run_summary_free)
 /* the memory and, when the run has one, the time of run into s; any thread */
 void sim_run_summary_fill (SimRunSummary *s, const SimRun *run);

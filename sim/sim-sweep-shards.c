@@ -354,7 +354,7 @@ static Row *
 read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **error)
 {
   g_autoptr (SimRunSummary) r = NULL;
-  g_autoptr (SimPlan) plan = sim_plan_new ();
+  g_autoptr (SimPlanRequest) plan = sim_plan_request_new ();
   g_autoptr (GError) why = NULL;
   g_autofree char *label = NULL;
   guint64 index = 0, nodes = 0, gpus = 0;
@@ -378,7 +378,7 @@ read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **err
   }
   /* the label is shown as the layout and run again by whoever reads the
    * table: it must be a plan sim itself would accept */
-  if (label[0] == '\0' || !sim_plan_parse_string (plan, label, &why)) {
+  if (label[0] == '\0' || !sim_plan_request_parse_string (plan, label, &why)) {
     g_autofree char *q = quoted (label);
     refuse (error, path, sim_json_get (o, "plan")->line, "\"plan\" to be a plan string, not %s%s%s",
             q, why != NULL ? ": " : "", why != NULL ? why->message : "");
@@ -416,11 +416,11 @@ read_row (const SimJsonValue *o, const Shard *sh, const char *path, GError **err
                 "no \"%s\" in a row without \"step_s\"", time_keys[i]);
         return NULL;
       }
-  /* the plan parsed above, carried as a value; a pruned row, as a sweep's,
-   * keeps only its global batch (it is never run again) */
-  sim_run_summary_set_plan (r, g_steal_pointer (&plan));
+  /* the request parsed above, carried as a value; a pruned row, as a
+   * sweep's, keeps only its global batch (it is never run again) */
+  sim_run_summary_set_request (r, g_steal_pointer (&plan));
   if (r->pruned != NULL)
-    g_clear_pointer (&r->plan, sim_plan_free);
+    g_clear_pointer (&r->request, sim_plan_request_free);
   return g_steal_pointer (&r);
 }
 

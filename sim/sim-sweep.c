@@ -62,7 +62,7 @@ struct _SimSweep {
    * parse, as no label then would); the recompute-modules of the
    * selective recomputation it tries, or NULL */
   char *shared;
-  SimPlan *shared_plan;
+  SimPlanRequest *shared_request;
   char *modules;
   int fp8_modes[2];      /* SimFp8 values to try, -1 for none */
   int fp4_mode;          /* 0: no FP4 layouts; 1: FP4 alone; 2: FP4 beside fp8_modes */
@@ -242,7 +242,7 @@ sim_sweep_free (SimSweep *sw)
   g_free (sw->headroom_reason);
   g_free (sw->routing);
   g_free (sw->shared);
-  sim_plan_free (sw->shared_plan);
+  sim_plan_request_free (sw->shared_request);
   g_free (sw->modules);
   g_array_unref (sw->node_counts);
   if (sw->ahead_live)
@@ -280,7 +280,7 @@ gboolean
 sim_sweep_set_routing (SimSweep *sw, double imbalance, double capacity, gboolean pad, GError **error)
 {
   g_autoptr (GString) items = g_string_new (NULL);
-  g_autoptr (SimPlan) check = sim_plan_new ();
+  g_autoptr (SimPlanRequest) check = sim_plan_request_new ();
   if (imbalance <= 0 && capacity <= 0 && !pad)
     return TRUE;
   if (imbalance > 0)
@@ -291,7 +291,7 @@ sim_sweep_set_routing (SimSweep *sw, double imbalance, double capacity, gboolean
     g_string_append (items, ",moe-pad-expert-input-to-capacity=true");
   /* the plans' own checks of the values (items + 1: without the first
    * comma), and a mixture-of-experts model for them */
-  if (!sim_plan_parse_string (check, items->str + 1, error))
+  if (!sim_plan_request_parse_string (check, items->str + 1, error))
     return FALSE;
   /* what every layout's plan would refuse, refused once, in its words
    * (sim_plan_resolve) */
@@ -330,7 +330,7 @@ sim_sweep_rows (const SimSweep *sw)
 }
 
 /* a row of label text alone: the dominated layouts, pruned as they are
- * made, whose plan is never built */
+ * made, whose request is never built */
 static void
 add (Sweep *sw, int nodes, const char *reason, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
 
@@ -348,8 +348,8 @@ add (Sweep *sw, int nodes, const char *reason, const char *fmt, ...)
   g_ptr_array_add (sw->rows, r);
 }
 
-/* the label of an enumerated layout: the plan string layout_plan's plan
- * is the value of */
+/* the label of an enumerated layout, for output: the plan string
+ * layout_request's request is the value of */
 static char *
 layout_label (const Sweep *sw, const SimSweepLayout *l)
 {
@@ -369,32 +369,32 @@ layout_label (const Sweep *sw, const SimSweepLayout *l)
                           rc != NULL ? rc : sim_recompute_name (l->recompute), l->zero, fs != NULL ? fs : "");
 }
 
-/* The plan of an enumerated layout as parsing its label would make it
+/* The request of an enumerated layout as parsing its label would make it
  * (the same values, the same options given), set item by item on a copy
  * of the sweep's shared items; NULL where an item is refused */
-static SimPlan *
-layout_plan (const Sweep *sw, const SimSweepLayout *l)
+static SimPlanRequest *
+layout_request (const Sweep *sw, const SimSweepLayout *l)
 {
-  g_autoptr (SimPlan) p = NULL;
-  if (sw->shared_plan == NULL)
+  g_autoptr (SimPlanRequest) p = NULL;
+  if (sw->shared_request == NULL)
     return NULL;
-  p = sim_plan_copy (sw->shared_plan);
-  if (!sim_plan_set_number (p, "tp", (guint64) l->tp, NULL) ||
-      !sim_plan_set_number (p, "cp", (guint64) l->cp, NULL) ||
-      !sim_plan_set_number (p, "pp", (guint64) l->pp, NULL) ||
-      !sim_plan_set_number (p, "dp", (guint64) l->dp, NULL) ||
-      (l->ep > 0 && (!sim_plan_set_number (p, "ep", (guint64) l->ep, NULL) ||
-                     !sim_plan_set_number (p, "etp", (guint64) l->etp, NULL))) ||
-      (l->moe_a2a_overlap && !sim_plan_set_number (p, "overlap-moe-expert-parallel-comm", 1, NULL)) ||
-      !sim_plan_set_number (p, "micro-batch", l->micro_batch, NULL) ||
-      !sim_plan_set_number (p, "global-batch", l->global_batch, NULL) ||
-      !sim_plan_set_number (p, "schedule", l->schedule, NULL) ||
-      (l->virtual_stages > 0 && !sim_plan_set_number (p, "virtual-stages", l->virtual_stages, NULL)) ||
-      !sim_plan_set_number (p, "recompute", l->recompute, NULL) ||
-      (l->recompute == SIM_RECOMPUTE_SELECTIVE && !sim_plan_set (p, "recompute-modules", sw->modules, NULL, NULL)) ||
-      !sim_plan_set_number (p, "zero", l->zero, NULL) ||
-      (l->fp8 != SIM_FP8_OFF && !sim_plan_set_number (p, "fp8", l->fp8, NULL)) ||
-      (l->fp4 != SIM_FP4_OFF && !sim_plan_set_number (p, "fp4", l->fp4, NULL)))
+  p = sim_plan_request_copy (sw->shared_request);
+  if (!sim_plan_request_set_number (p, "tp", (guint64) l->tp, NULL) ||
+      !sim_plan_request_set_number (p, "cp", (guint64) l->cp, NULL) ||
+      !sim_plan_request_set_number (p, "pp", (guint64) l->pp, NULL) ||
+      !sim_plan_request_set_number (p, "dp", (guint64) l->dp, NULL) ||
+      (l->ep > 0 && (!sim_plan_request_set_number (p, "ep", (guint64) l->ep, NULL) ||
+                     !sim_plan_request_set_number (p, "etp", (guint64) l->etp, NULL))) ||
+      (l->moe_a2a_overlap && !sim_plan_request_set_number (p, "overlap-moe-expert-parallel-comm", 1, NULL)) ||
+      !sim_plan_request_set_number (p, "micro-batch", l->micro_batch, NULL) ||
+      !sim_plan_request_set_number (p, "global-batch", l->global_batch, NULL) ||
+      !sim_plan_request_set_number (p, "schedule", l->schedule, NULL) ||
+      (l->virtual_stages > 0 && !sim_plan_request_set_number (p, "virtual-stages", l->virtual_stages, NULL)) ||
+      !sim_plan_request_set_number (p, "recompute", l->recompute, NULL) ||
+      (l->recompute == SIM_RECOMPUTE_SELECTIVE && !sim_plan_request_set (p, "recompute-modules", sw->modules, NULL, NULL)) ||
+      !sim_plan_request_set_number (p, "zero", l->zero, NULL) ||
+      (l->fp8 != SIM_FP8_OFF && !sim_plan_request_set_number (p, "fp8", l->fp8, NULL)) ||
+      (l->fp4 != SIM_FP4_OFF && !sim_plan_request_set_number (p, "fp4", l->fp4, NULL)))
     return NULL;
   return g_steal_pointer (&p);
 }
@@ -411,13 +411,13 @@ add_layout (Sweep *sw, int nodes, const char *reason, const SimSweepLayout *l)
 }
 
 /* r pruned for reason (taken): a pruned layout is not run again, so the
- * row drops its plan (a sweep holds up to hundreds of thousands of rows,
- * and a plan is about a kilobyte); it keeps its global batch */
+ * row drops its request (a sweep holds up to hundreds of thousands of
+ * rows, and a request is about a kilobyte); it keeps its global batch */
 static void
 prune (Row *r, char *reason)
 {
   r->pruned = reason;
-  g_clear_pointer (&r->plan, sim_plan_free);
+  g_clear_pointer (&r->request, sim_plan_request_free);
 }
 
 /* what a layout is once resolved: two spellings of one plan (an option
@@ -515,19 +515,13 @@ typedef struct {
   char **keys;
 } Keys;
 
-/* the plan string the enumeration wrote as a row's label, as a value
- * (NULL where it does not resolve to one): built from the layout it
- * chose, or parsed from the label for a row without one */
-static SimPlan *
-enumerated_plan (const Sweep *sw, const Row *r)
+/* the request of the layout the enumeration chose for a row (NULL where
+ * an item is refused); the enumeration's rows are made with their
+ * layouts, so a label is never parsed back */
+static SimPlanRequest *
+enumerated_request (const Sweep *sw, const Row *r)
 {
-  g_autoptr (SimPlan) given = NULL;
-  if (r->enumerated.tp > 0)
-    return layout_plan (sw, &r->enumerated);
-  given = sim_plan_new ();
-  if (!sim_plan_parse_string (given, r->label, NULL))
-    return NULL;
-  return g_steal_pointer (&given);
+  return r->enumerated.tp > 0 ? layout_request (sw, &r->enumerated) : NULL;
 }
 
 /* each row of a slice not pruned when it was made: its global batch and
@@ -541,11 +535,12 @@ work_keys (gpointer data, gpointer user)
   Keys *k = user;
   for (guint i = sl->first; i < sl->last; i++) {
     Row *r = g_ptr_array_index (k->sw->rows, i);
+    g_autoptr (SimPlanRequest) req = NULL;
     g_autoptr (SimPlan) plan = NULL;
-    if (r->pruned != NULL || (plan = enumerated_plan (k->sw, r)) == NULL)
+    if (r->pruned != NULL || (req = enumerated_request (k->sw, r)) == NULL)
       continue;
-    r->global_batch = plan->global_batch;
-    if (sim_plan_resolve (plan, sim_sweep_cluster (k->sw, r->nodes), k->sw->model, NULL))
+    r->global_batch = (guint64) sim_plan_request_value (req, "global-batch");
+    if ((plan = sim_plan_resolve (req, sim_sweep_cluster (k->sw, r->nodes), k->sw->model, NULL)) != NULL)
       k->keys[i] = resolved_key (plan, r->nodes);
   }
 }
@@ -689,10 +684,10 @@ sim_sweep_enumerate (SimSweep *sw)
    * parsed once */
   g_free (sw->shared);
   sw->shared = g_strconcat (var_part, sw->routing != NULL ? sw->routing : "", NULL);
-  sim_plan_free (sw->shared_plan);
-  sw->shared_plan = sim_plan_new ();
-  if (sw->shared[0] != '\0' && !sim_plan_parse_string (sw->shared_plan, sw->shared + 1, NULL))
-    g_clear_pointer (&sw->shared_plan, sim_plan_free);
+  sim_plan_request_free (sw->shared_request);
+  sw->shared_request = sim_plan_request_new ();
+  if (sw->shared[0] != '\0' && !sim_plan_request_parse_string (sw->shared_request, sw->shared + 1, NULL))
+    g_clear_pointer (&sw->shared_request, sim_plan_request_free);
   g_free (sw->modules);
   sw->modules = cheap != 0 ? sim_recompute_modules_string (cheap, "+") : NULL;
   for (guint ni = 0; ni < sw->node_counts->len; ni++) {
@@ -794,7 +789,7 @@ sim_sweep_enumerate (SimSweep *sw)
 static SimRun *
 simulate (const SimTopology *t, const SimModel *m, const Row *r, gboolean steady, GError **error)
 {
-  return sim_run_evaluate (t, m, sim_plan_copy (r->plan), r->label,
+  return sim_run_evaluate (t, m, r->request, r->label,
                            SIM_RUN_TIME | (steady ? SIM_RUN_STEADY : 0), error);
 }
 
@@ -806,18 +801,18 @@ short_of_headroom (const Sweep *sw, guint64 peak_bytes, guint64 usable_bytes)
   return h > 0 && (double) usable_bytes - (double) peak_bytes < h * (double) usable_bytes;
 }
 
-/* The row becomes label and its plan `given` (resolved as q) when q fits
- * with the sweep's headroom: its label, plan, resolved plan and memory
- * are replaced; otherwise it keeps them (label, given and q are freed
- * either way) */
+/* The row becomes label and its request `given` (resolved as q) when q
+ * fits with the sweep's headroom: its label, request, resolved plan and
+ * memory are replaced; otherwise it keeps them (label, given and q are
+ * freed either way) */
 static void
-adopt (Sweep *sw, Row *r, const SimTopology *t, char *label, SimPlan *given, SimPlan *q,
+adopt (Sweep *sw, Row *r, const SimTopology *t, char *label, SimPlanRequest *given, SimPlan *q,
        SimPlan **plan, SimMemory **mem)
 {
   g_autoptr (SimMemory) m = sim_memory_compute (t, sw->model, q);
   if (!m->fits || short_of_headroom (sw, m->peak_bytes, m->usable_bytes)) {
     g_free (label);
-    sim_plan_free (given);
+    sim_plan_request_free (given);
     sim_plan_free (q);
     return;
   }
@@ -825,30 +820,29 @@ adopt (Sweep *sw, Row *r, const SimTopology *t, char *label, SimPlan *given, Sim
   r->label = label;
   /* the amended label (",layout=..." or ",cuda-graph-scope=..." after the
    * enumerated one) is no longer the enumerated layout's: the row goes by
-   * its label and the plan given here */
+   * its label and the request given here */
   r->enumerated = (SimSweepLayout) { 0 };
-  sim_run_summary_set_plan (r, given);
+  sim_run_summary_set_request (r, given);
   sim_plan_free (*plan);
   *plan = q;
   sim_memory_free (*mem);
   *mem = g_steal_pointer (&m);
 }
 
-/* r's plan with one more option, key=value, as the row would carry it:
- * *label its label with ",key=value", *given that plan and *q the same
- * resolved on t; FALSE (nothing set) where it does not resolve.  Such a
- * label stays text: a row that takes it (adopt) goes by its label and
- * that plan, no longer by its SimSweepLayout */
+/* r's request with one more option, key=value, as the row would carry
+ * it: *label its label with ",key=value" (for output), *given that
+ * request and *q the same resolved on t; FALSE (nothing set) where it
+ * does not resolve.  A row that takes it (adopt) goes by that request, no
+ * longer by its SimSweepLayout */
 static gboolean
 amend (const Sweep *sw, const Row *r, const SimTopology *t, const char *key, const char *value,
-       char **label, SimPlan **given, SimPlan **q)
+       char **label, SimPlanRequest **given, SimPlan **q)
 {
-  g_autoptr (SimPlan) g = sim_plan_copy (r->plan);
+  g_autoptr (SimPlanRequest) g = sim_plan_request_copy (r->request);
   g_autoptr (SimPlan) resolved = NULL;
-  if (!sim_plan_set (g, key, value, NULL, NULL))
+  if (!sim_plan_request_set (g, key, value, NULL, NULL))
     return FALSE;
-  resolved = sim_plan_copy (g);
-  if (!sim_plan_resolve (resolved, t, sw->model, NULL))
+  if ((resolved = sim_plan_resolve (g, t, sw->model, NULL)) == NULL)
     return FALSE;
   *label = g_strdup_printf ("%s,%s=%s", r->label, key, value);
   *given = g_steal_pointer (&g);
@@ -869,7 +863,8 @@ balance (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **me
 {
   const SimPlan *p = *plan;
   g_autofree char *layout = NULL, *label = NULL;
-  g_autoptr (SimPlan) given = NULL, q = NULL;
+  g_autoptr (SimPlanRequest) given = NULL;
+  g_autoptr (SimPlan) q = NULL;
   if (p->pp < 2 || p->layout != NULL || p->first_stage_layers > 0 || p->last_stage_layers > 0 ||
       p->embedding_in_split || p->loss_in_split)
     return;
@@ -906,7 +901,8 @@ graphs (Sweep *sw, Row *r, const SimTopology *t, SimPlan **plan, SimMemory **mem
                                  [SIM_MOE_LAYER_BWD] = n_moe };
   SimLayerCost with;
   g_autofree char *label = NULL;
-  g_autoptr (SimPlan) given = NULL, q = NULL;
+  g_autoptr (SimPlanRequest) given = NULL;
+  g_autoptr (SimPlan) q = NULL;
   double before = 0, after = 0;
   if (p->cuda_graph_impl != SIM_CUDA_GRAPH_NONE || p->framework != SIM_FRAMEWORK_MEGATRON ||
       p->recompute == SIM_RECOMPUTE_FULL)
@@ -945,11 +941,9 @@ prepare (Sweep *sw, Row *r)
 
   if (r->pruned != NULL)
     return FALSE;
-  if (r->plan == NULL)
-    sim_run_summary_set_plan (r, enumerated_plan (sw, r));
-  if (r->plan != NULL)
-    plan = sim_plan_copy (r->plan);
-  if (plan == NULL || !sim_plan_resolve (plan, t, sw->model, &error)) {
+  if (r->request == NULL)
+    sim_run_summary_set_request (r, enumerated_request (sw, r));
+  if (r->request == NULL || (plan = sim_plan_resolve (r->request, t, sw->model, &error)) == NULL) {
     prune (r, g_strdup ("invalid: a constraint of the layout fails"));
     return FALSE;
   }

@@ -308,9 +308,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimSweepMerged, sim_sweep_merged_free)
  * SIM_SWEEP_MERGE_MAX_BYTES each: regular files only, never blocking) and
  * merge them.  A shard file is input from elsewhere (a job array, a shared
  * disk), so everything is checked: the schema; the type of every member of
- * the file and of every row; that every plan parses (sim_plan_parse_string,
- * once: a row carries the plan it gives, SimRunSummary.plan, unless
- * pruned, and its global batch);
+ * the file and of every row; that every plan string parses
+ * (sim_plan_request_parse_string, once: a row carries the request it
+ * gives, SimRunSummary.request, unless pruned, and its global batch);
  * that every number is finite, non-negative and, for counts, an integer;
  * that the files are shards 1 .. N of one sweep (same topology, model,
  * options, layouts and N), each once; that every row belongs to its shard

@@ -95,6 +95,7 @@ test_deepseek (void)
   g_autoptr (SimPlan) p = test_resolve_plan (t, m, base);
   g_autoptr (GError) error = NULL;
   g_autoptr (SimRun) run = NULL, balanced = NULL, recipe = NULL;
+  g_autoptr (SimPlanRequest) balanced_req = NULL, recipe_req = NULL;
   g_autoptr (GPtrArray) lines = NULL;
   g_autofree char *layout = NULL, *plan = NULL, *with_recipe = NULL;
   g_auto (SimLayout) parsed = { 0 };
@@ -114,7 +115,7 @@ test_deepseek (void)
   g_assert_cmpuint (parsed.mtp, ==, 1);
   g_assert_cmpfloat (best, <=, 0.95 * now);
 
-  run = sim_run_evaluate (t, m, g_steal_pointer (&p), NULL, SIM_RUN_TIME | SIM_RUN_STEADY, &error);
+  run = sim_run_evaluate (t, m, p->request, NULL, SIM_RUN_TIME | SIM_RUN_STEADY, &error);
   g_assert_no_error (error);
   lines = sim_run_diagnose (run, NULL);
   for (guint i = 0; i < lines->len; i++)
@@ -123,12 +124,12 @@ test_deepseek (void)
   g_assert_true (named);
 
   plan = g_strdup_printf ("%s,layout=%s", base, layout);
-  balanced = sim_run_evaluate (t, m, test_resolve_plan (t, m, plan), NULL, SIM_RUN_TIME | SIM_RUN_STEADY,
-                               &error);
+  balanced_req = test_request (plan);
+  balanced = sim_run_evaluate (t, m, balanced_req, NULL, SIM_RUN_TIME | SIM_RUN_STEADY, &error);
   g_assert_no_error (error);
   with_recipe = g_strdup_printf ("%s,layout=Et*4|(t*4|)*14tmL", base);
-  recipe = sim_run_evaluate (t, m, test_resolve_plan (t, m, with_recipe), NULL,
-                             SIM_RUN_TIME | SIM_RUN_STEADY, &error);
+  recipe_req = test_request (with_recipe);
+  recipe = sim_run_evaluate (t, m, recipe_req, NULL, SIM_RUN_TIME | SIM_RUN_STEADY, &error);
   g_assert_no_error (error);
   g_test_message ("step: default split %.3f s, suggested %.3f s, recipe %.3f s", run->time->step_s,
                   balanced->time->step_s, recipe->time->step_s);

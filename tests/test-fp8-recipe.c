@@ -52,9 +52,10 @@ layer_on (Fixture *f, const char *layout, const char *fp8, SimLayerCost *c, SimP
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *text = g_strdup_printf ("%s,%s", layout, fp8);
-  SimPlan *p = sim_plan_new ();
-  g_assert_true (sim_plan_parse_string (p, text, &error));
-  g_assert_true (sim_plan_resolve (p, f->topo, f->model, &error));
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  SimPlan *p = NULL;
+  g_assert_true (sim_plan_request_parse_string (p_req, text, &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, f->topo, f->model, &error));
   g_assert_no_error (error);
   sim_cost_layer (f->model, p, sim_topology_gpu_type (f->topo, 0), c);
   if (out != NULL)
@@ -147,9 +148,10 @@ test_recipe_resolution (void)
   layer (&hopper, "fp8=hybrid,fp8-recipe=current", &c2, NULL);
   g_assert_cmpfloat (c1.layer_fwd_s, ==, c2.layer_fwd_s);
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
-    g_autoptr (SimPlan) q = sim_plan_new ();
-    g_assert_true (sim_plan_parse_string (q, refused[i], &error));
-    g_assert_false (sim_plan_resolve (q, hopper.topo, hopper.model, &error));
+    g_autoptr (SimPlanRequest) q_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) q = NULL;
+    g_assert_true (sim_plan_request_parse_string (q_req, refused[i], &error));
+    g_assert_null (q = sim_plan_resolve (q_req, hopper.topo, hopper.model, &error));
     g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
     g_assert_nonnull (strstr (error->message, "--fp8-recipe"));
     g_clear_error (&error);
@@ -173,7 +175,8 @@ test_fp8_attention (void)
   SimLayerCost a, b;
   double k;
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimPlan) q = sim_plan_new ();
+  g_autoptr (SimPlanRequest) q_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) q = NULL;
 
   load (&hopper, "dgx-h100.xml");
   k = sim_topology_gpu_type (hopper.topo, 0)->eff.kernel_fixed_s;
@@ -203,8 +206,8 @@ test_fp8_attention (void)
     sim_plan_free (p2);
   }
   /* Megatron's --fp8-dot-product-attention needs --fp8 as well */
-  g_assert_true (sim_plan_parse_string (q, "tp=8,pp=2,dp=4,fp8-attention", &error));
-  g_assert_false (sim_plan_resolve (q, hopper.topo, hopper.model, &error));
+  g_assert_true (sim_plan_request_parse_string (q_req, "tp=8,pp=2,dp=4,fp8-attention", &error));
+  g_assert_null (q = sim_plan_resolve (q_req, hopper.topo, hopper.model, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
   unload (&hopper);
 }
@@ -233,7 +236,8 @@ test_attention_kernels (void)
   SimLayerCost fl, cu, f2, tr;
   double k;
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimPlan) q = sim_plan_new ();
+  g_autoptr (SimPlanRequest) q_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) q = NULL;
 
   load (&hopper, "dgx-h100.xml");
   k = sim_topology_gpu_type (hopper.topo, 0)->eff.kernel_fixed_s;
@@ -255,8 +259,8 @@ test_attention_kernels (void)
   layer (&ampere, "attention-kernel=flash", &fl, NULL);
   layer (&ampere, "attention-kernel=triton", &tr, NULL);
   g_assert_cmpfloat_with_epsilon ((tr.attn_core_fwd_s - k) / (fl.attn_core_fwd_s - k), 1.4, 1e-12);
-  g_assert_true (sim_plan_parse_string (q, "tp=8,pp=2,dp=4,attention-kernel=cudnn", &error));
-  g_assert_false (sim_plan_resolve (q, ampere.topo, ampere.model, &error));
+  g_assert_true (sim_plan_request_parse_string (q_req, "tp=8,pp=2,dp=4,attention-kernel=cudnn", &error));
+  g_assert_null (q = sim_plan_resolve (q_req, ampere.topo, ampere.model, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
   g_assert_nonnull (strstr (error->message, "gives no cuDNN fused-attention rate"));
   unload (&ampere);
@@ -379,9 +383,10 @@ test_nvfp4 (void)
   sim_plan_free (pb);
   sim_plan_free (pf);
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
-    g_autoptr (SimPlan) q = sim_plan_new ();
-    g_assert_true (sim_plan_parse_string (q, refused[i][0], &error));
-    g_assert_false (sim_plan_resolve (q, blackwell.topo, blackwell.model, &error));
+    g_autoptr (SimPlanRequest) q_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) q = NULL;
+    g_assert_true (sim_plan_request_parse_string (q_req, refused[i][0], &error));
+    g_assert_null (q = sim_plan_resolve (q_req, blackwell.topo, blackwell.model, &error));
     g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
     g_assert_nonnull (strstr (error->message, refused[i][1]));
     g_clear_error (&error);
@@ -407,9 +412,10 @@ test_nvfp4 (void)
 
   load (&hopper, "dgx-h100.xml");
   {
-    g_autoptr (SimPlan) q = sim_plan_new ();
-    g_assert_true (sim_plan_parse_string (q, "tp=8,pp=2,dp=4,fp4=e2m1", &error));
-    g_assert_false (sim_plan_resolve (q, hopper.topo, hopper.model, &error));
+    g_autoptr (SimPlanRequest) q_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) q = NULL;
+    g_assert_true (sim_plan_request_parse_string (q_req, "tp=8,pp=2,dp=4,fp4=e2m1", &error));
+    g_assert_null (q = sim_plan_resolve (q_req, hopper.topo, hopper.model, &error));
     g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
     g_assert_nonnull (strstr (error->message, "has no FP4 tensor cores"));
     g_clear_error (&error);

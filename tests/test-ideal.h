@@ -35,9 +35,7 @@ run_ideal_w (Run *r, const char *plan, double w_s)
   SimLayerCost c = { 0 };
   r->t = test_load_topology ("dgx8x4.xml", 1);
   r->m = test_load_model ("llama3-8b.xml");
-  r->p = sim_plan_new ();
-  g_assert_true (sim_plan_parse_string (r->p, plan, &error));
-  g_assert_true (sim_plan_resolve (r->p, r->t, r->m, &error));
+  r->p = test_resolve_plan (r->t, r->m, plan);
   g_assert_no_error (error);
   r->mem = sim_memory_compute (r->t, r->m, r->p);
   c.layer_fwd_s = 1e-3;

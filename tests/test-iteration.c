@@ -318,15 +318,16 @@ test_empty_edge_chunks (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 1);
   g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (SimMemory) mem = NULL;
   SimIteration *it;
   SimLayerCost c = { 0 };
   const SimStageTime *s0, *s1;
-  g_assert_true (sim_plan_parse_string (p, "tp=4,pp=2,dp=1,gb=16,schedule=interleaved,v=17,"
+  g_assert_true (sim_plan_request_parse_string (p_req, "tp=4,pp=2,dp=1,gb=16,schedule=interleaved,v=17,"
                                            "account-for-embedding-in-pipeline-split,"
                                            "account-for-loss-in-pipeline-split,gpu-variation=0", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (sim_plan_chunk_layers (p, m, 0, 0), ==, 0);
   g_assert_cmpuint (sim_plan_chunk_layers (p, m, 1, 16), ==, 0);
@@ -373,11 +374,12 @@ test_timeline_matches_ledger (void)
     g_autoptr (GError) error = NULL;
     g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
     g_autoptr (SimModel) m = test_load_model ("llama3-70b.xml");
-    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) p = NULL;
     g_autoptr (SimMemory) mem = NULL;
     g_autoptr (SimIteration) it = NULL;
-    g_assert_true (sim_plan_parse_string (p, plans[i], &error));
-    g_assert_true (sim_plan_resolve (p, t, m, &error));
+    g_assert_true (sim_plan_request_parse_string (p_req, plans[i], &error));
+    g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
     mem = sim_memory_compute (t, m, p);
     it = sim_iteration_run (t, m, p, mem, FALSE, &error);
     g_assert_no_error (error);
@@ -434,12 +436,13 @@ test_symmetric (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (SimTopology) t = test_load_topology ("dgx8x4.xml", 0);
   g_autoptr (SimModel) m = test_load_model ("llama3-70b.xml");
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (SimMemory) mem = NULL;
   g_autoptr (SimIteration) a = NULL;
   g_autoptr (SimIteration) b = NULL;
-  g_assert_true (sim_plan_parse_string (p, "tp=4,pp=4,dp=4,gb=64", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, "tp=4,pp=4,dp=4,gb=64", &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   mem = sim_memory_compute (t, m, p);
   a = sim_iteration_run (t, m, p, mem, FALSE, &error);
   b = sim_iteration_run (t, m, p, mem, TRUE, &error);
@@ -478,12 +481,13 @@ test_dp_mirror (void)
   g_autoptr (SimModel) m = test_load_model ("llama3-70b.xml");
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autoptr (GError) error = NULL;
-    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) p = NULL;
     g_autoptr (SimMemory) mem = NULL;
     g_autoptr (SimIteration) a = NULL;
     g_autoptr (SimIteration) b = NULL;
-    g_assert_true (sim_plan_parse_string (p, cases[i].plan, &error));
-    g_assert_true (sim_plan_resolve (p, t, m, &error));
+    g_assert_true (sim_plan_request_parse_string (p_req, cases[i].plan, &error));
+    g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
     mem = sim_memory_compute (t, m, p);
     a = sim_iteration_run (t, m, p, mem, FALSE, &error);
     b = sim_iteration_run (t, m, p, mem, TRUE, &error);
@@ -511,10 +515,11 @@ test_flops (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (SimTopology) t = test_load_topology ("dgx-a100.xml", 0);
   g_autoptr (SimModel) m = test_load_model ("gpt3-175b.xml");
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   double want = 0;
-  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=8,dp=8,gb=1536", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, "tp=8,pp=8,dp=8,gb=1536", &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   want = 72.0 * 1536 * 2048 * 96 * 12288.0 * 12288 * (1 + 2048 / (6 * 12288.0) + 51200 / (12 * 96 * 12288.0));
   g_assert_cmpfloat (fabs (sim_cost_model_flop (m, p) / want - 1), <, 1e-12);
   g_assert_cmpfloat (fabs (sim_cost_narayanan_flop (m, 1536, 2048, FALSE) / want - 1), <, 1e-12);
@@ -608,7 +613,8 @@ test_fp8_amax (void)
   int all[64], node[8];
   double f64, f8, b64, b8, d;
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimPlan) bad = sim_plan_new ();
+  g_autoptr (SimPlanRequest) bad_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) bad = NULL;
 
   for (int i = 0; i < 64; i++)
     all[i] = i;
@@ -638,8 +644,8 @@ test_fp8_amax (void)
     /* what the pass waits for is data-parallel communication, exposed */
     g_assert_cmpfloat_with_epsilon (w->exposed_dp_s - n->exposed_dp_s, d, 32 * 1e-12);
   }
-  g_assert_true (sim_plan_parse_string (bad, "tp=8,pp=1,dp=8,tp-only-amax-red", &error));
-  g_assert_false (sim_plan_resolve (bad, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (bad_req, "tp=8,pp=1,dp=8,tp-only-amax-red", &error));
+  g_assert_null (bad = sim_plan_resolve (bad_req, t, m, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
   g_assert_nonnull (strstr (error->message, "--tp-only-amax-red: expected --fp8"));
 }

@@ -16,10 +16,11 @@ static SimPlan *
 resolved (const SimTopology *t, const SimModel *m, const char *text)
 {
   g_autoptr (GError) error = NULL;
-  SimPlan *p = sim_plan_new ();
-  g_assert_true (sim_plan_parse_string (p, text, &error));
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  SimPlan *p = NULL;
+  g_assert_true (sim_plan_request_parse_string (p_req, text, &error));
   g_assert_no_error (error);
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   g_assert_no_error (error);
   return p;
 }

@@ -32,11 +32,7 @@ run (Run *r, const char *topo, int nodes, const char *model, const char *plan)
   g_autoptr (GError) error = NULL;
   r->topo = test_load_topology (topo, nodes);
   r->model = test_load_model (model);
-  r->plan = sim_plan_new ();
-  g_assert_true (sim_plan_parse_string (r->plan, plan, &error));
-  g_assert_no_error (error);
-  g_assert_true (sim_plan_resolve (r->plan, r->topo, r->model, &error));
-  g_assert_no_error (error);
+  r->plan = test_resolve_plan (r->topo, r->model, plan);
   r->mem = sim_memory_compute (r->topo, r->model, r->plan);
 }
 

@@ -361,19 +361,22 @@ test_simulated (void)
    * group every backward) */
   g_autoptr (GError) error = NULL;
   g_autoptr (SimModel) mx = load_xml ("mixtral-8x7b");
-  g_autoptr (SimPlan) plan = sim_plan_new ();
+  g_autoptr (SimPlanRequest) plan_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) plan = NULL;
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimRun) run = NULL;
   g_autofree char *topo_path = g_build_filename (SIM_SOURCE_DIR, "topologies", "dgx8x4.xml", NULL);
   topo = sim_topology_load (topo_path, 0, &error);
   g_assert_no_error (error);
-  g_assert_true (sim_plan_set (plan, "zero", "2", NULL, &error));
-  run = sim_run_evaluate (topo, mx, g_steal_pointer (&plan), NULL, SIM_RUN_TIME, &error);
+  g_assert_true (sim_plan_request_set (plan_req, "zero", "2", NULL, &error));
+  run = sim_run_evaluate (topo, mx, plan_req, NULL, SIM_RUN_TIME, &error);
   g_assert_no_error (error);
   g_assert_nonnull (run);
   g_assert_nonnull (run->time);
   g_clear_pointer (&run, sim_run_free);
-  run = sim_run_evaluate (topo, mx, sim_plan_new (), NULL, SIM_RUN_TIME, &error);
+  g_clear_pointer (&plan_req, sim_plan_request_free);
+  plan_req = sim_plan_request_new ();
+  run = sim_run_evaluate (topo, mx, plan_req, NULL, SIM_RUN_TIME, &error);
   g_assert_no_error (error);
   g_assert_nonnull (run);
   g_assert_nonnull (run->time);
@@ -409,13 +412,15 @@ test_shapes (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autoptr (SimModel) m = load_xml (cases[i].model);
-    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autofree char *text_plan = g_strdup_printf ("tp=%d,ep=%d,etp=%d,cp=1,seq=4096,mb=1", cases[i].tp,
+                                                  cases[i].ep, cases[i].etp);
+    g_autoptr (SimPlanRequest) p_req = test_request (text_plan);
+    g_autoptr (SimPlan) p = sim_plan_resolve_model (p_req, m, NULL);
     g_autoptr (GArray) shapes = NULL;
     g_autoptr (GString) text = g_string_new (" ");
     g_auto (GStrv) lines = g_strsplit (cases[i].lines, " ", -1);
     g_auto (GStrv) absent = g_strsplit (cases[i].absent, " ", -1);
-    p->tp = cases[i].tp, p->ep = cases[i].ep, p->etp = cases[i].etp;
-    p->cp = 1, p->seq_len = 4096, p->micro_batch = 1;
+    g_assert_nonnull (p);
     shapes = sim_cost_gemm_shapes (m, p);
     for (guint j = 0; j < shapes->len; j++) {
       const SimGemmShape *s = &g_array_index (shapes, SimGemmShape, j);

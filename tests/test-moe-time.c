@@ -33,11 +33,7 @@ setup (Fixture *f, const char *plan)
   g_assert_no_error (error);
   f->model = sim_model_load (mp, &error);
   g_assert_no_error (error);
-  f->plan = sim_plan_new ();
-  g_assert_true (sim_plan_parse_string (f->plan, plan, &error));
-  g_assert_no_error (error);
-  g_assert_true (sim_plan_resolve (f->plan, f->topo, f->model, &error));
-  g_assert_no_error (error);
+  f->plan = test_resolve_plan (f->topo, f->model, plan);
 }
 
 static void
@@ -103,8 +99,8 @@ test_model_flop (void)
 {
   Fixture f;
   setup (&f, "tp=1,pp=1,dp=8,ep=8,seq=4096,gb=8");
-  f.plan->global_batch = 1;
-  g_assert_cmpfloat_with_epsilon (sim_cost_model_flop (f.model, f.plan), 339697553375232.0, 1.0);
+  /* the step's 8 sequences, 8 times the one sequence's */
+  g_assert_cmpfloat_with_epsilon (sim_cost_model_flop (f.model, f.plan) / 8, 339697553375232.0, 1.0);
   teardown (&f);
 }
 
@@ -540,11 +536,12 @@ test_fused_grouped_mlp (void)
   g_assert_cmpfloat (sf, ==, 0);
   /* refused where the kernel cannot run: delayed-scaling FP8 */
   {
-    g_autoptr (SimPlan) d = sim_plan_new ();
+    g_autoptr (SimPlanRequest) d_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) d = NULL;
     g_autoptr (GError) error = NULL;
-    g_assert_true (sim_plan_parse_string (d, "tp=1,pp=1,dp=8,ep=8,fp8=hybrid,fp8-recipe=delayed,"
+    g_assert_true (sim_plan_request_parse_string (d_req, "tp=1,pp=1,dp=8,ep=8,fp8=hybrid,fp8-recipe=delayed,"
                                              "moe-fused-grouped-mlp=true", NULL));
-    g_assert_false (sim_plan_resolve (d, t, q, &error));
+    g_assert_null (d = sim_plan_resolve (d_req, t, q, &error));
     g_assert_nonnull (strstr (error->message, "--moe-fused-grouped-mlp"));
   }
 }

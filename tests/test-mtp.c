@@ -69,14 +69,14 @@ static void
 test_flop (void)
 {
   g_autoptr (SimModel) m = test_load_model ("deepseek-v3.xml");
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) one = test_request ("tp=1,cp=1,gb=1,seq=4096,mtp-num-layers=1");
+  g_autoptr (SimPlanRequest) none = test_request ("tp=1,cp=1,gb=1,seq=4096,mtp-num-layers=0");
+  g_autoptr (SimPlan) p = sim_plan_resolve_model (one, m, NULL), q = sim_plan_resolve_model (none, m, NULL);
   double with, without;
-  p->global_batch = 1;
-  p->seq_len = 4096;
-  p->mtp_layers = 1;
+  g_assert_nonnull (p);
+  g_assert_nonnull (q);
   with = sim_cost_model_flop (m, p);
-  p->mtp_layers = 0;
-  without = sim_cost_model_flop (m, p);
+  without = sim_cost_model_flop (m, q);
   g_assert_cmpfloat_with_epsilon ((with - without) / 4096, 10695081984.0, 1.0);
 }
 
@@ -90,7 +90,8 @@ test_plan (void)
   g_autoptr (SimPlan) p = test_resolve_plan (t, m, "pp=16,ep=16");
   g_autoptr (SimPlan) off = test_resolve_plan (t, m, "pp=16,ep=16,mtp-num-layers=0");
   g_autoptr (SimPlan) dense = test_resolve_plan (t, llama, "tp=8,pp=4,mtp-num-layers=2");
-  g_autoptr (SimPlan) bad = sim_plan_new ();
+  g_autoptr (SimPlanRequest) bad_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) bad = NULL;
   g_autoptr (GError) error = NULL;
   gboolean noted = FALSE;
   g_assert_cmpint (p->mtp_layers, ==, 1);
@@ -104,7 +105,7 @@ test_plan (void)
   g_assert_cmpuint (sim_plan_chunk_mtp_layers (dense, 2, 0), ==, 0);
   /* (LoRA on MoE layers is refused before; a dense model shows it) */
   test_refused_plan (t, llama, "tp=8,lora-rank=16,mtp-num-layers=1", "--mtp-num-layers 1: expected 0 with --lora-rank");
-  g_assert_false (sim_plan_parse_string (bad, "mtp-num-layers=65", &error));
+  g_assert_false (sim_plan_request_parse_string (bad_req, "mtp-num-layers=65", &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
   g_assert_true (g_str_has_prefix (error->message, "--mtp-num-layers: expected a whole number from 0 to 64"));
 }

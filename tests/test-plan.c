@@ -26,11 +26,12 @@ test_ranks (void)
 {
   g_autoptr (SimTopology) t = dgx8x4 ();
   g_autoptr (SimModel) m = model ("llama3-70b.xml");
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (GError) error = NULL;
   int c[SIM_DIM_COUNT];
-  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=4,dp=2", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, "tp=8,pp=4,dp=2", &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   g_assert_no_error (error);
   sim_plan_rank_coords (p, 9, c);
   g_assert_cmpint (c[SIM_DIM_TP], ==, 1);
@@ -53,11 +54,12 @@ test_uneven (void)
 {
   g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 2048);
   g_autoptr (SimModel) m = model ("llama3-405b.xml");
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (GError) error = NULL;
   guint64 sum = 0;
-  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=16,dp=128,gb=2048", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, "tp=8,pp=16,dp=128,gb=2048", &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (sim_plan_stage_layers (p, m, 0), ==, 7);
   g_assert_cmpuint (sim_plan_stage_layers (p, m, 15), ==, 7);
@@ -75,11 +77,12 @@ test_order (void)
 {
   g_autoptr (SimTopology) t = dgx8x4 ();
   g_autoptr (SimModel) m = model ("llama3-70b.xml");
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (GError) error = NULL;
   int c[SIM_DIM_COUNT];
-  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=4,dp=2,order=tp-pp-cp-dp", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, "tp=8,pp=4,dp=2,order=tp-pp-cp-dp", &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   sim_plan_rank_coords (p, 8, c);
   g_assert_cmpint (c[SIM_DIM_PP], ==, 1);
   g_assert_cmpint (c[SIM_DIM_DP], ==, 0);
@@ -92,10 +95,11 @@ test_defaults (void)
 {
   g_autoptr (SimTopology) t = dgx8x4 ();
   g_autoptr (SimModel) m = model ("llama3-70b.xml");
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (GError) error = NULL;
-  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=4", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, "tp=8,pp=4", &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   g_assert_cmpint (p->dp, ==, 2);
   g_assert_cmpuint (p->global_batch, ==, 1024);
   g_assert_cmpuint (p->micro_batches, ==, 512);
@@ -116,18 +120,20 @@ test_tp_overlap_default (void)
   const int want[] = { 1, 0 };
   for (guint i = 0; i < G_N_ELEMENTS (files); i++) {
     g_autoptr (SimTopology) t = test_load_topology (files[i], 0);
-    g_autoptr (SimPlan) p = sim_plan_new ();
-    g_autoptr (SimPlan) given = sim_plan_new ();
+    g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) p = NULL;
+    g_autoptr (SimPlanRequest) given_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) given = NULL;
     g_autoptr (GError) error = NULL;
     gboolean said = FALSE;
-    g_assert_true (sim_plan_parse_string (p, "tp=8,pp=4", &error));
-    g_assert_true (sim_plan_resolve (p, t, m, &error));
+    g_assert_true (sim_plan_request_parse_string (p_req, "tp=8,pp=4", &error));
+    g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
     g_assert_cmpint (p->tp_comm_overlap, ==, want[i]);
     for (guint k = 0; k < p->defaults->len; k++)
       said |= strstr (g_ptr_array_index (p->defaults, k), "no NVLink SHARP multicast") != NULL;
     g_assert_cmpint (said, ==, !want[i]);
-    g_assert_true (sim_plan_parse_string (given, "tp=8,pp=4,tp-comm-overlap=true", &error));
-    g_assert_true (sim_plan_resolve (given, t, m, &error));
+    g_assert_true (sim_plan_request_parse_string (given_req, "tp=8,pp=4,tp-comm-overlap=true", &error));
+    g_assert_nonnull (given = sim_plan_resolve (given_req, t, m, &error));
     g_assert_cmpint (given->tp_comm_overlap, ==, 1);
   }
 }
@@ -137,10 +143,11 @@ test_tp_overlap_default (void)
 static void
 assert_refused (const SimTopology *t, const SimModel *m, const char *plan, const char *substring)
 {
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (GError) error = NULL;
-  g_assert_true (sim_plan_parse_string (p, plan, &error));
-  g_assert_false (sim_plan_resolve (p, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, plan, &error));
+  g_assert_null (p = sim_plan_resolve (p_req, t, m, &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
   if (strstr (error->message, substring) == NULL)
     g_error ("plan %s: '%s' lacks '%s'", plan, error->message, substring);
@@ -209,12 +216,14 @@ test_uneven_chunks (void)
   g_autoptr (SimTopology) t = dgx8x4 ();
   g_autoptr (SimModel) m = model ("llama3-70b.xml");
   g_autoptr (SimModel) ds = model ("deepseek-v3.xml");
-  g_autoptr (SimPlan) p = sim_plan_new ();
-  g_autoptr (SimPlan) q = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
+  g_autoptr (SimPlanRequest) q_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) q = NULL;
   g_autoptr (GError) error = NULL;
   int want_ds[8] = { 7, 7, 8, 8, 8, 8, 8, 7 };
-  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=8,dp=1,schedule=interleaved,v=3", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, "tp=8,pp=8,dp=1,schedule=interleaved,v=3", &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   g_assert_no_error (error);
   for (int s = 0; s < 8; s++) {
     g_assert_cmpuint (sim_plan_chunk_layers (p, m, s, 0), ==, 3);
@@ -224,8 +233,8 @@ test_uneven_chunks (void)
   }
   g_assert_cmpuint (sim_plan_chunk_first_layer (p, m, 0, 1), ==, 24);
   g_assert_cmpuint (sim_plan_chunk_first_layer (p, m, 0, 2), ==, 56);
-  g_assert_true (sim_plan_parse_string (q, "tp=8,pp=8,dp=1,schedule=interleaved,v=4,ep=8,etp=1", &error));
-  g_assert_true (sim_plan_resolve (q, t, ds, &error));
+  g_assert_true (sim_plan_request_parse_string (q_req, "tp=8,pp=8,dp=1,schedule=interleaved,v=4,ep=8,etp=1", &error));
+  g_assert_nonnull (q = sim_plan_resolve (q_req, t, ds, &error));
   g_assert_no_error (error);
   for (int s = 0; s < 8; s++)
     g_assert_cmpuint (sim_plan_stage_layers (q, ds, s), ==, (guint64) want_ds[s]);
@@ -262,14 +271,18 @@ test_megatron_split (void)
   g_autoptr (SimModel) m = model ("llama3-70b.xml");
   g_autoptr (SimModel) l405 = model ("llama3-405b.xml");
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimPlan) p = sim_plan_new ();
-  g_autoptr (SimPlan) q = sim_plan_new ();
-  g_autoptr (SimPlan) r = sim_plan_new ();
-  g_autoptr (SimPlan) two = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
+  g_autoptr (SimPlanRequest) q_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) q = NULL;
+  g_autoptr (SimPlanRequest) r_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) r = NULL;
+  g_autoptr (SimPlanRequest) two_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) two = NULL;
   guint64 sum = 0;
 
-  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=8,dp=1,first-stage-layers=12,last-stage-layers=8", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, "tp=8,pp=8,dp=1,first-stage-layers=12,last-stage-layers=8", &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (sim_plan_stage_layers (p, m, 0), ==, 12);
   for (int s = 1; s < 7; s++)
@@ -278,10 +291,10 @@ test_megatron_split (void)
   g_assert_cmpuint (sim_plan_stage_first_layer (p, m, 7), ==, 72);
 
   /* Megatron's own flag names set the same */
-  g_assert_true (sim_plan_parse_string (q, "tp=8,pp=8,dp=1,schedule=interleaved,v=2,"
+  g_assert_true (sim_plan_request_parse_string (q_req, "tp=8,pp=8,dp=1,schedule=interleaved,v=2,"
                                            "decoder-first-pipeline-num-layers=12,"
                                            "decoder-last-pipeline-num-layers=8", &error));
-  g_assert_true (sim_plan_resolve (q, t, m, &error));
+  g_assert_nonnull (q = sim_plan_resolve (q_req, t, m, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (sim_plan_chunk_layers (q, m, 0, 0), ==, 6);
   g_assert_cmpuint (sim_plan_chunk_layers (q, m, 0, 1), ==, 6);
@@ -292,9 +305,9 @@ test_megatron_split (void)
     sum += sim_plan_stage_layers (q, m, s);
   g_assert_cmpuint (sum, ==, 80);
 
-  g_assert_true (sim_plan_parse_string (r, "tp=8,pp=16,dp=128,gb=2048,account-for-embedding-in-pipeline-split,"
+  g_assert_true (sim_plan_request_parse_string (r_req, "tp=8,pp=16,dp=128,gb=2048,account-for-embedding-in-pipeline-split,"
                                            "account-for-loss-in-pipeline-split", &error));
-  g_assert_true (sim_plan_resolve (r, big, l405, &error));
+  g_assert_nonnull (r = sim_plan_resolve (r_req, big, l405, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (sim_plan_stage_layers (r, l405, 0), ==, 7);
   g_assert_cmpuint (sim_plan_stage_layers (r, l405, 15), ==, 7);
@@ -302,11 +315,12 @@ test_megatron_split (void)
     g_assert_cmpuint (sim_plan_stage_layers (r, l405, s), ==, 8);
 
   {
-    g_autoptr (SimPlan) c = sim_plan_new ();
+    g_autoptr (SimPlanRequest) c_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) c = NULL;
     gboolean noted = FALSE;
     g_assert_true (
-        sim_plan_parse_string (c, "tp=8,pp=16,dp=128,gb=2048,schedule=interleaved,v=8", &error));
-    g_assert_true (sim_plan_resolve (c, big, l405, &error));
+        sim_plan_request_parse_string (c_req, "tp=8,pp=16,dp=128,gb=2048,schedule=interleaved,v=8", &error));
+    g_assert_nonnull (c = sim_plan_resolve (c_req, big, l405, &error));
     g_assert_no_error (error);
     g_assert_true (c->embedding_in_split && c->loss_in_split);
     for (guint i = 0; i < c->defaults->len; i++)
@@ -324,9 +338,9 @@ test_megatron_split (void)
       g_assert_cmpuint (sim_plan_stage_layers (c, l405, s), ==, 8);
   }
 
-  g_assert_true (sim_plan_parse_string (two, "tp=8,pp=2,dp=4,account-for-embedding-in-pipeline-split,"
+  g_assert_true (sim_plan_request_parse_string (two_req, "tp=8,pp=2,dp=4,account-for-embedding-in-pipeline-split,"
                                              "account-for-loss-in-pipeline-split", &error));
-  g_assert_true (sim_plan_resolve (two, t, m, &error));
+  g_assert_nonnull (two = sim_plan_resolve (two_req, t, m, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (sim_plan_stage_layers (two, m, 0), ==, 40);
   g_assert_cmpuint (sim_plan_stage_layers (two, m, 1), ==, 40);
@@ -379,16 +393,17 @@ test_resolve_model (void)
     { llama, "tp=3", FALSE, 0, 0, 0, 0, "32 attention heads" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) p = NULL;
     g_autoptr (GError) error = NULL;
-    g_assert_true (sim_plan_parse_string (p, cases[i].plan, &error));
+    g_assert_true (sim_plan_request_parse_string (p_req, cases[i].plan, &error));
     if (!cases[i].ok) {
-      g_assert_false (sim_plan_resolve_model (p, cases[i].m, &error));
+      g_assert_null (p = sim_plan_resolve_model (p_req, cases[i].m, &error));
       g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
       g_assert_nonnull (strstr (error->message, cases[i].message));
       continue;
     }
-    g_assert_true (sim_plan_resolve_model (p, cases[i].m, &error));
+    g_assert_nonnull (p = sim_plan_resolve_model (p_req, cases[i].m, &error));
     g_assert_no_error (error);
     g_assert_cmpint (p->ep, ==, cases[i].ep);
     g_assert_cmpint (p->etp, ==, cases[i].etp);
@@ -397,8 +412,8 @@ test_resolve_model (void)
   }
 }
 
-/* sim_plan_set_number sets what sim_plan_set sets from the value as
- * text, given bits included, so that the plans resolve alike (the same
+/* sim_plan_request_set_number sets what sim_plan_request_set sets from
+ * the value as text, given bits included, so that the plans resolve alike (the same
  * values and the same defaults noted): a DeepSeek-V3 layout on 4 nodes of
  * dgx-h100 with the items sim sweep sets, a choice by its index (schedule
  * zb-v is 4, fp8 hybrid 1), a boolean as 1, a short form (mb, gb, v) and a
@@ -409,8 +424,10 @@ test_set_number (void)
 {
   g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 4);
   g_autoptr (SimModel) m = model ("deepseek-v3.xml");
-  g_autoptr (SimPlan) parsed = sim_plan_new ();
-  g_autoptr (SimPlan) set = sim_plan_new ();
+  g_autoptr (SimPlanRequest) parsed_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) parsed = NULL;
+  g_autoptr (SimPlanRequest) set_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) set = NULL;
   g_autoptr (GError) error = NULL;
   static const struct {
     const char *key;
@@ -421,28 +438,32 @@ test_set_number (void)
     { "recompute", 0 }, { "zero", 1 }, { "fp8", 1 }, { "no-tp-comm-overlap", 1 },
   };
   SimPlan a, b;
-  g_assert_true (sim_plan_parse_string (parsed,
+  g_assert_true (sim_plan_request_parse_string (parsed_req,
                                         "tp=2,cp=1,pp=4,dp=4,ep=8,etp=1,overlap-moe-expert-parallel-comm,mb=1,"
                                         "gb=512,schedule=zb-v,recompute=none,zero=1,fp8=hybrid,no-tp-comm-overlap",
                                         &error));
   g_assert_no_error (error);
   for (guint i = 0; i < G_N_ELEMENTS (items); i++) {
-    g_assert_true (sim_plan_set_number (set, items[i].key, items[i].value, &error));
+    g_assert_true (sim_plan_request_set_number (set_req, items[i].key, items[i].value, &error));
     g_assert_no_error (error);
   }
+  g_assert_nonnull (parsed = sim_plan_resolve (parsed_req, t, m, &error));
+  g_assert_nonnull (set = sim_plan_resolve (set_req, t, m, &error));
+  g_assert_no_error (error);
+  /* the same plan, field by field (the owned pointers apart), and the
+   * same options given */
   a = *parsed;
   b = *set;
   a.defaults = b.defaults = NULL;
+  a.request = b.request = NULL;
+  g_assert_true (a.layout == NULL && b.layout == NULL);
   g_assert_true (memcmp (&a, &b, sizeof a) == 0);
-  g_assert_true (sim_plan_resolve (parsed, t, m, &error));
-  g_assert_true (sim_plan_resolve (set, t, m, &error));
-  g_assert_no_error (error);
   g_assert_cmpuint (parsed->defaults->len, ==, set->defaults->len);
   for (guint i = 0; i < set->defaults->len; i++)
     g_assert_cmpstr (g_ptr_array_index (parsed->defaults, i), ==, g_ptr_array_index (set->defaults, i));
 
   {
-    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
     static const struct {
       const char *key;
       guint64 value;
@@ -450,12 +471,12 @@ test_set_number (void)
                     { "fp4-recipe", 1 }, { "no-such-option", 1 }, { "order", 1 }, { "gpu-variation", 0 } };
     for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
       g_autoptr (GError) e = NULL;
-      g_assert_false (sim_plan_set_number (p, refused[i].key, refused[i].value, &e));
+      g_assert_false (sim_plan_request_set_number (p_req, refused[i].key, refused[i].value, &e));
       g_assert_error (e, SIM_ERROR, SIM_ERROR_USAGE);
     }
-    g_assert_cmpuint (p->given, ==, 0);
-    g_assert_cmpint (p->tp, ==, 0);
-    g_assert_cmpint (p->zero, ==, -1);
+    for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+      g_assert_false (sim_plan_request_given (p_req, refused[i].key));
+    g_assert_cmpfloat (sim_plan_request_value (p_req, "tp"), ==, 0);
   }
 }
 
@@ -475,17 +496,20 @@ test_torchtitan_fsdp_pp (void)
 {
   g_autoptr (SimTopology) t = dgx8x4 ();
   g_autoptr (SimModel) m = model ("llama3-70b.xml");
-  g_autoptr (SimPlan) p = sim_plan_new ();
-  g_autoptr (SimPlan) flat = sim_plan_new ();
-  g_autoptr (SimPlan) mcore = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
+  g_autoptr (SimPlanRequest) flat_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) flat = NULL;
+  g_autoptr (SimPlanRequest) mcore_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) mcore = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (SimMemory) mem = NULL;
   const SimStageMemory *s1;
   const guint64 P = 2139422720;
   gboolean said = FALSE;
 
-  g_assert_true (sim_plan_parse_string (p, "tp=8,pp=4,dp=2,zero=3,framework=torchtitan", &error));
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, "tp=8,pp=4,dp=2,zero=3,framework=torchtitan", &error));
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   g_assert_cmpint (p->zero, ==, 1);
   g_assert_true (p->grad_reduce_fp32);
   for (guint k = 0; k < p->defaults->len; k++)
@@ -500,16 +524,16 @@ test_torchtitan_fsdp_pp (void)
   g_assert_cmpuint (s1->optimizer_bytes, ==, 8 * P / 2);
   g_assert_cmpuint (s1->buffer_bytes, ==, 0);
 
-  g_assert_true (sim_plan_parse_string (flat, "tp=8,pp=1,dp=8,zero=3,framework=torchtitan", &error));
-  g_assert_true (sim_plan_resolve (flat, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (flat_req, "tp=8,pp=1,dp=8,zero=3,framework=torchtitan", &error));
+  g_assert_nonnull (flat = sim_plan_resolve (flat_req, t, m, &error));
   g_assert_cmpint (flat->zero, ==, 3);
   {
     g_autoptr (SimMemory) fm = sim_memory_compute (t, m, flat);
     const SimStageMemory *s0 = &g_array_index (fm->stages, SimStageMemory, 0);
     g_assert_cmpuint (s0->grads_bytes, ==, 2 * s0->params_bytes);
   }
-  g_assert_true (sim_plan_parse_string (mcore, "tp=8,pp=4,dp=2,zero=3", &error));
-  g_assert_true (sim_plan_resolve (mcore, t, m, &error));
+  g_assert_true (sim_plan_request_parse_string (mcore_req, "tp=8,pp=4,dp=2,zero=3", &error));
+  g_assert_nonnull (mcore = sim_plan_resolve (mcore_req, t, m, &error));
   g_assert_cmpint (mcore->zero, ==, 3);
   {
     g_autoptr (SimMemory) mm = sim_memory_compute (t, m, mcore);

@@ -120,8 +120,8 @@ except simtrain.SimError as e:
 r = cli.run(sim, "sweep", "--topology", "dgx8x4", "--nodes", "1", "--model", "llama3-8b", "--fp8", "fast")
 check("sweep: an option sim refuses, sim's line", said, r.stderr.strip().removeprefix("sim: "))
 
-# every plan option of sim (sim/sim-plan.c's table) is a typed keyword
-with open(os.path.join(src, "sim", "sim-plan.c"), encoding="utf-8") as f:
+# every plan option of sim (sim/sim-plan-request.c's table) is a typed keyword
+with open(os.path.join(src, "sim", "sim-plan-request.c"), encoding="utf-8") as f:
     names = [n.replace("-", "_") for n in re.findall(r'\{ "([a-z0-9-]+)", (?:NULL|"[a-z0-9-]+"), KEY_', f.read())]
 params = inspect.signature(simtrain.estimate).parameters
 check("every plan option of sim is a keyword of estimate()", [n for n in names if n not in params], [])

@@ -153,7 +153,8 @@ test_refusals (void)
   g_autoptr (SimModel) l = test_load_model ("llama3-8b.xml");
   g_autoptr (SimModel) q = test_load_model ("qwen3-30b-a3b.xml");
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimPlan) bad = sim_plan_new ();
+  g_autoptr (SimPlanRequest) bad_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) bad = NULL;
   g_autoptr (SimPlan) ok = NULL;
   const char *base = "tp=1,pp=1,dp=8,mb=1,seq=4096,gb=8";
   g_autofree char *mla = g_strdup_printf ("%s,recompute-modules=mla_up_proj", base);
@@ -170,7 +171,7 @@ test_refusals (void)
   test_refused_plan (t, l, full, "--recompute-modules: expected --recompute selective, got --recompute full");
   test_refused_plan (t, q, mlp, "--recompute-modules mlp: expected a model with dense MLP layers");
   test_refused_plan (t, q, both, "--recompute-modules: moe recomputes the whole MoE layer");
-  g_assert_false (sim_plan_parse_string (bad, "recompute-modules=core_attn+attn", &error));
+  g_assert_false (sim_plan_request_parse_string (bad_req, "recompute-modules=core_attn+attn", &error));
   g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
   g_assert_nonnull (strstr (error->message, "got 'attn'"));
   /* selective alone recomputes Megatron-Core's default, the attention core */

@@ -12,10 +12,10 @@ static SimRun *
 evaluate (const SimTopology *t, const SimModel *m, const char *label, guint flags)
 {
   g_autoptr (GError) error = NULL;
-  SimPlan *p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
   SimRun *r = NULL;
-  g_assert_true (sim_plan_parse_string (p, label, &error));
-  r = sim_run_evaluate (t, m, p, label, flags, &error);
+  g_assert_true (sim_plan_request_parse_string (p_req, label, &error));
+  r = sim_run_evaluate (t, m, p_req, label, flags, &error);
   g_assert_no_error (error);
   g_assert_nonnull (r);
   return r;

@@ -51,13 +51,14 @@ run_both (const Layout *l, SimIteration **whole, SimIteration **fast)
   g_autoptr (GError) error = NULL;
   g_autoptr (SimTopology) t = sim_topology_load (tp, l->nodes, &error);
   g_autoptr (SimModel) m = sim_model_load (mp, &error);
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (SimMemory) mem = NULL;
 
   g_assert_no_error (error);
-  sim_plan_parse_string (p, l->plan, &error);
+  sim_plan_request_parse_string (p_req, l->plan, &error);
   g_assert_no_error (error);
-  sim_plan_resolve (p, t, m, &error);
+  p = sim_plan_resolve (p_req, t, m, &error);
   g_assert_no_error (error);
   mem = sim_memory_compute (t, m, p);
   *whole = sim_iteration_run (t, m, p, mem, l->full, &error);
@@ -138,15 +139,16 @@ test_whole_when_not_periodic (void)
   g_autoptr (SimModel) m8 = sim_model_load (mp8, &error);
   g_assert_no_error (error);
   for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
-    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+    g_autoptr (SimPlan) p = NULL;
     g_autoptr (SimMemory) mem = NULL;
     g_autoptr (SimIteration) whole = NULL;
     g_autoptr (SimIteration) fast = NULL;
     /* the context-parallel plan on two nodes, with the 8B model */
     const SimTopology *tt = i == 2 ? t2 : t;
     const SimModel *mm = i == 2 ? m8 : m;
-    g_assert_true (sim_plan_parse_string (p, plans[i], &error));
-    g_assert_true (sim_plan_resolve (p, tt, mm, &error));
+    g_assert_true (sim_plan_request_parse_string (p_req, plans[i], &error));
+    g_assert_nonnull (p = sim_plan_resolve (p_req, tt, mm, &error));
     mem = sim_memory_compute (tt, mm, p);
     whole = sim_iteration_run (tt, mm, p, mem, FALSE, &error);
     fast = sim_iteration_run_steady (tt, mm, p, mem, FALSE, &error);

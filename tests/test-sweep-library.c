@@ -24,15 +24,28 @@ make (const SimModel *m)
   return sw;
 }
 
-/* a row's plan is the plan its label spells, as sim_plan_parse_string
- * reads it, and its global batch that plan's */
-static void
-assert_row_plan (const SimSweepRow *r)
+/* the number a request holds for option key (sim_plan_request_value) */
+static int
+ask (const SimPlanRequest *q, const char *key)
 {
-  g_autoptr (SimPlan) p = sim_plan_new ();
-  const SimPlan *q = r->plan;
-  g_assert_nonnull (q);
-  g_assert_true (sim_plan_parse_string (p, r->label, NULL));
+  return (int) sim_plan_request_value (q, key);
+}
+
+/* a row's request is the one its label spells, as
+ * sim_plan_request_parse_string reads it: the same options given, the
+ * same plan resolved on the sweep's cluster, and its global batch that
+ * request's */
+static void
+assert_row_plan (SimSweep *sw, const SimModel *m, const SimSweepRow *r)
+{
+  g_autoptr (SimPlanRequest) label = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL, q = NULL;
+  const SimTopology *t = sim_sweep_cluster (sw, r->nodes);
+  g_assert_nonnull (r->request);
+  g_assert_true (sim_plan_request_parse_string (label, r->label, NULL));
+  g_assert_nonnull (p = sim_plan_resolve (label, t, m, NULL));
+  g_assert_nonnull (q = sim_plan_resolve (r->request, t, m, NULL));
+  g_assert_cmpuint (r->global_batch, ==, (guint64) sim_plan_request_value (label, "global-batch"));
   g_assert_cmpuint (q->given, ==, p->given);
   g_assert_cmpint (q->tp, ==, p->tp);
   g_assert_cmpint (q->cp, ==, p->cp);
@@ -42,7 +55,6 @@ assert_row_plan (const SimSweepRow *r)
   g_assert_cmpint (q->etp, ==, p->etp);
   g_assert_cmpint (q->micro_batch, ==, p->micro_batch);
   g_assert_cmpuint (q->global_batch, ==, p->global_batch);
-  g_assert_cmpuint (r->global_batch, ==, p->global_batch);
   g_assert_cmpuint (q->seq_len, ==, p->seq_len);
   g_assert_cmpint (q->schedule, ==, p->schedule);
   g_assert_cmpint (q->virtual_stages, ==, p->virtual_stages);
@@ -86,14 +98,14 @@ test_plans (void)
   for (guint i = 0; i < rows->len; i++) {
     const SimSweepRow *r = g_ptr_array_index (rows, i);
     if (r->pruned != NULL) {
-      g_assert_null (r->plan);
+      g_assert_null (r->request);
       g_assert_cmpuint (r->global_batch, ==, strstr (r->label, ",gb=") != NULL ? 1024 : 0);
       continue;
     }
-    assert_row_plan (r);
+    assert_row_plan (sw, m, r);
     g_assert_cmpuint (r->global_batch, ==, 1024);
     timed += r->has_time;
-    laid_out += r->plan->layout != NULL;
+    laid_out += strstr (r->label, ",layout=") != NULL;
   }
   g_assert_cmpint (timed, >, 0);
   g_assert_cmpint (laid_out, >, 0);
@@ -108,9 +120,9 @@ test_plans (void)
     g_assert_cmpstr (x->label, ==, y->label);
     g_assert_cmpuint (x->global_batch, ==, y->global_batch);
     if (y->pruned != NULL)
-      g_assert_null (y->plan);
+      g_assert_null (y->request);
     else
-      assert_row_plan (y);
+      assert_row_plan (sw, m, y);
   }
 }
 
@@ -129,18 +141,18 @@ test_enumerate (void)
   g_assert_cmpuint (rows->len, >, 50);
   for (guint i = 0; i < rows->len; i++) {
     const SimSweepRow *r = g_ptr_array_index (rows, i);
-    g_autoptr (SimPlan) p = sim_plan_new ();
+    g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
     g_assert_cmpint (r->index, ==, (int) i);
     g_assert_false (g_hash_table_contains (seen, r->label));
     g_hash_table_add (seen, r->label);
-    g_assert_true (sim_plan_parse_string (p, r->label, NULL));
-    g_assert_cmpint (8 % p->tp, ==, 0);
-    g_assert_cmpint (32 % MAX (p->pp, 1), ==, 0);
-    if (p->zero > 0)
-      g_assert_cmpint (p->dp * p->cp, >, 1);
-    if (p->tp == 8 && p->cp == 1 && p->zero >= 0 && r->pruned == NULL) {
-      g_assert_cmpint (p->pp, ==, 1);
-      g_assert_cmpint (p->zero, ==, 0);
+    g_assert_true (sim_plan_request_parse_string (p_req, r->label, NULL));
+    g_assert_cmpint (8 % ask (p_req, "tp"), ==, 0);
+    g_assert_cmpint (32 % MAX (ask (p_req, "pp"), 1), ==, 0);
+    if (ask (p_req, "zero") > 0)
+      g_assert_cmpint (ask (p_req, "dp") * ask (p_req, "cp"), >, 1);
+    if (ask (p_req, "tp") == 8 && ask (p_req, "cp") == 1 && ask (p_req, "zero") >= 0 && r->pruned == NULL) {
+      g_assert_cmpint (ask (p_req, "pp"), ==, 1);
+      g_assert_cmpint (ask (p_req, "zero"), ==, 0);
       tp8++;
     }
   }
@@ -483,12 +495,12 @@ test_constraints (void)
   g_assert_cmpuint (rows->len, >, 0);
   for (guint i = 0; i < rows->len; i++) {
     const SimSweepRow *r = g_ptr_array_index (rows, i);
-    g_autoptr (SimPlan) p = sim_plan_new ();
-    g_assert_true (sim_plan_parse_string (p, r->label, NULL));
-    g_assert_true (p->tp == 2 || p->tp == 4);
-    g_assert_cmpint (p->cp, ==, 1);
-    g_assert_true (p->pp == 1 || p->pp == 2);
-    per_tp[p->tp]++;
+    g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+    g_assert_true (sim_plan_request_parse_string (p_req, r->label, NULL));
+    g_assert_true (ask (p_req, "tp") == 2 || ask (p_req, "tp") == 4);
+    g_assert_cmpint (ask (p_req, "cp"), ==, 1);
+    g_assert_true (ask (p_req, "pp") == 1 || ask (p_req, "pp") == 2);
+    per_tp[ask (p_req, "tp")]++;
   }
   g_assert_cmpint (per_tp[2], >, 0);
   g_assert_cmpint (per_tp[4], >, 0);
@@ -615,18 +627,18 @@ test_experts (void)
   int splits = 0, layouts = 0;
   for (guint i = 0; i < rows->len; i++) {
     const SimSweepRow *r = g_ptr_array_index (rows, i);
-    g_autoptr (SimPlan) p = sim_plan_new ();
-    g_assert_true (sim_plan_parse_string (p, r->label, NULL));
+    g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+    g_assert_true (sim_plan_request_parse_string (p_req, r->label, NULL));
     if (strstr (r->label, "zero=") == NULL)
       continue; /* a dominated choice, pruned */
     layouts++;
     g_assert_nonnull (strstr (r->label, ",ep="));
-    g_assert_cmpint (p->zero, <=, 3);
-    g_assert_cmpint (8 % p->ep, ==, 0);
-    g_assert_cmpint ((p->tp * p->cp * p->dp) % (p->ep * p->etp), ==, 0);
-    g_assert_true (p->etp == 1 || p->etp == p->tp);
+    g_assert_cmpint (ask (p_req, "zero"), <=, 3);
+    g_assert_cmpint (8 % ask (p_req, "ep"), ==, 0);
+    g_assert_cmpint ((ask (p_req, "tp") * ask (p_req, "cp") * ask (p_req, "dp")) % (ask (p_req, "ep") * ask (p_req, "etp")), ==, 0);
+    g_assert_true (ask (p_req, "etp") == 1 || ask (p_req, "etp") == ask (p_req, "tp"));
     /* the combined 1F1B needs an all-to-all and refuses full recomputation */
-    g_assert_true (p->moe_a2a_overlap <= 0 || (p->ep > 1 && p->recompute != SIM_RECOMPUTE_FULL));
+    g_assert_true (ask (p_req, "overlap-moe-expert-parallel-comm") <= 0 || (ask (p_req, "ep") > 1 && ask (p_req, "recompute") != SIM_RECOMPUTE_FULL));
     if (g_str_has_prefix (r->label, "tp=2,cp=1,pp=1,dp=4,") && strstr (r->label, ",mb=1,") &&
         strstr (r->label, "schedule=1f1b,recompute=none,zero=0"))
       splits++;
@@ -689,18 +701,18 @@ test_graphs (void)
     if (!r->has_time || !g_str_has_suffix (r->label, suffix))
       continue;
     graphed++;
-    assert_row_plan (r);
-    g_assert_cmpuint (r->plan->cuda_graph_scope, !=, 0);
+    assert_row_plan (sw, m, r);
+    g_assert_true (sim_plan_request_given (r->request, "cuda-graph-scope"));
     g_assert_false (strstr (r->label, ",cp=1,") != NULL && strstr (r->label, ",mb=8,") != NULL);
     /* the first few: the plan without graphs, simulated alone, is slower */
     if (checked < 3 && strstr (r->label, ",mb=1,") != NULL) {
       g_autofree char *eager = g_strndup (r->label, strlen (r->label) - strlen (suffix));
-      g_autoptr (SimPlan) pe = sim_plan_new (), pg = sim_plan_new ();
+      g_autoptr (SimPlanRequest) pe = sim_plan_request_new (), pg = sim_plan_request_new ();
       g_autoptr (SimRun) re = NULL, rg = NULL;
-      g_assert_true (sim_plan_parse_string (pe, eager, NULL));
-      g_assert_true (sim_plan_parse_string (pg, r->label, NULL));
-      re = sim_run_evaluate (t, m, g_steal_pointer (&pe), eager, SIM_RUN_TIME, NULL);
-      rg = sim_run_evaluate (t, m, g_steal_pointer (&pg), r->label, SIM_RUN_TIME, NULL);
+      g_assert_true (sim_plan_request_parse_string (pe, eager, NULL));
+      g_assert_true (sim_plan_request_parse_string (pg, r->label, NULL));
+      re = sim_run_evaluate (t, m, pe, eager, SIM_RUN_TIME, NULL);
+      rg = sim_run_evaluate (t, m, pg, r->label, SIM_RUN_TIME, NULL);
       g_assert_nonnull (re);
       g_assert_nonnull (rg);
       g_assert_cmpfloat (rg->time->step_s, <, re->time->step_s);
@@ -847,7 +859,7 @@ test_take_run (void)
   g_autoptr (GError) error = NULL;
   GPtrArray *rows;
   const SimSweepRow *best;
-  SimPlan *plan = sim_plan_new ();
+  g_autoptr (SimPlanRequest) plan_req = sim_plan_request_new ();
   sim_sweep_add_cluster (sw, test_load_topology ("dgx8x4.xml", 1), 1);
   sim_sweep_enumerate (sw);
   sim_sweep_set_keep (sw, 3);
@@ -865,15 +877,15 @@ test_take_run (void)
   g_assert_nonnull (run);
   g_assert_null (sim_sweep_take_run (sw, best));
   g_assert_cmpfloat (run->time->step_s, ==, best->step_s);
-  g_assert_true (sim_plan_parse_string (plan, best->label, &error));
-  again = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), m, plan, best->label, SIM_RUN_TIME, &error);
+  g_assert_true (sim_plan_request_parse_string (plan_req, best->label, &error));
+  again = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), m, plan_req, best->label, SIM_RUN_TIME, &error);
   g_assert_no_error (error);
   g_assert_cmpfloat (again->time->step_s, ==, run->time->step_s);
   g_assert_cmpuint (again->time->activities, ==, run->time->activities);
   g_assert_cmpuint (again->memory->peak_bytes, ==, run->memory->peak_bytes);
   /* and of the row's own plan, as sim sweep runs the best again */
   g_clear_pointer (&again, sim_run_free);
-  again = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), m, sim_plan_copy (best->plan), best->label,
+  again = sim_run_evaluate (sim_sweep_cluster (sw, best->nodes), m, best->request, best->label,
                             SIM_RUN_TIME, &error);
   g_assert_no_error (error);
   g_assert_cmpfloat (again->time->step_s, ==, run->time->step_s);

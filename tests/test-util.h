@@ -35,16 +35,26 @@ test_load_topology (const char *file, int nodes)
   return t;
 }
 
-/* a plan from its string form (sim_plan_parse_string), resolved on t and
- * m, asserting both succeed */
+/* a request from its string form (sim_plan_request_parse_string),
+ * asserting it parses */
+static inline SimPlanRequest *
+test_request (const char *plan)
+{
+  g_autoptr (GError) error = NULL;
+  SimPlanRequest *q = sim_plan_request_new ();
+  sim_plan_request_parse_string (q, plan, &error);
+  g_assert_no_error (error);
+  return q;
+}
+
+/* a plan from its string form, resolved on t and m, asserting both
+ * succeed */
 static inline SimPlan *
 test_resolve_plan (const SimTopology *t, const SimModel *m, const char *plan)
 {
   g_autoptr (GError) error = NULL;
-  SimPlan *p = sim_plan_new ();
-  sim_plan_parse_string (p, plan, &error);
-  g_assert_no_error (error);
-  sim_plan_resolve (p, t, m, &error);
+  g_autoptr (SimPlanRequest) q = test_request (plan);
+  SimPlan *p = sim_plan_resolve (q, t, m, &error);
   g_assert_no_error (error);
   return p;
 }
@@ -55,9 +65,9 @@ static inline void
 test_refused_plan (const SimTopology *t, const SimModel *m, const char *text, const char *start)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (SimPlan) p = sim_plan_new ();
-  g_assert_true (sim_plan_parse_string (p, text, &error));
-  g_assert_false (sim_plan_resolve (p, t, m, &error));
+  g_autoptr (SimPlanRequest) q = test_request (text);
+  g_autoptr (SimPlan) p = sim_plan_resolve (q, t, m, &error);
+  g_assert_null (p);
   g_assert_error (error, SIM_ERROR, SIM_ERROR_PLAN);
   if (!g_str_has_prefix (error->message, start))
     g_error ("%s: expected '%s...', got '%s'", text, start, error->message);

@@ -59,7 +59,8 @@ simulate (const Row *r, gboolean sp, const char *recompute, guint64 *layers_per_
   g_autofree char *mpath = g_build_filename (SIM_SOURCE_DIR, "models", mfile, NULL);
   g_autoptr (SimTopology) topo = NULL;
   g_autoptr (SimModel) model = NULL;
-  g_autoptr (SimPlan) plan = sim_plan_new ();
+  g_autoptr (SimPlanRequest) plan_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) plan = NULL;
   g_autofree char *spec = NULL;
 
   topo = sim_topology_load (tpath, r->nodes, error);
@@ -73,7 +74,7 @@ simulate (const Row *r, gboolean sp, const char *recompute, guint64 *layers_per_
                           ",no-flash-attention,zero=0,sp=%s,recompute=%s%s%d",
                           r->tp, r->pp, r->mb, r->gb, sp ? "true" : "false", recompute,
                           r->v > 1 ? ",schedule=interleaved,v=" : ",schedule=1f1b,v=", r->v);
-  if (!sim_plan_parse_string (plan, spec, error) || !sim_plan_resolve (plan, topo, model, error))
+  if (!sim_plan_request_parse_string (plan_req, spec, error) || (plan = sim_plan_resolve (plan_req, topo, model, error)) == NULL)
     return NULL;
   *layers_per_chunk = model->layers / (guint64) (r->pp * r->v);
   return sim_memory_compute (topo, model, plan);

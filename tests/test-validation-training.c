@@ -18,7 +18,7 @@
 #include "test-util.h"
 
 static void
-apply_flags (SimPlan *p, const char *flags)
+apply_flags (SimPlanRequest *p_req, const char *flags)
 {
   g_auto (GStrv) w = g_strsplit (flags, " ", -1);
   for (guint i = 0; w[i] != NULL; i++) {
@@ -29,7 +29,7 @@ apply_flags (SimPlan *p, const char *flags)
       continue;
     if (sim_plan_key_takes_value (key))
       value = w[++i];
-    g_assert_true (sim_plan_set (p, key, value, NULL, &error));
+    g_assert_true (sim_plan_request_set (p_req, key, value, NULL, &error));
     g_assert_no_error (error);
   }
 }
@@ -64,7 +64,8 @@ test_row (gconstpointer data)
   g_autoptr (GError) error = NULL;
   g_autoptr (SimTopology) t = NULL;
   g_autoptr (SimModel) m = NULL;
-  g_autoptr (SimPlan) p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  g_autoptr (SimPlan) p = NULL;
   g_autoptr (SimMemory) mem = NULL;
   g_autoptr (SimIteration) it = NULL;
   g_autofree char *mfile = NULL, *tfile = NULL;
@@ -74,8 +75,8 @@ test_row (gconstpointer data)
   t = test_load_topology (tfile, atoi (f[2]));
   mfile = g_strconcat (f[3], ".xml", NULL);
   m = test_load_model (mfile);
-  apply_flags (p, f[4]);
-  g_assert_true (sim_plan_resolve (p, t, m, &error));
+  apply_flags (p_req, f[4]);
+  g_assert_nonnull (p = sim_plan_resolve (p_req, t, m, &error));
   g_assert_no_error (error);
   mem = sim_memory_compute (t, m, p);
   it = sim_iteration_run (t, m, p, mem, FALSE, &error);

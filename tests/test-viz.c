@@ -257,15 +257,17 @@ static cairo_surface_t *
 render_plan (const SimTopology *t, const SimModel *m, const char *plan, SimRun **run, VizGanttLayout *l)
 {
   g_autoptr (GError) error = NULL;
-  SimPlan *p = sim_plan_new ();
+  g_autoptr (SimPlanRequest) p_req = sim_plan_request_new ();
+  const SimPlan *p;
   VizInput in = { NULL };
   cairo_surface_t *s;
   cairo_t *cr;
   double w = 1200, h;
-  g_assert_true (sim_plan_parse_string (p, plan, &error));
+  g_assert_true (sim_plan_request_parse_string (p_req, plan, &error));
   g_assert_no_error (error);
-  *run = sim_run_evaluate (t, m, p, plan, SIM_RUN_TIME, &error);
+  *run = sim_run_evaluate (t, m, p_req, plan, SIM_RUN_TIME, &error);
   g_assert_no_error (error);
+  p = (*run)->plan;
   in = (VizInput) { *run, NULL, 0 };
   h = viz_gantt_height_for (&in, p->pp, w);
   s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) w, (int) h);

@@ -1,7 +1,7 @@
 /* fuzz-config.c — the framework config readers (sim --config): the first
  * byte picks torchtitan's TOML (even) or NeMo / Megatron-Bridge YAML (odd),
- * the rest is the file; a config that loads is applied to a plan and its
- * notes written, as the command line does. */
+ * the rest is the file; a config that loads is applied to a request and
+ * its notes written, as the command line does. */
 #include "fuzz.h"
 #include "sim-config.h"
 
@@ -28,10 +28,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       return 0;
     }
   {
-    SimPlan *plan = sim_plan_new ();
-    if (sim_config_apply (c, plan, 64, &error))
+    SimPlanRequest *req = sim_plan_request_new ();
+    if (sim_config_apply (c, req, 64, &error))
       {
-        GPtrArray *notes = sim_config_notes (c, plan);
+        /* no cluster here to resolve the request on: the notes of the
+         * config alone */
+        GPtrArray *notes = sim_config_notes (c, NULL);
         g_ptr_array_unref (notes);
       }
     else
@@ -39,7 +41,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         g_assert (error != NULL && error->message[0] != '\0');
         g_clear_error (&error);
       }
-    sim_plan_free (plan);
+    sim_plan_request_free (req);
   }
   sim_config_free (c);
   return 0;

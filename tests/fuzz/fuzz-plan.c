@@ -37,21 +37,20 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     load_fixed_inputs ();
   g_autofree char *text = fuzz_text (data, size);
   GError *error = NULL;
-  SimPlan *plan = sim_plan_new ();
-  if (!sim_plan_parse_string (plan, text, &error))
+  SimPlanRequest *plan = sim_plan_request_new ();
+  if (!sim_plan_request_parse_string (plan, text, &error))
     {
       g_assert (error != NULL && error->message[0] != '\0');
       g_error_free (error);
-      sim_plan_free (plan);
+      sim_plan_request_free (plan);
       return 0;
     }
-  SimPlan *copy = sim_plan_copy (plan);
-  SimRun *run = sim_run_evaluate (topo, model, copy, text, 0, &error);
+  SimRun *run = sim_run_evaluate (topo, model, plan, text, 0, &error);
   if (run == NULL)
     {
       g_assert (error != NULL && error->message[0] != '\0');
       g_error_free (error);
-      sim_plan_free (plan);
+      sim_plan_request_free (plan);
       return 0;
     }
   /* the resolved plan says how long the simulation would be */
@@ -59,10 +58,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   sim_run_free (run);
   if (passes > FUZZ_MAX_PASSES)
     {
-      sim_plan_free (plan);
+      sim_plan_request_free (plan);
       return 0;
     }
   run = sim_run_evaluate (topo, model, plan, text, SIM_RUN_TIME | SIM_RUN_REMEDIES, &error);
+  sim_plan_request_free (plan);
   if (run == NULL)
     {
       g_assert (error != NULL && error->message[0] != '\0');

@@ -17,7 +17,7 @@ from .rows import data_path, read_rows
 
 
 def plan_string(args):
-    """--key value / --flag / --no-flag as key=value,... (sim_plan_parse_string);
+    """--key value / --flag / --no-flag as key=value,... (sim_plan_request_parse_string);
     a list value (--recompute-modules, --cuda-graph-scope) joined by + there"""
     items, i = [], 0
     while i < len(args):
