@@ -22,6 +22,7 @@ resolve_torch_compile (SimPlan *plan, GError **error)
                    "run their own fused kernels)", plan->torch_compile ? "" : "no-");
       return FALSE;
     }
+    plan->torch_compile = 0; /* their kernels, not Inductor's */
     return TRUE;
   }
   if (plan->torch_compile < 0) {

@@ -201,7 +201,10 @@ typedef struct _SimPlanRequest SimPlanRequest;
 
 /* A resolved plan (sim_plan_resolve).  Where a comment below names the
  * value a field holds when its option is "unset", that is the request's
- * state before resolution, which sim_plan_resolve replaces. */
+ * state before resolution, which sim_plan_resolve replaces: a resolved
+ * plan holds none of them (test-plan /plan/resolved-sets-all), except
+ * fp8_recipe, -1 exactly without FP8, and moe_imbalance, 0 exactly for a
+ * dense model (no routing). */
 typedef struct {
   /* layout; 0 means "not given" until resolved */
   int tp, cp, pp, dp;
@@ -242,7 +245,8 @@ typedef struct {
   SimFramework framework;
   int tp_comm_overlap;          /* -1 unset; TP collectives hidden behind the GEMMs */
   /* -1 unset; with torchtitan, each transformer block compiled by
-   * torch.compile (Inductor fuses its norms and activation), else eager */
+   * torch.compile (Inductor fuses its norms and activation), else eager;
+   * 0 under the other frameworks (their own kernels) */
   int torch_compile;
   int overlap_param_gather;     /* -1 unset; ZeRO parameter all-gather behind the forward */
   int attention_kernel;         /* -1 unset, else SimAttentionKernel */

@@ -542,6 +542,69 @@ test_torchtitan_fsdp_pp (void)
   }
 }
 
+/* A resolved plan holds no "unset" value (sim-plan.h): over dense and
+ * mixture-of-experts models, Megatron, FSDP and torchtitan, FP8 on and off,
+ * LoRA, with every option left to its default but the layout, each field
+ * that a request leaves unset (0, -1 or < 0) is resolved; fp8_recipe is
+ * -1 exactly when FP8 is off, and moe_imbalance 0 exactly for a dense
+ * model.  And a request made from a plan (sim_plan_request_of) resolves
+ * to the same plan, field by field. */
+static void
+test_resolved_sets_all (void)
+{
+  g_autoptr (SimTopology) t = test_load_topology ("dgx-h100.xml", 4);
+  static const struct {
+    const char *model, *plan;
+  } cases[] = {
+    { "llama3-8b.xml", "tp=8,pp=1" },
+    { "llama3-8b.xml", "tp=1,pp=1,framework=fsdp,zero=3" },
+    { "llama3-8b.xml", "tp=2,pp=2,framework=torchtitan,zero=3,recompute=selective" },
+    { "llama3-8b.xml", "tp=8,pp=4,fp8=hybrid,schedule=interleaved" },
+    { "llama3-8b.xml", "tp=2,pp=1,lora-rank=16" },
+    { "deepseek-v3.xml", "tp=1,pp=8,ep=4,fp8=hybrid,fp8-recipe=blockwise" },
+    { "qwen3-30b-a3b.xml", "tp=1,pp=1,ep=8,cuda-graph-impl=transformer_engine,cuda-graph-scope=attn+moe_router" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (SimModel) m = model (cases[i].model);
+    g_autoptr (SimPlan) p = test_resolve_plan (t, m, cases[i].plan);
+    g_autoptr (SimPlanRequest) again = sim_plan_request_of (p);
+    g_autoptr (SimPlan) q = NULL;
+    SimPlan a, b;
+    g_test_message ("%s %s", cases[i].model, cases[i].plan);
+    g_assert_cmpint (MIN (MIN (p->tp, p->cp), MIN (p->pp, p->dp)), >=, 1);
+    g_assert_cmpint (MIN (MIN (p->ep, p->etp), p->edp), >=, 1);
+    g_assert_cmpint (p->micro_batch, >=, 1);
+    g_assert_cmpuint (p->global_batch, >=, 1);
+    g_assert_cmpuint (p->seq_len, >=, 1);
+    g_assert_cmpuint (p->micro_batches, >=, 1);
+    g_assert_cmpint (p->virtual_stages, >=, 1);
+    g_assert_cmpint (p->layers_per_virtual_stage, ==, 0);
+    g_assert_true (p->sequence_parallel == 0 || p->sequence_parallel == 1);
+    g_assert_true (p->flash_attention == 0 || p->flash_attention == 1);
+    g_assert_true (p->zero >= 0 && p->zero <= 3);
+    g_assert_true (p->tp_comm_overlap == 0 || p->tp_comm_overlap == 1);
+    g_assert_true (p->torch_compile == 0 || p->torch_compile == 1);
+    g_assert_true (p->overlap_param_gather == 0 || p->overlap_param_gather == 1);
+    g_assert_true (p->moe_a2a_overlap == 0 || p->moe_a2a_overlap == 1);
+    g_assert_true (p->fp8_params == 0 || p->fp8_params == 1);
+    g_assert_cmpint (p->attention_kernel, >=, 0);
+    g_assert_cmpint (p->mtp_layers, >=, 0);
+    g_assert_cmpfloat (p->context_reserve_bytes, >=, 0);
+    g_assert_cmpfloat (p->fragmentation, >=, 0);
+    g_assert_cmpfloat (p->gpu_variation, >=, 0);
+    g_assert_true ((p->fp8_recipe == -1) == (p->fp8 == SIM_FP8_OFF));
+    g_assert_true ((p->moe_imbalance == 0) == !sim_model_is_moe (m));
+    g_assert_nonnull (p->defaults);
+    g_assert_nonnull (p->request);
+    g_assert_nonnull (q = sim_plan_resolve (again, t, m, NULL));
+    a = *p;
+    b = *q;
+    a.defaults = b.defaults = NULL;
+    a.request = b.request = NULL;
+    g_assert_true (memcmp (&a, &b, sizeof a) == 0);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -558,5 +621,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/resolve-model", test_resolve_model);
   g_test_add_func ("/plan/set-number", test_set_number);
   g_test_add_func ("/plan/torchtitan-fsdp-pp", test_torchtitan_fsdp_pp);
+  g_test_add_func ("/plan/resolved-sets-all", test_resolved_sets_all);
   return g_test_run ();
 }
