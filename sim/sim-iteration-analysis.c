@@ -308,20 +308,46 @@ mem_event (GArray *ev, SimTime t, gint64 delta)
   g_array_append_val (ev, x);
 }
 
-/* full recomputation: the whole layer comes back, one layer at a time,
- * until the backward of this pass ends: approximate by the pass's span */
-static void
-recompute_events (GArray *ev, SimIterBuilder *b, const Span *rc, gint64 bytes)
+/* Where a full recomputation's set is freed on stage s, replica 0: the
+ * end of the first backward span (in span order) of each micro-batch and
+ * chunk, at ends[mb * virtual_stages + chunk] (G_MININT64 where there is
+ * none);
+ * *n the entries.  One pass over the spans, so that the lookups of a long
+ * run stay linear (stage_mem_events). */
+static SimTime *
+backward_ends (SimIterBuilder *b, int s, guint *n)
 {
-  mem_event (ev, rc->start, bytes);
+  int v = b->plan->virtual_stages, mbs = 0;
+  SimTime *ends;
   for (guint k = 0; k < b->spans->len; k++) {
     const Span *bw = &g_array_index (b->spans, Span, k);
-    if (bw->kind == SIM_SPAN_BACKWARD && bw->stage == rc->stage && bw->replica == 0 &&
-        bw->mb == rc->mb && bw->chunk == rc->chunk) {
-      mem_event (ev, bw->end, -bytes);
-      break;
-    }
+    if (bw->kind == SIM_SPAN_BACKWARD && bw->stage == s && bw->replica == 0 && bw->chunk >= 0 &&
+        bw->chunk < v)
+      mbs = MAX (mbs, bw->mb + 1);
   }
+  *n = (guint) (mbs * v);
+  ends = g_new (SimTime, MAX (*n, 1));
+  for (guint i = 0; i < *n; i++)
+    ends[i] = G_MININT64;
+  for (guint k = 0; k < b->spans->len; k++) {
+    const Span *bw = &g_array_index (b->spans, Span, k);
+    if (bw->kind == SIM_SPAN_BACKWARD && bw->stage == s && bw->replica == 0 && bw->chunk >= 0 &&
+        bw->chunk < v && bw->mb >= 0 && ends[bw->mb * v + bw->chunk] == G_MININT64)
+      ends[bw->mb * v + bw->chunk] = bw->end;
+  }
+  return ends;
+}
+
+/* full recomputation: the whole layer comes back, one layer at a time,
+ * until the backward of this pass ends (ends: backward_ends): approximate
+ * by the pass's span */
+static void
+recompute_events (GArray *ev, const SimTime *ends, guint n, int v, const Span *rc, gint64 bytes)
+{
+  guint i = (guint) (rc->mb * v + rc->chunk);
+  mem_event (ev, rc->start, bytes);
+  if (rc->mb >= 0 && rc->chunk >= 0 && i < n && ends[i] != G_MININT64)
+    mem_event (ev, ends[i], -bytes);
 }
 
 /* activation memory of stage s, replica 0: allocated when a forward pass
@@ -341,6 +367,8 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s, const SimActiva
    * full recomputation holds besides (sim_memory_chunk_saved_bytes) */
   g_autofree gint64 *chunk_bytes = g_new0 (gint64, plan->virtual_stages);
   g_autofree gint64 *chunk_rec = g_new0 (gint64, plan->virtual_stages);
+  g_autofree SimTime *rec_ends = NULL; /* backward_ends, made when first needed */
+  guint n_ends = 0;
   for (int c = 0, offset = 0; c < plan->virtual_stages; c++) {
     int k = s * plan->virtual_stages + c;
     guint64 t = 0;
@@ -393,7 +421,9 @@ stage_mem_events (SimIterBuilder *b, const StageIndex *x, int s, const SimActiva
       }
     } else if (sp->kind == SIM_SPAN_RECOMPUTE && chunk_rec[sp->chunk] > 0 &&
                plan->recompute == SIM_RECOMPUTE_FULL) {
-      recompute_events (ev, b, sp, chunk_rec[sp->chunk]);
+      if (rec_ends == NULL)
+        rec_ends = backward_ends (b, s, &n_ends);
+      recompute_events (ev, rec_ends, n_ends, plan->virtual_stages, sp, chunk_rec[sp->chunk]);
     }
   }
   return ev;
