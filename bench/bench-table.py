@@ -25,7 +25,9 @@
 usage: bench-table.py SIM BENCH_ESTIMATE SOURCE_ROOT"""
 import os, re, subprocess, sys, tempfile, time
 
-sim, bench, root = sys.argv[1], sys.argv[2], sys.argv[3]
+# absolute: meson passes the programs relative to the build directory, and
+# the sweeps run from the source root
+sim, bench, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
 
 
 def timed(cmd):
