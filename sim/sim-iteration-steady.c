@@ -140,11 +140,10 @@ steady_probe (const SimTopology *topo, const SimModel *model, const SimPlan *pla
               GError **error)
 {
   g_auto (SimIterBuilder) b = { 0 };
-  SimPlan q = *plan; /* shallow: read only, and never freed */
+  SimPlan q;
   guint64 once, rest;
   int alone = ALONE_TP | ALONE_PP | ALONE_DP | ALONE_CP, keep;
-  q.micro_batches = m;
-  q.global_batch = m * q.micro_batch * (guint64) q.dp;
+  sim_plan_with_micro_batches (&q, plan, m);
   if (!sim_iter_build (&b, topo, model, &q, ledger, full, NULL, alone | MIRROR_DP, sc, error))
     return FALSE;
   /* as the runs will be built: without the shortcuts not worth a run
@@ -166,9 +165,8 @@ static SimIteration *
 steady_run (const SimTopology *topo, const SimModel *model, const SimPlan *plan,
             const SimMemory *ledger, gboolean full, guint64 m, Scratch *sc, GError **error)
 {
-  SimPlan q = *plan; /* shallow: read only, and never freed */
-  q.micro_batches = m;
-  q.global_batch = m * q.micro_batch * (guint64) q.dp;
+  SimPlan q;
+  sim_plan_with_micro_batches (&q, plan, m);
   return sim_iter_run_on (topo, model, &q, ledger, full, NULL, TRUE, sc, error);
 }
 

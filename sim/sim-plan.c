@@ -951,6 +951,14 @@ sim_plan_op_sac (const SimPlan *plan)
   return plan->framework == SIM_FRAMEWORK_TORCHTITAN && plan->recompute == SIM_RECOMPUTE_SELECTIVE;
 }
 
+void
+sim_plan_with_micro_batches (SimPlan *to, const SimPlan *from, guint64 m)
+{
+  *to = *from;
+  to->micro_batches = m;
+  to->global_batch = m * (guint64) from->micro_batch * (guint64) from->dp;
+}
+
 SimPlan *
 sim_plan_resolve_model (const SimPlanRequest *req, const SimModel *model, GError **error)
 {

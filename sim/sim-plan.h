@@ -449,6 +449,13 @@ SimPlan *sim_plan_copy (const SimPlan *plan);
 void sim_plan_free (SimPlan *plan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimPlan, sim_plan_free)
 
+/* The same resolved plan over m micro-batches per replica, its global
+ * batch m x micro_batch x dp: a shallow copy into *to, which shares
+ * from's request, defaults and layout (so it is never freed and does not
+ * outlive from), for the steady state's shorter runs
+ * (sim-iteration-steady.c) */
+void sim_plan_with_micro_batches (SimPlan *to, const SimPlan *from, guint64 m);
+
 /* whether the option key takes a value ("tp" does, "sequence-parallel" does
  * not; FALSE for an unknown key); any thread */
 gboolean sim_plan_key_takes_value (const char *key);
