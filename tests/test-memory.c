@@ -369,6 +369,56 @@ test_offload_time (void)
   g_assert_cmpfloat_with_epsilon (c.offload_bwd_s, copy + 15 * MAX (copy - 2 * b, 0), 1e-12);
 }
 
+/* A remedy's peak is the peak of the plan its printed flags give when
+ * added to the user's: each remedy's flags ("--tp 2 --dp 4", "--recompute
+ * full", the stacked combination) set on the user's request, resolved and
+ * measured again, give the remedy's peak to the byte.  Case A with tp 1
+ * (llama3-70b on one dgx8x4 node: the "--tp 2 --dp 4" remedy turns
+ * sequence parallelism on, as --tp 2 does), case B and case C. */
+static void
+test_remedy_flags (void)
+{
+  static const struct {
+    const char *topo;
+    int nodes;
+    const char *model, *plan;
+  } cases[] = {
+    { "dgx8x4.xml", 1, "llama3-70b.xml", "tp=1,pp=1,dp=8" },
+    { "dgx8x4.xml", 1, "llama3-8b.xml", "tp=1,pp=1,dp=8,zero=3,mb=16,gb=128,no-flash-attention" },
+    { "dgx8x4.xml", 0, "gpt3-175b.xml", "tp=8,pp=8,dp=1,seq=65536,gb=8,no-flash-attention,zero=0" },
+  };
+  int checked = 0, tp_moves = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_auto (Run) r = { 0 };
+    g_autoptr (GPtrArray) remedies = NULL;
+    run (&r, cases[i].topo, cases[i].nodes, cases[i].model, cases[i].plan);
+    g_assert_false (r.mem->fits);
+    remedies = sim_memory_remedies (r.topo, r.model, r.plan, r.mem);
+    g_assert_cmpuint (remedies->len, >, 0);
+    for (guint k = 0; k < remedies->len; k++) {
+      const SimRemedy *x = g_ptr_array_index (remedies, k);
+      g_autoptr (SimPlanRequest) q = test_request (cases[i].plan);
+      g_auto (GStrv) w = g_strsplit (x->flags, " ", -1);
+      g_autoptr (SimPlan) p = NULL;
+      g_autoptr (SimMemory) m = NULL;
+      for (guint j = 0; w[j] != NULL; j++) {
+        const char *key = w[j] + 2;
+        const char *value = sim_plan_key_takes_value (key) ? w[++j] : NULL;
+        g_assert_true (g_str_has_prefix (w[j - (value != NULL)], "--"));
+        g_assert_true (sim_plan_request_set (q, key, value, NULL, NULL));
+      }
+      g_assert_nonnull (p = sim_plan_resolve (q, r.topo, r.model, NULL));
+      m = sim_memory_compute (r.topo, r.model, p);
+      g_test_message ("%s + %s: %" G_GUINT64_FORMAT " B", cases[i].plan, x->flags, m->peak_bytes);
+      g_assert_cmpuint (m->peak_bytes, ==, x->peak_bytes);
+      tp_moves += r.plan->tp == 1 && p->tp == 2 && p->sequence_parallel;
+      checked++;
+    }
+  }
+  g_assert_cmpint (tp_moves, >, 0);
+  g_test_message ("%d remedies checked", checked);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -385,6 +435,7 @@ main (int argc, char **argv)
   g_test_add_func ("/memory/case-b", test_case_b);
   g_test_add_func ("/memory/case-c", test_case_c);
   g_test_add_func ("/memory/block-remedy", test_block_remedy);
+  g_test_add_func ("/memory/remedy-flags", test_remedy_flags);
   g_test_add_func ("/memory/tight", test_tight);
   g_test_add_func ("/memory/offload-windows", test_offload_windows);
   g_test_add_func ("/memory/offload-ledger", test_offload_ledger);
