@@ -766,11 +766,13 @@ sim_remedy_free (gpointer p)
   g_free (r);
 }
 
+/* the remedy of flags, with the plan they give (p, taken over) and its
+ * ledger m */
 static SimRemedy *
-remedy_new (const char *flags, const char *why, gboolean together, const SimMemory *m, const SimPlan *p)
+remedy_new (const char *flags, const char *why, gboolean together, const SimMemory *m, SimPlan *p)
 {
   SimRemedy *r = g_new0 (SimRemedy, 1);
-  r->plan = sim_plan_copy (p);
+  r->plan = p;
   r->flags = g_strdup (flags);
   r->why = g_strdup (why);
   r->together = together;
@@ -812,7 +814,7 @@ try_remedy (Remedies *r, const SimTopology *topo, const SimModel *model, const S
   m = sim_memory_compute (topo, model, p);
   if (m->peak_bytes >= mem->peak_bytes)
     return; /* a remedy that does not help is not a remedy */
-  g_ptr_array_add (r->lines, remedy_new (flags, why, FALSE, m, p));
+  g_ptr_array_add (r->lines, remedy_new (flags, why, FALSE, m, g_steal_pointer (&p)));
   r->any_fits |= m->fits;
   if (!combinable)
     return;
@@ -883,7 +885,7 @@ try_block (Remedies *r, const SimTopology *topo, const SimModel *model, const Si
     return;
   flags = g_strdup_printf ("--recompute-method block --recompute-num-layers %d", lo);
   g_ptr_array_add (r->lines, remedy_new (flags, "recompute only the first layers of each model chunk, the fewest that fit",
-                                         FALSE, m, p));
+                                         FALSE, m, g_steal_pointer (&p)));
   r->any_fits |= m->fits;
 }
 
@@ -908,15 +910,15 @@ try_offload (Remedies *r, const SimTopology *topo, const SimModel *model, const 
              const SimMemory *mem)
 {
   int n = (int) MIN (model->layers / 2, (guint64) SIM_PLAN_MAX_DEGREE);
-  g_autofree char *flags = g_strdup_printf ("--cpu-offloading-num-layers %d", n);
+  g_autofree char *count = g_strdup_printf ("%d", n);
+  g_autofree char *flags = g_strdup_printf ("--cpu-offloading-num-layers %s", count);
   g_autoptr (SimPlanRequest) q = NULL;
   g_autoptr (SimPlan) p = NULL;
   g_autoptr (SimMemory) m = NULL;
   if (n < 1 || plan->cpu_offload_layers >= n)
     return;
   q = sim_plan_request_of (plan);
-  if (!sim_plan_request_set (q, "cpu-offloading-num-layers", flags + strlen ("--cpu-offloading-num-layers "),
-                             NULL, NULL) ||
+  if (!sim_plan_request_set (q, "cpu-offloading-num-layers", count, NULL, NULL) ||
       (p = sim_plan_resolve (q, topo, model, NULL)) == NULL)
     return;
   m = sim_memory_compute (topo, model, p);
@@ -925,7 +927,7 @@ try_offload (Remedies *r, const SimTopology *topo, const SimModel *model, const 
   g_ptr_array_add (r->lines, remedy_new (flags,
                                          "keep half the layers' activations in host memory, "
                                          "copied beside the compute",
-                                         FALSE, m, p));
+                                         FALSE, m, g_steal_pointer (&p)));
   r->any_fits |= m->fits;
 }
 
@@ -934,14 +936,14 @@ try_offload (Remedies *r, const SimTopology *topo, const SimModel *model, const 
 static void
 try_together (Remedies *r, const SimTopology *topo, const SimModel *model, const SimPlan *plan)
 {
-  g_autoptr (SimPlan) p = sim_plan_copy (plan);
+  g_autoptr (SimPlan) p = NULL; /* the stack so far, resolved */
   g_autoptr (GString) flags = g_string_new (NULL);
   g_auto (GStrv) names = g_strsplit (r->flags->str, "\t", -1);
   if (r->any_fits || r->changes->len < 2)
     return;
   for (guint i = 0; i < r->changes->len; i++) {
     g_autoptr (SimMemory) m = NULL;
-    SimPlan *q = changed (topo, model, p, (Change) g_ptr_array_index (r->changes, i));
+    SimPlan *q = changed (topo, model, p != NULL ? p : plan, (Change) g_ptr_array_index (r->changes, i));
     if (q == NULL)
       return;
     sim_plan_free (p);
@@ -951,7 +953,7 @@ try_together (Remedies *r, const SimTopology *topo, const SimModel *model, const
       continue;
     m = sim_memory_compute (topo, model, p);
     if (m->fits || i + 1 == r->changes->len) {
-      g_ptr_array_add (r->lines, remedy_new (flags->str, NULL, TRUE, m, p));
+      g_ptr_array_add (r->lines, remedy_new (flags->str, NULL, TRUE, m, g_steal_pointer (&p)));
       return;
     }
   }
