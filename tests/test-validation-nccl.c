@@ -52,6 +52,15 @@
  *    4-64 MiB rows within 10 %; the error by size band printed.
  * 6. Every all_reduce and all_gather sweep above, rows from 4 MiB, by GPU
  *    generation and by the algorithm the simulator chose: printed.
+ * 7. The rank count: all_reduce over one, two and twenty GB200 NVL72 racks
+ *    (72, 144 and 1,440 GPUs; CoreWeave's published runs, NCCL 2.26.2,
+ *    gb200x*-allreduce-coreweave.txt) on gb200-nvl72.xml: printed, with
+ *    each run's bus bandwidth between its two largest sizes.  Nothing is
+ *    asserted: the one-rack run set the rack's NVLS rate (gb200-nvl72.xml,
+ *    sharp-bandwidth), and the outputs name no algorithm, while the
+ *    repository turned NVLS off in its GB200 scripts before it published
+ *    the two- and twenty-rack runs (SOURCES.md), so what NCCL ran over
+ *    more than one rack is not known.
  *
  * Each asserted row is its own test case, named by its file and size, so a
  * failure names the row:
@@ -68,6 +77,7 @@
  *   /validation/nccl/all-to-all-nodes/summary    (4b)
  *   /validation/nccl/held-out/FILE/SIZE          (5: from 256 MiB)
  *   /validation/nccl/by-generation/summary       (6: printed)
+ *   /validation/nccl/rank-count/summary          (7: printed)
  * and the last case of each group, .../summary, prints its table into the
  * test log and asserts the aggregate.  Assertions are non-fatal, so every
  * row reports and the tables still print after a failure.  Each output is
@@ -168,6 +178,18 @@ static Output heldout[] = {
     .op = SIM_OP_ALL_REDUCE, .ranks = 16 },
   { .file = "b200x16-2node-a4-roce-allreduce-dstack-excerpt.txt", .topology = "dgx-b200.xml",
     .nodes = 2, .op = SIM_OP_ALL_REDUCE, .ranks = 16 },
+};
+
+/* 7. all_reduce on GB200 NVL72 racks by rank count (CoreWeave's quick
+ * start, files and origins in nccl-tests/SOURCES.md): one rack, two and
+ * twenty, each rack one node of 72 GPUs */
+static Output racks[] = {
+  { .file = "gb200x72-1rack-allreduce-coreweave.txt", .topology = "gb200-nvl72.xml", .nodes = 1,
+    .op = SIM_OP_ALL_REDUCE, .ranks = 72 },
+  { .file = "gb200x144-2rack-allreduce-coreweave.txt", .topology = "gb200-nvl72.xml", .nodes = 2,
+    .op = SIM_OP_ALL_REDUCE, .ranks = 144 },
+  { .file = "gb200x1440-20rack-allreduce-coreweave.txt", .topology = "gb200-nvl72.xml", .nodes = 20,
+    .op = SIM_OP_ALL_REDUCE, .ranks = 1440 },
 };
 
 /* the Points given to g_test_add_data_func(), freed after the run */
@@ -869,6 +891,50 @@ test_by_generation_summary (void)
   }
 }
 
+/* 7. the rank count: each rack count's table, then its mean |error| and
+ * mean error from 512 MiB (positive: the simulator too fast), and the
+ * bus bandwidth between the two largest sizes, which a fixed cost per
+ * call does not reach: (2 (n-1)/n) (S2 - S1) / (t2 - t1).  Printed only
+ * (why: 7 above). */
+
+static double
+marginal_busbw (const Output *o, const GArray *rows, gboolean simulated)
+{
+  const SimValidationRow *a = &g_array_index (rows, SimValidationRow, rows->len - 2);
+  const SimValidationRow *b = &g_array_index (rows, SimValidationRow, rows->len - 1);
+  double dt_us = simulated ? b->simulated_us - a->simulated_us : b->measured_us - a->measured_us;
+  return 2.0 * (o->ranks - 1) / o->ranks * (double) (b->size_bytes - a->size_bytes) / (dt_us * 1e3);
+}
+
+static void
+test_racks_summary (void)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (racks); k++) {
+    GArray *rows = output_rows (&racks[k], SIM_ALGO_AUTO);
+    g_assert_nonnull (rows);
+    if (rows == NULL)
+      return;
+    print_table (&racks[k], rows);
+  }
+  printf ("# all_reduce on GB200 NVL72 racks by rank count, rows from 512 MiB (positive: sim too fast)\n");
+  printf ("# %5s %5s %5s %10s %8s %8s   %s\n", "racks", "GPUs", "rows", "mean |err|", "bias", "worst",
+          "bus bandwidth between the two largest sizes, measured / sim");
+  for (guint k = 0; k < G_N_ELEMENTS (racks); k++) {
+    GArray *rows = output_rows (&racks[k], SIM_ALGO_AUTO);
+    double abs_sum = 0, sum = 0, worst = 0;
+    for (guint i = 0; i < rows->len; i++) {
+      double e = g_array_index (rows, SimValidationRow, i).error_pct;
+      abs_sum += fabs (e), sum += e;
+      if (fabs (e) > fabs (worst))
+        worst = e;
+    }
+    printf ("# %5d %5d %5u %8.1f %% %+6.1f %% %+6.1f %%   %.0f / %.0f GB/s%s\n", racks[k].nodes,
+            racks[k].ranks, rows->len, abs_sum / rows->len, sum / rows->len, worst,
+            marginal_busbw (&racks[k], rows, FALSE), marginal_busbw (&racks[k], rows, TRUE),
+            k == 0 ? "  (NVLS on; set the rack's NVLS rate)" : "  (held out; NCCL's algorithm not known)");
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -887,6 +953,8 @@ main (int argc, char **argv)
     output_load (&heldout[i]);
   for (guint i = 0; i < G_N_ELEMENTS (a2a_nodes); i++)
     output_load (&a2a_nodes[i].o);
+  for (guint i = 0; i < G_N_ELEMENTS (racks); i++)
+    output_load (&racks[i]);
   /* a row out of tolerance fails its case and the others still run */
   g_test_set_nonfatal_assertions ();
 
@@ -930,6 +998,8 @@ main (int argc, char **argv)
   }
   g_test_add_func ("/validation/nccl/all-to-all/summary", test_a2a_summary);
   g_test_add_func ("/validation/nccl/all-to-all-nodes/summary", test_a2a_nodes_summary);
+
+  g_test_add_func ("/validation/nccl/rank-count/summary", test_racks_summary);
   status = g_test_run ();
 
   for (guint i = 0; i < G_N_ELEMENTS (all); i++)
@@ -940,6 +1010,8 @@ main (int argc, char **argv)
     output_clear (&heldout[i]);
   for (guint i = 0; i < G_N_ELEMENTS (a2a_nodes); i++)
     output_clear (&a2a_nodes[i].o);
+  for (guint i = 0; i < G_N_ELEMENTS (racks); i++)
+    output_clear (&racks[i]);
   g_ptr_array_unref (points);
   return status;
 }
