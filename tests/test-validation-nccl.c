@@ -65,7 +65,10 @@
  *    sharp-bandwidth), and the outputs name no algorithm, while the
  *    repository turned NVLS off in its GB200 scripts before it published
  *    the two- and twenty-rack runs (SOURCES.md), so what NCCL ran over
- *    more than one rack is not known.
+ *    more than one rack is not known.  Also printed: a line t = c + S/B
+ *    through each run, measured, simulated (auto) and simulated as a
+ *    ring, whose fixed cost c tells a ring (a step per rank) from NVLS
+ *    and NVLSTree (log2 of the racks).
  *
  * Each asserted row is its own test case, named by its file and size, so a
  * failure names the row:
@@ -964,6 +967,22 @@ marginal_busbw (const Output *o, const GArray *rows, gboolean simulated)
   return 2.0 * (o->ranks - 1) / o->ranks * (double) (b->size_bytes - a->size_bytes) / (dt_us * 1e3);
 }
 
+/* t = c + S / B by least squares over rows, measured or simulated; c in
+ * ms, B as bus bandwidth (2 (n-1)/n of the algorithm's) in GB/s */
+static void
+line_fit (const Output *o, const GArray *rows, gboolean simulated, double *c_ms, double *bus_GBps)
+{
+  double n = rows->len, sx = 0, sy = 0, sxx = 0, sxy = 0, k;
+  for (guint i = 0; i < rows->len; i++) {
+    const SimValidationRow *r = &g_array_index (rows, SimValidationRow, i);
+    double x = (double) r->size_bytes, y = simulated ? r->simulated_us : r->measured_us;
+    sx += x, sy += y, sxx += x * x, sxy += x * y;
+  }
+  k = (n * sxy - sx * sy) / (n * sxx - sx * sx); /* us per byte */
+  *c_ms = (sy - k * sx) / n / 1e3;
+  *bus_GBps = 2.0 * (o->ranks - 1) / o->ranks / (k * 1e3);
+}
+
 static void
 test_racks_summary (void)
 {
@@ -990,6 +1009,21 @@ test_racks_summary (void)
             racks[k].ranks, rows->len, abs_sum / rows->len, sum / rows->len, worst,
             marginal_busbw (&racks[k], rows, FALSE), marginal_busbw (&racks[k], rows, TRUE),
             k == 0 ? "  (NVLS on; set the rack's NVLS rate)" : "  (held out; NCCL's algorithm not known)");
+  }
+  /* what the fixed cost says of the algorithm: NCCL's ring pays a step
+   * per rank, its trees log2 of the racks */
+  printf ("# least-squares line t = c + S / B through each run's rows: c in ms, B as bus bandwidth in GB/s\n");
+  printf ("# %5s %5s %18s %18s %18s\n", "racks", "GPUs", "measured", "sim (auto)", "sim --algo ring");
+  for (guint k = 0; k < G_N_ELEMENTS (racks); k++) {
+    GArray *by[2] = { output_rows (&racks[k], SIM_ALGO_AUTO), output_rows (&racks[k], SIM_ALGO_RING) };
+    double c[3], bus[3];
+    if (by[1] == NULL)
+      return;
+    line_fit (&racks[k], by[0], FALSE, &c[0], &bus[0]);
+    line_fit (&racks[k], by[0], TRUE, &c[1], &bus[1]);
+    line_fit (&racks[k], by[1], TRUE, &c[2], &bus[2]);
+    printf ("# %5d %5d %8.2f ms %4.0f GB/s %8.2f ms %4.0f GB/s %8.2f ms %4.0f GB/s\n", racks[k].nodes,
+            racks[k].ranks, c[0], bus[0], c[1], bus[1], c[2], bus[2]);
   }
 }
 
