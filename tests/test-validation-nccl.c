@@ -1008,7 +1008,7 @@ test_racks_summary (void)
     printf ("# %5d %5d %5u %8.1f %% %+6.1f %% %+6.1f %%   %.0f / %.0f GB/s%s\n", racks[k].nodes,
             racks[k].ranks, rows->len, abs_sum / rows->len, sum / rows->len, worst,
             marginal_busbw (&racks[k], rows, FALSE), marginal_busbw (&racks[k], rows, TRUE),
-            k == 0 ? "  (NVLS on; set the rack's NVLS rate)" : "  (held out; NCCL's algorithm not known)");
+            k == 0 ? "  (NVLS on; set the rack's NVLS rate)" : "  (held out; against auto: a ring by its fixed cost, below)");
   }
   /* what the fixed cost says of the algorithm: NCCL's ring pays a step
    * per rank, its trees log2 of the racks */
