@@ -64,11 +64,11 @@
  *    asserted: the one-rack run set the rack's NVLS rate (gb200-nvl72.xml,
  *    sharp-bandwidth), and the outputs name no algorithm, while the
  *    repository turned NVLS off in its GB200 scripts before it published
- *    the two- and twenty-rack runs (SOURCES.md), so what NCCL ran over
- *    more than one rack is not known.  Also printed: a line t = c + S/B
- *    through each run, measured, simulated (auto) and simulated as a
- *    ring, whose fixed cost c tells a ring (a step per rank) from NVLS
- *    and NVLSTree (log2 of the racks).
+ *    the two- and twenty-rack runs (SOURCES.md).  Also printed: a line
+ *    t = c + S/B through each run, measured, simulated (auto) and
+ *    simulated as a ring, whose fixed cost c tells a ring (a step per
+ *    rank) from NVLS and NVLSTree (log2 of the racks): the two- and
+ *    twenty-rack runs pay a ring's.
  *
  * Each asserted row is its own test case, named by its file and size, so a
  * failure names the row:
