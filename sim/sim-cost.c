@@ -86,7 +86,9 @@ bf16_peak (const SimGpuType *g)
  * mamf_h100_sxm_fp8 of tests/validation/data/gemm_efficiency.csv and the
  * H100 bf16 row of gemm_h100_shapes.csv).  An FP8 GEMM runs at the measured
  * BF16 rate of its shape times their ratio, 1.765, below the 2x of the
- * peaks. */
+ * peaks; a GPU whose cluster file gives its own measured ratio
+ * (<gemm fp8-ratio>: Blackwell's is 1.90-1.98 in the same table) runs at
+ * that one. */
 #define FP8_GEMM_SPEEDUP (1402.6 / 794.5)
 
 /* NVFP4 GEMMs: CUTLASS's NVFP4 GEMM on Blackwell (SM100) runs Llama-3.1-8B's
@@ -117,7 +119,9 @@ linear_speedup (const SimPlan *p, const SimGpuType *g)
     double ratio = bf16 > 0 && fp4 > 0 ? fp4 / bf16 : FP4_BF16_PEAK_RATIO_B200;
     return FP4_GEMM_SPEEDUP * ratio / FP4_BF16_PEAK_RATIO_B200;
   }
-  return p->fp8 != SIM_FP8_OFF ? FP8_GEMM_SPEEDUP : 1.0;
+  if (p->fp8 == SIM_FP8_OFF)
+    return 1.0;
+  return g != NULL && g->gemm_fp8_ratio > 0 ? g->gemm_fp8_ratio : FP8_GEMM_SPEEDUP;
 }
 
 /* FP8 attention: FlashAttention-3 reaches "up to 740 TFLOPs/s (75%

@@ -235,6 +235,9 @@ read_gpu_type (SimTopology *topo, const char *path, xmlNode *node, GError **erro
   if (gemm != NULL && xmlHasProp (gemm, (const xmlChar *) "scale") &&
       !sim_xml_get_double (path, gemm, "scale", 0.1, 10.0, &gemm_scale, error))
     return FALSE;
+  if (gemm != NULL && xmlHasProp (gemm, (const xmlChar *) "fp8-ratio") &&
+      !sim_xml_get_double (path, gemm, "fp8-ratio", 1.0, 4.0, &t->gemm_fp8_ratio, error))
+    return FALSE;
   for (xmlNode *p = sim_xml_first_element (gemm, "point"); p != NULL;
        p = sim_xml_next_element (p, "point")) {
     SimGemmPoint pt = { 0 };

@@ -67,6 +67,8 @@ typedef struct {
   double peak_flop_per_s[SIM_DTYPE_COUNT]; /* dense; 0 where not given */
   gboolean fp8_block_scaled;      /* FP8 tensor cores apply MX block scales (Blackwell) */
   GArray *gemm;                  /* SimGemmPoint, measured bf16 GEMM rates; may be empty */
+  double gemm_fp8_ratio;         /* <gemm fp8-ratio>: the FP8 GEMM rate over the BF16 one,
+                                  * each at its measured best shape; 0 if not given */
   gpointer gemm_grid;            /* sim_gemm_prepare's index of gemm (sim-gemm.c): one block,
                                   * g_free; NULL until prepared */
   double attn_fwd_efficiency;    /* fused attention, fraction of bf16 peak; 0 if not given */

@@ -132,6 +132,33 @@ test_dense (void)
                                   1e-12);
 }
 
+/* an FP8 GEMM runs at its shape's BF16 rate times the GPU's measured
+ * FP8 / BF16 ratio of best-shape matmuls (MAMF table of stas00/ml-
+ * engineering @744d01e): H100 SXM 1402.6 / 794.5 = 1.7654 (no
+ * <gemm fp8-ratio> in dgx-h100.xml: the default), B200 SXM 3432.5 / 1745.0
+ * = 1.9670 (dgx-b200.xml).  Llama-3-8B's QKV GEMM at tp 1: its time past
+ * the kernel's fixed cost in BF16 over that in FP8 is the ratio. */
+static void
+test_fp8_ratio (void)
+{
+  static const struct {
+    const char *topology;
+    double ratio;
+  } cases[] = { { "dgx-h100.xml", 1402.6 / 794.5 }, { "dgx-b200.xml", 3432.5 / 1745.0 } };
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (SimTopology) t = test_load_topology (cases[i].topology, 1);
+    g_autoptr (SimPlan) bf16 = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1");
+    g_autoptr (SimPlan) fp8 = test_resolve_plan (t, m, "tp=1,pp=1,dp=8,mb=1,fp8=hybrid");
+    const SimGpuType *g = sim_topology_gpu_type (t, 0);
+    g_autoptr (GArray) kb = sim_cost_layer_kernels (m, bf16, g);
+    g_autoptr (GArray) kf = sim_cost_layer_kernels (m, fp8, g);
+    double sb = find (kb, "forward", "qkv", "")->seconds - g->eff.kernel_fixed_s;
+    double sf = find (kf, "forward", "qkv", "")->seconds - g->eff.kernel_fixed_s;
+    g_assert_cmpfloat_with_epsilon (sb / sf, cases[i].ratio, 1e-3);
+  }
+}
+
 /* tp 8 with sequence parallelism: each GPU's QKV is 8192 x 6144 / 8 = 768
  * columns wide, and its norms see 8192 / 8 = 1024 tokens: 4 x 1024 x 4096
  * = 16,777,216 bytes */
@@ -393,6 +420,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/kernels/dense", test_dense);
   g_test_add_func ("/kernels/tensor-parallel", test_tensor_parallel);
+  g_test_add_func ("/kernels/fp8-ratio", test_fp8_ratio);
   g_test_add_func ("/kernels/torchtitan", test_torchtitan);
   g_test_add_func ("/kernels/moe", test_moe);
   g_test_add_func ("/kernels/lora", test_lora);
