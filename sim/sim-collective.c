@@ -26,7 +26,7 @@ static const double hw_lat_us[N_HW][N_A][N_P] = {
 };
 
 /* NVLS all_reduce in one node: the measured fixed cost.  NCCL's tuner
- * charges 23 us (hwLat NVLink NVLS above), but the published 8 x H100 sweep
+ * charges 25 us (hwLat NVLink NVLS above), but the published 8 x H100 sweep
  * follows t = 95.6 us + S / 274 GB/s (sharp-bandwidth of the topology) from
  * 64 MiB to 16 GiB within 4.7 %: the value minimises the largest relative
  * error over rows dgxc_h100x8_allreduce_67108864 .. _17179869184 of

@@ -100,7 +100,7 @@
  * The per-step latencies already include the links' own latencies, so
  * collective flows carry no path latency of their own.
  *
- * NVLS latency: NCCL's tuner charges 23 us (hwLat NVLink NVLS), but NCCL
+ * NVLS latency: NCCL's tuner charges 25 us (hwLat NVLink NVLS), but NCCL
  * runs NVLS with few channels at mid sizes and its bandwidth ramps up
  * slowly ("256M is too small to reach peak bandwidth", NVIDIA/nccl-tests
  * #212).  One fixed cost, 95.6 us, fits the published DGX H100 sweep
