@@ -108,6 +108,10 @@ typedef struct {
   SimNcclResult *measured;
   GArray *by_algo[4]; /* SimValidationRow, for auto, ring, nvls and nvlstree; NULL until asked */
   int gpus_per_node;  /* > 0: nodes of this many GPUs instead of the file's */
+  /* the fabric between the nodes as the source states it, where it is not
+   * the InfiniBand of the topology files; NULL: NVLink on one node, else
+   * InfiniBand (fabric_of) */
+  const char *fabric;
 } Output;
 
 /* one row of an output: a size, with its tolerance in percent */
@@ -126,11 +130,13 @@ static Output a100_np8 = { "a100x8-allreduce-mpirun-np8-blog.txt", "dgx-a100.xml
  * node: same NVLink as DGX H100) */
 static Output others[] = {
   /* two p5 nodes: 32 x 100 Gb/s EFA = 3,200 Gb/s per node, as 8 x 400 Gb/s */
-  { "h100x16-2node-p5-efa-allreduce-awsome.txt", "dgx8x4.xml", 2, SIM_OP_ALL_REDUCE, 16 },
+  { .file = "h100x16-2node-p5-efa-allreduce-awsome.txt", .topology = "dgx8x4.xml", .nodes = 2,
+    .op = SIM_OP_ALL_REDUCE, .ranks = 16, .fabric = "EFA" },
   /* two H200 nodes on 8 x 400 Gb/s RoCE (Spectrum-X; GCP a3-ultra) */
-  { "h200x16-2node-spectrumx-roce-allreduce-g8x2proc-ncclt2.18.txt", "dgx-h200.xml", 2,
-    SIM_OP_ALL_REDUCE, 16 },
-  { "h200x16-2node-a3ultra-rdma-allgather-gcp.txt", "dgx-h200.xml", 2, SIM_OP_ALL_GATHER, 16 },
+  { .file = "h200x16-2node-spectrumx-roce-allreduce-g8x2proc-ncclt2.18.txt", .topology = "dgx-h200.xml",
+    .nodes = 2, .op = SIM_OP_ALL_REDUCE, .ranks = 16, .fabric = "RoCE" },
+  { .file = "h200x16-2node-a3ultra-rdma-allgather-gcp.txt", .topology = "dgx-h200.xml", .nodes = 2,
+    .op = SIM_OP_ALL_GATHER, .ranks = 16, .fabric = "RoCE" },
 };
 
 /* all_to_all on GB200 NVL72 racks (OCI's quick start; the outputs name
@@ -185,7 +191,7 @@ static Output heldout[] = {
   { .file = "b200x16-2node-lambda1cc-ib-allreduce-dstack.txt", .topology = "dgx-b200.xml", .nodes = 2,
     .op = SIM_OP_ALL_REDUCE, .ranks = 16 },
   { .file = "b200x16-2node-a4-roce-allreduce-dstack-excerpt.txt", .topology = "dgx-b200.xml",
-    .nodes = 2, .op = SIM_OP_ALL_REDUCE, .ranks = 16 },
+    .nodes = 2, .op = SIM_OP_ALL_REDUCE, .ranks = 16, .fabric = "RoCE" },
 };
 
 /* 7. all_reduce on GB200 NVL72 racks by rank count (CoreWeave's quick
@@ -871,18 +877,7 @@ tally_cmp (gconstpointer a, gconstpointer b)
 static const char *
 fabric_of (const Output *o)
 {
-  static const struct {
-    const char *file, *fabric;
-  } fabrics[] = {
-    { "h100x16-2node-p5-efa-allreduce-awsome.txt", "EFA" },
-    { "h200x16-2node-spectrumx-roce-allreduce-g8x2proc-ncclt2.18.txt", "RoCE" },
-    { "h200x16-2node-a3ultra-rdma-allgather-gcp.txt", "RoCE" },
-    { "b200x16-2node-a4-roce-allreduce-dstack-excerpt.txt", "RoCE" },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (fabrics); i++)
-    if (g_str_equal (o->file, fabrics[i].file))
-      return fabrics[i].fabric;
-  return o->nodes == 1 ? "NVLink" : "IB";
+  return o->fabric != NULL ? o->fabric : o->nodes == 1 ? "NVLink" : "IB";
 }
 
 /* rows kept out of the tallies, each with what its own source shows
