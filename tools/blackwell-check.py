@@ -65,9 +65,21 @@ from simtools.summary import NO_WITHIN, summary
 # llama3_workload_base_configs.py @00919dc, LLAMA3_70B_PRETRAIN_CONFIG_
 # GB200_FP8_CS_V1/V2 and GB300_FP8_CS_V1/V2: cpu_offloading_num_layers; its
 # set_recompute_overrides turns cpu_offloading on with the weights kept).
+# The same V2 presets set the same 40 and 20 at the release tags of the
+# newer containers, v0.3.1 (26.02.01), v0.4.0 (26.04) and v0.4.2 (26.04.01),
+# so the two keys hold for their rows too (26.06 has no 70B row).  No
+# GB200, GB300 or H100 V2 preset of Llama 3 70B or 3.1 405B at those tags
+# or at v0.5.0 (26.06) sets recomputation.  At v0.4.2 (26.04.01;
+# cherry-pick b8f07831 of #3713) and v0.5.0 (26.06), scripts/performance/
+# configs/llama/llama31_llm_pretrain.py llama31_405b_pretrain_config_gb200
+# turns the parameter-gather overlap off for NVFP4 with the V2 preset
+# (disable_param_gather_overlap: ddp.overlap_param_gather False, against an
+# OOM, issue 3714); v0.4.0 (26.04) and v0.3.1 (26.02.01) do not.
 RUN_CONFIG = {
     "_gb200_llama3_70b_fp8cs_": ["--cpu-offloading-num-layers", "40"],
     "_gb300_llama3_70b_fp8cs_": ["--cpu-offloading-num-layers", "20"],
+    "mbridge260401_gb200_llama31_405b_nvfp4_": ["--no-overlap-param-gather"],
+    "mbridge2606_gb200_llama31_405b_nvfp4_": ["--no-overlap-param-gather"],
 }
 
 

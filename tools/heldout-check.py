@@ -8,7 +8,7 @@ Reads SOURCE_ROOT/tests/validation/data/h100_dense_heldout.csv (the columns
 of tests/validation/data/training_calibration.csv; sources and conventions in
 h100_dense_heldout.md): NVIDIA's published DGX H100 pre-training runs of
 Llama 3/3.1 8B, 70B and 405B and Nemotron-4 15B and 340B (dgxc-benchmarking
-releases v25.01-v25.05.04, Megatron-Bridge 25.09-26.02).  No fit has seen
+releases v25.01-v25.05.04, Megatron-Bridge 25.09-26.06).  No fit has seen
 them: the shipped dgx-h100.xml and its <efficiency> constants, fitted on the
 NeMo 24.11 rows of training_calibration.csv, are used as shipped.
 
