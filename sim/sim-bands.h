@@ -41,6 +41,9 @@ typedef struct {
   double bias;     /* mean signed error (negative: sim optimistic) */
   guint64 rows;    /* the runs */
   guint64 within;  /* the runs within 15 % */
+  gboolean has_bias; /* bias is stated: always for the kinds that state
+                      * within (sim_band_kind_has_bias), where given for
+                      * fitted and heldout */
 } SimBand;
 
 /* the bands of one GPU generation's constants, one per kind; a kind the

@@ -387,26 +387,62 @@ text_time (GString *s, const SimIteration *it, const SimTopology *t, const SimPl
                             it->step_s, tok);
 }
 
+/* The side sim errs on over a set of published runs: "mostly" when the
+ * mean signed error is more than half the mean |error|, i.e. the rows on
+ * that side outweigh the others three to one or more; then what to expect
+ * of the step ("" on both sides). */
+static const char *
+band_side (const SimBand *band, const char **expect)
+{
+  if (band->bias < -band->error / 2) {
+    *expect = ": expect a longer step";
+    return "mostly optimistic";
+  }
+  if (band->bias > band->error / 2) {
+    *expect = ": expect a shorter step";
+    return "mostly pessimistic";
+  }
+  *expect = "";
+  return "on both sides";
+}
+
+/* a dense band's side where its band states its bias and sim errs mostly
+ * one way (", mostly pessimistic (mean +4.2%): expect a shorter step"),
+ * else "" */
+static char *
+dense_band_side (const SimBand *band)
+{
+  const char *expect, *side = band_side (band, &expect);
+  if (!band->has_bias || *expect == '\0')
+    return g_strdup ("");
+  return g_strdup_printf (", %s (mean %+.1f%%)%s", side, 100 * band->bias, expect);
+}
+
 /* how far the step time is validated: the mean error of the cluster's
- * efficiency constants on published runs, or that there is none */
+ * efficiency constants on published runs, and which way it errs where
+ * the band file says, or that there is none */
 char *
 sim_report_error_band_sentence (const SimTopology *t)
 {
   const SimEfficiency *eff = &sim_topology_gpu_type (t, 0)->eff;
 
-  if (eff->bands.heldout.error > 0 && eff->bands.fitted.error > 0)
+  if (eff->bands.heldout.error > 0 && eff->bands.fitted.error > 0) {
+    g_autofree char *side = dense_band_side (&eff->bands.heldout);
     return g_strdup_printf (
         "error band +/-%.1f%%: mean step-time error on %" G_GUINT64_FORMAT
-        " published runs of this GPU generation that no fit saw (+/-%.1f%% on %" G_GUINT64_FORMAT
+        " published runs of this GPU generation that no fit saw%s (+/-%.1f%% on %" G_GUINT64_FORMAT
         " fitted runs, each predicted with its model family left out)",
-        100 * eff->bands.heldout.error, eff->bands.heldout.rows, 100 * eff->bands.fitted.error,
+        100 * eff->bands.heldout.error, eff->bands.heldout.rows, side, 100 * eff->bands.fitted.error,
         eff->bands.fitted.rows);
-  if (eff->bands.fitted.error > 0)
+  }
+  if (eff->bands.fitted.error > 0) {
+    g_autofree char *side = dense_band_side (&eff->bands.fitted);
     return g_strdup_printf (
         "error band +/-%.1f%%: mean step-time error on %" G_GUINT64_FORMAT
         " published runs of this GPU generation, each predicted with constants that were not "
-        "fitted to it",
-        100 * eff->bands.fitted.error, eff->bands.fitted.rows);
+        "fitted to it%s",
+        100 * eff->bands.fitted.error, eff->bands.fitted.rows, side);
+  }
   return g_strdup (
       "error band: NOT VALIDATED for this GPU generation (its cluster file states no error from "
       "published runs): read the step time as an estimate");
@@ -429,27 +465,19 @@ sim_report_band_sentences (const SimTopology *t, const SimModel *m, const SimPla
 
 
 /* How a set of published runs of this generation was predicted: on how
- * many, the mean |error|, how many within 15 %, and the side sim errs on:
- * "mostly" when the mean signed error is more than half the mean |error|,
- * i.e. the rows on that side outweigh the others three to one or more. */
+ * many, the mean |error|, how many within 15 %, and the side sim errs on
+ * (band_side). */
 static char *
 published_band (const char *what, const char *runs, const char *which, const SimBand *band,
                 const char *test)
 {
-  double error = band->error, bias = band->bias;
+  const char *expect, *side = band_side (band, &expect);
   return g_strdup_printf ("%s: on %" G_GUINT64_FORMAT " %s of this GPU generation%s "
                           "the step time was off by %.1f%% on average, %" G_GUINT64_FORMAT
                           " of them within 15%%, %s "
                           "(mean %+.1f%%)%s (meson test %s prints the table)",
-                          what, band->rows, runs, which, 100 * error, band->within,
-                          bias < -error / 2  ? "mostly optimistic"
-                          : bias > error / 2 ? "mostly pessimistic"
-                                             : "on both sides",
-                          100 * bias,
-                          bias < -error / 2  ? ": expect a longer step"
-                          : bias > error / 2 ? ": expect a shorter step"
-                                             : "",
-                          test);
+                          what, band->rows, runs, which, 100 * band->error, band->within, side,
+                          100 * band->bias, expect, test);
 }
 
 /* The band above comes from dense runs; a mixture-of-experts plan also
@@ -1131,18 +1159,21 @@ json_topology_and_model (SimJson *j, const SimTopology *t, const SimModel *m, co
   sim_json_end_object (j);
 }
 
-/* one band of "error_band": its mean |error| and runs, null where the
- * cluster file states none (error 0) */
+/* one band of "error_band": its mean |error|, its mean signed error where
+ * the band file states it, and runs; null where the cluster file states
+ * none (error 0) */
 static void
-json_band (SimJson *j, const char *key, double error, guint64 runs)
+json_band (SimJson *j, const char *key, const SimBand *band)
 {
-  if (error <= 0) {
+  if (band->error <= 0) {
     sim_json_null (j, key);
     return;
   }
   sim_json_begin_object (j, key);
-  sim_json_double (j, "mean_abs_error", error);
-  sim_json_uint (j, "runs", runs);
+  sim_json_double (j, "mean_abs_error", band->error);
+  if (band->has_bias)
+    sim_json_double (j, "mean_error", band->bias);
+  sim_json_uint (j, "runs", band->rows);
   sim_json_end_object (j);
 }
 
@@ -1182,8 +1213,8 @@ json_error_band (SimJson *j, const SimRun *run, const SimIteration *it, gboolean
   sim_json_double (j, "step_lo_s", it->step_s * (1 - b.error));
   sim_json_double (j, "step_hi_s", it->step_s * (1 + b.error));
   sim_json_end_object (j);
-  json_band (j, "fitted", eff->bands.fitted.error, eff->bands.fitted.rows);
-  json_band (j, "heldout", eff->bands.heldout.error, eff->bands.heldout.rows);
+  json_band (j, "fitted", &eff->bands.fitted);
+  json_band (j, "heldout", &eff->bands.heldout);
   if (moe)
     json_published_band (j, "moe", &eff->bands.moe);
   if (fsdp)

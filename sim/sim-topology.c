@@ -114,6 +114,7 @@ published_band (const char *path, xmlNode *eff, const char *name, SimBand *band,
   g_autofree char *r = g_strconcat (name, "-rows", NULL), *w = g_strconcat (name, "-within", NULL);
   if (!xmlHasProp (eff, (const xmlChar *) e))
     return TRUE;
+  band->has_bias = TRUE;
   return sim_xml_get_double (path, eff, e, 0.0, 10.0, &band->error, error) &&
          sim_xml_get_double (path, eff, b, -10.0, 10.0, &band->bias, error) &&
          sim_xml_get_uint (path, eff, r, 1, 1000000, &band->rows, error) &&

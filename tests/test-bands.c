@@ -36,7 +36,8 @@ cluster (const char *name, const char *extra)
       name, extra);
 }
 
-/* two sets: "a" with a fitted and an MoE band, "b" with a held-out one */
+/* two sets: "a" with a fitted and an MoE band, "b" with a held-out one
+ * that states its bias */
 static const char *const band_file =
     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     "<bands>\n"
@@ -45,7 +46,7 @@ static const char *const band_file =
     "    <band kind=\"moe\" error=\"0.160\" bias=\"-0.130\" rows=\"8\" within=\"4\"/>\n"
     "  </set>\n"
     "  <set name=\"b\">\n"
-    "    <band kind=\"heldout\" error=\"0.046\" rows=\"148\"/>\n"
+    "    <band kind=\"heldout\" error=\"0.046\" bias=\"0.031\" rows=\"148\"/>\n"
     "  </set>\n"
     "</bands>\n";
 
@@ -104,8 +105,17 @@ test_read (void)
   g_assert_cmpfloat_with_epsilon (b.moe.bias, -0.130, 1e-12);
   g_assert_cmpuint (b.moe.rows, ==, 8);
   g_assert_cmpuint (b.moe.within, ==, 4);
+  g_assert_true (b.moe.has_bias);
+  /* a fitted band without bias= states none: the report names no side */
+  g_assert_false (b.fitted.has_bias);
   g_assert_cmpuint (b.heldout.rows, ==, 0);
   g_assert_cmpuint (b.fsdp.rows, ==, 0);
+  /* a heldout band may state its bias (tools/heldout-check.py writes it) */
+  g_assert_true (sim_bands_read (path, "b", &b, &found, &error));
+  g_assert_true (found);
+  g_assert_cmpuint (b.heldout.rows, ==, 148);
+  g_assert_true (b.heldout.has_bias);
+  g_assert_cmpfloat_with_epsilon (b.heldout.bias, 0.031, 1e-12);
   g_assert_true (sim_bands_read (path, "c", &b, &found, &error));
   g_assert_false (found);
   g_assert_cmpuint (b.fitted.rows, ==, 0);
@@ -174,7 +184,7 @@ test_bad (void)
       "bands.xml:3: attribute within of <band>: expected a whole number from 0 to 4" },
     { "<bands>\n  <set name=\"a\">\n    <band kind=\"moe\" error=\"0.1\" rows=\"4\" within=\"2\"/>\n  </set>\n</bands>\n",
       "bands.xml:3: attribute bias of <band>: expected" },
-    { "<bands>\n  <set name=\"a\">\n    <band kind=\"fitted\" error=\"0.1\" bias=\"0\" rows=\"4\"/>\n  </set>\n</bands>\n",
+    { "<bands>\n  <set name=\"a\">\n    <band kind=\"fitted\" error=\"0.1\" rows=\"4\" within=\"2\"/>\n  </set>\n</bands>\n",
       "bands.xml:3: " },
     { "<bands>\n  <band kind=\"fitted\" error=\"0.1\" rows=\"4\"/>\n</bands>\n", "bands.xml:2: " },
   };

@@ -326,8 +326,8 @@ def main():
                  '<bands>\n  <set name="dgx-h100">\n    <band kind="fitted" error="0.1" rows="' + "1" * 1000000 +
                  '"/>\n  </set>\n</bands>\n',
                  r":3: attribute rows of <band>: expected a whole number from 1 to 1000000, got '1{40}\.\.\.'"),
-                ("a band the schema refuses (bias on fitted)",
-                 '<bands>\n  <set name="dgx-h100">\n    <band kind="fitted" error="0.1" bias="0" rows="1"/>\n'
+                ("a band the schema refuses (within on fitted)",
+                 '<bands>\n  <set name="dgx-h100">\n    <band kind="fitted" error="0.1" rows="1" within="0"/>\n'
                  '  </set>\n</bands>\n', ":3: expected"),
                 ("an entity bomb", '<?xml version="1.0"?>\n<!DOCTYPE bands [\n<!ENTITY a "' + "a" * 20000 +
                  '">\n]>\n<bands>' + "&a;" * 12000 + '</bands>\n', ":2: expected"),

@@ -143,9 +143,9 @@ def blackwell_bands(root, band, mode):
     print("\nerror band per cluster file (rows predicted to fit; no row set a constant of the file)")
     items = []
     for name, e in band.items():
-        now = bands.band_of(e, "fitted") if e else None
+        now = bands.band_of(e, "fitted", signed=True) if e else None
         items.append((os.path.join(root, "topologies", name), "fitted", now, "%-16s %s  " % (
-            name, "+/-%.1f%% on %d runs" % (100 * now[0], now[1]) if now else "no rows")))
+            name, "+/-%.1f%%, bias %+.1f%% on %d runs" % (100 * now[0], 100 * now[1], now[2]) if now else "no rows")))
     return bands.settle(items, mode)
 
 

@@ -112,9 +112,10 @@ def drift(root, rows):
 def heldout_bands(root, errs, mode):
     """print the band, write it or check the stored ones (HOPPER); the count
     of stale files"""
-    now = bands.band_of(errs, "heldout")
+    now = bands.band_of(errs, "heldout", signed=True)
     return bands.settle([(os.path.join(root, "topologies", name), "heldout", now,
-                          "%-14s held-out band +/-%.1f%% on %d runs: " % (name, 100 * now[0], now[1]))
+                          "%-14s held-out band +/-%.1f%%, bias %+.1f%% on %d runs: "
+                          % (name, 100 * now[0], 100 * now[1], now[2]))
                          for name in HOPPER], mode)
 
 

@@ -10,8 +10,10 @@ and each kind its values (KINDS): error (mean |step-time error|), bias (mean
 signed error), rows (the runs) and within (the runs within 15 %).
 tools/moe-check.py (kind moe), fsdp-check.py (fsdp) and
 pytorch-native-check.py (torchtitan) store all four; heldout-check.py
-heldout's error and rows; blackwell-check.py and fit-efficiency.py fitted's
-error and rows."""
+heldout's error, bias and rows; blackwell-check.py fitted's error, bias and
+rows; fit-efficiency.py fitted's error and rows (SIGNED: the form of fitted
+and heldout with a bias, which the report turns into the side sim errs
+on)."""
 import os
 import statistics
 import xml.etree.ElementTree as ET
@@ -20,6 +22,8 @@ from xml.sax.saxutils import quoteattr
 # the values of a band of each kind, in the order of its tuple and its attributes
 KINDS = {"fitted": ("error", "rows"), "heldout": ("error", "rows"), "moe": ("error", "bias", "rows", "within"),
          "fsdp": ("error", "bias", "rows", "within"), "torchtitan": ("error", "bias", "rows", "within")}
+# the values of a fitted or heldout band that states its bias too
+SIGNED = {"fitted": ("error", "bias", "rows"), "heldout": ("error", "bias", "rows")}
 # how each value is read and written (three decimals: a band is stored as rounded)
 FIELDS = {"error": (float, "%.3f"), "bias": (float, "%.3f"), "rows": (int, "%d"), "within": (int, "%d")}
 FILE = "bands.xml"
@@ -42,13 +46,24 @@ HEADER = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def band_of(errs, kind):
+def band_of(errs, kind, signed=False):
     """the band of kind that the errors errs give, a tuple of KINDS[kind]
-    rounded as stored (three decimals)"""
+    (with signed, of SIGNED[kind]) rounded as stored (three decimals)"""
     a = [abs(e) for e in errs]
     value = {"error": round(statistics.mean(a), 3), "bias": round(statistics.mean(errs), 3), "rows": len(errs),
              "within": sum(1 for x in a if x <= 0.15)}
-    return tuple(value[f] for f in KINDS[kind])
+    return tuple(value[f] for f in (SIGNED[kind] if signed else KINDS[kind]))
+
+
+def fields_of(kind, band):
+    """the names of the values of band, a tuple of kind: KINDS[kind], or
+    SIGNED[kind] for a fitted or heldout band with its bias"""
+    return KINDS[kind] if len(band) == len(KINDS[kind]) else SIGNED[kind]
+
+
+def element_fields(kind, b):
+    """the names of the values a <band> element b of kind holds"""
+    return SIGNED[kind] if kind in SIGNED and b.get("bias") is not None else KINDS[kind]
 
 
 def set_name(path):
@@ -71,7 +86,7 @@ def read(file):
         return {}
     sets = {}
     for s in ET.parse(file).getroot().findall("set"):
-        sets[s.get("name")] = {b.get("kind"): tuple(FIELDS[f][0](b.get(f)) for f in KINDS[b.get("kind")])
+        sets[s.get("name")] = {b.get("kind"): tuple(FIELDS[f][0](b.get(f)) for f in element_fields(b.get("kind"), b))
                                for b in s.findall("band")}
     return sets
 
@@ -84,7 +99,8 @@ def text(sets):
         out.append("  <set name=%s>\n" % quoteattr(name))
         for kind in sorted(sets[name]):
             out.append("    <band kind=\"%s\" %s/>\n" % (kind, " ".join(
-                '%s="%s"' % (f, FIELDS[f][1] % v) for f, v in zip(KINDS[kind], sets[name][kind]))))
+                '%s="%s"' % (f, FIELDS[f][1] % v) for f, v in zip(fields_of(kind, sets[name][kind]),
+                                                                 sets[name][kind]))))
         out.append("  </set>\n")
     out.append("</bands>\n")
     return "".join(out)
