@@ -354,7 +354,7 @@ lora_adapters (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, double T
   double t = p->tp;
   for (int i = 0; i < n; i++) {
     double in = (double) a[i].in, out = (double) a[i].out;
-    const char *name = a[i].target & (SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V) ? "lora_qkv"
+    const char *name = a[i].target & (SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V | SIM_LORA_QKV) ? "lora_qkv"
                        : a[i].target == SIM_LORA_O                          ? "lora_proj"
                        : a[i].target == SIM_LORA_DOWN                       ? "lora_fc2"
                                                                             : "lora_fc1";
@@ -835,7 +835,7 @@ layer_linears (LayerCtx *c)
       k_base_linear (p, fwd, bwd, T, h, qd / t);
     }
     if (frozen (p))
-      lora_adapters (m, p, fwd, bwd, T, SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V | SIM_LORA_O);
+      lora_adapters (m, p, fwd, bwd, T, SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V | SIM_LORA_QKV | SIM_LORA_O);
   }
   mark = *fwd;
   if (titan && f > 0) {

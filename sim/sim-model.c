@@ -1053,6 +1053,10 @@ sim_model_lora_adapters (const SimModel *m, guint targets,
     { SIM_LORA_DOWN, f, h, FALSE },
   };
   int n = 0;
+  if (targets & SIM_LORA_QKV) {
+    out[n++] = (SimLoraAdapter) { SIM_LORA_QKV, h, q_dim (m) + 2 * kvd, TRUE };
+    targets &= ~(guint) (SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V);
+  }
   for (int i = 0; i < SIM_LORA_MAX_ADAPTERS; i++)
     if ((targets & all[i].target) && (all[i].target != SIM_LORA_GATE || m->mlp == SIM_MLP_SWIGLU))
       out[n++] = all[i];
@@ -1074,7 +1078,7 @@ gboolean
 sim_lora_targets_parse (const char *text, guint *out, GError **error)
 {
   static const struct { const char *name; guint bits; } names[] = {
-    { "q", SIM_LORA_Q }, { "k", SIM_LORA_K }, { "v", SIM_LORA_V }, { "o", SIM_LORA_O },
+    { "q", SIM_LORA_Q }, { "k", SIM_LORA_K }, { "v", SIM_LORA_V }, { "qkv", SIM_LORA_QKV }, { "o", SIM_LORA_O },
     { "gate", SIM_LORA_GATE }, { "up", SIM_LORA_UP }, { "down", SIM_LORA_DOWN },
     { "attention", SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V | SIM_LORA_O },
     { "mlp", SIM_LORA_GATE | SIM_LORA_UP | SIM_LORA_DOWN }, { "all", SIM_LORA_ALL },
@@ -1090,7 +1094,7 @@ sim_lora_targets_parse (const char *text, guint *out, GError **error)
       }
     if (!found) {
       g_set_error (error, SIM_ERROR, SIM_ERROR_USAGE,
-                   "--lora-targets: expected a comma list of q,k,v,o,gate,up,down,attention,mlp,all; got '%s'",
+                   "--lora-targets: expected a comma list of q,k,v,qkv,o,gate,up,down,attention,mlp,all; got '%s'",
                    parts[i]);
       return FALSE;
     }

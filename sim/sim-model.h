@@ -136,6 +136,11 @@ typedef enum {
   SIM_LORA_UP = 1 << 5,
   SIM_LORA_DOWN = 1 << 6,
   SIM_LORA_ALL = 0x7f,
+  /* one adapter on the fused QKV projection (in h, out q + 2 kv), as
+   * Megatron-Core's linear_qkv is one GEMM: Megatron-Bridge's LoRA target
+   * "linear_qkv" (src/megatron/bridge/peft/lora.py), NeMo's
+   * "attention_qkv"; replaces q, k and v where given with them */
+  SIM_LORA_QKV = 1 << 7,
 } SimLoraTargets;
 
 /* a new SimModel (free with sim_model_free), or NULL with SIM_ERROR_IO,
@@ -244,14 +249,14 @@ typedef struct {
 } SimLoraAdapter;
 #define SIM_LORA_MAX_ADAPTERS 7
 /* the adapters `targets` puts on one dense layer, in the order of its
- * projections (q, k, v, o, gate, up, down; gate only on a SwiGLU MLP), into
- * out; returns how many */
+ * projections (q, k, v, o, gate, up, down; gate only on a SwiGLU MLP; the
+ * fused qkv in place of q, k and v), into out; returns how many */
 int sim_model_lora_adapters (const SimModel *m, guint targets,
                              SimLoraAdapter out[SIM_LORA_MAX_ADAPTERS]);
 /* trainable LoRA parameters of rank r on the given projections of one
  * layer (times layers for the model): r (in + out) per adapter */
 guint64 sim_model_lora_params_per_layer (const SimModel *m, guint64 rank, guint targets);
-/* "q,k,v,o,gate,up,down,attention,mlp,all" into SimLoraTargets bits; FALSE
+/* "q,k,v,qkv,o,gate,up,down,attention,mlp,all" into SimLoraTargets bits; FALSE
  * with SIM_ERROR_USAGE naming the plan option lora-targets */
 gboolean sim_lora_targets_parse (const char *text, guint *out, GError **error);
 

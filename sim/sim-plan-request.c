@@ -84,7 +84,7 @@ static const Option options[] = {
     "rank placement, fastest first (default tp-cp-dp-pp, as Megatron)" },
   { "lora-rank", NULL, KEY_LORA_RANK, ARG_UINT, NULL, "fine-tune with LoRA adapters of this rank" },
   { "lora-targets", NULL, KEY_LORA_TARGETS, ARG_STRING, NULL,
-    "projections with adapters: q,k,v,o,gate,up,down,attention,mlp,all (default all)" },
+    "projections with adapters: q,k,v,o,gate,up,down,attention,mlp,all, or qkv: one adapter on the fused QKV projection (Megatron's linear_qkv; default all)" },
   { "qlora", NULL, KEY_QLORA, ARG_BOOL, NULL, "4-bit (NF4) frozen base weights, with --lora-rank" },
   { "context-reserve", NULL, KEY_CONTEXT_RESERVE, ARG_BYTES, NULL,
     "memory taken by the CUDA context and library workspaces (default 1.5GB)" },

@@ -85,6 +85,32 @@ test_lora (void)
   g_assert_error (error, SIM_ERROR, SIM_ERROR_USAGE);
 }
 
+static void
+test_lora_fused_qkv (void)
+{
+  /* Llama-3-70B (hidden 8192, 64 heads of 128, 8 KV heads: q 8192, k and v
+   * 1024 each), r = 16.  One adapter on the fused QKV projection:
+   * A 8192 x 16, B 16 x (8192 + 2 x 1024) = 16 x (8192 + 10240) = 294,912
+   * per layer; three adapters on q, k and v: 16 x [(8192 + 8192) +
+   * 2 x (8192 + 1024)] = 16 x 34,816 = 557,056 */
+  g_autoptr (SimModel) m = load ("llama3-70b.xml");
+  g_autoptr (GError) error = NULL;
+  SimLoraAdapter a[SIM_LORA_MAX_ADAPTERS];
+  guint targets = 0;
+  g_assert_true (sim_lora_targets_parse ("qkv", &targets, &error));
+  g_assert_cmpuint (sim_model_lora_params_per_layer (m, 16, targets), ==, 294912);
+  g_assert_cmpint (sim_model_lora_adapters (m, targets, a), ==, 1);
+  g_assert_cmpuint (a[0].in, ==, 8192);
+  g_assert_cmpuint (a[0].out, ==, 10240);
+  g_assert_true (a[0].column_parallel);
+  g_assert_true (sim_lora_targets_parse ("q,k,v", &targets, &error));
+  g_assert_cmpuint (sim_model_lora_params_per_layer (m, 16, targets), ==, 557056);
+  /* given with q, k and v the fused one replaces them: qkv,o is two */
+  g_assert_true (sim_lora_targets_parse ("q,qkv,o", &targets, &error));
+  g_assert_cmpint (sim_model_lora_adapters (m, targets, a), ==, 2);
+  g_assert_cmpuint (sim_model_lora_params_per_layer (m, 16, targets), ==, 294912 + 16 * (8192 + 8192));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -93,5 +119,6 @@ main (int argc, char **argv)
   g_test_add_func ("/model/megatron-table", test_megatron_table);
   g_test_add_func ("/model/tp-split", test_tp_split);
   g_test_add_func ("/model/lora", test_lora);
+  g_test_add_func ("/model/lora-fused-qkv", test_lora_fused_qkv);
   return g_test_run ();
 }
