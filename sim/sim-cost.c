@@ -355,9 +355,9 @@ lora_adapters (const SimModel *m, const SimPlan *p, Acc *fwd, Acc *bwd, double T
   for (int i = 0; i < n; i++) {
     double in = (double) a[i].in, out = (double) a[i].out;
     const char *name = a[i].target & (SIM_LORA_Q | SIM_LORA_K | SIM_LORA_V | SIM_LORA_QKV) ? "lora_qkv"
-                       : a[i].target == SIM_LORA_O                          ? "lora_proj"
-                       : a[i].target == SIM_LORA_DOWN                       ? "lora_fc2"
-                                                                            : "lora_fc1";
+                       : a[i].target == SIM_LORA_O                                         ? "lora_proj"
+                       : a[i].target == SIM_LORA_DOWN                                      ? "lora_fc2"
+                                                                                           : "lora_fc1";
     tag (name, fwd, bwd, NULL, NULL, NULL);
     if (a[i].column_parallel)
       k_adapter (fwd, bwd, T, out / t, in, (double) p->lora_rank);

@@ -172,7 +172,13 @@ def main(argv):
         print(__doc__.strip().splitlines()[2]); return 2
     sim = argv[0]
     root = argv[1] if len(argv) > 1 else ROOT
-    tmp = tempfile.mkdtemp()
+    with tempfile.TemporaryDirectory() as tmp:
+        return predict(sim, root, tmp)
+
+
+def predict(sim, root, tmp):
+    """print the table of every row (model and cluster files written in
+    tmp); the exit status"""
     errs, failed = [], 0
     by = {}
     print("fine-tuning step time: published vs sim (cluster files as shipped; nothing fitted; "
