@@ -95,7 +95,9 @@ gboolean sim_plan_resolve_schedule (SimPlan *plan, const SimModel *model, GError
 gboolean sim_plan_resolve_split (SimPlan *plan, const SimModel *model, GError **error);
 /* sim-plan-experts.c: --moe-fused-grouped-mlp's requirements */
 gboolean sim_plan_resolve_fused_grouped_mlp (SimPlan *plan, const SimModel *model, GError **error);
-/* sim-plan-torchtitan.c: --torch-compile's checks and FSDP2 under PP */
+/* sim-plan-torchtitan.c: fsdp with TP, PP or CP as torchtitan runs it (right
+ * after the layout), then --torch-compile's checks and FSDP2 under PP */
+void sim_plan_resolve_pytorch_parallelism (SimPlan *plan);
 gboolean sim_plan_resolve_torchtitan (SimPlan *plan, GError **error);
 
 /* A request is a plan record as asked: each option not given holds the

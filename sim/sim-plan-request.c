@@ -97,8 +97,8 @@ static const Option options[] = {
     "Megatron-LM's own default with --bf16 (default off: bf16, as NeMo's and Megatron-Bridge's "
     "performance recipes)" },
   { "framework", NULL, KEY_FRAMEWORK, ARG_CHOICE, "megatron|fsdp|torchtitan",
-    "whose overlaps and kernels: Megatron-Core/NeMo, llm-foundry's PyTorch FSDP, or torchtitan "
-    "(FSDP2, DTensor TP, SDPA; default megatron)" },
+    "whose overlaps and kernels: Megatron-Core/NeMo, llm-foundry's PyTorch FSDP (with tp, pp or cp "
+    "over 1 torchtitan's), or torchtitan (FSDP2, DTensor TP, SDPA; default megatron)" },
   { "tp-comm-overlap", NULL, KEY_TP_COMM_OVERLAP, ARG_BOOL, NULL,
     "hide TP collectives behind the GEMMs, as Transformer Engine's userbuffers, or with "
     "torchtitan its async TP, the forward's only (default: on with megatron and sequence "

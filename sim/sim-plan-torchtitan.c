@@ -66,6 +66,33 @@ resolve_fsdp_under_pp (SimPlan *plan)
   plan->grad_reduce_fp32 = TRUE;
 }
 
+/* PyTorch FSDP with tensor, pipeline or context parallelism is PyTorch's
+ * native parallelism, which torchtitan runs and sim models under
+ * --framework torchtitan: FSDP2 over DTensor, DTensor's tensor-parallel
+ * plans, torch.distributed.pipelining, and context parallelism through
+ * context_parallel's ring over scaled_dot_product_attention (which serves
+ * no other attention kernel).  The fsdp preset is llm-foundry's, whose
+ * runs (the MPT benchmarks of training_calibration.csv) use FSDP alone: it
+ * has no pipeline or context parallelism (llmfoundry/command_utils/
+ * train.py @8c8dd48: parallelism_config holds 'fsdp' and 'tp' only), and
+ * its tensor parallelism is Composer's DTensor plan (tp_config, commit
+ * ee456002, 2024-09-27), which came after its Triton attention kernel, the
+ * preset's default, was removed for FlashAttention-2 (commit 7f0fdae6,
+ * 2024-03-26, "Remove triton"; attention.py @8c8dd48: attn_impl default
+ * 'flash').  So a plan that asks for fsdp with tp, pp or cp over 1 takes
+ * torchtitan's mechanics, saying so. */
+void
+sim_plan_resolve_pytorch_parallelism (SimPlan *plan)
+{
+  if (plan->framework != SIM_FRAMEWORK_FSDP || (plan->tp < 2 && plan->pp < 2 && plan->cp < 2))
+    return;
+  plan->framework = SIM_FRAMEWORK_TORCHTITAN;
+  sim_plan_note_default (plan, "--framework torchtitan (fsdp with tp %d, pp %d, cp %d: PyTorch-native "
+                         "parallelism, FSDP2 with DTensor TP, torch.distributed.pipelining and "
+                         "context_parallel over SDPA, as torchtitan runs it; llm-foundry's FSDP, the "
+                         "fsdp preset, runs none of them)", plan->tp, plan->pp, plan->cp);
+}
+
 /* the torchtitan steps, in order; TRUE for another framework */
 gboolean
 sim_plan_resolve_torchtitan (SimPlan *plan, GError **error)

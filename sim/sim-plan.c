@@ -979,8 +979,10 @@ resolve (SimPlan *plan, const SimTopology *topo, const SimModel *model, GError *
   /* one GPU type: the cost model, the ledger and the MFU all read GPU 0's */
   if (!sim_topology_check_one_gpu_type (topo, error))
     return FALSE;
-  if (!resolve_layout (plan, topo, model, error) || !resolve_batch (plan, model, error) ||
-      !sim_plan_resolve_pipeline_layout (plan, model, error) ||
+  if (!resolve_layout (plan, topo, model, error))
+    return FALSE;
+  sim_plan_resolve_pytorch_parallelism (plan);
+  if (!resolve_batch (plan, model, error) || !sim_plan_resolve_pipeline_layout (plan, model, error) ||
       !sim_plan_resolve_schedule (plan, model, error) || !sim_plan_resolve_split (plan, model, error) ||
       !resolve_recompute_method (plan, error) || !resolve_memory_savers (plan, error) ||
       !resolve_recompute_modules (plan, model, error) ||

@@ -542,6 +542,56 @@ test_torchtitan_fsdp_pp (void)
   }
 }
 
+/* --framework fsdp is llm-foundry's FSDP, which runs no pipeline or context
+ * parallelism and runs tensor parallelism as PyTorch's DTensor plans
+ * (sim-plan-torchtitan.c, sim_plan_resolve_pytorch_parallelism): with tp,
+ * pp or cp over 1 the plan takes torchtitan's mechanics and says so, and
+ * FSDP alone stays llm-foundry's (its Triton attention kernel).  Under PP
+ * the states are then torchtitan's (test_torchtitan_fsdp_pp): on Llama 3
+ * 70B's stage 1 at tp 8, pp 4, P = 2,139,422,720 parameters with fp32
+ * gradients, 4P bytes, where llm-foundry's ZeRO-3 would shard bf16 ones
+ * over dp 2, P bytes. */
+static void
+test_fsdp_parallelism (void)
+{
+  g_autoptr (SimTopology) t = dgx8x4 ();
+  g_autoptr (SimModel) m8 = model ("llama3-8b.xml");
+  g_autoptr (SimModel) m70 = model ("llama3-70b.xml");
+  const struct { const char *plan; gboolean titan; int attention; } cases[] = {
+    { "tp=1,pp=1,cp=2,dp=32,framework=fsdp,zero=3", TRUE, SIM_ATTENTION_FLASH2 },
+    { "tp=2,pp=1,dp=32,framework=fsdp,zero=3", TRUE, SIM_ATTENTION_FLASH2 },
+    { "tp=1,pp=2,dp=32,framework=fsdp,zero=3", TRUE, SIM_ATTENTION_FLASH2 },
+    { "tp=1,pp=1,dp=64,framework=fsdp,zero=3", FALSE, SIM_ATTENTION_TRITON },
+    { "tp=2,pp=1,dp=32,framework=megatron", FALSE, SIM_ATTENTION_CUDNN },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (SimPlanRequest) req = sim_plan_request_new ();
+    g_autoptr (SimPlan) p = NULL;
+    g_autoptr (GError) error = NULL;
+    gboolean said = FALSE;
+    g_assert_true (sim_plan_request_parse_string (req, cases[i].plan, &error));
+    g_assert_nonnull (p = sim_plan_resolve (req, t, m8, &error));
+    for (guint k = 0; k < p->defaults->len; k++)
+      said |= strstr (g_ptr_array_index (p->defaults, k), "PyTorch-native parallelism") != NULL;
+    g_assert_cmpint (p->framework == SIM_FRAMEWORK_TORCHTITAN, ==, cases[i].titan);
+    g_assert_cmpint (said, ==, cases[i].titan);
+    g_assert_cmpint (p->attention_kernel, ==, cases[i].attention);
+  }
+  {
+    g_autoptr (SimPlanRequest) req = sim_plan_request_new ();
+    g_autoptr (SimPlan) p = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SimMemory) mem = NULL;
+    const guint64 P = 2139422720;
+    g_assert_true (sim_plan_request_parse_string (req, "tp=8,pp=4,dp=2,zero=3,framework=fsdp", &error));
+    g_assert_nonnull (p = sim_plan_resolve (req, t, m70, &error));
+    g_assert_cmpint (p->zero, ==, 1);
+    mem = sim_memory_compute (t, m70, p);
+    g_assert_cmpuint (g_array_index (mem->stages, SimStageMemory, 1).params, ==, P);
+    g_assert_cmpuint (g_array_index (mem->stages, SimStageMemory, 1).grads_bytes, ==, 4 * P);
+  }
+}
+
 /* A resolved plan holds no "unset" value (sim-plan.h): over dense and
  * mixture-of-experts models, Megatron, FSDP and torchtitan, FP8 on and off,
  * LoRA, with every option left to its default but the layout, each field
@@ -621,6 +671,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/resolve-model", test_resolve_model);
   g_test_add_func ("/plan/set-number", test_set_number);
   g_test_add_func ("/plan/torchtitan-fsdp-pp", test_torchtitan_fsdp_pp);
+  g_test_add_func ("/plan/fsdp-parallelism", test_fsdp_parallelism);
   g_test_add_func ("/plan/resolved-sets-all", test_resolved_sets_all);
   return g_test_run ();
 }
