@@ -2,7 +2,7 @@
 """Predict torchtitan's published benchmark rows with sim and print the error table.
 
 usage: pytorch-native-check.py SIM [CSV] [--extra "OPTIONS"] [--commands]
-                               [--tolerance WORST,MAE,BIAS] [--write | --check-band]
+                               [--tolerance WORST,MAE,BIAS] [--write | --check-band | --as-fsdp]
 
 Reads CSV (default tests/validation/data/pytorch_native.csv, beside this
 script's repository root): every row of the three benchmark files of
@@ -28,6 +28,15 @@ Each row runs as a user would type it:
       else --no-torch-compile; --json -.
 --extra adds OPTIONS to every row (to try e.g. --attention-kernel cudnn);
 --commands prints each row's command.
+
+--as-fsdp runs each row as a user who names only PyTorch FSDP would, as
+tools/fidelity.py runs a row whose framework says FSDP: --framework fsdp
+--zero 3 with the row's cluster, layout, batch, sequence and recomputation,
+--fp8 hybrid for float8 rows, and nothing torchtitan-specific (no
+--torch-compile, float8 recipe, async TP or pipeline split): the plans with
+TP, PP or CP over 1 then take torchtitan's mechanics by themselves
+(sim_plan_resolve_pytorch_parallelism), the FSDP-only ones llm-foundry's.
+No band is written or checked in this mode.
 
 Error: step-time error = published TPS / predicted TPS - 1 (negative: sim
 is optimistic, too fast).  Prints every row, then summaries per source and
@@ -108,8 +117,9 @@ def layout(counts):
     return "E" + s + "L"
 
 
-def titan_command(sim, r, layers):
-    """(the sim command, flags for the table) or (None, why it cannot be expressed)"""
+def titan_command(sim, r, layers, as_fsdp=False):
+    """(the sim command, flags for the table) or (None, why it cannot be
+    expressed); as_fsdp: the command of --as-fsdp (see the usage)"""
     gpu = r["gpu"]
     topo = "dgx-h200" if "H200" in gpu else "grand-teton-h100" if "H100" in gpu else None
     if topo is None:
@@ -128,7 +138,10 @@ def titan_command(sim, r, layers):
     lb = int(r["local_batch"])
     micro = lb
     cmd = [sim, "--topology", topo] + size + ["--model", r["model"], "--tp", str(tp), "--pp", str(pp),
-                                              "--cp", str(cp), "--dp", str(f), "--zero", "3", "--framework", "torchtitan"]
+                                              "--cp", str(cp), "--dp", str(f), "--zero", "3"]
+    if as_fsdp:
+        return generic_command(cmd, r, pp, lb)
+    cmd += ["--framework", "torchtitan"]
     flags = "C" if r["compile"] == "yes" else ""
     cmd += ["--torch-compile" if r["compile"] == "yes" else "--no-torch-compile"]
     if pp > 1:
@@ -158,6 +171,27 @@ def titan_command(sim, r, layers):
     return cmd, flags
 
 
+def generic_command(cmd, r, pp, lb):
+    """the rest of --as-fsdp's command after the layout (see the usage)"""
+    cmd = cmd + ["--framework", "fsdp"]
+    micro = lb
+    if pp > 1:
+        if r["schedule"] not in SCHEDULE:
+            return None, "pipeline schedule '%s' has no sim counterpart" % r["schedule"]
+        sched, per_rank = SCHEDULE[r["schedule"]]
+        mbs = int(r["pp_microbatches"] or 0)
+        if mbs < 1 or lb % mbs:
+            return None, "local batch %d does not split into %s PP micro-batches" % (lb, r["pp_microbatches"] or "?")
+        micro = lb // mbs
+        if per_rank > 1:
+            cmd += ["--schedule", sched, "--virtual-stages", str(per_rank)]
+    cmd += ["--micro-batch", str(micro), "--global-batch", r["global_batch"], "--seq-len", r["seq_len"],
+            "--recompute", RECOMPUTE[r["ac"]]]
+    if (r["float8"] or "none") != "none":
+        cmd += ["--fp8", "hybrid"]
+    return cmd, ""
+
+
 def mem_summary(diffs):
     if not diffs:
         return "memory: not published"
@@ -167,8 +201,12 @@ def mem_summary(diffs):
 
 def main(argv):
     show = "--commands" in argv
+    as_fsdp = "--as-fsdp" in argv
     mode = options.take_mode(argv)
-    argv = [a for a in argv if a != "--commands"]
+    argv = [a for a in argv if a not in ("--commands", "--as-fsdp")]
+    if as_fsdp and mode:
+        print("%s: not with --as-fsdp (the stored band is torchtitan's)" % mode)
+        return 2
     tol = options.take_fractions(argv, "--tolerance", 3)
     if tol == ():
         print("--tolerance: expected WORST,MAE,BIAS (fractions)")
@@ -183,12 +221,14 @@ def main(argv):
     data = argv[1] if len(argv) > 1 else os.path.join(ROOT, DATA)
     rows = read_rows(data)
     layers = model_layers(sim)
-    plans = [(r,) + titan_command(sim, r, layers) for r in rows]
+    plans = [(r,) + titan_command(sim, r, layers, as_fsdp) for r in rows]
     todo = [(r, cmd + extra) for r, cmd, _ in plans if cmd]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         results = dict(zip((r["row_id"] for r, _ in todo), pool.map(runs.run_json, (c for _, c in todo))))
 
     print("torchtitan published runs vs sim (grand-teton-h100.xml / dgx-h200.xml as shipped; no fit saw these rows)")
+    if as_fsdp:
+        print("--as-fsdp: each row as --framework fsdp with its layout, batch, recomputation and --fp8 hybrid only")
     print("error = published TPS / sim TPS - 1 = sim step time / published step time - 1 (negative: sim too fast)")
     if extra:
         print("--extra on every row: %s" % " ".join(extra))
