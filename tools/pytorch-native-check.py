@@ -64,7 +64,7 @@ Exit status: 0, unless sim failed with status 2 (bad input or error) on a
 row (its message is printed, the rest still run) or a tolerance is
 exceeded: 1; 2 on bad usage.
 """
-import concurrent.futures, os, shlex, statistics, subprocess, sys
+import concurrent.futures, os, shlex, statistics, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
@@ -72,124 +72,13 @@ from simtools import ROOT, bands, options, runs
 from simtools.clusters import HOPPER
 from simtools.rows import read_rows
 from simtools.summary import ALIGNED, summary
+from simtools.titan import DATA, model_layers, titan_command
 
-DATA = os.path.join("tests", "validation", "data", "pytorch_native.csv")
 GIB = 2 ** 30
-RECOMPUTE = {"none": "none", "full": "full", "selective-op": "selective"}
-FP8_RECIPE = {"tensorwise": "tensorwise", "rowwise": "blockwise"}
-SCHEDULE = {"1F1B": ("1f1b", 1), "Interleaved 1F1B": ("interleaved", 2)}
+
 SOURCE = {"llama3_h100_202412_torchtitan.md": "titan 2024-12",
           "asyncTP_llama3_h100_2025-06_torchtitan.md": "titan asyncTP 2025-06",
           "llama3-8b_h200_202506_trainy-whitefiber.md": "Trainy H200 2025-06"}
-
-
-def model_layers(sim):
-    """layers of each model, from sim list models"""
-    p = subprocess.run([sim, "list", "models"], capture_output=True, text=True)
-    layers = {}
-    for line in p.stdout.splitlines():
-        f = line.split()
-        # name, parameters, "B", layers, ...
-        if len(f) > 3 and f[2] == "B" and f[3].isdigit():
-            layers[f[0]] = int(f[3])
-    return layers
-
-
-def titan_split(layers, pp, per_rank):
-    """layers per stage as torchtitan @9dec370 generate_split_points splits
-    them: the first stage the base count, the middle stages one more while
-    the remainder lasts, the last stage what is left"""
-    stages = pp * per_rank
-    base, extra = divmod(layers, stages)
-    counts, used = [], 0
-    for i in range(stages - 1):
-        n = base
-        if i > 0 and extra > 0:
-            n, extra = base + 1, extra - 1
-        counts.append(n)
-        used += n
-    return counts + [layers - used]
-
-
-def layout(counts):
-    """Megatron-Core layout string: E embedding, t layer, L loss, | between stages"""
-    s = "|".join("t*%d" % n for n in counts)
-    return "E" + s + "L"
-
-
-def titan_command(sim, r, layers, as_fsdp=False):
-    """(the sim command, flags for the table) or (None, why it cannot be
-    expressed); as_fsdp: the command of --as-fsdp (see the usage)"""
-    gpu = r["gpu"]
-    topo = "dgx-h200" if "H200" in gpu else "grand-teton-h100" if "H100" in gpu else None
-    if topo is None:
-        return None, "no shipped cluster file for GPU '%s'" % gpu
-    if not r["tokens_per_s_per_gpu"]:
-        return None, "no published TPS/GPU"
-    n = int(r["num_gpus"])
-    f, tp, pp, cp = (int(r[k] or 1) for k in ("fsdp", "tp", "pp", "cp"))
-    if f * tp * pp * cp != n:
-        return None, "fsdp x tp x pp x cp = %d, not the %d GPUs" % (f * tp * pp * cp, n)
-    if r["ac"] not in RECOMPUTE:
-        return None, "activation checkpointing '%s' has no sim counterpart" % r["ac"]
-    size = ["--gpus", str(n)] if n <= 8 else ["--nodes", str(n // 8)] if n % 8 == 0 else None
-    if size is None:
-        return None, "%d GPUs is not a whole number of 8-GPU nodes" % n
-    lb = int(r["local_batch"])
-    micro = lb
-    cmd = [sim, "--topology", topo] + size + ["--model", r["model"], "--tp", str(tp), "--pp", str(pp),
-                                              "--cp", str(cp), "--dp", str(f), "--zero", "3"]
-    if as_fsdp:
-        return generic_command(cmd, r, pp, lb)
-    cmd += ["--framework", "torchtitan"]
-    flags = "C" if r["compile"] == "yes" else ""
-    cmd += ["--torch-compile" if r["compile"] == "yes" else "--no-torch-compile"]
-    if pp > 1:
-        if r["schedule"] not in SCHEDULE:
-            return None, "pipeline schedule '%s' has no sim counterpart" % r["schedule"]
-        sched, per_rank = SCHEDULE[r["schedule"]]
-        mbs = int(r["pp_microbatches"] or 0)
-        if mbs < 1 or lb % mbs:
-            return None, "local batch %d does not split into %s PP micro-batches" % (lb, r["pp_microbatches"] or "?")
-        micro = lb // mbs
-        if r["model"] not in layers:
-            return None, "model %s not in sim list models" % r["model"]
-        cmd += ["--schedule", sched, "--pipeline-model-parallel-layout",
-                layout(titan_split(layers[r["model"]], pp, per_rank))]
-    cmd += ["--micro-batch", str(micro), "--global-batch", r["global_batch"], "--seq-len", r["seq_len"],
-            "--recompute", RECOMPUTE[r["ac"]]]
-    f8 = r["float8"] or "none"
-    if f8 != "none":
-        if f8 not in FP8_RECIPE:
-            return None, "float8 recipe '%s' has no sim counterpart" % f8
-        cmd += ["--fp8", "hybrid", "--fp8-recipe", FP8_RECIPE[f8],
-                "--fp8-params" if r["float8_fsdp_all_gather"] == "yes" else "--no-fp8-params"]
-        if f8 == "rowwise":
-            flags += "R"
-    if tp > 1:
-        cmd += ["--tp-comm-overlap" if r["async_tp"] == "yes" else "--no-tp-comm-overlap"]
-    return cmd, flags
-
-
-def generic_command(cmd, r, pp, lb):
-    """the rest of --as-fsdp's command after the layout (see the usage)"""
-    cmd = cmd + ["--framework", "fsdp"]
-    micro = lb
-    if pp > 1:
-        if r["schedule"] not in SCHEDULE:
-            return None, "pipeline schedule '%s' has no sim counterpart" % r["schedule"]
-        sched, per_rank = SCHEDULE[r["schedule"]]
-        mbs = int(r["pp_microbatches"] or 0)
-        if mbs < 1 or lb % mbs:
-            return None, "local batch %d does not split into %s PP micro-batches" % (lb, r["pp_microbatches"] or "?")
-        micro = lb // mbs
-        if per_rank > 1:
-            cmd += ["--schedule", sched, "--virtual-stages", str(per_rank)]
-    cmd += ["--micro-batch", str(micro), "--global-batch", r["global_batch"], "--seq-len", r["seq_len"],
-            "--recompute", RECOMPUTE[r["ac"]]]
-    if (r["float8"] or "none") != "none":
-        cmd += ["--fp8", "hybrid"]
-    return cmd, ""
 
 
 def mem_summary(diffs):

@@ -28,27 +28,20 @@ Error: sim's step time over the measured one, less 1 (negative: sim too
 fast).  Exit status 0, or 2 on bad usage; it asserts nothing (the sets'
 own tests hold their levels).
 """
-import csv, importlib.util, os, subprocess, sys, tempfile
+import os, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
 from simtools import ROOT, models, options, runs
+from simtools.commands import fidelity_command
 from simtools.heldout import INCONSISTENT
 from simtools.rows import measured_s, read_rows
 from simtools.summary import ALIGNED, summary
+from simtools.titan import DATA, model_layers, titan_command
 
 SETS = ("h100_dense_heldout.csv", "training_throughput.csv", "megascale_scaling.csv")
 SCALES = ((8, "8 GPUs or fewer"), (64, "16-64 GPUs"), (512, "128-512 GPUs"), (4096, "1,024-4,096 GPUs"),
           (10 ** 9, "8,192 GPUs and more"))
-
-
-def load(name):
-    """a script of this folder as a module (their names hold a hyphen)"""
-    here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), os.path.join(here, name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def scale(gpus):
@@ -58,7 +51,6 @@ def scale(gpus):
 def calibration_rows(sim, root, tmp, extra):
     """(row id, GPUs, error or None, kept-out reason or '', sim's message)
     of every row of SETS, run as tools/fidelity.py runs it"""
-    fidelity = load("fidelity")
     help_text = subprocess.run([sim, "--help"], capture_output=True, text=True).stdout
     topologies = subprocess.run([sim, "list", "topologies"], capture_output=True, text=True).stdout
     out = []
@@ -73,7 +65,7 @@ def calibration_rows(sim, root, tmp, extra):
                 continue
             mx = os.path.join(tmp, rid + ".xml")
             models.model_xml(r, mx)
-            j, p = runs.run_json(fidelity.fidelity_command(sim, r, mx, help_text, topologies) + extra)
+            j, p = runs.run_json(fidelity_command(sim, r, mx, help_text, topologies) + extra)
             if j is None:
                 out.append((rid, int(r["num_gpus"]), None, kept, runs.last_error(p)[:100]))
                 continue
@@ -83,11 +75,10 @@ def calibration_rows(sim, root, tmp, extra):
 
 def titan_rows(sim, root, extra):
     """the same for torchtitan's runs, as pytorch-native-check.py --as-fsdp"""
-    pn = load("pytorch-native-check")
-    layers = pn.model_layers(sim)
+    layers = model_layers(sim)
     out = []
-    for r in read_rows(os.path.join(root, pn.DATA)):
-        cmd, why = pn.titan_command(sim, r, layers, as_fsdp=True)
+    for r in read_rows(os.path.join(root, DATA)):
+        cmd, why = titan_command(sim, r, layers, as_fsdp=True)
         if cmd is None:
             out.append((r["row_id"], int(r["num_gpus"]), None, r.get("kept_out", ""), why))
             continue

@@ -70,3 +70,25 @@ def counted_split(r, pp):
     if layers % chunks != 0 and (layers + 2) % chunks == 0:
         return ["--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"]
     return []
+
+
+def cluster_file(r, topologies):
+    """the cluster file of a row's GPU: dgx-h100.xml, dgx-a100-40gb.xml for
+    an A100 40GB row where sim lists it (topologies), else dgx-a100.xml"""
+    gpu = r["gpu"].lower()
+    if "h100" in gpu: return "dgx-h100.xml"
+    if "40gb" in gpu and "dgx-a100-40gb" in topologies: return "dgx-a100-40gb.xml"
+    return "dgx-a100.xml"
+
+
+def fidelity_command(sim, r, mx, help_text, topologies):
+    """the sim command line of a row as a user would type it (without
+    --json), tools/fidelity.py's; help_text, sim's --help, says whether it
+    offers --framework"""
+    fsdp = "FSDP" in r["framework"]
+    cmd = base_command(sim, r, cluster_file(r, topologies), max(1, int(r["num_gpus"]) // 8), mx)
+    cmd += ["--recompute", recompute_of(r), "--zero", "3" if fsdp else "1"]
+    cmd += layout_options(r) + fp8_options(r["precision"] or "", recipe=False)
+    if "--framework" in help_text: cmd += ["--framework", "fsdp" if fsdp else "megatron"]
+    if r.get("optimizer_states") == "bf16": cmd += ["--recipe", "bf16-adam-bf16-states"]
+    return cmd
