@@ -37,6 +37,9 @@ expressible since sim splits uneven chunks as sim_plan_chunk_layers says).
 Each cluster file's error band is the mean absolute step-time error of its
 own rows that sim predicts to fit (a row predicted out of memory trained with a
 memory saving its source does not state, so its time is of another run).
+A row whose kept_out column gives evidence that the layout printed is not the
+one that ran is predicted and printed (flag K) but left out of the summary and
+the bands, and listed with the evidence.
 None of these rows set a constant of the file (the <efficiency> constants are
 Hopper's, fitted on H100 runs only), so the band is an out-of-sample error.
 --write stores it as the fitted band of the file's set in the band file,
@@ -109,7 +112,7 @@ def blackwell_command(sim, r, mx, topo, nodes):
 
 def training(sim, root, tmp, extra=()):
     data = os.path.join(root, "tests", "validation", "data", "blackwell", "training_blackwell.csv")
-    errs, failed, band = [], 0, {f: [] for f in BLACKWELL.values()}
+    errs, failed, band, kept = [], 0, {f: [] for f in BLACKWELL.values()}, []
     print("training step time: published vs sim (Blackwell files as shipped; GEMM tables and efficiency are estimates)")
     for r in csv.DictReader(open(data)):
         topo, nodes, where = blackwell_cluster(root, r, tmp)
@@ -128,12 +131,20 @@ def training(sim, root, tmp, extra=()):
             failed += 1; continue
         want, got = measured_s(r), j["time"]["step_s"]
         e = (got - want) / want
-        errs.append(e)
         fits = "" if j["memory"]["fits"] else "  (predicted OUT OF MEMORY)"
+        print("%-44s %-30s measured %8.3f s  sim %8.3f s  %+6.1f%%%s%s"
+              % (r["row_id"], where, want, got, 100 * e, fits, "  K" if r.get("kept_out") else ""))
+        if r.get("kept_out"):
+            kept.append((r["row_id"], e, r["kept_out"]))
+            continue
+        errs.append(e)
         if j["memory"]["fits"]:
             band[BLACKWELL[gpu_key(r)]].append(e)
-        print("%-44s %-30s measured %8.3f s  sim %8.3f s  %+6.1f%%%s" % (r["row_id"], where, want, got, 100 * e, fits))
     if errs: print(summary(errs, NO_WITHIN))
+    if kept:
+        print("K: kept out of the summary and the bands, with the evidence (the kept_out column):")
+        for rid, e, why in kept:
+            print("  %-42s %+6.1f%%  %s" % (rid, 100 * e, why))
     return errs, failed, band
 
 
