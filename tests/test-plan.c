@@ -609,6 +609,7 @@ test_resolved_sets_all (void)
     { "llama3-8b.xml", "tp=8,pp=1" },
     { "llama3-8b.xml", "tp=1,pp=1,framework=fsdp,zero=3" },
     { "llama3-8b.xml", "tp=2,pp=2,framework=torchtitan,zero=3,recompute=selective" },
+    { "llama3-8b.xml", "tp=2,pp=2,framework=fsdp,zero=3,recompute=selective" },
     { "llama3-8b.xml", "tp=8,pp=4,fp8=hybrid,schedule=interleaved" },
     { "llama3-8b.xml", "tp=2,pp=1,lora-rank=16" },
     { "deepseek-v3.xml", "tp=1,pp=8,ep=4,fp8=hybrid,fp8-recipe=blockwise" },
