@@ -247,7 +247,10 @@ resolve_recompute_modules (SimPlan *plan, const SimModel *model, GError **error)
                                      "on dense layers of standard attention"
                                    : NULL;
     if (why != NULL) {
-      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "%s (--framework torchtitan)", why);
+      g_set_error (error, SIM_ERROR, SIM_ERROR_PLAN, "%s (--framework torchtitan%s)", why,
+                   plan->request->asked.framework == SIM_FRAMEWORK_FSDP
+                       ? ", which a fsdp plan with tp, pp or cp over 1 runs as"
+                       : "");
       return FALSE;
     }
     sim_plan_note_default (plan, "--recompute selective: torchtitan's op-level policy (matmul outputs but "

@@ -181,6 +181,9 @@ test_errors (void)
     /* torchtitan's selective recomputation is its op-level policy */
     { "tp=8,pp=4,dp=2,framework=torchtitan,recompute=selective,recompute-modules=mlp",
       "Megatron-Core's modules, not torchtitan's" },
+    /* and a fsdp plan with tp over 1 is told why torchtitan's rule applies */
+    { "tp=8,pp=4,dp=2,framework=fsdp,recompute=selective,recompute-modules=mlp",
+      "(--framework torchtitan, which a fsdp plan with tp, pp or cp over 1 runs as)" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     assert_refused (t, m, cases[i].plan, cases[i].substring);
