@@ -23,7 +23,7 @@ summed apart.  A row sim cannot run is listed with sim's reason.
 Prints, for all rows and for the rows not kept out: the summary of each
 source (the row id's first word: dgxc2504, mbridge2511, megascale,
 korthikanti, tt2412 ...), of each GPU count (8, 16-64, 128-512,
-1,024-4,096, 8,192 and more) and of the whole.  --rows prints each row.
+1,024-4,096, over 4,096) and of the whole.  --rows prints each row.
 Error: sim's step time over the measured one, less 1 (negative: sim too
 fast).  Exit status 0, or 2 on bad usage; it asserts nothing (the sets'
 own tests hold their levels).
@@ -41,7 +41,7 @@ from simtools.titan import DATA, model_layers, titan_command
 
 SETS = ("h100_dense_heldout.csv", "training_throughput.csv", "megascale_scaling.csv")
 SCALES = ((8, "8 GPUs or fewer"), (64, "16-64 GPUs"), (512, "128-512 GPUs"), (4096, "1,024-4,096 GPUs"),
-          (10 ** 9, "8,192 GPUs and more"))
+          (10 ** 9, "over 4,096 GPUs"))
 
 
 def scale(gpus):
