@@ -237,6 +237,11 @@ sim_sweep_free (SimSweep *sw)
 {
   if (sw == NULL)
     return;
+  /* the leaders simulated ahead of sim_sweep_rank (ahead_of_rank) read the
+   * rows, the clusters and the model: a sweep freed without ranking waits
+   * for them first */
+  if (sw->ahead_live)
+    batch_wait (&sw->ahead_batch);
   g_ptr_array_unref (sw->rows);
   g_ptr_array_unref (sw->topos);
   g_free (sw->headroom_reason);
@@ -245,8 +250,6 @@ sim_sweep_free (SimSweep *sw)
   sim_plan_request_free (sw->shared_request);
   g_free (sw->modules);
   g_array_unref (sw->node_counts);
-  if (sw->ahead_live)
-    batch_wait (&sw->ahead_batch);
   g_hash_table_unref (sw->want_runs);
   g_hash_table_unref (sw->runs);
   g_hash_table_unref (sw->ahead);
