@@ -378,7 +378,7 @@ static gint64 search_start_us, search_logged_us;
 static GMutex search_lock;
 
 static void
-search_progress (int done, int total, gpointer unused)
+search_progress (int done, int simulated, int total, gpointer unused)
 {
   gint64 now = g_get_monotonic_time ();
   g_mutex_lock (&search_lock);
@@ -386,8 +386,8 @@ search_progress (int done, int total, gpointer unused)
       (search_logged_us == 0 || now - search_logged_us >= 60000000)) {
     search_logged_us = now;
     fprintf (stderr, "sim: the plan does not fit; looking for the fastest layout that does: "
-                     "%d of %d layouts in %.0f s (--no-search skips this)\n",
-             done, total, (double) (now - search_start_us) / 1e6);
+                     "%d of %d layouts in %.0f s, %d of them simulated (--no-search skips this)\n",
+             done, total, (double) (now - search_start_us) / 1e6, simulated);
     fflush (stderr);
   }
   g_mutex_unlock (&search_lock);

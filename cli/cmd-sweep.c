@@ -223,8 +223,12 @@ merge (GPtrArray *files, int top, const char *csv, const char *chart, GError **e
   return status_of (m->rows);
 }
 
-/* the progress line, from the worker threads: the layouts done, the rate
- * so far and the time left at that rate.  On a terminal (data non-zero)
+/* the progress line, from the worker threads: the layouts done, how many
+ * of them were simulated, and the time so far.  No time left is printed:
+ * the layouts are taken lowest bound first, and which of those left will
+ * be simulated and which pruned depends on the best found by then (a
+ * DeepSeek-V3 sweep on 256 H100s did 235,159 of 266,766 in 65 s, at which
+ * rate 9 s were left, and took 1,011 s).  On a terminal (data non-zero)
  * one line redrawn at most every PROGRESS_US (a sweep finishes thousands
  * of rows a second, and a write per row would hold the other threads at
  * the lock) and at the end; elsewhere (a log) a line once the sweep has
@@ -237,25 +241,25 @@ static GMutex progress_lock;
 static gint64 progress_start_us, progress_drawn_us;
 
 static void
-progress_log (int done, int total)
+progress_log (int done, int simulated, int total)
 {
   gint64 now = g_get_monotonic_time ();
-  double elapsed_s = (double) (now - progress_start_us) / 1e6, rate = elapsed_s > 0 ? done / elapsed_s : 0;
+  double elapsed_s = (double) (now - progress_start_us) / 1e6;
   if (done >= total || now - progress_start_us < PROGRESS_LOG_FIRST_US ||
       (progress_drawn_us > 0 && now - progress_drawn_us < PROGRESS_LOG_US))
     return;
   progress_drawn_us = now;
-  fprintf (stderr, "sim sweep: %d of %d layouts simulated in %.0f s, about %.0f s left\n", done, total,
-           elapsed_s, rate > 0 ? (total - done) / rate : 0.0);
+  fprintf (stderr, "sim sweep: %d of %d layouts done in %.0f s, %d of them simulated, the others pruned\n",
+           done, total, elapsed_s, simulated);
   fflush (stderr);
 }
 
 static void
-progress (int done, int total, gpointer data)
+progress (int done, int simulated, int total, gpointer data)
 {
   g_mutex_lock (&progress_lock);
   if (data == NULL) {
-    progress_log (done, total);
+    progress_log (done, simulated, total);
     g_mutex_unlock (&progress_lock);
     return;
   }
@@ -267,17 +271,12 @@ progress (int done, int total, gpointer data)
   {
     int width = 30, fill = total > 0 ? width * done / total : width;
     gint64 now = g_get_monotonic_time ();
-    double elapsed_s, rate;
+    double elapsed_s;
     if (progress_start_us == 0)
       progress_start_us = now;
     elapsed_s = (double) (now - progress_start_us) / 1e6;
-    rate = elapsed_s > 0 ? done / elapsed_s : 0;
-    fprintf (stderr, "\r  [%.*s%*s] %d/%d layouts", fill, "==============================",
-             width - fill, "", done, total);
-    if (rate > 0 && done < total)
-      fprintf (stderr, ", %.0f/s, %.0f s left   ", rate, (total - done) / rate);
-    else
-      fprintf (stderr, ", %.1f s%*s", elapsed_s, 12, "");
+    fprintf (stderr, "\r  [%.*s%*s] %d/%d layouts, %d simulated, %.1f s   ", fill,
+             "==============================", width - fill, "", done, total, simulated, elapsed_s);
     if (done == total)
       fputc ('\n', stderr);
     fflush (stderr);

@@ -71,6 +71,7 @@ struct _SimSweep {
   GPtrArray *rows;
   guint layouts;         /* enumerated, before sim_sweep_keep_shard */
   gint done;
+  gint simulated;        /* rows whose simulation ran, for progress */
   int total;
   SimSweepProgress progress;
   gpointer progress_data;
@@ -1000,6 +1001,9 @@ row_result (Sweep *sw, Row *r, SimRun *taken, const GError *error, SimRun **kept
     r->fits = FALSE;
     return;
   }
+  /* counted once a row, whose leader may be simulated again in full */
+  if (!r->simulated)
+    g_atomic_int_inc (&sw->simulated);
   sim_run_summary_fill (r, run);
   r->peak_bytes = run->memory->peak_bytes;
   r->simulated = TRUE;
@@ -1027,7 +1031,7 @@ progress_one (Sweep *sw)
 {
   int done = g_atomic_int_add (&sw->done, 1) + 1;
   if (sw->progress != NULL)
-    sw->progress (done, sw->total, sw->progress_data);
+    sw->progress (done, g_atomic_int_get (&sw->simulated), sw->total, sw->progress_data);
 }
 
 /* the pool's two jobs: a first look at every row of a slice (with keep,
@@ -1253,6 +1257,7 @@ sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer da
   sw->threads = MAX (threads, 1);
   sw->total = (int) sw->rows->len;
   sw->done = 0;
+  sw->simulated = 0;
   sw->progress = progress;
   sw->progress_data = data;
   g_ptr_array_set_size (sw->leaders, 0);

@@ -153,8 +153,10 @@ void sim_sweep_set_keep (SimSweep *sw, int keep);
 int sim_sweep_keep (const SimSweep *sw);
 
 /* evaluate every row on `threads` threads; progress (may be NULL) is called
- * from the worker threads after each row with the count done and the total */
-typedef void (*SimSweepProgress) (int done, int total, gpointer data);
+ * from the worker threads after each row with the rows done, how many of
+ * them were simulated (the others pruned by a bound, or out of memory by
+ * the ledger) and the total */
+typedef void (*SimSweepProgress) (int done, int simulated, int total, gpointer data);
 void sim_sweep_run (SimSweep *sw, int threads, SimSweepProgress progress, gpointer data);
 
 /* the rows with a time first, by tokens/s (ties: the lower peak memory

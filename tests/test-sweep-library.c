@@ -70,6 +70,66 @@ assert_row_plan (SimSweep *sw, const SimModel *m, const SimSweepRow *r)
   g_assert_cmpstr (q->layout != NULL ? q->layout->text : NULL, ==, p->layout != NULL ? p->layout->text : NULL);
 }
 
+/* what the progress callback saw last, and whether its counts ever went
+ * down (the workers call it under no lock of the sweep's) */
+typedef struct {
+  GMutex lock;
+  int calls, done, simulated, total;
+  gboolean backwards;
+} Progress;
+
+static void
+record_progress (int done, int simulated, int total, gpointer data)
+{
+  Progress *p = data;
+  g_mutex_lock (&p->lock);
+  /* calls race to the lock: a count may arrive after a larger one */
+  p->calls++;
+  p->backwards |= total != p->total && p->total != 0;
+  p->done = MAX (p->done, done);
+  p->simulated = MAX (p->simulated, simulated);
+  p->total = total;
+  g_mutex_unlock (&p->lock);
+}
+
+/* The progress counts: Llama-3-8B on one DGX H100 node, 1F1B, top 3 (so
+ * that most layouts are pruned by their bound).  The callback ends at
+ * every layout done, and the layouts it calls simulated are the rows the
+ * sweep's own tally counts simulated (sim_sweep_summary's "N simulated"):
+ * none is pruned after its simulation here, as no --min-headroom is set
+ * and none fails.  Fewer than all were simulated, which a progress line
+ * that called every layout done "simulated" hid. */
+static void
+test_progress (void)
+{
+  g_autoptr (SimModel) m = test_load_model ("llama3-8b.xml");
+  g_autoptr (SimSweep) sw = sim_sweep_new (m, 0);
+  SimSweepConstraints c = { .schedules = 1u << SIM_SCHEDULE_1F1B };
+  Progress p = { 0 };
+  GPtrArray *rows;
+  int simulated = 0;
+  g_mutex_init (&p.lock);
+  sim_sweep_set_constraints (sw, &c);
+  sim_sweep_add_cluster (sw, test_load_topology ("dgx-h100.xml", 1), 1);
+  sim_sweep_set_keep (sw, 3);
+  sim_sweep_enumerate (sw);
+  sim_sweep_run (sw, 2, record_progress, &p);
+  rows = sim_sweep_rows (sw);
+  for (guint i = 0; i < rows->len; i++) {
+    const SimSweepRow *r = g_ptr_array_index (rows, i);
+    simulated += r->pruned == NULL && r->simulated;
+  }
+  g_assert_false (p.backwards);
+  g_assert_cmpint (p.total, ==, (int) rows->len);
+  g_assert_cmpint (p.done, ==, p.total);
+  g_assert_cmpint (p.calls, ==, p.total);
+  g_assert_cmpint (p.simulated, ==, simulated);
+  g_assert_cmpint (simulated, >, 0);
+  g_assert_cmpint (simulated, <, p.total);
+  g_test_message ("%d layouts, %d simulated", p.total, p.simulated);
+  g_mutex_clear (&p.lock);
+}
+
 /* Plans as values: Llama-3-8B on one DGX H100 node at its global batch of
  * 1024, 1F1B, every layout that fits simulated.  Each row not pruned
  * carries the plan of its label, with the pipeline layout the sweep added
@@ -896,6 +956,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sweep/progress", test_progress);
   g_test_add_func ("/sweep/enumerate", test_enumerate);
   g_test_add_func ("/sweep/plans", test_plans);
   g_test_add_func ("/sweep/run-and-rank", test_run_and_rank);
