@@ -468,6 +468,17 @@ supported (SimNetwork *net, const Group *g, SimCollOp op, const int *gpus, SimAl
   gboolean ok = TRUE;
   if (proto == SIM_PROTO_LL128 && g->hw_intra != HW_NVLINK)
     ok = FALSE; /* NCCL enables LL128 only over NVLink */
+  /* LL and LL128 store a flag with every 8 or 128 bytes of data and the
+   * receiver polls it, which is only sound where the network delivers a
+   * message's bytes in order: over AWS EFA, whose SRD transport does not
+   * promise it, the OFI plugin sets NCCL_PROTO=simple ("When byte delivery
+   * ordering is not guaranteed, force the simple protocol as the LL/LL128
+   * protocols can lead to data corruption", src/platform-aws.cpp at
+   * aws/aws-ofi-nccl 2daf7d30; doc/efa-env-var.md there gives
+   * NCCL_PROTO=simple for p4 and p5 with plugin versions to 1.5.0) */
+  if (proto != SIM_PROTO_SIMPLE && g->n_nodes > 1 &&
+      sim_network_topology (net)->cluster.nic_out_of_order)
+    ok = FALSE;
   switch (algo) {
   case SIM_ALGO_RING:
     ok = ok && op != SIM_OP_SENDRECV;

@@ -507,6 +507,12 @@ read_cluster (SimTopology *topo, const char *path, xmlNode *cl, int nodes_overri
       !sim_xml_get_time (path, fab, "cable-latency", &c.cable_lat, error))
     return FALSE;
   c.rail = g_str_equal (kind, "rail-optimized");
+  if (xmlHasProp (nic, (const xmlChar *) "in-order-delivery")) {
+    gboolean in_order = TRUE;
+    if (!sim_xml_get_bool (path, nic, "in-order-delivery", &in_order, error))
+      return FALSE;
+    topo->cluster.nic_out_of_order = !in_order;
+  }
   check_nic_unit (topo, path, nic, c.nic_bw);
   topo->file_gpus_per_node = (int) c.gpus;
   if (gpus_override > 0) {
