@@ -237,6 +237,47 @@ test_tree_correction (void)
                                   2 * 0.5 / 0.6, 1e-6);
 }
 
+/* A network that may deliver a message's bytes out of order (<nic
+ * in-order-delivery="false">, aws-p5.xml's EFA) carries NCCL's Simple
+ * protocol only: across two p5 nodes every size from 8 B to 1 GiB runs
+ * Simple, and LL or LL128 there is refused, while inside one p5 node, over
+ * NVLink alone, small messages still run LL (as on dgx8x4.xml, whose
+ * InfiniBand carries LL128 across nodes: the 4 MiB all_reduce of the same
+ * 16 GPUs runs ring/LL128 there, section 6 of test-validation-nccl) */
+static void
+test_out_of_order_network (void)
+{
+  g_autoptr (SimTopology) p5 = test_load_topology ("aws-p5.xml", 2);
+  g_autoptr (SimTopology) ib = test_load_topology ("dgx8x4.xml", 2);
+  g_autoptr (SimEngine) e = sim_engine_new ();
+  g_autoptr (SimNetwork) net = sim_network_new (p5, e);
+  g_autoptr (SimEngine) e_ib = sim_engine_new ();
+  g_autoptr (SimNetwork) net_ib = sim_network_new (ib, e_ib);
+  SimCollChoice c;
+  int g[16];
+  g_assert_true (p5->cluster.nic_out_of_order);
+  g_assert_false (ib->cluster.nic_out_of_order);
+  for (int i = 0; i < 16; i++)
+    g[i] = i;
+  for (double bytes = 8; bytes <= 1073741824.0; bytes *= 8) {
+    g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 16, bytes, SIM_ALGO_AUTO,
+                                          SIM_PROTO_AUTO, &c, NULL));
+    g_assert_cmpint (c.proto, ==, SIM_PROTO_SIMPLE);
+    g_assert_true (sim_collective_choose (net, SIM_OP_ALL_GATHER, g, 16, bytes, SIM_ALGO_AUTO,
+                                          SIM_PROTO_AUTO, &c, NULL));
+    g_assert_cmpint (c.proto, ==, SIM_PROTO_SIMPLE);
+  }
+  g_assert_false (sim_collective_supported (net, SIM_OP_ALL_REDUCE, g, 16, SIM_ALGO_RING, SIM_PROTO_LL128));
+  g_assert_false (sim_collective_supported (net, SIM_OP_ALL_REDUCE, g, 16, SIM_ALGO_TREE, SIM_PROTO_LL));
+  g_assert_true (sim_collective_supported (net, SIM_OP_ALL_REDUCE, g, 16, SIM_ALGO_RING, SIM_PROTO_SIMPLE));
+  g_assert_true (sim_collective_choose (net, SIM_OP_ALL_REDUCE, g, 8, 8, SIM_ALGO_AUTO, SIM_PROTO_AUTO, &c,
+                                        NULL));
+  g_assert_cmpint (c.proto, ==, SIM_PROTO_LL);
+  g_assert_true (sim_collective_choose (net_ib, SIM_OP_ALL_REDUCE, g, 16, 4194304.0, SIM_ALGO_AUTO,
+                                        SIM_PROTO_AUTO, &c, NULL));
+  g_assert_cmpint (c.proto, ==, SIM_PROTO_LL128);
+}
+
 /* the line NCCL's tuner logs: its names (collectives.cc), the API's count
  * in bytes (all_gather: a rank's piece, 1 MiB / 8 = 131072), none for
  * sim's hier nor for point-to-point operations */
@@ -533,6 +574,7 @@ main (int argc, char **argv)
   g_test_add_func ("/collective/nvls-tree", test_nvls_tree);
   g_test_add_func ("/collective/tree-correction", test_tree_correction);
   g_test_add_func ("/collective/nccl-log-line", test_nccl_log_line);
+  g_test_add_func ("/collective/out-of-order-network", test_out_of_order_network);
   g_test_add_func ("/collective/small", test_small);
   g_test_add_func ("/collective/ll-ceiling", test_ll_ceiling);
   g_test_add_func ("/collective/alone-chosen", test_alone_chosen);

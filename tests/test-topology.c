@@ -112,19 +112,19 @@ test_shipped (void)
   const char *names[] = { "dgx8x4.xml",   "dgx-a100.xml",    "dgx-a800.xml",
                           "dgx-h100.xml", "dgx-h200.xml",    "dgx-h800.xml",
                           "dgx-b200.xml", "gb200-nvl72.xml", "gb300-nvl72.xml",
-                          "dgx-a100-40gb.xml", "grand-teton-h100.xml" };
-  const double fp4[] = { 0, 0, 0, 0, 0, 0, 9000e12, 10000e12, 15000e12, 0, 0 };
-  const double fp6[] = { 0, 0, 0, 0, 0, 0, 4500e12, 5000e12, 5000e12, 0, 0 };
+                          "dgx-a100-40gb.xml", "grand-teton-h100.xml", "aws-p5.xml" };
+  const double fp4[] = { 0, 0, 0, 0, 0, 0, 9000e12, 10000e12, 15000e12, 0, 0, 0 };
+  const double fp6[] = { 0, 0, 0, 0, 0, 0, 4500e12, 5000e12, 5000e12, 0, 0, 0 };
   /* the Hopper files carry a held-out error band (validation-heldout checks
    * its value against the rows), the others none */
-  const gboolean heldout[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE };
+  const gboolean heldout[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE, TRUE };
   /* and an MoE band where published MoE runs of the generation were
    * predicted (validation-moe checks its value): not the A100/A800 */
-  const gboolean moe[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE, FALSE, TRUE };
+  const gboolean moe[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE, FALSE, TRUE, TRUE };
   /* and an FSDP band where the fit saw Megatron's runs and published FSDP
    * runs were predicted (validation-fsdp checks its value): the Hopper
    * files; the A100's constants are fitted on FSDP runs themselves */
-  const gboolean fsdp[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE };
+  const gboolean fsdp[] = { TRUE, FALSE, FALSE, TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE, TRUE };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
     g_autoptr (SimTopology) t = load (names[i], 0);
     const SimGpuType *g = sim_topology_gpu_type (t, 0);

@@ -5,7 +5,7 @@ import os
 # the shipped cluster files whose <efficiency> is the H100 fit
 # (tools/fit-efficiency.py SHIPPED["h100"]): they share one set of the
 # band file, the Hopper bands (simtools/bands.py)
-HOPPER = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml")
+HOPPER = ("dgx-h100.xml", "dgx8x4.xml", "dgx-h200.xml", "dgx-h800.xml", "grand-teton-h100.xml", "aws-p5.xml")
 # the cluster file each Blackwell GPU's rows validate, as blackwell_cluster()
 # picks it
 BLACKWELL = {"B200": "dgx-b200.xml", "GB200": "gb200-nvl72.xml", "GB300": "gb300-nvl72.xml"}
