@@ -136,7 +136,7 @@ typedef struct {
   int pcie_generation;   /* <pcie generation> of the GPU-NIC links */
   int nvswitch_chips;
   gboolean rail_optimized;
-  /* <nic in-order-delivery>: FALSE where the network may deliver a
+  /* TRUE where <nic in-order-delivery="false">: the network may deliver a
    * message's bytes out of order, so that NCCL's LL and LL128 protocols,
    * whose receivers poll flags stored beside the data, cannot cross it */
   gboolean nic_out_of_order;
